@@ -1,0 +1,9 @@
+/* commands.h — the subcommands the CLI dispatches to; each parses its own options and returns the exit status. */
+#ifndef MEMTRACK_COMMANDS_H
+#define MEMTRACK_COMMANDS_H
+
+int mt_cmd_record(int argc, char **argv);	/* tracer/record.c */
+int mt_cmd_report(int argc, char **argv);	/* src/report.c */
+int mt_cmd_dump(int argc, char **argv);		/* src/dump.c */
+
+#endif /* MEMTRACK_COMMANDS_H */

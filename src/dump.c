@@ -1,0 +1,235 @@
+/* dump.c — `memtrack dump DIR`: every record, in time order, as one JSON object per line. */
+#include <errno.h>
+#include <getopt.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "commands.h"
+#include "log.h"
+#include "report.h"
+
+static void dump_alloc(struct mt_json *j, const struct mt_alloc *a)
+{
+	const char *name = mt_func__name(a->func), *allocator = mt_allocator__name(a->allocator);
+	bool known = name != NULL;
+	bool is_realloc = a->func == MT_FN_REALLOC || a->func == MT_FN_REALLOCARRAY;
+	bool aligned = a->func == MT_FN_ALIGNED_ALLOC || a->func == MT_FN_MEMALIGN || a->func == MT_FN_POSIX_MEMALIGN;
+
+	mt_json__kv_string(j, "event", known ? name : "alloc");
+	if (!known)
+		mt_json__kv_u64(j, "func", a->func);
+	mt_json__kv_u64(j, "addr", a->addr);
+	if (a->func != MT_FN_FREE)
+		mt_json__kv_u64(j, "size", a->size);
+	if (is_realloc || !known)
+		mt_json__kv_u64(j, "old_addr", a->old_addr);
+	if (aligned || !known)
+		mt_json__kv_u64(j, "align", a->align);
+	mt_json__kv_string(j, "allocator", allocator ? allocator : "unknown");
+	if (!allocator)
+		mt_json__kv_u64(j, "allocator_id", a->allocator);
+}
+
+static void dump_syscall(struct mt_json *j, const struct mt_syscall *s)
+{
+	static const char *const names[] = {
+		[MT_SYS_MMAP] = "mmap", [MT_SYS_MUNMAP] = "munmap", [MT_SYS_MREMAP] = "mremap", [MT_SYS_BRK] = "brk",
+	};
+	const char *name = s->sys < sizeof(names) / sizeof(names[0]) ? names[s->sys] : NULL;
+
+	mt_json__kv_string(j, "event", name ? name : "syscall");
+	if (!name)
+		mt_json__kv_u64(j, "sys", s->sys);
+	mt_json__kv_u64(j, "addr", s->addr);
+	mt_json__kv_u64(j, "size", s->size);
+	if (s->sys == MT_SYS_MMAP || !name)
+		mt_json__kv_u64(j, "prot", s->prot);
+	if (s->sys == MT_SYS_MREMAP || !name) {
+		mt_json__kv_u64(j, "old_addr", s->old_addr);
+		mt_json__kv_u64(j, "old_size", s->old_size);
+	}
+	if (s->sys == MT_SYS_MMAP || s->sys == MT_SYS_MREMAP || !name)
+		mt_json__kv_u64(j, "flags", s->flags);
+	mt_json__kv_i64(j, "ret", s->ret);
+}
+
+static void dump_exec(struct mt_json *j, const struct mt_exec *e)
+{
+	mt_json__kv_string(j, "event", "exec");
+	mt_json__kv_string_n(j, "path", e->path, sizeof(e->path));
+	mt_json__kv_string_n(j, "comm", e->comm, sizeof(e->comm));
+	mt_json__kv_u64(j, "old_pid", e->old_pid);
+}
+
+static void dump_exit(struct mt_json *j, const struct mt_exit *x)
+{
+	mt_json__kv_string(j, "event", "exit");
+	mt_json__kv_i64(j, "status", mt_status__shell(x->status));
+	if (mt_status__signal(x->status))
+		mt_json__kv_i64(j, "signal", mt_status__signal(x->status));
+	mt_json__kv_i64(j, "raw_status", x->status);
+}
+
+static void dump_session(struct mt_json *j, const struct mt_session *s)
+{
+	size_t pos = 0, len;
+	const char *arg;
+	uint32_t i;
+
+	mt_json__kv_string(j, "event", "session");
+	mt_json__key(j, "argv");
+	mt_json__begin_array(j);
+	for (i = 0; i < s->argc && (arg = mt_session__next_arg(s, &pos, &len)); i++)
+		mt_json__string_n(j, arg, len);
+	mt_json__end_array(j);
+	mt_json__kv_u64(j, "tracer_pid", s->tracer_pid);
+	mt_json__kv_u64(j, "realtime_ns", s->realtime_ns);
+}
+
+static void dump_end(struct mt_json *j, const struct mt_end *e)
+{
+	uint64_t drops[MT_DROP__COUNT], sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < MT_DROP__COUNT; i++) {
+		drops[i] = e->drops[i];
+		sum += drops[i];
+	}
+	mt_json__kv_string(j, "event", "end");
+	mt_json__kv_u64(j, "dropped_events", sum);
+	mt_json__key(j, "drops");
+	mt_report__json_drops(j, drops);
+	mt_json__kv_i64(j, "status", mt_status__shell(e->status));
+	mt_json__kv_i64(j, "raw_status", e->status);
+}
+
+static void dump_body(struct mt_json *j, const struct mt_rec_hdr *rec)
+{
+	size_t min = mt_rec__min_size(rec->type);
+
+	if (!min || rec->size < min) {
+		mt_json__kv_string(j, "event", "unknown");
+		mt_json__kv_u64(j, "type", rec->type);
+		mt_json__kv_u64(j, "size", rec->size);
+		return;
+	}
+	switch (rec->type) {
+	case MT_REC_ALLOC: dump_alloc(j, (const struct mt_alloc *)rec); break;
+	case MT_REC_SYSCALL: dump_syscall(j, (const struct mt_syscall *)rec); break;
+	case MT_REC_FORK:
+		mt_json__kv_string(j, "event", "fork");
+		mt_json__kv_u64(j, "child", ((const struct mt_fork *)rec)->child);
+		break;
+	case MT_REC_EXEC: dump_exec(j, (const struct mt_exec *)rec); break;
+	case MT_REC_EXIT: dump_exit(j, (const struct mt_exit *)rec); break;
+	case MT_REC_SESSION: dump_session(j, (const struct mt_session *)rec); break;
+	case MT_REC_END: dump_end(j, (const struct mt_end *)rec); break;
+	}
+}
+
+int mt_dump__record(FILE *f, const struct mt_rec_hdr *rec)
+{
+	struct mt_json j;
+
+	mt_json__init(&j, f, 0);
+	mt_json__begin_object(&j);
+	mt_json__kv_u64(&j, "ts_ns", rec->ts_ns);
+	mt_json__kv_u64(&j, "pid", rec->pid);
+	mt_json__kv_u64(&j, "tid", rec->tid);
+	dump_body(&j, rec);
+	mt_json__end_object(&j);
+	fputc('\n', f);
+	return mt_json__error(&j);
+}
+
+static int dump_emit(const struct mt_rec_hdr *rec, void *ctx)
+{
+	return mt_dump__record(ctx, rec);
+}
+
+static int dump_push(const struct mt_rec_hdr *rec, void *ctx)
+{
+	return mt_reorder__push(ctx, rec);
+}
+
+int mt_dump__write(FILE *f, const char *path, struct mt_read_status *st)
+{
+	struct mt_reorder *r;
+	int err, ferr;
+
+	memset(st, 0, sizeof(*st));
+	r = mt_reorder__new(MT_REORDER_WINDOW, dump_emit, f);
+	if (!r) {
+		err = -errno;
+		snprintf(st->reason, sizeof(st->reason), "%s", strerror(-err));
+		return err;
+	}
+	err = mt_artifact__read(path, dump_push, r, st);
+	if (!err || err == -EBADMSG) {
+		ferr = mt_reorder__flush(r);
+		if (ferr)
+			err = ferr;
+	}
+	mt_reorder__free(r);
+	return err;
+}
+
+static void dump_usage(FILE *f)
+{
+	fputs("usage: memtrack dump DIR\n"
+	      "Every record of a recorded run, in time order, as one JSON object per line.\n"
+	      "  -h, --help  this text\n"
+	      "Exit status: 0; 1 when DIR is damaged (the records before the damage are printed);\n"
+	      "2 when DIR cannot be read or the command line is wrong.\n", f);
+}
+
+/* 0: go on; 1: --help was printed; -EINVAL: a usage error was reported. */
+static int dump_args(int argc, char **argv, const char **dir)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;	/* getopt state is global: start over */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			dump_usage(stdout);
+			return 1;
+		}
+		if (optopt && strncmp(argv[optind - 1], "--", 2))
+			pr_err("dump: unknown option '-%c' (see memtrack dump --help)\n", optopt);
+		else
+			pr_err("dump: unknown option '%s' (see memtrack dump --help)\n", argv[optind - 1]);
+		return -EINVAL;
+	}
+	if (argc - optind != 1) {
+		pr_err("dump: %s (usage: memtrack dump DIR)\n", optind == argc ? "no DIR given" : "one DIR only");
+		return -EINVAL;
+	}
+	*dir = argv[optind];
+	return 0;
+}
+
+int mt_cmd_dump(int argc, char **argv)
+{
+	struct mt_read_status st;
+	const char *dir;
+	int err, ret;
+
+	ret = dump_args(argc, argv, &dir);
+	if (ret)
+		return ret > 0 ? 0 : 2;
+	err = mt_dump__write(stdout, dir, &st);
+	if (fflush(stdout))
+		ret = -errno;
+	else if (ferror(stdout))
+		ret = -EIO;
+	if (ret) {
+		pr_err("dump: writing to stdout: %s\n", strerror(-ret));
+		return 2;
+	}
+	return mt_report__exit_status(dir, err, &st, "dump");
+}

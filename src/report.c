@@ -1,0 +1,399 @@
+/* report.c — `memtrack report [--json] DIR`: totals and one row per process, as text or as one JSON object. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "commands.h"
+#include "log.h"
+#include "report.h"
+
+#define HSIZE 32	/* buffer for a human size or a status word */
+
+/* 1536 → "1.5 KiB"; below 1 KiB the exact "N B". */
+static const char *human(char *buf, uint64_t bytes)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = -1;
+
+	if (bytes < 1024) {
+		snprintf(buf, HSIZE, "%" PRIu64 " B", bytes);
+		return buf;
+	}
+	while (v >= 1024 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	if (v >= 1023.95 && u < 3) {	/* would print as "1024.0" */
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, HSIZE, "%.1f %s", v, units[u]);
+	return buf;
+}
+
+/* Text output is for a terminal: control characters and bytes that are not UTF-8 become '?'. */
+static void put_text_n(FILE *f, const char *s, size_t left)
+{
+	size_t n;
+
+	while (left) {
+		n = mt_json__utf8_len(s, left);
+		if (!n || (n == 1 && ((unsigned char)*s < 0x20 || *s == 0x7f))) {
+			fputc('?', f);
+			n = 1;
+		} else {
+			fwrite(s, 1, n, f);
+		}
+		s += n;
+		left -= n;
+	}
+}
+
+static void put_text(FILE *f, const char *s)
+{
+	put_text_n(f, s, strlen(s));
+}
+
+/* One argv word, single-quoted when a shell would need it. */
+static void put_shell_word(FILE *f, const char *s)
+{
+	const char *p, *q;
+
+	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-") == strlen(s)) {
+		put_text(f, s);
+		return;
+	}
+	fputc('\'', f);
+	for (p = s; (q = strchr(p, '\'')); p = q + 1) {
+		put_text_n(f, p, q - p);
+		fputs("'\\''", f);
+	}
+	put_text(f, p);
+	fputc('\'', f);
+}
+
+static const char *status_text(char *buf, const struct mt_proc *p)
+{
+	if (!p->exited)
+		return "running";
+	if (WIFEXITED(p->status))
+		snprintf(buf, HSIZE, "exit %d", WEXITSTATUS(p->status));
+	else if (WIFSIGNALED(p->status))
+		snprintf(buf, HSIZE, "signal %d", WTERMSIG(p->status));
+	else
+		snprintf(buf, HSIZE, "status %#x", (unsigned int)p->status);
+	return buf;
+}
+
+static void text_header(FILE *f, const struct mt_model *m, const char *label)
+{
+	const struct mt_session_info *si = mt_model__session(m);
+	uint32_t i;
+
+	fputs("artifact:    ", f);
+	put_text(f, label);
+	fputs("\ncommand:     ", f);
+	if (!si->present)
+		fputs("unknown (no session record)", f);
+	for (i = 0; si->present && i < si->argc; i++) {
+		if (i)
+			fputc(' ', f);
+		put_shell_word(f, si->argv[i]);
+	}
+	if (si->present)
+		fprintf(f, "\nroot pid:    %" PRIu32 "\n", si->root_pid);
+	else
+		fputs("\nroot pid:    unknown\n", f);
+	fprintf(f, "processes:   %zu\n", mt_model__nr_procs(m));
+}
+
+static void text_dropped(FILE *f, const struct mt_totals *t)
+{
+	unsigned int i;
+	bool first = true;
+
+	fputs("  dropped events:   ", f);
+	if (!t->complete) {
+		fputs("unknown (run did not finish)\n", f);
+		return;
+	}
+	fprintf(f, "%" PRIu64, t->dropped_events);
+	for (i = 0; t->dropped_events && i < MT_DROP__COUNT; i++) {
+		const char *name = mt_drop__name(i);
+
+		if (!name && !t->drops[i])
+			continue;
+		fprintf(f, "%s%s %" PRIu64, first ? " (" : ", ", name ? name : "other", t->drops[i]);
+		first = false;
+	}
+	fputs(first ? "\n" : ")\n", f);
+}
+
+/* Lines that only appear when something went wrong in the recording. */
+static void text_anomalies(FILE *f, const struct mt_totals *t)
+{
+	const struct mt_heap_stats *h = &t->heap;
+
+	if (h->replaced)
+		fprintf(f, "  lost frees:       %" PRIu64 " allocations at an address still live\n", h->replaced);
+	if (h->failed_allocations)
+		fprintf(f, "  failed calls:     %" PRIu64 " allocations returned NULL\n", h->failed_allocations);
+	if (t->late_records)
+		fprintf(f, "  late records:     %" PRIu64 " (beyond the reorder window)\n", t->late_records);
+	if (t->bad_records)
+		fprintf(f, "  skipped records:  %" PRIu64 " (unknown or malformed)\n", t->bad_records);
+}
+
+static void text_totals(FILE *f, const struct mt_totals *t)
+{
+	const struct mt_heap_stats *h = &t->heap;
+	char a[HSIZE], b[HSIZE];
+
+	fputs("\ntotals:\n", f);
+	fprintf(f, "  allocations:      %" PRIu64 "\n", h->allocations);
+	fprintf(f, "  frees:            %" PRIu64, h->frees);
+	if (h->unknown_frees)
+		fprintf(f, " (%" PRIu64 " of blocks not seen allocated)", h->unknown_frees);
+	fprintf(f, "\n  allocated:        %s (%" PRIu64 " B)\n", human(a, h->allocated_bytes), h->allocated_bytes);
+	fprintf(f, "  average size:     %s\n", human(a, h->allocations ? h->allocated_bytes / h->allocations : 0));
+	fprintf(f, "  peak live:        %s (%" PRIu64 " B) at %" PRIu64 ".%06" PRIu64 " s\n",
+		human(a, h->peak_live_bytes), h->peak_live_bytes,
+		h->peak_ts_ns / 1000000000, h->peak_ts_ns % 1000000000 / 1000);
+	fprintf(f, "  leaked at exit:   %" PRIu64 " blocks, %s (%" PRIu64 " B)\n",
+		h->leaked_allocations, human(a, h->leaked_bytes), h->leaked_bytes);
+	fprintf(f, "  mappings:         mmap %" PRIu64 " (%s), munmap %" PRIu64 " (%s), mremap %" PRIu64
+		", brk %" PRIu64 " (not heap)\n", h->mmap_calls, human(a, h->mmap_bytes),
+		h->munmap_calls, human(b, h->munmap_bytes), h->mremap_calls, h->brk_calls);
+	text_anomalies(f, t);
+	text_dropped(f, t);
+}
+
+static void text_procs(FILE *f, const struct mt_model *m)
+{
+	char st[HSIZE], a[HSIZE], b[HSIZE], c[HSIZE];
+	size_t i, n = mt_model__nr_procs(m);
+
+	fprintf(f, "\n%7s %7s  %-11s %9s %9s %10s %10s %7s %10s  %s\n",
+		"PID", "PPID", "STATUS", "ALLOCS", "FREES", "ALLOCATED", "PEAK", "LEAKS", "LEAKED", "EXE");
+	for (i = 0; i < n; i++) {
+		const struct mt_proc *p = mt_model__proc(m, i);
+		const struct mt_heap_stats *h = &p->heap;
+
+		fprintf(f, "%7" PRIu32 " %7" PRIu32 "  %-11s %9" PRIu64 " %9" PRIu64 " %10s %10s %7" PRIu64 " %10s  ",
+			p->pid, p->ppid, status_text(st, p), h->allocations, h->frees,
+			human(a, h->allocated_bytes), human(b, h->peak_live_bytes), h->leaked_allocations,
+			human(c, h->leaked_bytes));
+		if (p->exe[0]) {
+			put_text(f, p->exe);
+		} else if (p->comm[0]) {
+			fputc('[', f);
+			put_text(f, p->comm);
+			fputc(']', f);
+		} else {
+			fputc('-', f);
+		}
+		fputc('\n', f);
+	}
+}
+
+int mt_report__text(FILE *f, const struct mt_model *m, const char *label)
+{
+	text_header(f, m, label);
+	text_totals(f, mt_model__totals(m));
+	text_procs(f, m);
+	return ferror(f) ? -EIO : 0;
+}
+
+void mt_report__json_drops(struct mt_json *j, const uint64_t drops[MT_DROP__COUNT])
+{
+	char key[16];
+	unsigned int i;
+
+	mt_json__begin_object(j);
+	for (i = 0; i < MT_DROP__COUNT; i++) {
+		const char *name = mt_drop__name(i);
+
+		if (name) {
+			mt_json__kv_u64(j, name, drops[i]);
+		} else if (drops[i]) {
+			snprintf(key, sizeof(key), "drop_%u", i);
+			mt_json__kv_u64(j, key, drops[i]);
+		}
+	}
+	mt_json__end_object(j);
+}
+
+static void json_heap(struct mt_json *j, const struct mt_heap_stats *h)
+{
+	mt_json__kv_u64(j, "allocations", h->allocations);
+	mt_json__kv_u64(j, "frees", h->frees);
+	mt_json__kv_u64(j, "allocated_bytes", h->allocated_bytes);
+	mt_json__kv_u64(j, "peak_live_bytes", h->peak_live_bytes);
+	mt_json__kv_u64(j, "peak_ts_ns", h->peak_ts_ns);
+	mt_json__kv_u64(j, "average_size", h->allocations ? h->allocated_bytes / h->allocations : 0);
+	mt_json__kv_u64(j, "leaked_allocations", h->leaked_allocations);
+	mt_json__kv_u64(j, "leaked_bytes", h->leaked_bytes);
+	mt_json__kv_u64(j, "unknown_frees", h->unknown_frees);
+	mt_json__kv_u64(j, "replaced", h->replaced);
+	mt_json__kv_u64(j, "failed_allocations", h->failed_allocations);
+	mt_json__kv_u64(j, "mmap_calls", h->mmap_calls);
+	mt_json__kv_u64(j, "mmap_bytes", h->mmap_bytes);
+	mt_json__kv_u64(j, "munmap_calls", h->munmap_calls);
+	mt_json__kv_u64(j, "munmap_bytes", h->munmap_bytes);
+	mt_json__kv_u64(j, "mremap_calls", h->mremap_calls);
+	mt_json__kv_u64(j, "brk_calls", h->brk_calls);
+}
+
+static void json_totals(struct mt_json *j, const struct mt_model *m)
+{
+	const struct mt_session_info *si = mt_model__session(m);
+	const struct mt_totals *t = mt_model__totals(m);
+	uint32_t i;
+
+	mt_json__key(j, "totals");
+	mt_json__begin_object(j);
+	mt_json__kv_bool(j, "complete", t->complete);
+	if (si->present)
+		mt_json__kv_u64(j, "root_pid", si->root_pid);
+	else
+		mt_json__kv_null(j, "root_pid");
+	mt_json__key(j, "command");
+	mt_json__begin_array(j);
+	for (i = 0; i < si->argc; i++)
+		mt_json__string(j, si->argv[i]);
+	mt_json__end_array(j);
+	mt_json__kv_u64(j, "processes", t->processes);
+	json_heap(j, &t->heap);
+	mt_json__kv_u64(j, "dropped_events", t->dropped_events);
+	mt_json__key(j, "drops");
+	mt_report__json_drops(j, t->drops);
+	mt_json__kv_u64(j, "records", t->records);
+	mt_json__kv_u64(j, "late_records", t->late_records);
+	mt_json__kv_u64(j, "bad_records", t->bad_records);
+	mt_json__end_object(j);
+}
+
+static void json_proc(struct mt_json *j, const struct mt_proc *p)
+{
+	mt_json__begin_object(j);
+	mt_json__kv_u64(j, "pid", p->pid);
+	mt_json__kv_u64(j, "ppid", p->ppid);
+	mt_json__kv_string_n(j, "exe", p->exe, sizeof(p->exe));
+	mt_json__kv_string_n(j, "comm", p->comm, sizeof(p->comm));
+	mt_json__kv_bool(j, "exited", p->exited);
+	if (p->exited)
+		mt_json__kv_i64(j, "status", mt_status__shell(p->status));
+	else
+		mt_json__kv_null(j, "status");
+	if (p->exited && mt_status__signal(p->status))
+		mt_json__kv_i64(j, "signal", mt_status__signal(p->status));
+	else
+		mt_json__kv_null(j, "signal");
+	json_heap(j, &p->heap);
+	mt_json__end_object(j);
+}
+
+int mt_report__json(FILE *f, const struct mt_model *m)
+{
+	struct mt_json j;
+	size_t i, n = mt_model__nr_procs(m);
+
+	mt_json__init(&j, f, 2);
+	mt_json__begin_object(&j);
+	json_totals(&j, m);
+	mt_json__key(&j, "processes");
+	mt_json__begin_array(&j);
+	for (i = 0; i < n; i++)
+		json_proc(&j, mt_model__proc(m, i));
+	mt_json__end_array(&j);
+	mt_json__end_object(&j);
+	fputc('\n', f);
+	return mt_json__error(&j);
+}
+
+int mt_report__exit_status(const char *dir, int err, const struct mt_read_status *st, const char *what)
+{
+	if (!err)
+		return 0;
+	if (err == -EBADMSG) {
+		pr_warn("%s: %s; the %s covers the %" PRIu64 " records before byte %" PRIu64 "\n",
+			dir, st->reason, what, st->records, st->bad_offset);
+		return 1;
+	}
+	pr_err("%s: %s\n", dir, st->reason[0] ? st->reason : strerror(-err));
+	return 2;
+}
+
+static void report_usage(FILE *f)
+{
+	fputs("usage: memtrack report [--json] DIR\n"
+	      "Heap allocation statistics of a recorded run: totals, then one row per process.\n"
+	      "  --json      one JSON object {\"totals\": {...}, \"processes\": [...]} instead of text\n"
+	      "  -h, --help  this text\n"
+	      "Exit status: 0; 1 when DIR is damaged (the report covers the records before the damage);\n"
+	      "2 when DIR cannot be read or the command line is wrong.\n", f);
+}
+
+/* 0: go on; 1: --help was printed; -EINVAL: a usage error was reported. */
+static int report_args(int argc, char **argv, bool *json, const char **dir)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;	/* getopt state is global: start over */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'j') {
+			*json = true;
+		} else if (c == 'h') {
+			report_usage(stdout);
+			return 1;
+		} else if (optopt && strncmp(argv[optind - 1], "--", 2)) {
+			pr_err("report: unknown option '-%c' (see memtrack report --help)\n", optopt);
+			return -EINVAL;
+		} else {
+			pr_err("report: unknown option '%s' (see memtrack report --help)\n", argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (argc - optind != 1) {
+		pr_err("report: %s (usage: memtrack report [--json] DIR)\n",
+		       optind == argc ? "no DIR given" : "one DIR only");
+		return -EINVAL;
+	}
+	*dir = argv[optind];
+	return 0;
+}
+
+int mt_cmd_report(int argc, char **argv)
+{
+	struct mt_read_status st;
+	struct mt_model *m;
+	const char *dir;
+	bool json = false;
+	int err, ret;
+
+	ret = report_args(argc, argv, &json, &dir);
+	if (ret)
+		return ret > 0 ? 0 : 2;
+	err = mt_model__load(dir, &m, &st);
+	if (!m)
+		return mt_report__exit_status(dir, err, &st, "report");
+	ret = json ? mt_report__json(stdout, m) : mt_report__text(stdout, m, dir);
+	mt_model__free(m);
+	if (fflush(stdout))
+		ret = -errno;
+	if (ret) {
+		pr_err("report: writing to stdout: %s\n", strerror(-ret));
+		return 2;
+	}
+	return mt_report__exit_status(dir, err, &st, "report");
+}

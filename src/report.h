@@ -1,0 +1,32 @@
+/* report.h — the printers behind `memtrack report` and `memtrack dump`, on any FILE* so tests can capture them. */
+#ifndef MEMTRACK_REPORT_H
+#define MEMTRACK_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "artifact.h"
+#include "json.h"
+#include "model.h"
+
+/* The text report of a finished model; label names the artifact in the header (usually its DIR). 0 or -EIO. */
+int mt_report__text(FILE *f, const struct mt_model *m, const char *label);
+/* The --json report: one object {"totals": {...}, "processes": [...]} and a newline. 0 or -EIO. */
+int mt_report__json(FILE *f, const struct mt_model *m);
+/* {"ringbuf": N, "callstate": N, "read": N}, plus "drop_<i>" for unnamed causes that are not 0. */
+void mt_report__json_drops(struct mt_json *j, const uint64_t drops[MT_DROP__COUNT]);
+/*
+ * What a read result means for the exit status of report and dump: 0 whole; 1 damaged (warns "DIR: reason; the
+ * <what> covers the N records before byte B"); 2 unreadable (one error line). what is "report" or "dump".
+ */
+int mt_report__exit_status(const char *dir, int err, const struct mt_read_status *st, const char *what);
+
+/* One record as one line of JSON (keys: ts_ns, pid, tid, event, then the type's fields). 0 or -EIO. */
+int mt_dump__record(FILE *f, const struct mt_rec_hdr *rec);
+/*
+ * Every record of the artifact at path, in time order (through the reorder window), one line each. Returns what
+ * mt_artifact__read returned (on -EBADMSG the records before the damage were written), or -EIO, -ENOMEM.
+ */
+int mt_dump__write(FILE *f, const char *path, struct mt_read_status *st);
+
+#endif /* MEMTRACK_REPORT_H */

@@ -1,0 +1,147 @@
+/* consumer.c — drains the BPF ring buffer into the artifact and learns from fork records which pids are processes. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "log.h"
+#include "tracer.h"
+
+#define PIDSET_MIN 64
+
+/* Open-addressing set of process pids (tgids); the ptrace loop asks it whether an exiting pid is a process. */
+struct pidset {
+	pid_t *slots;		/* 0 = empty; deleted entries are kept: pids are few */
+	size_t cap, used;
+};
+
+struct consumer {
+	struct ring_buffer *rb;
+	struct mt_writer *w;
+	struct pidset procs;
+	uint64_t records;
+	int err;		/* first writer failure: recording goes on, the end says so */
+};
+
+static int pidset__grow(struct pidset *s);
+
+static int pidset__add(struct pidset *s, pid_t pid)
+{
+	size_t i;
+
+	if ((s->used + 1) * 2 > s->cap && pidset__grow(s))
+		return -ENOMEM;
+	for (i = (size_t)pid * 2654435761u % s->cap; s->slots[i]; i = (i + 1) % s->cap)
+		if (s->slots[i] == pid)
+			return 0;
+	s->slots[i] = pid;
+	s->used++;
+	return 0;
+}
+
+static int pidset__grow(struct pidset *s)
+{
+	struct pidset n = { .cap = s->cap ? s->cap * 2 : PIDSET_MIN };
+	size_t i;
+
+	n.slots = calloc(n.cap, sizeof(*n.slots));
+	if (!n.slots)
+		return -ENOMEM;
+	for (i = 0; i < s->cap; i++)
+		if (s->slots[i])
+			pidset__add(&n, s->slots[i]);
+	free(s->slots);
+	*s = n;
+	return 0;
+}
+
+static bool pidset__has(const struct pidset *s, pid_t pid)
+{
+	size_t i;
+
+	if (!s->cap)
+		return false;
+	for (i = (size_t)pid * 2654435761u % s->cap; s->slots[i]; i = (i + 1) % s->cap)
+		if (s->slots[i] == pid)
+			return true;
+	return false;
+}
+
+static int consumer__on_record(void *ctx, void *data, size_t size)
+{
+	struct consumer *c = ctx;
+	const struct mt_rec_hdr *h = data;
+	int err;
+
+	if (size < sizeof(*h) || h->size > size)
+		return 0;
+	if (h->type == MT_REC_FORK && h->size >= sizeof(struct mt_fork))
+		pidset__add(&c->procs, ((const struct mt_fork *)data)->child);
+	err = mt_writer__append(c->w, data, h->size);
+	if (err && !c->err) {
+		c->err = err;
+		pr_err("cannot write the artifact: %s; events from now on are lost\n", strerror(-err));
+	}
+	c->records++;
+	return 0;
+}
+
+struct consumer *consumer__new(struct bpf_session *s, struct mt_writer *w)
+{
+	struct consumer *c = calloc(1, sizeof(*c));
+	int err;
+
+	if (!c)
+		return NULL;
+	c->w = w;
+	c->rb = ring_buffer__new(bpf_map__fd(bpf_session__ring_map(s)), consumer__on_record, c, NULL);
+	if (!c->rb) {
+		err = -errno;
+		free(c);
+		errno = -err;
+		return NULL;
+	}
+	return c;
+}
+
+int consumer__fd(const struct consumer *c)
+{
+	return ring_buffer__epoll_fd(c->rb);
+}
+
+int consumer__drain(struct consumer *c)
+{
+	int n = ring_buffer__consume(c->rb);
+
+	return n < 0 ? n : 0;
+}
+
+void consumer__add_process(struct consumer *c, pid_t pid)
+{
+	pidset__add(&c->procs, pid);
+}
+
+bool consumer__is_process(const struct consumer *c, pid_t pid)
+{
+	return pidset__has(&c->procs, pid);
+}
+
+uint64_t consumer__records(const struct consumer *c)
+{
+	return c->records;
+}
+
+int consumer__error(const struct consumer *c)
+{
+	return c->err;
+}
+
+void consumer__free(struct consumer *c)
+{
+	if (!c)
+		return;
+	ring_buffer__free(c->rb);
+	free(c->procs.slots);
+	free(c);
+}

@@ -1,0 +1,95 @@
+/* elf_symbols.c — turns defined function symbols of an ELF file into file offsets for uprobes (libelf). */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "tracer.h"
+
+/* Uprobes take file offsets: map a virtual address through the PT_LOAD segment holding it. */
+static int vaddr__to_offset(Elf *elf, GElf_Addr vaddr, uint64_t *off)
+{
+	size_t i, n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return -ENOEXEC;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_memsz) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static void symtab__match(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char *const *names, size_t n,
+			  uint64_t *offsets)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, k, count;
+	GElf_Sym sym;
+	const char *name;
+
+	if (!data || !sh->sh_entsize)
+		return;
+	count = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < count; i++) {
+		if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			continue;
+		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC && GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name)
+			continue;
+		for (k = 0; k < n; k++) {
+			if (!offsets[k] && !strcmp(name, names[k]))
+				vaddr__to_offset(elf, sym.st_value, &offsets[k]);
+		}
+	}
+}
+
+static int elf__scan(Elf *elf, const char *const *names, size_t n, uint64_t *offsets)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			return -ENOEXEC;
+		if (sh.sh_type == SHT_DYNSYM || sh.sh_type == SHT_SYMTAB)
+			symtab__match(elf, scn, &sh, names, n, offsets);
+	}
+	return 0;
+}
+
+int elf_symbols__offsets(const char *path, const char *const *names, size_t n, uint64_t *offsets)
+{
+	int fd, err;
+	Elf *elf;
+
+	memset(offsets, 0, n * sizeof(*offsets));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOEXEC;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		pr_warn("%s: not an ELF file: %s\n", path, elf_errmsg(-1));
+		err = -ENOEXEC;
+		goto close_fd;
+	}
+	err = elf__scan(elf, names, n, offsets);
+	if (err)
+		pr_warn("%s: cannot read its sections: %s\n", path, elf_errmsg(-1));
+	elf_end(elf);
+close_fd:
+	close(fd);
+	return err;
+}

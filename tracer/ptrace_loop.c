@@ -1,0 +1,194 @@
+/* ptrace_loop.c — handles every stop of every tracee, forwards signals, keeps job control, ends with the tree. */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ptrace.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "tracer.h"
+
+#define LOOP_POLL_MS 100	/* periodic drain: BPF wakes the consumer only past a fill watermark */
+#define LOOP_FLUSH_NS 1000000000ull	/* a killed run loses at most this much of its events */
+
+struct loop_state {
+	struct trace_loop *l;
+	bool root_done;
+	bool root_execd;
+	bool sigcont_pending;	/* spawn__seize's SIGCONT, not the program's: suppress it once */
+	uint64_t last_flush;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static bool sig__is_stop(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/* A tracee may die between its stop and our request: ESRCH is not an error here. */
+static void tracee__resume(pid_t pid, int req, int sig)
+{
+	if (ptrace(req, pid, NULL, (void *)(long)sig) && errno != ESRCH)
+		pr_warn("ptrace(%d) on %d failed: %s\n", req, pid, strerror(errno));
+}
+
+static void loop__on_stop(struct loop_state *st, pid_t pid, int status)
+{
+	int sig = WSTOPSIG(status), event = (unsigned)status >> 16;
+	pid_t root = st->l->sp->pid;
+
+	if (event == PTRACE_EVENT_STOP) {
+		/* A group-stop stays a stop (its parent sees it) until SIGCONT; other event-stops just go on. */
+		tracee__resume(pid, sig__is_stop(sig) ? PTRACE_LISTEN : PTRACE_CONT, 0);
+		return;
+	}
+	if (event) {
+		if (event == PTRACE_EVENT_EXEC && pid == root)
+			st->root_execd = true;
+		tracee__resume(pid, PTRACE_CONT, 0);
+		return;
+	}
+	if (sig == SIGCONT && pid == root && st->sigcont_pending && !st->root_execd) {
+		st->sigcont_pending = false;
+		tracee__resume(pid, PTRACE_CONT, 0);
+		return;
+	}
+	tracee__resume(pid, PTRACE_CONT, sig);
+}
+
+static void loop__on_exit(struct loop_state *st, pid_t pid, int status)
+{
+	struct trace_loop *l = st->l;
+	struct mt_exit e = {};
+
+	if (pid == l->sp->pid) {
+		st->root_done = true;
+		l->root_status = status;
+	}
+	/* Everything the process did is in the ring by now; drain it so its exit record comes last. */
+	consumer__drain(l->cons);
+	if (!consumer__is_process(l->cons, pid))
+		return;
+	e.hdr.ts_ns = now_ns();
+	e.hdr.pid = pid;
+	e.hdr.tid = pid;
+	e.hdr.type = MT_REC_EXIT;
+	e.hdr.size = sizeof(e);
+	e.status = status;
+	mt_writer__append(l->w, &e, sizeof(e));
+}
+
+/* Returns 1 when no tracee is left, 0 otherwise. */
+static int loop__reap(struct loop_state *st)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
+		if (WIFSTOPPED(status))
+			loop__on_stop(st, pid, status);
+		else if (WIFEXITED(status) || WIFSIGNALED(status))
+			loop__on_exit(st, pid, status);
+	}
+	if (pid < 0 && errno == ECHILD)
+		return 1;
+	return 0;
+}
+
+/* Signals sent to memtrack go to the command; a terminal's (SI_KERNEL) already reached its process group. */
+static void loop__on_signal(struct loop_state *st)
+{
+	struct signalfd_siginfo si;
+
+	while (read(st->l->sig_fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD || si.ssi_code == SI_KERNEL || st->root_done)
+			continue;
+		pr_info("passing signal %u to %d\n", si.ssi_signo, st->l->sp->pid);
+		kill(st->l->sp->pid, si.ssi_signo);
+	}
+}
+
+static void loop__on_errpipe(struct loop_state *st, int ep)
+{
+	int err;
+	ssize_t n = read(st->l->sp->err_fd, &err, sizeof(err));
+
+	if (n == sizeof(err))
+		st->l->exec_errno = err;
+	if (n <= 0 || n == sizeof(err)) {
+		epoll_ctl(ep, EPOLL_CTL_DEL, st->l->sp->err_fd, NULL);
+		close(st->l->sp->err_fd);
+		st->l->sp->err_fd = -1;
+	}
+}
+
+static int loop__epoll(struct trace_loop *l)
+{
+	int fds[] = { l->sig_fd, consumer__fd(l->cons), l->sp->err_fd };
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ep = epoll_create1(EPOLL_CLOEXEC), err;
+	size_t i;
+
+	if (ep < 0)
+		return -errno;
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		ev.data.fd = fds[i];
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ev)) {
+			err = -errno;
+			close(ep);
+			return err;
+		}
+	}
+	return ep;
+}
+
+static void loop__tick(struct loop_state *st, struct epoll_event *evs, int n, int ep)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (evs[i].data.fd == st->l->sig_fd)
+			loop__on_signal(st);
+		else if (evs[i].data.fd == st->l->sp->err_fd)
+			loop__on_errpipe(st, ep);
+	}
+	consumer__drain(st->l->cons);
+	if (now_ns() - st->last_flush >= LOOP_FLUSH_NS) {
+		mt_writer__flush(st->l->w);
+		st->last_flush = now_ns();
+	}
+}
+
+int trace_loop__run(struct trace_loop *l)
+{
+	struct loop_state st = { .l = l, .sigcont_pending = true, .last_flush = now_ns() };
+	struct epoll_event evs[4];
+	int ep = loop__epoll(l), n;
+
+	if (ep < 0)
+		return ep;
+	for (;;) {
+		n = epoll_wait(ep, evs, 4, LOOP_POLL_MS);
+		if (n < 0 && errno != EINTR)
+			break;
+		loop__tick(&st, evs, n < 0 ? 0 : n, ep);
+		if (loop__reap(&st) && st.root_done)
+			break;
+	}
+	if (l->sp->err_fd >= 0)
+		loop__on_errpipe(&st, ep);
+	close(ep);
+	consumer__drain(l->cons);
+	return st.root_done ? 0 : -ECHILD;
+}

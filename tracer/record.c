@@ -1,0 +1,296 @@
+/* record.c — `memtrack record`: load BPF, spawn the command held before exec, trace the tree, finish the artifact. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <link.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "log.h"
+#include "tracer.h"
+
+#define MT_RING_DEFAULT (32u << 20)
+#define MT_EXIT_SETUP 2
+
+static void record__usage(FILE *f)
+{
+	fprintf(f, "usage: memtrack record [-o DIR] [-q] [-v] [--ring-size MIB] -- PROGRAM [ARGS...]\n"
+		   "  -o, --output DIR   write the artifact to DIR (default: memtrack.<pid>)\n"
+		   "  -q, --quiet        no summary on stderr when the command ends\n"
+		   "  -v, --verbose      more diagnostics (twice: libbpf's too)\n"
+		   "      --ring-size N  BPF ring buffer of N MiB, a power of two (default: %u)\n",
+		MT_RING_DEFAULT >> 20);
+}
+
+static int record__parse(int argc, char **argv, struct mt_options *o)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' }, { "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },	    { "ring-size", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },	    {},
+	};
+	unsigned long mib;
+	char *end;
+	int c;
+
+	o->ring_bytes = MT_RING_DEFAULT;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:qvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->out_dir = optarg; break;
+		case 'q': o->quiet = true; break;
+		case 'v': mt_log_max = mt_log_max < MT_LOG_DEBUG ? mt_log_max + 1 : mt_log_max; break;
+		case 'h': record__usage(stdout); exit(EXIT_SUCCESS);
+		case 'r':
+			mib = strtoul(optarg, &end, 10);
+			if (*end || !mib || mib > 4096 || (mib & (mib - 1))) {
+				pr_err("--ring-size takes a power of two from 1 to 4096 (MiB), not '%s'\n", optarg);
+				return -EINVAL;
+			}
+			o->ring_bytes = mib << 20;
+			break;
+		case ':':
+			pr_err("record: option '%s' needs a value\n", argv[optind - 1]);
+			record__usage(stderr);
+			return -EINVAL;
+		default:
+			pr_err("record: unknown option '%s'\n", argv[optind - 1]);
+			record__usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind >= argc) {
+		pr_err("record needs a command to run\n");
+		record__usage(stderr);
+		return -EINVAL;
+	}
+	o->argv = argv + optind;
+	return 0;
+}
+
+static int libc__find_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	if (strstr(info->dlpi_name, "/libc.so.")) {
+		snprintf(data, PATH_MAX, "%s", info->dlpi_name);
+		return 1;
+	}
+	return 0;
+}
+
+/* The glibc that memtrack itself runs on is the one the system's programs use. */
+static int libc__find(char path[PATH_MAX])
+{
+	path[0] = 0;
+	dl_iterate_phdr(libc__find_cb, path);
+	return path[0] ? 0 : -ENOENT;
+}
+
+static int session__write(struct mt_writer *w, pid_t pid, char *const *argv)
+{
+	size_t i, len = sizeof(struct mt_session);
+	struct mt_session *s;
+	struct timespec ts;
+	char *p;
+	int err;
+
+	for (i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	if (len > UINT16_MAX)
+		len = UINT16_MAX;
+	s = calloc(1, len);
+	if (!s)
+		return -ENOMEM;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	s->hdr.ts_ns = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	s->realtime_ns = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	s->hdr.pid = s->hdr.tid = pid;
+	s->hdr.type = MT_REC_SESSION;
+	s->hdr.size = len;
+	s->tracer_pid = getpid();
+	p = (char *)(s + 1);
+	for (i = 0; argv[i] && p + strlen(argv[i]) + 1 <= (char *)s + len; i++, s->argc++)
+		p = stpcpy(p, argv[i]) + 1;
+	err = mt_writer__append(w, s, len);
+	free(s);
+	return err;
+}
+
+static int end__write(struct mt_writer *w, struct bpf_session *bpf, pid_t pid, int status)
+{
+	struct mt_end e = {};
+	struct timespec ts;
+	int err;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	e.hdr.ts_ns = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	e.hdr.pid = e.hdr.tid = pid;
+	e.hdr.type = MT_REC_END;
+	e.hdr.size = sizeof(e);
+	e.status = status;
+	err = bpf_session__drops(bpf, e.drops);
+	if (err)
+		pr_warn("cannot read the drop counters: %s\n", strerror(-err));
+	return mt_writer__append(w, &e, sizeof(e));
+}
+
+struct record {
+	struct mt_options opt;
+	struct bpf_session *bpf;
+	struct spawn sp;
+	struct mt_writer *w;
+	struct consumer *cons;
+	sigset_t orig_mask;
+	int sig_fd;
+	char dir[PATH_MAX];
+};
+
+static int record__setup_bpf(struct record *r)
+{
+	char libc[PATH_MAX];
+	int err = privileges__check();
+
+	if (err)
+		return err;
+	err = libc__find(libc);
+	if (err) {
+		pr_err("cannot find the C library memtrack runs on\n");
+		return err;
+	}
+	r->bpf = bpf_session__open(r->opt.ring_bytes);
+	if (!r->bpf)
+		return -errno;
+	err = bpf_session__attach_glibc(r->bpf, libc);
+	if (err)
+		pr_err("cannot attach the glibc probes to %s: %s\n", libc, strerror(-err));
+	return err;
+}
+
+/* Blocked before fork so that no SIGCHLD is missed; the child restores the original mask before exec. */
+static int record__signals(struct record *r)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, &r->orig_mask))
+		return -errno;
+	r->sig_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	return r->sig_fd < 0 ? -errno : 0;
+}
+
+static int record__start(struct record *r)
+{
+	int err = spawn__start(&r->sp, r->opt.argv, &r->orig_mask);
+
+	if (err)
+		return err;
+	if (r->opt.out_dir)
+		snprintf(r->dir, sizeof(r->dir), "%s", r->opt.out_dir);
+	else
+		snprintf(r->dir, sizeof(r->dir), "memtrack.%d", r->sp.pid);
+	r->w = mt_writer__open(r->dir);
+	if (!r->w) {
+		err = -errno;
+		pr_err("cannot create the artifact in %s: %s\n", r->dir, strerror(-err));
+		return err;
+	}
+	err = session__write(r->w, r->sp.pid, r->opt.argv);
+	if (!err)
+		err = bpf_session__track(r->bpf, r->sp.pid);
+	if (err)
+		return err;
+	r->cons = consumer__new(r->bpf, r->w);
+	if (!r->cons)
+		return -errno;
+	consumer__add_process(r->cons, r->sp.pid);
+	return spawn__seize(&r->sp);
+}
+
+static int exit__code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return EXIT_FAILURE;
+}
+
+static int record__finish(struct record *r, int status)
+{
+	int err = end__write(r->w, r->bpf, r->sp.pid, status);
+	int close_err = mt_writer__close(r->w);
+
+	r->w = NULL;
+	err = err ? err : close_err;
+	if (err)
+		pr_err("cannot finish the artifact in %s: %s\n", r->dir, strerror(-err));
+	return err;
+}
+
+static void record__cleanup(struct record *r)
+{
+	if (r->sp.pid > 0 && r->w)
+		kill(r->sp.pid, SIGKILL);
+	consumer__free(r->cons);
+	mt_writer__close(r->w);
+	bpf_session__close(r->bpf);
+	if (r->sig_fd >= 0)
+		close(r->sig_fd);
+}
+
+/* Read back what was written: the summary then says exactly what report will. */
+static void record__summary(const char *dir)
+{
+	pr_err("artifact: %s\n", dir);
+}
+
+static int record__trace(struct record *r)
+{
+	struct trace_loop l = { .sp = &r->sp, .cons = r->cons, .w = r->w, .sig_fd = r->sig_fd };
+	int err = trace_loop__run(&l);
+
+	if (err) {
+		pr_err("tracing ended early: %s\n", strerror(-err));
+		return MT_EXIT_SETUP;
+	}
+	if (record__finish(r, l.root_status))
+		return MT_EXIT_SETUP;
+	if (l.exec_errno) {
+		pr_err("cannot run '%s': %s\n", r->opt.argv[0], strerror(l.exec_errno));
+		return l.exec_errno == EACCES || l.exec_errno == ENOEXEC ? 126 : 127;
+	}
+	if (!r->opt.quiet)
+		record__summary(r->dir);
+	return exit__code(l.root_status);
+}
+
+int mt_cmd_record(int argc, char **argv)
+{
+	struct record r = { .sig_fd = -1 };
+	int ret = MT_EXIT_SETUP;
+
+	if (record__parse(argc, argv, &r.opt))
+		return MT_EXIT_SETUP;
+	if (record__setup_bpf(&r) || record__signals(&r))
+		goto cleanup;
+	if (record__start(&r)) {
+		pr_err("cannot start '%s'\n", r.opt.argv[0]);
+		goto cleanup;
+	}
+	ret = record__trace(&r);
+cleanup:
+	record__cleanup(&r);
+	return ret;
+}

@@ -1,0 +1,64 @@
+/* tracer.h — the pieces of `memtrack record`: privileges, BPF session, spawn, ring consumer, ptrace loop. */
+#ifndef MEMTRACK_TRACER_H
+#define MEMTRACK_TRACER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "artifact.h"
+
+struct mt_options {
+	const char *out_dir;	/* NULL: memtrack.<pid> */
+	char *const *argv;	/* the command */
+	size_t ring_bytes;	/* BPF ring buffer size, a power of two */
+	bool quiet;
+};
+
+/* privileges.c: 0, or -EPERM / -ENOENT with the reason already printed. */
+int privileges__check(void);
+
+/* elf_symbols.c: file offsets of defined function symbols (0 where a name is absent). 0 or -errno. */
+int elf_symbols__offsets(const char *path, const char *const *names, size_t n, uint64_t *offsets);
+
+/* bpf_session.c: the loaded and attached BPF programs. */
+struct bpf_session;
+struct bpf_session *bpf_session__open(size_t ring_bytes);
+int bpf_session__attach_glibc(struct bpf_session *s, const char *libc_path);
+int bpf_session__track(struct bpf_session *s, pid_t pid);
+struct bpf_map *bpf_session__ring_map(const struct bpf_session *s);
+int bpf_session__drops(const struct bpf_session *s, __u64 drops[MT_DROP__COUNT]);
+void bpf_session__close(struct bpf_session *s);
+
+/* consumer.c: moves ring records into the artifact and learns the process tree from them. */
+struct consumer;
+struct consumer *consumer__new(struct bpf_session *s, struct mt_writer *w);
+int consumer__fd(const struct consumer *c);
+int consumer__drain(struct consumer *c);
+void consumer__add_process(struct consumer *c, pid_t pid);
+bool consumer__is_process(const struct consumer *c, pid_t pid);
+uint64_t consumer__records(const struct consumer *c);
+int consumer__error(const struct consumer *c);
+void consumer__free(struct consumer *c);
+
+/* spawn.c: the command, held in its TRACEME stop before exec, then turned into a seized tracee. */
+struct spawn {
+	pid_t pid;
+	int err_fd;		/* read end of the close-on-exec pipe that carries exec's errno */
+};
+int spawn__start(struct spawn *sp, char *const *argv, const sigset_t *orig_mask);
+int spawn__seize(struct spawn *sp);
+
+/* ptrace_loop.c: runs the tree to its end. Returns the command's wait status, or -errno. */
+struct trace_loop {
+	struct spawn *sp;
+	struct consumer *cons;
+	struct mt_writer *w;
+	int sig_fd;		/* signalfd: SIGCHLD, SIGINT, SIGTERM, SIGHUP */
+	int exec_errno;		/* set when the command could not be exec'd */
+	int root_status;
+};
+int trace_loop__run(struct trace_loop *l);
+
+#endif /* MEMTRACK_TRACER_H */
