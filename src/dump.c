@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "commands.h"
 #include "log.h"

@@ -1,6 +1,5 @@
 /* json.c — the JSON writer behind report --json and dump: comma/indent bookkeeping and string escaping. */
 #include <errno.h>
-#include <inttypes.h>
 #include <string.h>
 
 #include "json.h"
@@ -107,16 +106,30 @@ void mt_json__string_n(struct mt_json *j, const char *s, size_t n)
 	mt_json__write_string(j->f, s, strnlen(s, n));
 }
 
+/* Decimal digits of v, written without printf: dump writes millions of numbers. */
+static void write_u64(FILE *f, uint64_t v, bool negative)
+{
+	char buf[24], *p = buf + sizeof(buf);
+
+	do {
+		*--p = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	if (negative)
+		*--p = '-';
+	fwrite(p, 1, buf + sizeof(buf) - p, f);
+}
+
 void mt_json__u64(struct mt_json *j, uint64_t v)
 {
 	value_prefix(j);
-	fprintf(j->f, "%" PRIu64, v);
+	write_u64(j->f, v, false);
 }
 
 void mt_json__i64(struct mt_json *j, int64_t v)
 {
 	value_prefix(j);
-	fprintf(j->f, "%" PRId64, v);
+	write_u64(j->f, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0);
 }
 
 void mt_json__bool(struct mt_json *j, bool v)
@@ -219,22 +232,26 @@ static void write_escape(FILE *f, unsigned char c)
 	}
 }
 
+static bool plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
 void mt_json__write_string(FILE *f, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, n;
+	size_t i = 0, run, n;
 
 	fputc('"', f);
 	while (i < len) {
-		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\') {
-			fputc(p[i++], f);
+		for (run = i; run < len && plain(p[run]); run++)
+			;
+		if (run > i) {
+			fwrite(p + i, 1, run - i, f);
+			i = run;
 			continue;
 		}
-		if (p[i] < 0x80) {
-			write_escape(f, p[i++]);
-			continue;
-		}
-		n = mt_json__utf8_len((const char *)p + i, len - i);
+		n = p[i] < 0x80 ? 0 : mt_json__utf8_len((const char *)p + i, len - i);
 		if (n) {
 			fwrite(p + i, 1, n, f);
 			i += n;

@@ -17,8 +17,10 @@
  *  - realloc/reallocarray with old_addr != 0: addr != 0 is a free of old_addr then an allocation of addr (moving or
  *    in place alike: one free + one allocation); addr == 0 and size == 0 (realloc(p, 0), which frees p in glibc) is
  *    a free of old_addr only; addr == 0 and size != 0 failed: p is untouched, failed_allocations += 1.
+ *    realloc(NULL, n) is a plain allocation.
  *  - MT_FN_FREE, addr != 0: frees += 1; a live addr is removed; an unknown one (e.g. inherited from the fork
- *    parent, or allocated before tracing) counts in unknown_frees and changes nothing else. free(NULL) is ignored.
+ *    parent, allocated before tracing, or from the image before an exec) counts in unknown_frees and changes
+ *    nothing else. free(NULL) is ignored.
  *  - an allocation at an address already live (its free was lost): the entry is replaced (live bytes adjusted, the
  *    live count unchanged) and counted in `replaced`.
  *  - live bytes per process and in total (the sum over processes); peak_live_bytes is the highest value reached,
@@ -844,6 +846,7 @@ static const char *const drop_names[MT_DROP__COUNT] = {
 	[MT_DROP_RINGBUF] = "ringbuf",
 	[MT_DROP_CALLSTATE] = "callstate",
 	[MT_DROP_READ] = "read",
+	[MT_DROP_TRACKED] = "tracked",
 };
 
 const char *mt_func__name(unsigned int func)

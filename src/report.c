@@ -148,25 +148,34 @@ static void text_anomalies(FILE *f, const struct mt_totals *t)
 		fprintf(f, "  skipped records:  %" PRIu64 " (unknown or malformed)\n", t->bad_records);
 }
 
+/* "1.5 KiB (1536 B)", or just "100 B" when that is exact already. */
+static const char *size_text(char *buf, uint64_t bytes)
+{
+	char h[HSIZE];
+
+	if (bytes < 1024)
+		return human(buf, bytes);
+	snprintf(buf, 2 * HSIZE, "%s (%" PRIu64 " B)", human(h, bytes), bytes);
+	return buf;
+}
+
 static void text_totals(FILE *f, const struct mt_totals *t)
 {
 	const struct mt_heap_stats *h = &t->heap;
-	char a[HSIZE], b[HSIZE];
+	char a[2 * HSIZE], b[HSIZE];
 
 	fputs("\ntotals:\n", f);
 	fprintf(f, "  allocations:      %" PRIu64 "\n", h->allocations);
 	fprintf(f, "  frees:            %" PRIu64, h->frees);
 	if (h->unknown_frees)
 		fprintf(f, " (%" PRIu64 " of blocks not seen allocated)", h->unknown_frees);
-	fprintf(f, "\n  allocated:        %s (%" PRIu64 " B)\n", human(a, h->allocated_bytes), h->allocated_bytes);
+	fprintf(f, "\n  allocated:        %s\n", size_text(a, h->allocated_bytes));
 	fprintf(f, "  average size:     %s\n", human(a, h->allocations ? h->allocated_bytes / h->allocations : 0));
-	fprintf(f, "  peak live:        %s (%" PRIu64 " B) at %" PRIu64 ".%06" PRIu64 " s\n",
-		human(a, h->peak_live_bytes), h->peak_live_bytes,
+	fprintf(f, "  peak live:        %s at %" PRIu64 ".%06" PRIu64 " s\n", size_text(a, h->peak_live_bytes),
 		h->peak_ts_ns / 1000000000, h->peak_ts_ns % 1000000000 / 1000);
-	fprintf(f, "  leaked at exit:   %" PRIu64 " blocks, %s (%" PRIu64 " B)\n",
-		h->leaked_allocations, human(a, h->leaked_bytes), h->leaked_bytes);
-	fprintf(f, "  mappings:         mmap %" PRIu64 " (%s), munmap %" PRIu64 " (%s), mremap %" PRIu64
-		", brk %" PRIu64 " (not heap)\n", h->mmap_calls, human(a, h->mmap_bytes),
+	fprintf(f, "  leaked at exit:   %" PRIu64 " blocks, %s\n", h->leaked_allocations, size_text(a, h->leaked_bytes));
+	fprintf(f, "  mappings:         mmap %" PRIu64 " (%s), ", h->mmap_calls, human(a, h->mmap_bytes));
+	fprintf(f, "munmap %" PRIu64 " (%s), mremap %" PRIu64 ", brk %" PRIu64 " (not heap)\n",
 		h->munmap_calls, human(b, h->munmap_bytes), h->mremap_calls, h->brk_calls);
 	text_anomalies(f, t);
 	text_dropped(f, t);
@@ -205,6 +214,24 @@ int mt_report__text(FILE *f, const struct mt_model *m, const char *label)
 	text_header(f, m, label);
 	text_totals(f, mt_model__totals(m));
 	text_procs(f, m);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* The few lines `record` prints on stderr when the command ends. */
+int mt_report__summary(FILE *f, const struct mt_model *m, const char *dir)
+{
+	const struct mt_totals *t = mt_model__totals(m);
+	const struct mt_heap_stats *h = &t->heap;
+	char a[HSIZE], b[HSIZE], c[HSIZE];
+
+	fprintf(f, "memtrack: %" PRIu64 " allocations (%s), %" PRIu64 " frees, peak %s live at %" PRIu64 ".%03" PRIu64
+		   " s, %zu processes\n",
+		h->allocations, human(a, h->allocated_bytes), h->frees, human(b, h->peak_live_bytes),
+		h->peak_ts_ns / 1000000000, h->peak_ts_ns % 1000000000 / 1000000, mt_model__nr_procs(m));
+	fprintf(f, "memtrack: leaked at exit %" PRIu64 " blocks (%s); dropped events %" PRIu64 "%s\n",
+		h->leaked_allocations, human(c, h->leaked_bytes), t->dropped_events,
+		t->dropped_events ? " (the counts above miss them)" : "");
+	fprintf(f, "memtrack: artifact %s: `memtrack report %s` for more\n", dir, dir);
 	return ferror(f) ? -EIO : 0;
 }
 

@@ -13,6 +13,8 @@
 int mt_report__text(FILE *f, const struct mt_model *m, const char *label);
 /* The --json report: one object {"totals": {...}, "processes": [...]} and a newline. 0 or -EIO. */
 int mt_report__json(FILE *f, const struct mt_model *m);
+/* The end-of-run summary of `memtrack record` (three lines, each "memtrack: ..."). 0 or -EIO. */
+int mt_report__summary(FILE *f, const struct mt_model *m, const char *dir);
 /* {"ringbuf": N, "callstate": N, "read": N}, plus "drop_<i>" for unnamed causes that are not 0. */
 void mt_report__json_drops(struct mt_json *j, const uint64_t drops[MT_DROP__COUNT]);
 /*

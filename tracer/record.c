@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "log.h"
+#include "report.h"
 #include "tracer.h"
 
 #define MT_RING_DEFAULT (32u << 20)
@@ -253,7 +254,15 @@ static void record__cleanup(struct record *r)
 /* Read back what was written: the summary then says exactly what report will. */
 static void record__summary(const char *dir)
 {
-	pr_err("artifact: %s\n", dir);
+	struct mt_read_status st;
+	struct mt_model *m = NULL;
+	int err = mt_model__load(dir, &m, &st);
+
+	if (m)
+		mt_report__summary(stderr, m, dir);
+	if (err)
+		pr_warn("%s: %s\n", dir, st.reason);
+	mt_model__free(m);
 }
 
 static int record__trace(struct record *r)
