@@ -5,6 +5,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "memtrack.bpf.h"
+#include "watch.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -15,9 +16,12 @@ struct mt_call {
 	__u64 old_addr;
 	__u64 align;
 	__u64 memptr;		/* posix_memalign's out pointer */
+	__u64 free_ptr;		/* the block an operator delete/dallocx just released: its inner free is no event */
+	__u64 free_sp;
 	__u32 depth;		/* allocator entries not yet returned on this thread */
 	__u8 func;
-	__u8 _pad[3];
+	__u8 allocator;
+	__u8 _pad[2];
 };
 
 /* tid -> call in flight; BPF only. LRU so that threads killed mid-call cannot fill it. */
@@ -53,7 +57,7 @@ static __always_inline bool ret__is_trampoline(__u64 sp)
 }
 
 /*
- * Nested calls (realloc(NULL, n) runs into malloc; reallocarray calls realloc) count once, as the outermost: an entry
+ * Nested calls (realloc(NULL, n) runs into malloc; operator new calls malloc) count once, as the outermost: an entry
  * whose stack pointer lies below the saved one is inside the saved call, one at the same stack pointer is inside it
  * when it was reached by a tail call. Any other entry means the saved call never returned through its uretprobe
  * (longjmp, an exception), so it is replaced rather than trusted forever. Only the rare equal case reads memory.
@@ -65,8 +69,11 @@ static __always_inline bool call__nested(struct mt_call *c, __u64 sp)
 	return sp < c->sp || ret__is_trampoline(sp);
 }
 
-static __always_inline int call__enter(struct pt_regs *ctx, __u8 func, __u64 size, __u64 old, __u64 align,
-				       __u64 memptr)
+struct mt_args_val {
+	__u64 size, old, align, memptr;
+};
+
+static __always_inline int call__enter(struct pt_regs *ctx, __u64 cookie, const struct mt_args_val *v)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
@@ -81,18 +88,19 @@ static __always_inline int call__enter(struct pt_regs *ctx, __u8 func, __u64 siz
 		return 0;
 	}
 	n.sp = sp;
-	n.size = size;
-	n.old_addr = old;
-	n.align = align;
-	n.memptr = memptr;
+	n.size = v->size;
+	n.old_addr = v->old;
+	n.align = v->align;
+	n.memptr = v->memptr;
 	n.depth = 1;
-	n.func = func;
+	n.func = MT_COOKIE_FUNC(cookie);
+	n.allocator = MT_COOKIE_ALLOCATOR(cookie);
 	if (bpf_map_update_elem(&calls, &tid, &n, BPF_ANY))
 		drop__count(MT_DROP_CALLSTATE);
 	return 0;
 }
 
-static __always_inline void alloc__emit(__u8 func, __u64 addr, __u64 size, __u64 old, __u64 align)
+static __always_inline void alloc__emit(__u8 func, __u8 allocator, __u64 addr, __u64 size, __u64 old, __u64 align)
 {
 	struct mt_alloc *e = rec__reserve(sizeof(*e), MT_REC_ALLOC);
 
@@ -102,17 +110,23 @@ static __always_inline void alloc__emit(__u8 func, __u64 addr, __u64 size, __u64
 	e->size = size;
 	e->old_addr = old;
 	e->align = align;
+	e->stack = 0;
 	e->func = func;
-	e->allocator = MT_ALLOCATOR_GLIBC;
+	e->allocator = allocator;
 	__builtin_memset(e->_pad, 0, sizeof(e->_pad));
 	rec__submit(e, sizeof(*e));
 }
 
-/* posix_memalign reports through *memptr, and only when it returns 0. */
+/* posix_memalign reports through *memptr, and only when it returns 0; xallocx returns the size it resized to. */
 static __always_inline int call__result(struct mt_call *c, __u64 rc, __u64 *addr)
 {
 	void *out = 0;
 
+	if (c->func == MT_FN_XALLOCX) {
+		*addr = c->old_addr;
+		c->size = rc;
+		return 0;
+	}
 	if (c->func != MT_FN_POSIX_MEMALIGN) {
 		*addr = rc;
 		return 0;
@@ -141,81 +155,68 @@ int BPF_KRETPROBE(alloc_return, void *ret)
 	if (call__result(c, (__u64)ret, &addr))
 		return 0;
 	/* NULL is no allocation, but realloc(p, 0) returning NULL freed p. */
-	if (!addr && !((c->func == MT_FN_REALLOC || c->func == MT_FN_REALLOCARRAY) && c->old_addr && !c->size))
+	if (!addr && !(mt_func__is_realloc(c->func) && c->old_addr && !c->size))
 		return 0;
-	alloc__emit(c->func, addr, c->size, c->old_addr, c->align);
+	alloc__emit(c->func, c->allocator, addr, c->size, c->old_addr, c->align);
 	return 0;
 }
 
-SEC("uprobe")
-int BPF_KPROBE(malloc_enter, __u64 size)
+/*
+ * free(NULL) is no event; a free inside realloc is realloc's own business; the free that operator delete (or
+ * dallocx) makes of the block it was given is the same release, counted once as the outer call.
+ */
+static __always_inline int free__enter(struct pt_regs *ctx, __u64 cookie, __u64 ptr, __u64 size)
 {
-	return call__enter(ctx, MT_FN_MALLOC, size, 0, 0, 0);
-}
-
-SEC("uprobe")
-int BPF_KPROBE(calloc_enter, __u64 nmemb, __u64 size)
-{
-	return call__enter(ctx, MT_FN_CALLOC, nmemb * size, 0, 0, 0);
-}
-
-SEC("uprobe")
-int BPF_KPROBE(realloc_enter, __u64 ptr, __u64 size)
-{
-	return call__enter(ctx, MT_FN_REALLOC, size, ptr, 0, 0);
-}
-
-SEC("uprobe")
-int BPF_KPROBE(reallocarray_enter, __u64 ptr, __u64 nmemb, __u64 size)
-{
-	return call__enter(ctx, MT_FN_REALLOCARRAY, nmemb * size, ptr, 0, 0);
-}
-
-SEC("uprobe")
-int BPF_KPROBE(aligned_alloc_enter, __u64 align, __u64 size)
-{
-	return call__enter(ctx, MT_FN_ALIGNED_ALLOC, size, 0, align, 0);
-}
-
-SEC("uprobe")
-int BPF_KPROBE(memalign_enter, __u64 align, __u64 size)
-{
-	return call__enter(ctx, MT_FN_MEMALIGN, size, 0, align, 0);
-}
-
-SEC("uprobe")
-int BPF_KPROBE(posix_memalign_enter, __u64 memptr, __u64 align, __u64 size)
-{
-	return call__enter(ctx, MT_FN_POSIX_MEMALIGN, size, 0, align, memptr);
-}
-
-SEC("uprobe")
-int BPF_KPROBE(valloc_enter, __u64 size)
-{
-	return call__enter(ctx, MT_FN_VALLOC, size, 0, 0, 0);
-}
-
-SEC("uprobe")
-int BPF_KPROBE(pvalloc_enter, __u64 size)
-{
-	return call__enter(ctx, MT_FN_PVALLOC, size, 0, 0, 0);
-}
-
-/* free(NULL) is no event; a free inside realloc is realloc's own business. */
-SEC("uprobe")
-int BPF_KPROBE(free_enter, __u64 ptr)
-{
-	__u64 id = bpf_get_current_pid_tgid();
+	__u64 id = bpf_get_current_pid_tgid(), sp = PT_REGS_SP(ctx);
 	__u32 tid = (__u32)id;
-	struct mt_call *c;
+	__u8 func = MT_COOKIE_FUNC(cookie);
+	struct mt_call *c, n = {};
 
 	if (!ptr || !proc__active(id >> 32))
 		return 0;
 	c = bpf_map_lookup_elem(&calls, &tid);
-	if (call__nested(c, PT_REGS_SP(ctx)))
+	if (call__nested(c, sp))
 		return 0;
-	alloc__emit(MT_FN_FREE, ptr, 0, 0, 0);
+	if (c && c->free_ptr == ptr && sp <= c->free_sp) {
+		c->free_ptr = 0;
+		return 0;
+	}
+	alloc__emit(func, MT_COOKIE_ALLOCATOR(cookie), ptr, size, 0, 0);
+	if (func == MT_FN_FREE)
+		return 0;
+	if (!c) {
+		c = &n;
+		bpf_map_update_elem(&calls, &tid, &n, BPF_NOEXIST);
+		c = bpf_map_lookup_elem(&calls, &tid);
+		if (!c)
+			return 0;
+	}
+	c->free_ptr = ptr;
+	c->free_sp = sp;
 	return 0;
+}
+
+/* One entry program for every allocator entry point: the tracer's cookie says how to read the arguments. */
+SEC("uprobe")
+int BPF_KPROBE(alloc_enter, __u64 a0, __u64 a1, __u64 a2)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	struct mt_args_val v = {};
+
+	switch (MT_COOKIE_ARGS(cookie)) {
+	case MT_ARGS_SIZE: v.size = a0; break;
+	case MT_ARGS_NMEMB_SIZE: v.size = a0 * a1; break;
+	case MT_ARGS_PTR_SIZE: v.old = a0; v.size = a1; break;
+	case MT_ARGS_PTR_NMEMB_SIZE: v.old = a0; v.size = a1 * a2; break;
+	case MT_ARGS_ALIGN_SIZE: v.align = a0; v.size = a1; break;
+	case MT_ARGS_SIZE_ALIGN: v.size = a0; v.align = a1; break;
+	case MT_ARGS_PTR_SIZE_ALIGN: v.old = a0; v.size = a1; v.align = a2; break;
+	case MT_ARGS_MEMPTR_ALIGN_SIZE: v.memptr = a0; v.align = a1; v.size = a2; break;
+	case MT_ARGS_FREE: return free__enter(ctx, cookie, a0, 0);
+	case MT_ARGS_FREE_SIZED: return free__enter(ctx, cookie, a0, a1);
+	default: return 0;
+	}
+	return call__enter(ctx, cookie, &v);
 }
 
 /* x86-64 syscall numbers of the memory syscalls recorded. */
@@ -223,6 +224,8 @@ int BPF_KPROBE(free_enter, __u64 ptr)
 #define NR_MUNMAP 11
 #define NR_BRK 12
 #define NR_MREMAP 25
+#define NR_MPROTECT 10
+#define SYS_WATCH_ONLY 0x80	/* mprotect: watched for PROT_EXEC, not recorded */
 
 static __always_inline __u8 sys__kind(long id)
 {
@@ -231,6 +234,7 @@ static __always_inline __u8 sys__kind(long id)
 	case NR_MUNMAP: return MT_SYS_MUNMAP;
 	case NR_BRK: return MT_SYS_BRK;
 	case NR_MREMAP: return MT_SYS_MREMAP;
+	case NR_MPROTECT: return SYS_WATCH_ONLY;
 	}
 	return 0;
 }
@@ -243,6 +247,8 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	struct mt_sysargs a;
 
 	if (!sys__kind(id))
+		return 0;
+	if (id == NR_MPROTECT && !(BPF_CORE_READ(regs, dx) & MT_PROT_EXEC))
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
 	if (!proc__active(pid_tgid >> 32))
@@ -283,6 +289,17 @@ static __always_inline void sys__fill(struct mt_syscall *e, __u8 kind, const str
 	}
 }
 
+/* A file mapped executable (mmap, or mprotect adding PROT_EXEC) may hold an allocator to attach to. */
+static __always_inline void sys__watch(__u8 kind, const struct mt_sysargs *a, long ret)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	if (kind == MT_SYS_MMAP && ret >= 0 && (a->a[2] & MT_PROT_EXEC) && !(a->a[3] & MT_MAP_ANONYMOUS))
+		watch__addr(task, ret, MT_ATTACH_MMAP, true, NULL);
+	else if (kind == SYS_WATCH_ONLY && ret == 0)
+		watch__addr(task, a->a[0], MT_ATTACH_MMAP, true, NULL);
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
@@ -296,7 +313,8 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	a = bpf_map_lookup_elem(&sysargs, &tid);
 	if (!a)
 		return 0;
-	e = rec__reserve(sizeof(*e), MT_REC_SYSCALL);
+	sys__watch(kind, a, ret);
+	e = kind == SYS_WATCH_ONLY ? NULL : rec__reserve(sizeof(*e), MT_REC_SYSCALL);
 	if (e) {
 		sys__fill(e, kind, a, ret);
 		__builtin_memset(e->_pad, 0, sizeof(e->_pad));
@@ -330,6 +348,17 @@ int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child
 	return 0;
 }
 
+/* The new image: its executable (at start_code) and its interpreter (where it will start) are held at the
+ * tracer's exec-event stop, which comes right after this tracepoint. */
+static __always_inline void exec__watch(struct task_struct *p)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(p);
+	__u64 seen = 0;
+
+	watch__addr(p, BPF_CORE_READ(p, mm, start_code), MT_ATTACH_EXEC, false, &seen);
+	watch__addr(p, BPF_CORE_READ(regs, ip), MT_ATTACH_INTERP, false, &seen);
+}
+
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(process_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
@@ -341,14 +370,15 @@ int BPF_PROG(process_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 		return 0;
 	bpf_map_update_elem(&tracked, &tgid, &active, BPF_EXIST);
 	e = rec__reserve(sizeof(*e), MT_REC_EXEC);
-	if (!e)
-		return 0;
-	e->old_pid = old_pid;
-	e->_pad = 0;
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	if (bpf_probe_read_kernel_str(e->path, sizeof(e->path), BPF_CORE_READ(bprm, filename)) < 0)
-		e->path[0] = 0;
-	rec__submit(e, sizeof(*e));
+	if (e) {
+		e->old_pid = old_pid;
+		e->_pad = 0;
+		bpf_get_current_comm(e->comm, sizeof(e->comm));
+		if (bpf_probe_read_kernel_str(e->path, sizeof(e->path), BPF_CORE_READ(bprm, filename)) < 0)
+			e->path[0] = 0;
+		rec__submit(e, sizeof(*e));
+	}
+	exec__watch(p);
 	return 0;
 }
 

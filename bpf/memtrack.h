@@ -18,6 +18,10 @@ enum mt_rec_type {
 	MT_REC_EXIT = 5,	/* struct mt_exit: a process ended (tracer, from waitpid) */
 	MT_REC_SESSION = 6,	/* struct mt_session + argv strings: first record (tracer) */
 	MT_REC_END = 7,		/* struct mt_end: last record, drop counters (tracer) */
+	MT_REC_ATTACH = 8,	/* struct mt_attach: one on-demand attach request, mapped to resumed (tracer) */
+	MT_REC_MAPPING = 9,	/* struct mt_mapping: an executable file mapping of a tracked process (BPF) */
+	MT_REC_FILE = 10,	/* struct mt_file: a mapped file's path, build-id and kind, once per file (tracer) */
+	MT_REC_STACK = 11,	/* struct mt_stack + FP chain + raw stack bytes: a stack definition (BPF) */
 };
 
 /* Allocator entry points; "event" names in dump follow this order. */
@@ -32,8 +36,30 @@ enum mt_func {
 	MT_FN_VALLOC,
 	MT_FN_PVALLOC,
 	MT_FN_FREE,
+	MT_FN_NEW,		/* operator new, every variant */
+	MT_FN_NEW_ARRAY,	/* operator new[] */
+	MT_FN_DELETE,		/* operator delete, every variant; size is the sized variants' size */
+	MT_FN_DELETE_ARRAY,
+	MT_FN_MALLOCX,		/* jemalloc's non-standard API */
+	MT_FN_RALLOCX,
+	MT_FN_XALLOCX,		/* resizes in place: addr = the block, size = the size it now has */
+	MT_FN_DALLOCX,
+	MT_FN_SDALLOCX,
 	MT_FN__COUNT,
 };
+
+/* Calls that release their block (addr); size, when not 0, is the size the caller said it had. */
+static inline int mt_func__is_free(unsigned int f)
+{
+	return f == MT_FN_FREE || f == MT_FN_DELETE || f == MT_FN_DELETE_ARRAY || f == MT_FN_DALLOCX ||
+	       f == MT_FN_SDALLOCX;
+}
+
+/* Calls that take a block (old_addr) and give one back (addr). */
+static inline int mt_func__is_realloc(unsigned int f)
+{
+	return f == MT_FN_REALLOC || f == MT_FN_REALLOCARRAY || f == MT_FN_RALLOCX || f == MT_FN_XALLOCX;
+}
 
 enum mt_sys {
 	MT_SYS_MMAP = 1,
@@ -44,7 +70,51 @@ enum mt_sys {
 
 enum mt_allocator {
 	MT_ALLOCATOR_GLIBC = 1,
+	MT_ALLOCATOR_JEMALLOC,
+	MT_ALLOCATOR_MIMALLOC,
+	MT_ALLOCATOR_TCMALLOC,
+	MT_ALLOCATOR_LIBSTDCXX,
+	MT_ALLOCATOR_LIBCXX,
+	MT_ALLOCATOR__COUNT,
 };
+
+/* Argument layouts of allocator entry points: how BPF reads (size, old pointer, alignment) from the registers. */
+enum mt_args {
+	MT_ARGS_SIZE = 1,		/* malloc(size), operator new(size[, nothrow]) */
+	MT_ARGS_NMEMB_SIZE,		/* calloc(nmemb, size) */
+	MT_ARGS_PTR_SIZE,		/* realloc(ptr, size), rallocx, xallocx */
+	MT_ARGS_PTR_NMEMB_SIZE,		/* reallocarray(ptr, nmemb, size) */
+	MT_ARGS_ALIGN_SIZE,		/* memalign(align, size), aligned_alloc */
+	MT_ARGS_SIZE_ALIGN,		/* mi_malloc_aligned(size, align), operator new(size, align_val_t) */
+	MT_ARGS_PTR_SIZE_ALIGN,		/* mi_realloc_aligned(ptr, size, align) */
+	MT_ARGS_MEMPTR_ALIGN_SIZE,	/* posix_memalign(&ptr, align, size) */
+	MT_ARGS_FREE,			/* free(ptr), operator delete(ptr[, ...]) */
+	MT_ARGS_FREE_SIZED,		/* sdallocx(ptr, size, flags), operator delete(ptr, size) */
+};
+
+/* A probe's BPF cookie, set by the tracer per attach site: what the entry point is and whose. */
+#define MT_COOKIE(args, func, allocator) ((__u64)(args) | (__u64)(func) << 8 | (__u64)(allocator) << 16)
+#define MT_COOKIE_ARGS(c) ((c) & 0xff)
+#define MT_COOKIE_FUNC(c) (((c) >> 8) & 0xff)
+#define MT_COOKIE_ALLOCATOR(c) (((c) >> 16) & 0xff)
+
+/* Why a file was looked at by the attach worker (mt_attach.reason). */
+enum mt_attach_reason {
+	MT_ATTACH_EXEC = 1,	/* the new executable of an exec */
+	MT_ATTACH_INTERP,	/* its program interpreter (ld.so) */
+	MT_ATTACH_MMAP,		/* an mmap/mprotect with PROT_EXEC */
+};
+
+/* x86-64 registers captured with a stack, in mt_stack.regs order: what DWARF unwinding needs to start. */
+enum mt_reg {
+	MT_REG_IP, MT_REG_SP, MT_REG_BP, MT_REG_BX, MT_REG_R12, MT_REG_R13, MT_REG_R14, MT_REG_R15,
+	MT_REG__COUNT,
+};
+
+#define MT_FP_MAX 127			/* frame-pointer chain entries walked in the kernel */
+#define MT_STACK_BYTES_DEFAULT 8192	/* raw stack bytes copied from sp upward */
+#define MT_STACK_BYTES_MAX 32768	/* cap: a definition must fit a record (hdr.size is 16 bits) */
+#define MT_BUILD_ID_MAX 20
 
 /* States of a process in the BPF map of tracked processes. */
 #define MT_PROC_PENDING_EXEC 0	/* the tracer's child before its exec: memtrack's own pre-exec code is not counted */
@@ -56,6 +126,8 @@ enum mt_drop {
 	MT_DROP_CALLSTATE,	/* per-thread call state map full: an entry went unpaired */
 	MT_DROP_READ,		/* bpf_probe_read_user of posix_memalign's *memptr failed */
 	MT_DROP_TRACKED,	/* a new process could not be added to the tracked map: its events are lost */
+	MT_DROP_ATTACH,		/* an attach request was lost (attach ring full): that file's calls may be missed */
+	MT_DROP_HOLD,		/* a mapping thread could not be held (signal failed): its first calls may be missed */
 	MT_DROP__COUNT = 8,
 };
 
@@ -75,6 +147,7 @@ struct mt_alloc {
 	__u64 size;		/* bytes asked for; calloc/reallocarray: nmemb * size */
 	__u64 old_addr;		/* realloc/reallocarray: the pointer passed in */
 	__u64 align;		/* aligned_alloc/memalign/posix_memalign */
+	__u64 stack;		/* hash of the call path (MT_REC_STACK), 0 without --stacks */
 	__u8 func;		/* enum mt_func */
 	__u8 allocator;		/* enum mt_allocator */
 	__u8 _pad[6];
@@ -113,6 +186,74 @@ struct mt_exit {
 	__u32 _pad;
 };
 
+/* Attach request, BPF -> tracer on the attach ring (not in the artifact): a file not known yet was mapped. */
+struct mt_attach_req {
+	__u64 ts_ns;
+	__u64 dev;
+	__u64 ino;
+	__u64 start;		/* the mapping, to open the file through /proc/PID/map_files even when deleted */
+	__u64 end;
+	__u32 pid;
+	__u32 tid;
+	__u8 reason;		/* enum mt_attach_reason */
+	__u8 held;		/* 1: a SIGSTOP was sent to tid, the tracer suppresses it at its delivery stop */
+	__u8 _pad[6];
+};
+
+/* States of a file in the BPF map of known files. */
+#define MT_FILE_PENDING 1	/* requested: mappers are held until the tracer has looked at it */
+#define MT_FILE_DONE 2		/* probes attached (or none needed): mappers go on */
+
+/* Ts is when BPF saw the mapping (the thread was held from then); resumed_ns when the tracer let it go. */
+struct mt_attach {
+	struct mt_rec_hdr hdr;
+	__u64 dev;		/* the kernel's s_dev of the file's superblock */
+	__u64 ino;
+	__u64 resumed_ns;
+	__u32 probes;		/* uprobes attached to this file (0: no allocator, or attached already) */
+	__u8 kind;		/* enum mt_allocator, 0 when the file holds none */
+	__u8 reason;		/* enum mt_attach_reason */
+	__s16 err;		/* 0, or the -errno that made the attach fail (the thread was resumed anyway) */
+	char path[MT_PATH_MAX];
+};
+
+struct mt_mapping {
+	struct mt_rec_hdr hdr;
+	__u64 start;
+	__u64 end;
+	__u64 pgoff;		/* file offset of start, in bytes */
+	__u64 dev;
+	__u64 ino;
+	__u32 prot;
+	__u32 _pad;
+};
+
+struct mt_file {
+	struct mt_rec_hdr hdr;
+	__u64 dev;
+	__u64 ino;
+	__u8 build_id[MT_BUILD_ID_MAX];
+	__u8 build_id_len;	/* 0: the file has no build-id note */
+	__u8 kind;		/* enum mt_allocator, 0 when the file holds none */
+	__u8 _pad[2];
+	char path[MT_PATH_MAX];
+};
+
+/*
+ * Followed by nfp __u64 return addresses (the frame-pointer chain, innermost first: [sp] at the allocator's entry,
+ * then the chain from bp) and by nbytes raw bytes copied from regs[MT_REG_SP] upward. Allocation records name it
+ * by hash; the same hash may be defined again (LRU eviction in the kernel), readers keep the first.
+ */
+struct mt_stack {
+	struct mt_rec_hdr hdr;
+	__u64 hash;
+	__u64 regs[MT_REG__COUNT];	/* at the allocator's entry: ip is in the allocator, [sp] is its return address */
+	__u32 nbytes;
+	__u16 nfp;
+	__u8 truncated;		/* bit 0: stack bytes stopped at the budget; bit 1: FP chain stopped at MT_FP_MAX */
+	__u8 _pad;
+};
+
 /* Followed by argc NUL-terminated strings; hdr.size covers them. */
 struct mt_session {
 	struct mt_rec_hdr hdr;	/* pid: the command's pid */
@@ -129,7 +270,12 @@ struct mt_end {
 };
 
 _Static_assert(sizeof(struct mt_rec_hdr) == 24, "mt_rec_hdr size");
-_Static_assert(sizeof(struct mt_alloc) == 64, "mt_alloc size");
+_Static_assert(sizeof(struct mt_alloc) == 72, "mt_alloc size");
+_Static_assert(sizeof(struct mt_attach) == 312, "mt_attach size");
+_Static_assert(sizeof(struct mt_attach_req) == 56, "mt_attach_req size");
+_Static_assert(sizeof(struct mt_mapping) == 72, "mt_mapping size");
+_Static_assert(sizeof(struct mt_file) == 320, "mt_file size");
+_Static_assert(sizeof(struct mt_stack) == 104, "mt_stack size");
 _Static_assert(sizeof(struct mt_syscall) == 80, "mt_syscall size");
 _Static_assert(sizeof(struct mt_fork) == 32, "mt_fork size");
 _Static_assert(sizeof(struct mt_exec) == 304, "mt_exec size");

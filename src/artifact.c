@@ -15,6 +15,9 @@
 
 /* Records are stored as host structs and the format is defined as little-endian: the two must agree. */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "events.mtz is little-endian");
+/* Any record must fit in one frame, and the reader must accept every frame the writer makes. */
+_Static_assert(MT_FRAME_MAX_CONTENT >= UINT16_MAX, "a record fits in a frame");
+_Static_assert(MT_FRAME_MAX_CONTENT <= MT_FRAME_READ_LIMIT, "the reader accepts the writer's frames");
 
 #define MT_ZSTD_LEVEL 3
 #define MT_READ_CHUNK (256u << 10)
@@ -77,27 +80,30 @@ struct mt_reader {
 	void *aligned;		/* UINT16_MAX bytes: an aligned copy of a record found at an odd offset */
 };
 
-/* The reader and the writer share this rule, so the writer never produces a file its reader refuses. */
-static size_t rec_min_size(__u16 type)
+/* The reader, the writer and the model share this rule: a record may be longer than its type's struct, never shorter. */
+size_t mt_rec__min_size(unsigned int type)
 {
 	switch (type) {
-	case MT_REC_ALLOC:
-		return sizeof(struct mt_alloc);
-	case MT_REC_SYSCALL:
-		return sizeof(struct mt_syscall);
-	case MT_REC_FORK:
-		return sizeof(struct mt_fork);
-	case MT_REC_EXEC:
-		return sizeof(struct mt_exec);
-	case MT_REC_EXIT:
-		return sizeof(struct mt_exit);
-	case MT_REC_SESSION:
-		return sizeof(struct mt_session);
-	case MT_REC_END:
-		return sizeof(struct mt_end);
-	default:
-		return sizeof(struct mt_rec_hdr);
+	case MT_REC_ALLOC: return sizeof(struct mt_alloc);
+	case MT_REC_SYSCALL: return sizeof(struct mt_syscall);
+	case MT_REC_FORK: return sizeof(struct mt_fork);
+	case MT_REC_EXEC: return sizeof(struct mt_exec);
+	case MT_REC_EXIT: return sizeof(struct mt_exit);
+	case MT_REC_SESSION: return sizeof(struct mt_session);
+	case MT_REC_END: return sizeof(struct mt_end);
+	case MT_REC_ATTACH: return sizeof(struct mt_attach);
+	case MT_REC_MAPPING: return sizeof(struct mt_mapping);
+	case MT_REC_FILE: return sizeof(struct mt_file);
+	case MT_REC_STACK: return sizeof(struct mt_stack);
+	default: return 0;
 	}
+}
+
+static size_t rec_min_size(__u16 type)
+{
+	size_t min = mt_rec__min_size(type);
+
+	return min ? min : sizeof(struct mt_rec_hdr);
 }
 
 static int write_full(int fd, const void *buf, size_t len)
@@ -325,6 +331,7 @@ static uint64_t reader_offset(const struct mt_reader *r)
 static ssize_t reader_fill(struct mt_reader *r, size_t want)
 {
 	ssize_t n;
+	int err;
 
 	while (r->in_len - r->in_pos < want && !r->eof) {
 		if (r->in_pos) {
@@ -336,9 +343,11 @@ static ssize_t reader_fill(struct mt_reader *r, size_t want)
 		n = read(r->fd, r->in + r->in_len, MT_READ_CHUNK - r->in_len);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
-			return reader_fail(r, -errno, "cannot read %s at byte %llu: %s", r->name,
-					   (unsigned long long)(r->in_off + r->in_len), strerror(errno));
+		if (n < 0) {
+			err = -errno;
+			return reader_fail(r, err, "cannot read %s at byte %llu: %s", r->name,
+					   (unsigned long long)(r->in_off + r->in_len), strerror(-err));
+		}
 		r->eof = n == 0;
 		r->in_len += n;
 	}
@@ -395,7 +404,7 @@ static int read_header(struct mt_reader *r)
 	return 0;
 }
 
-/* Passes over a skippable frame (room for a future index); its absence of records makes it neither good nor bad. */
+/* Passes over a skippable frame (room for a future index): it counts in good_bytes, not in frames. */
 static int skip_frame(struct mt_reader *r, size_t avail)
 {
 	__u32 size;

@@ -38,6 +38,9 @@ struct mt_read_status {
 	char reason[160];
 };
 
+/* sizeof the struct of a record type, or 0 for a type this version does not know. */
+size_t mt_rec__min_size(unsigned int type);
+
 /* Called once per record, in file order; a non-zero return stops the read and is returned. */
 typedef int (*mt_record_fn)(const struct mt_rec_hdr *rec, void *ctx);
 

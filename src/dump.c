@@ -11,14 +11,14 @@ static void dump_alloc(struct mt_json *j, const struct mt_alloc *a)
 {
 	const char *name = mt_func__name(a->func), *allocator = mt_allocator__name(a->allocator);
 	bool known = name != NULL;
-	bool is_realloc = a->func == MT_FN_REALLOC || a->func == MT_FN_REALLOCARRAY;
+	bool is_realloc = mt_func__is_realloc(a->func);
 	bool aligned = a->func == MT_FN_ALIGNED_ALLOC || a->func == MT_FN_MEMALIGN || a->func == MT_FN_POSIX_MEMALIGN;
 
 	mt_json__kv_string(j, "event", known ? name : "alloc");
 	if (!known)
 		mt_json__kv_u64(j, "func", a->func);
 	mt_json__kv_u64(j, "addr", a->addr);
-	if (a->func != MT_FN_FREE)
+	if (!mt_func__is_free(a->func) || a->size)	/* sized frees say the size their caller gave */
 		mt_json__kv_u64(j, "size", a->size);
 	if (is_realloc || !known)
 		mt_json__kv_u64(j, "old_addr", a->old_addr);
@@ -102,6 +102,55 @@ static void dump_end(struct mt_json *j, const struct mt_end *e)
 	mt_json__kv_i64(j, "raw_status", e->status);
 }
 
+static const char *const attach_reasons[] = {
+	[MT_ATTACH_EXEC] = "exec", [MT_ATTACH_INTERP] = "interpreter", [MT_ATTACH_MMAP] = "mmap",
+};
+
+/* The attach log: ts is when the file was mapped (and its thread held), resumed_ns when the thread went on. */
+static void dump_attach(struct mt_json *j, const struct mt_attach *a)
+{
+	const char *kind = mt_allocator__name(a->kind);
+
+	mt_json__kv_string(j, "event", "attach");
+	mt_json__kv_string_n(j, "path", a->path, sizeof(a->path));
+	mt_json__kv_u64(j, "dev", a->dev);
+	mt_json__kv_u64(j, "ino", a->ino);
+	mt_json__kv_string(j, "reason", a->reason < 4 && attach_reasons[a->reason] ? attach_reasons[a->reason] : "?");
+	mt_json__kv_string(j, "kind", kind ? kind : "none");
+	mt_json__kv_u64(j, "probes", a->probes);
+	mt_json__kv_u64(j, "resumed_ns", a->resumed_ns);
+	if (a->err)
+		mt_json__kv_i64(j, "error", a->err);
+}
+
+static void dump_mapping(struct mt_json *j, const struct mt_mapping *m)
+{
+	mt_json__kv_string(j, "event", "mapping");
+	mt_json__kv_u64(j, "start", m->start);
+	mt_json__kv_u64(j, "end", m->end);
+	mt_json__kv_u64(j, "pgoff", m->pgoff);
+	mt_json__kv_u64(j, "dev", m->dev);
+	mt_json__kv_u64(j, "ino", m->ino);
+	mt_json__kv_u64(j, "prot", m->prot);
+}
+
+static void dump_file(struct mt_json *j, const struct mt_file *f)
+{
+	char hex[2 * MT_BUILD_ID_MAX + 1];
+	unsigned int i, n = f->build_id_len < MT_BUILD_ID_MAX ? f->build_id_len : MT_BUILD_ID_MAX;
+	const char *kind = mt_allocator__name(f->kind);
+
+	for (i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", f->build_id[i]);
+	hex[2 * n] = 0;
+	mt_json__kv_string(j, "event", "file");
+	mt_json__kv_string_n(j, "path", f->path, sizeof(f->path));
+	mt_json__kv_u64(j, "dev", f->dev);
+	mt_json__kv_u64(j, "ino", f->ino);
+	mt_json__kv_string(j, "build_id", hex);
+	mt_json__kv_string(j, "kind", kind ? kind : "none");
+}
+
 static void dump_body(struct mt_json *j, const struct mt_rec_hdr *rec)
 {
 	size_t min = mt_rec__min_size(rec->type);
@@ -123,6 +172,9 @@ static void dump_body(struct mt_json *j, const struct mt_rec_hdr *rec)
 	case MT_REC_EXIT: dump_exit(j, (const struct mt_exit *)rec); break;
 	case MT_REC_SESSION: dump_session(j, (const struct mt_session *)rec); break;
 	case MT_REC_END: dump_end(j, (const struct mt_end *)rec); break;
+	case MT_REC_ATTACH: dump_attach(j, (const struct mt_attach *)rec); break;
+	case MT_REC_MAPPING: dump_mapping(j, (const struct mt_mapping *)rec); break;
+	case MT_REC_FILE: dump_file(j, (const struct mt_file *)rec); break;
 	}
 }
 

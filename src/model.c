@@ -519,12 +519,12 @@ static void heap_leak_all(struct mt_model *m, struct proc *p)
 
 static int apply_alloc(struct mt_model *m, const struct mt_alloc *a)
 {
-	bool is_realloc = a->func == MT_FN_REALLOC || a->func == MT_FN_REALLOCARRAY;
+	bool is_realloc = mt_func__is_realloc(a->func);
 	struct proc *p = proc_get(m, a->hdr.pid);
 
 	if (!p)
 		return -ENOMEM;
-	if (a->func == MT_FN_FREE) {
+	if (mt_func__is_free(a->func)) {
 		if (a->addr)
 			heap_free(m, p, a->addr);
 		return 0;
@@ -687,20 +687,6 @@ static void apply_end(struct mt_model *m, const struct mt_end *e)
 	}
 }
 
-size_t mt_rec__min_size(unsigned int type)
-{
-	switch (type) {
-	case MT_REC_ALLOC: return sizeof(struct mt_alloc);
-	case MT_REC_SYSCALL: return sizeof(struct mt_syscall);
-	case MT_REC_FORK: return sizeof(struct mt_fork);
-	case MT_REC_EXEC: return sizeof(struct mt_exec);
-	case MT_REC_EXIT: return sizeof(struct mt_exit);
-	case MT_REC_SESSION: return sizeof(struct mt_session);
-	case MT_REC_END: return sizeof(struct mt_end);
-	default: return 0;
-	}
-}
-
 /* Accounts one record, in time order (the reorder window's callback). */
 static int model_apply(const struct mt_rec_hdr *rec, void *ctx)
 {
@@ -835,11 +821,25 @@ static const char *const func_names[MT_FN__COUNT] = {
 	[MT_FN_VALLOC] = "valloc",
 	[MT_FN_PVALLOC] = "pvalloc",
 	[MT_FN_FREE] = "free",
+	[MT_FN_NEW] = "new",
+	[MT_FN_NEW_ARRAY] = "new_array",
+	[MT_FN_DELETE] = "delete",
+	[MT_FN_DELETE_ARRAY] = "delete_array",
+	[MT_FN_MALLOCX] = "mallocx",
+	[MT_FN_RALLOCX] = "rallocx",
+	[MT_FN_XALLOCX] = "xallocx",
+	[MT_FN_DALLOCX] = "dallocx",
+	[MT_FN_SDALLOCX] = "sdallocx",
 };
 
 /* Indexed by enum mt_allocator; add a name with each new allocator. */
 static const char *const allocator_names[] = {
 	[MT_ALLOCATOR_GLIBC] = "glibc",
+	[MT_ALLOCATOR_JEMALLOC] = "jemalloc",
+	[MT_ALLOCATOR_MIMALLOC] = "mimalloc",
+	[MT_ALLOCATOR_TCMALLOC] = "tcmalloc",
+	[MT_ALLOCATOR_LIBSTDCXX] = "libstdc++",
+	[MT_ALLOCATOR_LIBCXX] = "libc++",
 };
 
 static const char *const drop_names[MT_DROP__COUNT] = {
@@ -847,6 +847,8 @@ static const char *const drop_names[MT_DROP__COUNT] = {
 	[MT_DROP_CALLSTATE] = "callstate",
 	[MT_DROP_READ] = "read",
 	[MT_DROP_TRACKED] = "tracked",
+	[MT_DROP_ATTACH] = "attach",
+	[MT_DROP_HOLD] = "hold",
 };
 
 const char *mt_func__name(unsigned int func)

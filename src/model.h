@@ -117,9 +117,6 @@ const struct mt_proc *mt_model__find_proc(const struct mt_model *m, uint32_t pid
  */
 const char *mt_session__next_arg(const struct mt_session *s, size_t *pos, size_t *len);
 
-/* sizeof the struct of a record type, or 0 for an unknown type. */
-size_t mt_rec__min_size(unsigned int type);
-
 /* Names used by report and dump; NULL for values without a name. */
 const char *mt_func__name(unsigned int func);		/* enum mt_func: "malloc", ..., "free" */
 const char *mt_allocator__name(unsigned int allocator);	/* enum mt_allocator: "glibc" */

@@ -357,19 +357,21 @@ int mt_report__exit_status(const char *dir, int err, const struct mt_read_status
 
 static void report_usage(FILE *f)
 {
-	fputs("usage: memtrack report [--json] DIR\n"
+	fputs("usage: memtrack report [--json | --attach] DIR\n"
 	      "Heap allocation statistics of a recorded run: totals, then one row per process.\n"
 	      "  --json      one JSON object {\"totals\": {...}, \"processes\": [...]} instead of text\n"
+	      "  --attach    the attach log instead: each file looked at, its probes, how long its thread was held\n"
 	      "  -h, --help  this text\n"
 	      "Exit status: 0; 1 when DIR is damaged (the report covers the records before the damage);\n"
 	      "2 when DIR cannot be read or the command line is wrong.\n", f);
 }
 
 /* 0: go on; 1: --help was printed; -EINVAL: a usage error was reported. */
-static int report_args(int argc, char **argv, bool *json, const char **dir)
+static int report_args(int argc, char **argv, bool *json, bool *attach, const char **dir)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "attach", no_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -380,6 +382,8 @@ static int report_args(int argc, char **argv, bool *json, const char **dir)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'j') {
 			*json = true;
+		} else if (c == 'a') {
+			*attach = true;
 		} else if (c == 'h') {
 			report_usage(stdout);
 			return 1;
@@ -405,12 +409,14 @@ int mt_cmd_report(int argc, char **argv)
 	struct mt_read_status st;
 	struct mt_model *m;
 	const char *dir;
-	bool json = false;
+	bool json = false, attach = false;
 	int err, ret;
 
-	ret = report_args(argc, argv, &json, &dir);
+	ret = report_args(argc, argv, &json, &attach, &dir);
 	if (ret)
 		return ret > 0 ? 0 : 2;
+	if (attach)
+		return mt_report__exit_status(dir, mt_report__attach(stdout, dir, &st), &st, "report");
 	err = mt_model__load(dir, &m, &st);
 	if (!m)
 		return mt_report__exit_status(dir, err, &st, "report");

@@ -13,6 +13,8 @@
 int mt_report__text(FILE *f, const struct mt_model *m, const char *label);
 /* The --json report: one object {"totals": {...}, "processes": [...]} and a newline. 0 or -EIO. */
 int mt_report__json(FILE *f, const struct mt_model *m);
+/* The attach log of DIR as a table (attach_report.c). Returns what mt_artifact__read returned. */
+int mt_report__attach(FILE *f, const char *dir, struct mt_read_status *st);
 /* The end-of-run summary of `memtrack record` (three lines, each "memtrack: ..."). 0 or -EIO. */
 int mt_report__summary(FILE *f, const struct mt_model *m, const char *dir);
 /* {"ringbuf": N, "callstate": N, "read": N}, plus "drop_<i>" for unnamed causes that are not 0. */

@@ -517,6 +517,7 @@ static void test_bad_records(void **state)
 	static const struct { uint16_t type, size; size_t len; } cases[] = {
 		{ MT_REC_SESSION, 24, 24 },	/* shorter than struct mt_session */
 		{ MT_REC_EXEC, 300, 300 },	/* shorter than struct mt_exec */
+		{ MT_REC_STACK, 100, 100 },	/* shorter than struct mt_stack */
 		{ 99, 16, 16 },			/* shorter than the common header */
 		{ 99, 0, 64 },			/* size 0 would never advance */
 		{ 99, 200, 100 },		/* runs past the frame */

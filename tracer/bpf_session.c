@@ -1,11 +1,15 @@
 /* bpf_session.c — the BPF programs' lifecycle: open, size the ring, load, attach, track pids, read drops, destroy. */
 #include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <sys/syscall.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -14,11 +18,16 @@
 #include "tracer.h"
 
 #define MT_MAX_LINKS 32
+#define MT_MAX_LINK_FDS 512
+#define MT_BPF_TRACE_UPROBE_MULTI 48	/* enum bpf_attach_type in kernels 6.6+; Debian 12's uapi predates it */
+#define MT_BPF_F_UPROBE_MULTI_RETURN 1	/* two per allocator file mapped by the tree */
 
 struct bpf_session {
 	struct memtrack_bpf *skel;
 	struct bpf_link *links[MT_MAX_LINKS];
 	size_t nlinks;
+	int fds[MT_MAX_LINK_FDS];	/* uprobe_multi links */
+	size_t nfds;
 };
 
 /* libbpf speaks through the same pr_* family; its debug chatter only with -v. */
@@ -82,6 +91,8 @@ struct bpf_session *bpf_session__open(size_t ring_bytes)
 		goto free_session;
 	}
 	bpf_map__set_max_entries(s->skel->maps.rb, ring_bytes);
+	bpf_program__set_expected_attach_type(s->skel->progs.alloc_enter, MT_BPF_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(s->skel->progs.alloc_return, MT_BPF_TRACE_UPROBE_MULTI);
 	s->skel->rodata->wakeup_bytes = ring_bytes / 16;
 	err = memtrack_bpf__load(s->skel);
 	if (err) {
@@ -103,62 +114,109 @@ free_session:
 	return NULL;
 }
 
-static int uprobe__attach(struct bpf_session *s, struct bpf_program *prog, bool ret, const char *path,
-			  uint64_t off)
-{
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = ret);
-	int err = session__add_link(s, bpf_program__attach_uprobe_opts(prog, -1, path, off, &opts));
-
-	if (err == -EINVAL)
-		pr_err("cannot attach a uprobe to %s at 0x%lx: %s (another tool's uprobe at the same offset with a "
-		       "different ref_ctr_offset does this: dmesg says \"ref_ctr_offset mismatch\")\n",
-		       path, (unsigned long)off, strerror(-err));
-	else if (err)
-		pr_err("cannot attach a uprobe to %s at 0x%lx: %s\n", path, (unsigned long)off, strerror(-err));
-	return err;
-}
-
-/* The glibc entry points, in the order that names a shared offset: glibc 2.36 aliases aligned_alloc to memalign. */
-static const char *const glibc_names[] = {
-	"malloc", "calloc", "realloc", "reallocarray", "memalign", "aligned_alloc",
-	"posix_memalign", "valloc", "pvalloc", "free",
+/* libbpf 1.1 has no uprobe_multi API: the link is made with the bpf syscall; this is the uapi layout of 6.6+. */
+struct uprobe_multi_attr {
+	__u32 prog_fd;
+	__u32 target_fd;
+	__u32 attach_type;
+	__u32 flags;
+	__u64 path;
+	__u64 offsets;
+	__u64 ref_ctr_offsets;
+	__u64 cookies;
+	__u32 cnt;
+	__u32 um_flags;
+	__u32 pid;
 };
-#define GLIBC_N (sizeof(glibc_names) / sizeof(glibc_names[0]))
 
-static bool offset__seen(const uint64_t *offs, size_t i)
+/*
+ * One multi-uprobe link per file and direction: a link's detach waits for one RCU grace period however many sites
+ * it holds, where one perf-event uprobe per site waited for one each (~100 ms apiece here).
+ */
+static int uprobe_multi__link(const struct bpf_program *prog, const char *path, const unsigned long *offs,
+			      const __u64 *cookies, size_t n, bool ret)
 {
-	size_t k;
+	union bpf_attr attr;
+	struct uprobe_multi_attr *um = (void *)&attr.link_create;
+	int fd;
 
-	for (k = 0; k < i; k++)
-		if (offs[k] == offs[i])
-			return true;
-	return false;
+	_Static_assert(sizeof(struct uprobe_multi_attr) <= sizeof(attr) - offsetof(union bpf_attr, link_create),
+		       "uprobe_multi attr fits");
+	memset(&attr, 0, sizeof(attr));
+	um->prog_fd = bpf_program__fd(prog);
+	um->attach_type = MT_BPF_TRACE_UPROBE_MULTI;
+	um->path = (unsigned long)path;
+	um->offsets = (unsigned long)offs;
+	um->cookies = (unsigned long)cookies;
+	um->cnt = n;
+	um->um_flags = ret ? MT_BPF_F_UPROBE_MULTI_RETURN : 0;
+	fd = syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	return fd < 0 ? -errno : fd;
 }
 
-int bpf_session__attach_glibc(struct bpf_session *s, const char *libc_path)
+static int session__add_fd(struct bpf_session *s, int fd)
 {
-	struct bpf_program *enter[GLIBC_N] = {
-		s->skel->progs.malloc_enter, s->skel->progs.calloc_enter, s->skel->progs.realloc_enter,
-		s->skel->progs.reallocarray_enter, s->skel->progs.memalign_enter,
-		s->skel->progs.aligned_alloc_enter, s->skel->progs.posix_memalign_enter,
-		s->skel->progs.valloc_enter, s->skel->progs.pvalloc_enter, s->skel->progs.free_enter,
-	};
-	uint64_t offs[GLIBC_N];
-	size_t i;
-	int err = elf_symbols__offsets(libc_path, glibc_names, GLIBC_N, offs);
-
-	if (err)
-		return err;
-	for (i = 0; i < GLIBC_N; i++) {
-		if (!offs[i] || offset__seen(offs, i))
-			continue;
-		err = uprobe__attach(s, enter[i], false, libc_path, offs[i]);
-		if (!err && enter[i] != s->skel->progs.free_enter)
-			err = uprobe__attach(s, s->skel->progs.alloc_return, true, libc_path, offs[i]);
-		if (err)
-			return err;
+	if (s->nfds == MT_MAX_LINK_FDS) {
+		close(fd);
+		return -E2BIG;
 	}
+	s->fds[s->nfds++] = fd;
 	return 0;
+}
+
+static void plan__explain(const char *path, int err)
+{
+	if (err == -EINVAL)
+		pr_err("cannot attach uprobes to %s: %s (another tool's uprobe at one of these offsets with a "
+		       "different ref_ctr_offset does this: dmesg says \"ref_ctr_offset mismatch\")\n",
+		       path, strerror(-err));
+	else
+		pr_err("cannot attach uprobes to %s: %s\n", path, strerror(-err));
+}
+
+int bpf_session__attach_plan(struct bpf_session *s, const char *path, const struct alloc_plan *plan)
+{
+	unsigned long offs[MT_PLAN_MAX], roffs[MT_PLAN_MAX];
+	__u64 cookies[MT_PLAN_MAX], rcookies[MT_PLAN_MAX];
+	size_t i, n = 0, rn = 0;
+	int fd;
+
+	for (i = 0; i < plan->n; i++) {
+		offs[n] = plan->sites[i].offset;
+		cookies[n++] = plan->sites[i].cookie;
+		if (plan->sites[i].ret) {
+			roffs[rn] = plan->sites[i].offset;
+			rcookies[rn++] = plan->sites[i].cookie;
+		}
+	}
+	if (!n)
+		return 0;
+	/* Returns first: an entry must never save a call whose return nobody sees. */
+	fd = rn ? uprobe_multi__link(s->skel->progs.alloc_return, path, roffs, rcookies, rn, true) : 0;
+	if (fd >= 0 && rn)
+		fd = session__add_fd(s, fd);
+	if (fd >= 0)
+		fd = uprobe_multi__link(s->skel->progs.alloc_enter, path, offs, cookies, n, false);
+	if (fd < 0) {
+		plan__explain(path, fd);
+		return fd;
+	}
+	return session__add_fd(s, fd);
+}
+
+int bpf_session__file_done(struct bpf_session *s, uint64_t dev, uint64_t ino)
+{
+	__u64 key[2] = { dev, ino };
+	__u32 state = MT_FILE_DONE;
+
+	if (bpf_map__update_elem(s->skel->maps.known_files, key, sizeof(key), &state, sizeof(state), BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+struct bpf_map *bpf_session__attach_map(const struct bpf_session *s)
+{
+	return s->skel->maps.attach_rb;
 }
 
 int bpf_session__track(struct bpf_session *s, pid_t pid)
@@ -194,13 +252,37 @@ int bpf_session__drops(const struct bpf_session *s, __u64 drops[MT_DROP__COUNT])
 	return 0;
 }
 
+static void *fd__close_thread(void *fd)
+{
+	close((int)(long)fd);
+	return NULL;
+}
+
+/* Each link's detach waits for an RCU grace period: closing them from one thread each lets the waits overlap. */
+static void session__close_fds(struct bpf_session *s)
+{
+	pthread_t threads[MT_MAX_LINK_FDS];
+	bool started[MT_MAX_LINK_FDS];
+	size_t i;
+
+	for (i = 0; i < s->nfds; i++)
+		started[i] = !pthread_create(&threads[i], NULL, fd__close_thread, (void *)(long)s->fds[i]);
+	for (i = 0; i < s->nfds; i++) {
+		if (started[i])
+			pthread_join(threads[i], NULL);
+		else
+			close(s->fds[i]);
+	}
+	s->nfds = 0;
+}
+
 void bpf_session__close(struct bpf_session *s)
 {
 	size_t i;
 
 	if (!s)
 		return;
-	/* Each uprobe link waits for an RCU grace period under a kernel mutex (~100 ms each here, serialised). */
+	session__close_fds(s);
 	for (i = 0; i < s->nlinks; i++)
 		bpf_link__destroy(s->links[i]);
 	memtrack_bpf__destroy(s->skel);

@@ -19,6 +19,7 @@ struct pidset {
 struct consumer {
 	struct ring_buffer *rb;
 	struct mt_writer *w;
+	struct attach *attach;
 	struct pidset procs;
 	uint64_t records;
 	int err;		/* first writer failure: recording goes on, the end says so */
@@ -79,7 +80,9 @@ static int consumer__on_record(void *ctx, void *data, size_t size)
 	if (h->type == MT_REC_FORK && h->size >= sizeof(struct mt_fork))
 		pidset__add(&c->procs, ((const struct mt_fork *)data)->child);
 	err = mt_writer__append(c->w, data, h->size);
-	if (err && !c->err) {
+	if (err == -EINVAL) {
+		pr_warn("a malformed record (type %u, %u bytes) from the kernel was not written\n", h->type, h->size);
+	} else if (err && !c->err) {
 		c->err = err;
 		pr_err("cannot write the artifact: %s; events from now on are lost\n", strerror(-err));
 	}
@@ -87,7 +90,16 @@ static int consumer__on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-struct consumer *consumer__new(struct bpf_session *s, struct mt_writer *w)
+static int consumer__on_attach(void *ctx, void *data, size_t size)
+{
+	struct consumer *c = ctx;
+
+	if (size >= sizeof(struct mt_attach_req))
+		attach__on_request(c->attach, data);
+	return 0;
+}
+
+struct consumer *consumer__new(struct bpf_session *s, struct mt_writer *w, struct attach *a)
 {
 	struct consumer *c = calloc(1, sizeof(*c));
 	int err;
@@ -95,14 +107,25 @@ struct consumer *consumer__new(struct bpf_session *s, struct mt_writer *w)
 	if (!c)
 		return NULL;
 	c->w = w;
+	c->attach = a;
 	c->rb = ring_buffer__new(bpf_map__fd(bpf_session__ring_map(s)), consumer__on_record, c, NULL);
-	if (!c->rb) {
-		err = -errno;
-		free(c);
-		errno = -err;
-		return NULL;
-	}
+	if (!c->rb)
+		goto fail;
+	if (ring_buffer__add(c->rb, bpf_map__fd(bpf_session__attach_map(s)), consumer__on_attach, c))
+		goto free_rb;
 	return c;
+
+free_rb:
+	err = -errno;
+	ring_buffer__free(c->rb);
+	free(c);
+	errno = -err;
+	return NULL;
+fail:
+	err = -errno;
+	free(c);
+	errno = -err;
+	return NULL;
 }
 
 int consumer__fd(const struct consumer *c)

@@ -28,11 +28,17 @@ static int vaddr__to_offset(Elf *elf, GElf_Addr vaddr, uint64_t *off)
 	return -ENOENT;
 }
 
-static void symtab__match(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char *const *names, size_t n,
-			  uint64_t *offsets)
+struct sym_scan {
+	Elf *elf;
+	elf_symbol_fn fn;
+	void *ctx;
+};
+
+static void symtab__walk(struct sym_scan *sc, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t i, k, count;
+	size_t i, count;
+	uint64_t off;
 	GElf_Sym sym;
 	const char *name;
 
@@ -44,52 +50,71 @@ static void symtab__match(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const cha
 			continue;
 		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC && GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC)
 			continue;
-		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name)
-			continue;
-		for (k = 0; k < n; k++) {
-			if (!offsets[k] && !strcmp(name, names[k]))
-				vaddr__to_offset(elf, sym.st_value, &offsets[k]);
-		}
+		name = elf_strptr(sc->elf, sh->sh_link, sym.st_name);
+		if (name && *name && !vaddr__to_offset(sc->elf, sym.st_value, &off))
+			sc->fn(name, off, sc->ctx);
 	}
 }
 
-static int elf__scan(Elf *elf, const char *const *names, size_t n, uint64_t *offsets)
+static int elf__scan(struct sym_scan *sc)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 
-	while ((scn = elf_nextscn(elf, scn))) {
+	while ((scn = elf_nextscn(sc->elf, scn))) {
 		if (!gelf_getshdr(scn, &sh))
 			return -ENOEXEC;
 		if (sh.sh_type == SHT_DYNSYM || sh.sh_type == SHT_SYMTAB)
-			symtab__match(elf, scn, &sh, names, n, offsets);
+			symtab__walk(sc, scn, &sh);
 	}
 	return 0;
 }
 
-int elf_symbols__offsets(const char *path, const char *const *names, size_t n, uint64_t *offsets)
+int elf_symbols__each(const char *path, elf_symbol_fn fn, void *ctx)
 {
+	struct sym_scan sc = { .fn = fn, .ctx = ctx };
 	int fd, err;
-	Elf *elf;
 
-	memset(offsets, 0, n * sizeof(*offsets));
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -ENOEXEC;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+	sc.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!sc.elf || elf_kind(sc.elf) != ELF_K_ELF) {
 		pr_warn("%s: not an ELF file: %s\n", path, elf_errmsg(-1));
 		err = -ENOEXEC;
 		goto close_fd;
 	}
-	err = elf__scan(elf, names, n, offsets);
+	err = elf__scan(&sc);
 	if (err)
 		pr_warn("%s: cannot read its sections: %s\n", path, elf_errmsg(-1));
-	elf_end(elf);
 close_fd:
+	elf_end(sc.elf);
 	close(fd);
 	return err;
+}
+
+struct offsets_ctx {
+	const char *const *names;
+	size_t n;
+	uint64_t *offsets;
+};
+
+static void offsets__match(const char *name, uint64_t off, void *data)
+{
+	struct offsets_ctx *c = data;
+	size_t k;
+
+	for (k = 0; k < c->n; k++)
+		if (!c->offsets[k] && !strcmp(name, c->names[k]))
+			c->offsets[k] = off;
+}
+
+int elf_symbols__offsets(const char *path, const char *const *names, size_t n, uint64_t *offsets)
+{
+	struct offsets_ctx c = { names, n, offsets };
+
+	memset(offsets, 0, n * sizeof(*offsets));
+	return elf_symbols__each(path, offsets__match, &c);
 }

@@ -43,6 +43,29 @@ static void tracee__resume(pid_t pid, int req, int sig)
 		pr_warn("ptrace(%d) on %d failed: %s\n", req, pid, strerror(errno));
 }
 
+/* The new image's executable and interpreter were requested by BPF before this stop: attach, then go on. */
+static void loop__on_exec(struct loop_state *st, pid_t pid)
+{
+	if (pid == st->l->sp->pid)
+		st->root_execd = true;
+	consumer__drain(st->l->cons);
+	attach__on_exec_stop(st->l->attach, pid);
+}
+
+/*
+ * BPF holds a thread that mapped an unknown file with a SIGSTOP from the kernel (SI_KERNEL), after queueing its
+ * request; a SIGSTOP from a process (SI_USER, SI_TKILL) is job control and goes through unchanged.
+ */
+static bool loop__is_hold(struct loop_state *st, pid_t tid)
+{
+	siginfo_t si;
+
+	if (ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) || si.si_code != SI_KERNEL)
+		return false;
+	consumer__drain(st->l->cons);
+	return attach__on_hold_stop(st->l->attach, tid);
+}
+
 static void loop__on_stop(struct loop_state *st, pid_t pid, int status)
 {
 	int sig = WSTOPSIG(status), event = (unsigned)status >> 16;
@@ -54,8 +77,12 @@ static void loop__on_stop(struct loop_state *st, pid_t pid, int status)
 		return;
 	}
 	if (event) {
-		if (event == PTRACE_EVENT_EXEC && pid == root)
-			st->root_execd = true;
+		if (event == PTRACE_EVENT_EXEC)
+			loop__on_exec(st, pid);
+		tracee__resume(pid, PTRACE_CONT, 0);
+		return;
+	}
+	if (sig == SIGSTOP && loop__is_hold(st, pid)) {
 		tracee__resume(pid, PTRACE_CONT, 0);
 		return;
 	}
@@ -78,6 +105,7 @@ static void loop__on_exit(struct loop_state *st, pid_t pid, int status)
 	}
 	/* Everything the process did is in the ring by now; drain it so its exit record comes last. */
 	consumer__drain(l->cons);
+	attach__on_exit(l->attach, pid);
 	if (!consumer__is_process(l->cons, pid))
 		return;
 	e.hdr.ts_ns = now_ns();

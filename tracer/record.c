@@ -76,24 +76,6 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 	return 0;
 }
 
-static int libc__find_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size;
-	if (strstr(info->dlpi_name, "/libc.so.")) {
-		snprintf(data, PATH_MAX, "%s", info->dlpi_name);
-		return 1;
-	}
-	return 0;
-}
-
-/* The glibc that memtrack itself runs on is the one the system's programs use. */
-static int libc__find(char path[PATH_MAX])
-{
-	path[0] = 0;
-	dl_iterate_phdr(libc__find_cb, path);
-	return path[0] ? 0 : -ENOENT;
-}
-
 static int session__write(struct mt_writer *w, pid_t pid, char *const *argv)
 {
 	size_t i, len = sizeof(struct mt_session);
@@ -104,8 +86,9 @@ static int session__write(struct mt_writer *w, pid_t pid, char *const *argv)
 
 	for (i = 0; argv[i]; i++)
 		len += strlen(argv[i]) + 1;
-	if (len > UINT16_MAX)
-		len = UINT16_MAX;
+	len = (len + 7) & ~(size_t)7;	/* keeps the records after it 8-byte aligned for readers */
+	if (len > UINT16_MAX - 7)
+		len = UINT16_MAX - 7;
 	s = calloc(1, len);
 	if (!s)
 		return -ENOMEM;
@@ -149,30 +132,21 @@ struct record {
 	struct spawn sp;
 	struct mt_writer *w;
 	struct consumer *cons;
+	struct attach *attach;
 	sigset_t orig_mask;
 	int sig_fd;
 	char dir[PATH_MAX];
 };
 
+/* Nothing is probed yet: allocators are attached as the tree maps them. */
 static int record__setup_bpf(struct record *r)
 {
-	char libc[PATH_MAX];
 	int err = privileges__check();
 
 	if (err)
 		return err;
-	err = libc__find(libc);
-	if (err) {
-		pr_err("cannot find the C library memtrack runs on\n");
-		return err;
-	}
 	r->bpf = bpf_session__open(r->opt.ring_bytes);
-	if (!r->bpf)
-		return -errno;
-	err = bpf_session__attach_glibc(r->bpf, libc);
-	if (err)
-		pr_err("cannot attach the glibc probes to %s: %s\n", libc, strerror(-err));
-	return err;
+	return r->bpf ? 0 : -errno;
 }
 
 /* Blocked before fork so that no SIGCHLD is missed; the child restores the original mask before exec. */
@@ -212,7 +186,10 @@ static int record__start(struct record *r)
 		err = bpf_session__track(r->bpf, r->sp.pid);
 	if (err)
 		return err;
-	r->cons = consumer__new(r->bpf, r->w);
+	r->attach = attach__new(r->bpf, r->w);
+	if (!r->attach)
+		return -errno;
+	r->cons = consumer__new(r->bpf, r->w, r->attach);
 	if (!r->cons)
 		return -errno;
 	consumer__add_process(r->cons, r->sp.pid);
@@ -230,9 +207,12 @@ static int exit__code(int status)
 
 static int record__finish(struct record *r, int status)
 {
-	int err = end__write(r->w, r->bpf, r->sp.pid, status);
-	int close_err = mt_writer__close(r->w);
+	int err, close_err;
 
+	attach__free(r->attach);
+	r->attach = NULL;
+	err = end__write(r->w, r->bpf, r->sp.pid, status);
+	close_err = mt_writer__close(r->w);
 	r->w = NULL;
 	err = err ? err : close_err;
 	if (err)
@@ -245,6 +225,7 @@ static void record__cleanup(struct record *r)
 	if (r->sp.pid > 0 && r->w)
 		kill(r->sp.pid, SIGKILL);
 	consumer__free(r->cons);
+	attach__free(r->attach);
 	mt_writer__close(r->w);
 	bpf_session__close(r->bpf);
 	if (r->sig_fd >= 0)
@@ -267,7 +248,7 @@ static void record__summary(const char *dir)
 
 static int record__trace(struct record *r)
 {
-	struct trace_loop l = { .sp = &r->sp, .cons = r->cons, .w = r->w, .sig_fd = r->sig_fd };
+	struct trace_loop l = { .sp = &r->sp, .cons = r->cons, .attach = r->attach, .w = r->w, .sig_fd = r->sig_fd };
 	int err = trace_loop__run(&l);
 
 	if (err) {

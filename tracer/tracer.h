@@ -19,21 +19,50 @@ struct mt_options {
 /* privileges.c: 0, or -EPERM / -ENOENT with the reason already printed. */
 int privileges__check(void);
 
-/* elf_symbols.c: file offsets of defined function symbols (0 where a name is absent). 0 or -errno. */
+/* elf_symbols.c: defined function symbols of an ELF file (.dynsym and .symtab), with their file offsets. */
+typedef void (*elf_symbol_fn)(const char *name, uint64_t offset, void *ctx);
+int elf_symbols__each(const char *path, elf_symbol_fn fn, void *ctx);
+/* File offsets of the named symbols (0 where a name is absent). 0 or -errno. */
 int elf_symbols__offsets(const char *path, const char *const *names, size_t n, uint64_t *offsets);
+
+/* allocators.c: what to probe in a file: its allocator kind and one site per entry point (deduplicated). */
+#define MT_PLAN_MAX 96
+struct alloc_site {
+	uint64_t offset;
+	uint64_t cookie;	/* MT_COOKIE(args, func, allocator) */
+	bool ret;		/* needs the return probe too */
+};
+struct alloc_plan {
+	uint8_t kind;		/* enum mt_allocator, 0: no allocator here */
+	size_t n;
+	struct alloc_site sites[MT_PLAN_MAX];
+};
+int allocators__plan(const char *path, struct alloc_plan *plan);
 
 /* bpf_session.c: the loaded and attached BPF programs. */
 struct bpf_session;
 struct bpf_session *bpf_session__open(size_t ring_bytes);
-int bpf_session__attach_glibc(struct bpf_session *s, const char *libc_path);
+int bpf_session__attach_plan(struct bpf_session *s, const char *path, const struct alloc_plan *plan);
+int bpf_session__file_done(struct bpf_session *s, uint64_t dev, uint64_t ino);
+struct bpf_map *bpf_session__attach_map(const struct bpf_session *s);
 int bpf_session__track(struct bpf_session *s, pid_t pid);
 struct bpf_map *bpf_session__ring_map(const struct bpf_session *s);
 int bpf_session__drops(const struct bpf_session *s, __u64 drops[MT_DROP__COUNT]);
 void bpf_session__close(struct bpf_session *s);
 
-/* consumer.c: moves ring records into the artifact and learns the process tree from them. */
+/* attach.c: the attach worker: looks at each requested file once, probes it, lets its held threads go. */
+struct attach;
+struct attach *attach__new(struct bpf_session *s, struct mt_writer *w);
+int attach__on_request(struct attach *a, const struct mt_attach_req *r);
+bool attach__on_hold_stop(struct attach *a, pid_t tid);
+void attach__on_exec_stop(struct attach *a, pid_t pid);
+void attach__on_exit(struct attach *a, pid_t tid);
+void attach__free(struct attach *a);
+
+/* consumer.c: moves ring records into the artifact and learns the process tree from them; feeds attach requests
+ * from the attach ring to the worker. */
 struct consumer;
-struct consumer *consumer__new(struct bpf_session *s, struct mt_writer *w);
+struct consumer *consumer__new(struct bpf_session *s, struct mt_writer *w, struct attach *a);
 int consumer__fd(const struct consumer *c);
 int consumer__drain(struct consumer *c);
 void consumer__add_process(struct consumer *c, pid_t pid);
@@ -54,6 +83,7 @@ int spawn__seize(struct spawn *sp);
 struct trace_loop {
 	struct spawn *sp;
 	struct consumer *cons;
+	struct attach *attach;
 	struct mt_writer *w;
 	int sig_fd;		/* signalfd: SIGCHLD, SIGINT, SIGTERM, SIGHUP */
 	int exec_errno;		/* set when the command could not be exec'd */

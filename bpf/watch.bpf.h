@@ -1,0 +1,125 @@
+/* watch.bpf.h — BPF-only: notices executable file mappings of tracked processes and asks the tracer to attach. */
+#ifndef MEMTRACK_WATCH_BPF_H
+#define MEMTRACK_WATCH_BPF_H
+
+#include "memtrack.bpf.h"
+
+#define MT_KNOWN_FILES_MAX 16384
+#define MT_PROT_EXEC 0x4
+#define MT_MAP_ANONYMOUS 0x20
+#define MT_SIGSTOP 19
+#define MT_VM_RWX 0x7		/* VM_READ | VM_WRITE | VM_EXEC, the same bits as PROT_* */
+
+struct mt_file_key {
+	__u64 dev;
+	__u64 ino;
+};
+
+/* (dev, ino) -> MT_FILE_*; BPF marks a file PENDING at its first request, the tracer marks it DONE. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MT_KNOWN_FILES_MAX);
+	__type(key, struct mt_file_key);
+	__type(value, __u32);
+} known_files SEC(".maps");
+
+/* Attach requests, BPF -> tracer; every submit wakes the tracer: a thread is waiting for it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} attach_rb SEC(".maps");
+
+struct mt_vma {
+	__u64 start, end, pgoff, dev, ino;
+	__u32 prot;
+	__u32 has_file;
+};
+
+static long vma__read(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct mt_vma *v = data;
+	struct file *f = BPF_CORE_READ(vma, vm_file);
+
+	if (!f)
+		return 0;
+	v->has_file = 1;
+	v->start = BPF_CORE_READ(vma, vm_start);
+	v->end = BPF_CORE_READ(vma, vm_end);
+	v->pgoff = BPF_CORE_READ(vma, vm_pgoff) << 12;
+	v->ino = BPF_CORE_READ(f, f_inode, i_ino);
+	v->dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+	v->prot = BPF_CORE_READ(vma, vm_flags) & MT_VM_RWX;
+	return 0;
+}
+
+/* The module metadata that offline unwinding needs: every executable mapping, when it is made. */
+static __always_inline void mapping__emit(const struct mt_vma *v)
+{
+	struct mt_mapping *m = rec__reserve(sizeof(*m), MT_REC_MAPPING);
+
+	if (!m)
+		return;
+	m->start = v->start;
+	m->end = v->end;
+	m->pgoff = v->pgoff;
+	m->dev = v->dev;
+	m->ino = v->ino;
+	m->prot = v->prot;
+	m->_pad = 0;
+	rec__submit(m, sizeof(*m));
+}
+
+/*
+ * An unknown file: the request goes to the tracer, and an mmap'ing thread is held by a SIGSTOP that the tracer
+ * suppresses at its signal-delivery-stop, so none of the file's code runs before its probes are in. The signal is
+ * only delivered when this syscall returns to user space, after the request below is in the ring. An exec needs
+ * no signal: the tracer holds it at its ptrace exec-event stop.
+ */
+static __always_inline void watch__request(const struct mt_vma *v, __u8 reason, bool hold)
+{
+	struct mt_file_key key = { .dev = v->dev, .ino = v->ino };
+	__u32 pending = MT_FILE_PENDING, *state = bpf_map_lookup_elem(&known_files, &key);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct mt_attach_req *r;
+
+	if (state && *state == MT_FILE_DONE)
+		return;
+	if (!state)
+		bpf_map_update_elem(&known_files, &key, &pending, BPF_NOEXIST);
+	r = bpf_ringbuf_reserve(&attach_rb, sizeof(*r), 0);
+	if (!r) {
+		drop__count(MT_DROP_ATTACH);
+		return;
+	}
+	r->ts_ns = bpf_ktime_get_ns();
+	r->dev = v->dev;
+	r->ino = v->ino;
+	r->start = v->start;
+	r->end = v->end;
+	r->pid = id >> 32;
+	r->tid = (__u32)id;
+	r->reason = reason;
+	r->held = hold && !bpf_send_signal_thread(MT_SIGSTOP);
+	if (hold && !r->held)
+		drop__count(MT_DROP_HOLD);
+	__builtin_memset(r->_pad, 0, sizeof(r->_pad));
+	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
+}
+
+/* addr lies in the mapping to look at; a mapping without a file (anonymous JIT code) needs no probes. */
+static __always_inline void watch__addr(struct task_struct *task, __u64 addr, __u8 reason, bool hold,
+					__u64 *seen_ino)
+{
+	struct mt_vma v = {};
+
+	if (bpf_find_vma(task, addr, vma__read, &v, 0) || !v.has_file)
+		return;
+	if (seen_ino && *seen_ino == v.ino)
+		return;
+	if (seen_ino)
+		*seen_ino = v.ino;
+	mapping__emit(&v);
+	watch__request(&v, reason, hold);
+}
+
+#endif /* MEMTRACK_WATCH_BPF_H */

@@ -1,0 +1,240 @@
+/* allocators.c — classifies an ELF file by the allocator it defines and lists the entry points to probe. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "model.h"
+#include "tracer.h"
+
+struct entry {
+	const char *name;
+	uint8_t args;		/* enum mt_args */
+	uint8_t func;		/* enum mt_func */
+};
+
+#define E(n, a, f) { n, MT_ARGS_##a, MT_FN_##f }
+
+/* The standard names, in the order that names a shared offset (glibc aliases aligned_alloc to memalign). */
+static const struct entry std_entries[] = {
+	E("malloc", SIZE, MALLOC), E("calloc", NMEMB_SIZE, CALLOC), E("realloc", PTR_SIZE, REALLOC),
+	E("reallocarray", PTR_NMEMB_SIZE, REALLOCARRAY), E("memalign", ALIGN_SIZE, MEMALIGN),
+	E("aligned_alloc", ALIGN_SIZE, ALIGNED_ALLOC), E("posix_memalign", MEMPTR_ALIGN_SIZE, POSIX_MEMALIGN),
+	E("valloc", SIZE, VALLOC), E("pvalloc", SIZE, PVALLOC), E("free", FREE, FREE), E("cfree", FREE, FREE),
+};
+
+/* operator new/delete, as libstdc++ and libc++ mangle them (x86-64: size_t is m). */
+static const struct entry cxx_entries[] = {
+	E("_Znwm", SIZE, NEW), E("_Znam", SIZE, NEW_ARRAY),
+	E("_ZnwmRKSt9nothrow_t", SIZE, NEW), E("_ZnamRKSt9nothrow_t", SIZE, NEW_ARRAY),
+	E("_ZnwmSt11align_val_t", SIZE_ALIGN, NEW), E("_ZnamSt11align_val_t", SIZE_ALIGN, NEW_ARRAY),
+	E("_ZnwmSt11align_val_tRKSt9nothrow_t", SIZE_ALIGN, NEW),
+	E("_ZnamSt11align_val_tRKSt9nothrow_t", SIZE_ALIGN, NEW_ARRAY),
+	E("_ZdlPv", FREE, DELETE), E("_ZdaPv", FREE, DELETE_ARRAY),
+	E("_ZdlPvm", FREE_SIZED, DELETE), E("_ZdaPvm", FREE_SIZED, DELETE_ARRAY),
+	E("_ZdlPvSt11align_val_t", FREE, DELETE), E("_ZdaPvSt11align_val_t", FREE, DELETE_ARRAY),
+	E("_ZdlPvmSt11align_val_t", FREE_SIZED, DELETE), E("_ZdaPvmSt11align_val_t", FREE_SIZED, DELETE_ARRAY),
+	E("_ZdlPvRKSt9nothrow_t", FREE, DELETE), E("_ZdaPvRKSt9nothrow_t", FREE, DELETE_ARRAY),
+	E("_ZdlPvSt11align_val_tRKSt9nothrow_t", FREE, DELETE),
+	E("_ZdaPvSt11align_val_tRKSt9nothrow_t", FREE, DELETE_ARRAY),
+};
+
+/* jemalloc's own API; with a prefix (je_, tikv's _rjem_) the standard names carry it too. */
+static const struct entry je_entries[] = {
+	E("mallocx", SIZE, MALLOCX), E("rallocx", PTR_SIZE, RALLOCX), E("xallocx", PTR_SIZE, XALLOCX),
+	E("dallocx", FREE, DALLOCX), E("sdallocx", FREE_SIZED, SDALLOCX),
+};
+
+static const struct entry mi_entries[] = {
+	E("mi_malloc", SIZE, MALLOC), E("mi_calloc", NMEMB_SIZE, CALLOC), E("mi_realloc", PTR_SIZE, REALLOC),
+	E("mi_zalloc", SIZE, CALLOC), E("mi_mallocn", NMEMB_SIZE, MALLOC),
+	E("mi_reallocarray", PTR_NMEMB_SIZE, REALLOCARRAY), E("mi_malloc_aligned", SIZE_ALIGN, ALIGNED_ALLOC),
+	E("mi_zalloc_aligned", SIZE_ALIGN, ALIGNED_ALLOC), E("mi_realloc_aligned", PTR_SIZE_ALIGN, REALLOC),
+	E("mi_free", FREE, FREE), E("mi_free_size", FREE_SIZED, FREE), E("mi_free_aligned", FREE, FREE),
+};
+
+static const struct entry tc_entries[] = {
+	E("tc_malloc", SIZE, MALLOC), E("tc_calloc", NMEMB_SIZE, CALLOC), E("tc_realloc", PTR_SIZE, REALLOC),
+	E("tc_memalign", ALIGN_SIZE, MEMALIGN), E("tc_posix_memalign", MEMPTR_ALIGN_SIZE, POSIX_MEMALIGN),
+	E("tc_valloc", SIZE, VALLOC), E("tc_pvalloc", SIZE, PVALLOC), E("tc_free", FREE, FREE),
+	E("tc_cfree", FREE, FREE), E("tc_free_sized", FREE_SIZED, FREE),
+	E("tc_new", SIZE, NEW), E("tc_newarray", SIZE, NEW_ARRAY), E("tc_new_nothrow", SIZE, NEW),
+	E("tc_newarray_nothrow", SIZE, NEW_ARRAY), E("tc_new_aligned", SIZE_ALIGN, NEW),
+	E("tc_newarray_aligned", SIZE_ALIGN, NEW_ARRAY), E("tc_delete", FREE, DELETE),
+	E("tc_deletearray", FREE, DELETE_ARRAY), E("tc_delete_sized", FREE_SIZED, DELETE),
+	E("tc_deletearray_sized", FREE_SIZED, DELETE_ARRAY), E("tc_delete_nothrow", FREE, DELETE),
+	E("tc_deletearray_nothrow", FREE, DELETE_ARRAY), E("tc_delete_aligned", FREE, DELETE),
+	E("tc_deletearray_aligned", FREE, DELETE_ARRAY),
+};
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const je_prefixes[] = { "", "je_", "_rjem_" };
+
+/* Symbol names looked up in one file: the defined ones that matter, with their offsets. */
+struct symset {
+	struct {
+		char *name;
+		uint64_t off;
+	} *v;
+	size_t n, cap;
+	bool libcxx;		/* std::__1 symbols: operator new here is libc++'s */
+};
+
+static bool name__wanted(const char *name)
+{
+	return !strncmp(name, "mi_", 3) || !strncmp(name, "tc_", 3) || !strncmp(name, "je_", 3) ||
+	       !strncmp(name, "_rjem_", 6) || !strncmp(name, "_Zn", 3) || !strncmp(name, "_Zd", 3) ||
+	       strstr(name, "alloc") || strstr(name, "align") || !strcmp(name, "free") || !strcmp(name, "cfree");
+}
+
+static void symset__add(const char *name, uint64_t off, void *ctx)
+{
+	struct symset *s = ctx;
+	void *v;
+
+	if (!strncmp(name, "_ZNSt3__1", 9))
+		s->libcxx = true;
+	if (!name__wanted(name))
+		return;
+	if (s->n == s->cap) {
+		v = realloc(s->v, (s->cap ? s->cap * 2 : 64) * sizeof(*s->v));
+		if (!v)
+			return;
+		s->v = v;
+		s->cap = s->cap ? s->cap * 2 : 64;
+	}
+	s->v[s->n].name = strdup(name);
+	s->v[s->n].off = off;
+	if (s->v[s->n].name)
+		s->n++;
+}
+
+static uint64_t symset__find(const struct symset *s, const char *prefix, const char *name)
+{
+	size_t i, plen = strlen(prefix);
+
+	for (i = 0; i < s->n; i++)
+		if (!strncmp(s->v[i].name, prefix, plen) && !strcmp(s->v[i].name + plen, name))
+			return s->v[i].off;
+	return 0;
+}
+
+static void symset__free(struct symset *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i].name);
+	free(s->v);
+}
+
+static void plan__add(struct alloc_plan *p, uint64_t off, const struct entry *e, uint8_t allocator)
+{
+	size_t i;
+
+	if (!off || p->n == MT_PLAN_MAX)
+		return;
+	for (i = 0; i < p->n; i++)
+		if (p->sites[i].offset == off)
+			return;
+	p->sites[p->n].offset = off;
+	p->sites[p->n].cookie = MT_COOKIE(e->args, e->func, allocator);
+	p->sites[p->n].ret = e->args != MT_ARGS_FREE && e->args != MT_ARGS_FREE_SIZED;
+	p->n++;
+}
+
+static void plan__entries(struct alloc_plan *p, const struct symset *s, const char *prefix,
+			  const struct entry *e, size_t n, uint8_t allocator)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		plan__add(p, symset__find(s, prefix, e[i].name), &e[i], allocator);
+}
+
+/* Which allocators the file defines, as a bit per enum mt_allocator; *je_prefix names jemalloc's prefix. */
+static unsigned int kinds__detect(const struct symset *s, const char **je_prefix)
+{
+	unsigned int kinds = 0;
+	size_t i;
+
+	for (i = 0; i < N(je_prefixes) && !(kinds & 1u << MT_ALLOCATOR_JEMALLOC); i++) {
+		if (symset__find(s, je_prefixes[i], "mallocx")) {
+			kinds |= 1u << MT_ALLOCATOR_JEMALLOC;
+			*je_prefix = je_prefixes[i];
+		}
+	}
+	if (symset__find(s, "", "mi_malloc"))
+		kinds |= 1u << MT_ALLOCATOR_MIMALLOC;
+	if (symset__find(s, "", "tc_malloc"))
+		kinds |= 1u << MT_ALLOCATOR_TCMALLOC;
+	if (symset__find(s, "", "_Znwm"))
+		kinds |= 1u << (s->libcxx ? MT_ALLOCATOR_LIBCXX : MT_ALLOCATOR_LIBSTDCXX);
+	if (symset__find(s, "", "__libc_malloc") && symset__find(s, "", "malloc"))
+		kinds |= 1u << MT_ALLOCATOR_GLIBC;
+	return kinds;
+}
+
+/* jemalloc, mimalloc, tcmalloc, then the C++ runtimes, then glibc: the first present names the standard entries. */
+static uint8_t kinds__primary(unsigned int kinds)
+{
+	static const uint8_t order[] = { MT_ALLOCATOR_JEMALLOC, MT_ALLOCATOR_MIMALLOC, MT_ALLOCATOR_TCMALLOC,
+					 MT_ALLOCATOR_LIBSTDCXX, MT_ALLOCATOR_LIBCXX, MT_ALLOCATOR_GLIBC };
+	size_t i;
+
+	for (i = 0; i < N(order); i++)
+		if (kinds & 1u << order[i])
+			return order[i];
+	return 0;
+}
+
+static void plan__build(struct alloc_plan *p, const struct symset *s, unsigned int kinds, const char *je_prefix)
+{
+	uint8_t primary = kinds__primary(kinds);
+	const char *std_prefix = primary == MT_ALLOCATOR_JEMALLOC ? je_prefix : "";
+
+	if (kinds & 1u << MT_ALLOCATOR_JEMALLOC)
+		plan__entries(p, s, je_prefix, je_entries, N(je_entries), MT_ALLOCATOR_JEMALLOC);
+	if (kinds & 1u << MT_ALLOCATOR_MIMALLOC)
+		plan__entries(p, s, "", mi_entries, N(mi_entries), MT_ALLOCATOR_MIMALLOC);
+	if (kinds & 1u << MT_ALLOCATOR_TCMALLOC)
+		plan__entries(p, s, "", tc_entries, N(tc_entries), MT_ALLOCATOR_TCMALLOC);
+	plan__entries(p, s, std_prefix, std_entries, N(std_entries), primary);
+	plan__entries(p, s, "", cxx_entries, N(cxx_entries), primary);
+}
+
+static void kinds__warn_many(const char *path, unsigned int kinds, uint8_t primary)
+{
+	unsigned int own = kinds & (1u << MT_ALLOCATOR_JEMALLOC | 1u << MT_ALLOCATOR_MIMALLOC |
+				    1u << MT_ALLOCATOR_TCMALLOC);
+
+	if (!own || !(own & (own - 1)))
+		return;
+	pr_warn("%s holds more than one allocator (%s%s%s): each one's own entry points are probed as its own; "
+		"malloc, free and operator new/delete are counted as %s\n", path,
+		kinds & 1u << MT_ALLOCATOR_JEMALLOC ? "jemalloc " : "",
+		kinds & 1u << MT_ALLOCATOR_MIMALLOC ? "mimalloc " : "",
+		kinds & 1u << MT_ALLOCATOR_TCMALLOC ? "tcmalloc" : "", mt_allocator__name(primary));
+}
+
+int allocators__plan(const char *path, struct alloc_plan *plan)
+{
+	struct symset s = {};
+	const char *je_prefix = "";
+	unsigned int kinds;
+	int err = elf_symbols__each(path, symset__add, &s);
+
+	memset(plan, 0, sizeof(*plan));
+	if (err)
+		goto free_set;
+	kinds = kinds__detect(&s, &je_prefix);
+	plan->kind = kinds__primary(kinds);
+	if (plan->kind) {
+		plan__build(plan, &s, kinds, je_prefix);
+		kinds__warn_many(path, kinds, plan->kind);
+	}
+free_set:
+	symset__free(&s);
+	return err;
+}

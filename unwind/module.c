@@ -1,0 +1,633 @@
+/* module.c — finds each recorded ELF file (DIR/modules copy, else a matching original), maps it, reads it once. */
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "module.h"
+#include "u64map.h"
+
+#define PAGE_MASK_4K 0xfffull
+
+/* DWARF eh_frame pointer encodings (LSB 5.0, "DWARF Extensions"): the ones .eh_frame_hdr uses. */
+#define DW_EH_PE_absptr 0x00
+#define DW_EH_PE_udata2 0x02
+#define DW_EH_PE_udata4 0x03
+#define DW_EH_PE_udata8 0x04
+#define DW_EH_PE_sdata2 0x0a
+#define DW_EH_PE_sdata4 0x0b
+#define DW_EH_PE_sdata8 0x0c
+#define DW_EH_PE_pcrel 0x10
+#define DW_EH_PE_datarel 0x30
+#define DW_EH_PE_omit 0xff
+
+struct mt_dwarf_lines {
+	Dwarf *dw;
+};
+
+struct mt_modules {
+	char *dir;
+	struct mt_module **mods;
+	size_t count;
+	size_t cap;
+	struct mt_u64map index;		/* devino_key → index in mods (collisions fall back to a scan) */
+};
+
+/* ---- the cache ---- */
+
+static uint64_t devino_key(uint64_t dev, uint64_t ino)
+{
+	return ino * 0x9e3779b97f4a7c15ull ^ dev;
+}
+
+struct mt_modules *mt_modules__new(const char *dir)
+{
+	struct mt_modules *ms = calloc(1, sizeof(*ms));
+
+	if (!ms)
+		return NULL;
+	ms->dir = strdup(dir);
+	if (!ms->dir) {
+		free(ms);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return ms;
+}
+
+static void module_close(struct mt_module *m)
+{
+	if (m->lines) {
+		dwarf_end(m->lines->dw);
+		free(m->lines);
+	}
+	if (m->debug_elf)
+		elf_end(m->debug_elf);
+	if (m->debug_fd >= 0)
+		close(m->debug_fd);
+	if (m->elf)
+		elf_end(m->elf);
+	if (m->fd >= 0)
+		close(m->fd);
+	free(m->debug_file);
+	free(m->file);
+	free(m->segs);
+	free(m->syms);
+}
+
+void mt_modules__free(struct mt_modules *ms)
+{
+	size_t i;
+
+	if (!ms)
+		return;
+	for (i = 0; i < ms->count; i++) {
+		module_close(ms->mods[i]);
+		free(ms->mods[i]->path);
+		free(ms->mods[i]);
+	}
+	free(ms->mods);
+	mt_u64map__release(&ms->index);
+	free(ms->dir);
+	free(ms);
+}
+
+static struct mt_module *modules_find(const struct mt_modules *ms, uint64_t dev, uint64_t ino)
+{
+	uint64_t *idx = mt_u64map__find(&ms->index, devino_key(dev, ino));
+	size_t i;
+
+	if (idx && ms->mods[*idx]->dev == dev && ms->mods[*idx]->ino == ino)
+		return ms->mods[*idx];
+	for (i = 0; idx && i < ms->count; i++)	/* a key collision: rare enough for a scan */
+		if (ms->mods[i]->dev == dev && ms->mods[i]->ino == ino)
+			return ms->mods[i];
+	return NULL;
+}
+
+static void module_set_name(struct mt_module *m)
+{
+	const char *slash = strrchr(m->path, '/');
+
+	m->name = slash ? slash + 1 : m->path[0] ? m->path : m->devino_name;
+}
+
+static struct mt_module *modules_add(struct mt_modules *ms, uint64_t dev, uint64_t ino)
+{
+	struct mt_module *m, **mods;
+
+	if (ms->count == ms->cap) {
+		size_t cap = ms->cap ? ms->cap * 2 : 16;
+
+		mods = realloc(ms->mods, cap * sizeof(*mods));
+		if (!mods)
+			return NULL;
+		ms->mods = mods;
+		ms->cap = cap;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->dev = dev;
+	m->ino = ino;
+	m->dir = ms->dir;
+	m->fd = m->debug_fd = -1;
+	snprintf(m->devino_name, sizeof(m->devino_name), "dev%llu-ino%llu", (unsigned long long)dev,
+		 (unsigned long long)ino);
+	m->name = m->devino_name;
+	m->path = strdup("");
+	if (!m->path) {
+		free(m);
+		return NULL;
+	}
+	if (mt_u64map__put(&ms->index, devino_key(dev, ino), ms->count, NULL) < 0) {
+		free(m->path);
+		free(m);
+		return NULL;
+	}
+	ms->mods[ms->count++] = m;
+	return m;
+}
+
+struct mt_module *mt_modules__get(struct mt_modules *ms, uint64_t dev, uint64_t ino)
+{
+	struct mt_module *m = modules_find(ms, dev, ino);
+
+	return m ? m : modules_add(ms, dev, ino);
+}
+
+int mt_modules__describe(struct mt_modules *ms, const struct mt_file *f)
+{
+	struct mt_module *m = mt_modules__get(ms, f->dev, f->ino);
+	char *path;
+
+	if (!m)
+		return -ENOMEM;
+	if (m->described)
+		return 0;
+	path = strndup(f->path, sizeof(f->path));
+	if (!path)
+		return -ENOMEM;
+	free(m->path);
+	m->path = path;
+	module_set_name(m);
+	m->build_id_len = f->build_id_len > MT_BUILD_ID_MAX ? MT_BUILD_ID_MAX : f->build_id_len;
+	memcpy(m->build_id, f->build_id, m->build_id_len);
+	m->described = true;
+	return 0;
+}
+
+size_t mt_modules__count(const struct mt_modules *ms)
+{
+	return ms->count;
+}
+
+struct mt_module *mt_modules__at(const struct mt_modules *ms, size_t idx)
+{
+	return idx < ms->count ? ms->mods[idx] : NULL;
+}
+
+/* ---- build-ids ---- */
+
+char *mt_build_id__hex(const uint8_t *id, size_t len, char *buf)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		sprintf(buf + 2 * i, "%02x", id[i]);
+	buf[2 * len] = '\0';
+	return buf;
+}
+
+static size_t note_build_id(Elf_Data *data, uint8_t *id)
+{
+	size_t off = 0, next, name_off, desc_off, n;
+	GElf_Nhdr nh;
+
+	while ((next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp((char *)data->d_buf + name_off, "GNU", 4) && nh.n_descsz) {
+			n = nh.n_descsz > MT_BUILD_ID_MAX ? MT_BUILD_ID_MAX : nh.n_descsz;
+			memcpy(id, (char *)data->d_buf + desc_off, n);
+			return n;
+		}
+		off = next;
+	}
+	return 0;
+}
+
+/* Sections first (a separate debug file keeps its notes there), then PT_NOTE segments. */
+size_t mt_elf__build_id(void *e, uint8_t *id)
+{
+	Elf *elf = e;
+	Elf_Scn *scn = NULL;
+	Elf_Data *data;
+	GElf_Shdr sh;
+	GElf_Phdr ph;
+	size_t i, n, len;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (data && (len = note_build_id(data, id)))
+			return len;
+	}
+	if (elf_getphdrnum(elf, &n))
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		data = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz, ELF_T_NHDR);
+		if (data && (len = note_build_id(data, id)))
+			return len;
+	}
+	return 0;
+}
+
+static int elf_init(void)
+{
+	static bool done;
+
+	if (!done && elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOEXEC;
+	done = true;
+	return 0;
+}
+
+/* Opens path as ELF: *fd and the Elf handle, or -errno / -ENOEXEC. */
+static int elf_open(const char *path, int *fd, Elf **elf)
+{
+	int err = elf_init();
+
+	if (err)
+		return err;
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
+		pr_debug("%s: not an ELF file: %s\n", path, elf_errmsg(-1));
+		if (*elf)
+			elf_end(*elf);
+		close(*fd);
+		*elf = NULL;
+		*fd = -1;
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+int mt_file__build_id(const char *path, uint8_t *id)
+{
+	Elf *elf;
+	int fd, err;
+	size_t len;
+
+	err = elf_open(path, &fd, &elf);
+	if (err)
+		return err;
+	len = mt_elf__build_id(elf, id);
+	elf_end(elf);
+	close(fd);
+	return (int)len;
+}
+
+/* ---- finding the file ---- */
+
+static bool build_id_matches(const struct mt_module *m, Elf *elf)
+{
+	uint8_t id[MT_BUILD_ID_MAX];
+	size_t len = mt_elf__build_id(elf, id);
+
+	return len == m->build_id_len && !memcmp(id, m->build_id, len);
+}
+
+/* The kernel's s_dev packs major:minor as 12:20 bits, stat's st_dev as glibc's makedev(): accept either. */
+static bool same_file(const struct mt_module *m, const char *path)
+{
+	struct stat sb;
+	uint64_t kdev;
+
+	if (stat(path, &sb))
+		return false;
+	kdev = ((uint64_t)major(sb.st_dev) << 20) | minor(sb.st_dev);
+	return sb.st_ino == m->ino && (sb.st_dev == m->dev || kdev == m->dev);
+}
+
+/* Tries one candidate; 0 when it was taken (m->fd, m->elf, m->file set). */
+static int module_try(struct mt_module *m, const char *path, bool check_id)
+{
+	Elf *elf;
+	int fd, err;
+
+	err = elf_open(path, &fd, &elf);
+	if (err)
+		return err;
+	if (check_id && !build_id_matches(m, elf)) {
+		pr_debug("%s: build-id differs from the recorded one: not used for %s\n", path, m->path);
+		elf_end(elf);
+		close(fd);
+		return -ESTALE;
+	}
+	m->file = strdup(path);
+	if (!m->file) {
+		elf_end(elf);
+		close(fd);
+		return -ENOMEM;
+	}
+	m->fd = fd;
+	m->elf = elf;
+	return 0;
+}
+
+static int module_find_file(struct mt_module *m, const char *dir)
+{
+	char hex[2 * MT_BUILD_ID_MAX + 1], path[4096];
+
+	if (m->build_id_len) {
+		mt_build_id__hex(m->build_id, m->build_id_len, hex);
+		snprintf(path, sizeof(path), "%s/" MT_MODULES_SUBDIR "/%s", dir, hex);
+		if (!module_try(m, path, true))
+			return 0;
+		if (m->path[0] && !module_try(m, m->path, true))
+			return 0;
+		return -ENOENT;
+	}
+	snprintf(path, sizeof(path), "%s/" MT_MODULES_SUBDIR "/%s", dir, m->devino_name);
+	if (!module_try(m, path, false))
+		return 0;
+	if (m->path[0] && same_file(m, m->path) && !module_try(m, m->path, false))
+		return 0;
+	return -ENOENT;
+}
+
+/* DIR/modules/<id>.debug, else this machine's /usr/lib/debug/.build-id/xx/rest.debug; the build-id must match. */
+static void module_find_debug(struct mt_module *m, const char *dir)
+{
+	char hex[2 * MT_BUILD_ID_MAX + 1], path[4096];
+	Elf *elf;
+	int fd;
+
+	if (!m->build_id_len)
+		return;
+	mt_build_id__hex(m->build_id, m->build_id_len, hex);
+	snprintf(path, sizeof(path), "%s/" MT_MODULES_SUBDIR "/%s.debug", dir, hex);
+	if (elf_open(path, &fd, &elf)) {
+		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+		if (elf_open(path, &fd, &elf))
+			return;
+	}
+	if (!build_id_matches(m, elf) || !(m->debug_file = strdup(path))) {
+		elf_end(elf);
+		close(fd);
+		return;
+	}
+	m->debug_fd = fd;
+	m->debug_elf = elf;
+}
+
+/* ---- reading the ELF ---- */
+
+static int module_load_segments(struct mt_module *m)
+{
+	size_t i, n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(m->elf, &n))
+		return -ENOEXEC;
+	m->segs = calloc(n ? n : 1, sizeof(*m->segs));
+	if (!m->segs)
+		return -ENOMEM;
+	m->min_vaddr = UINT64_MAX;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(m->elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		m->segs[m->nsegs++] = (struct mt_segment){ ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz, ph.p_flags };
+		if ((ph.p_vaddr & ~PAGE_MASK_4K) < m->min_vaddr)
+			m->min_vaddr = ph.p_vaddr & ~PAGE_MASK_4K;
+		if (ph.p_vaddr + ph.p_memsz > m->max_vaddr)
+			m->max_vaddr = ph.p_vaddr + ph.p_memsz;
+	}
+	if (!m->nsegs)
+		m->min_vaddr = 0;
+	return 0;
+}
+
+/* Reads an encoded pointer at *p (vaddr of *p is pv); hdr is .eh_frame_hdr's vaddr for datarel. */
+static int eh_read(const uint8_t **p, const uint8_t *end, uint8_t enc, uint64_t pv, uint64_t hdr, uint64_t *val)
+{
+	size_t sz;
+	int64_t v;
+
+	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr: case DW_EH_PE_udata8: case DW_EH_PE_sdata8: sz = 8; break;
+	case DW_EH_PE_udata4: case DW_EH_PE_sdata4: sz = 4; break;
+	case DW_EH_PE_udata2: case DW_EH_PE_sdata2: sz = 2; break;
+	default: return -EINVAL;
+	}
+	if (*p + sz > end)
+		return -EINVAL;
+	if (sz == 8) {
+		memcpy(&v, *p, 8);
+	} else if (sz == 4) {
+		int32_t s; uint32_t u;
+
+		memcpy(&s, *p, 4);
+		memcpy(&u, *p, 4);
+		v = (enc & 0x0f) == DW_EH_PE_sdata4 ? s : (int64_t)u;
+	} else {
+		int16_t s; uint16_t u;
+
+		memcpy(&s, *p, 2);
+		memcpy(&u, *p, 2);
+		v = (enc & 0x0f) == DW_EH_PE_sdata2 ? s : (int64_t)u;
+	}
+	if ((enc & 0x70) == DW_EH_PE_pcrel)
+		v += pv;
+	else if ((enc & 0x70) == DW_EH_PE_datarel)
+		v += hdr;
+	else if (enc & 0x70)
+		return -EINVAL;
+	*p += sz;
+	*val = v;
+	return 0;
+}
+
+/*
+ * PT_GNU_EH_FRAME is .eh_frame_hdr: version 1, three encodings, eh_frame_ptr, fde_count, then the table. libunwind
+ * can binary-search the table only in its usual form, (datarel | sdata4) pairs; other forms count as no table.
+ */
+static void module_load_eh(struct mt_module *m)
+{
+	const uint8_t *p, *end;
+	uint64_t skip, count;
+	size_t i, n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(m->elf, &n))
+		return;
+	for (i = 0; i < n; i++)
+		if (gelf_getphdr(m->elf, i, &ph) && ph.p_type == PT_GNU_EH_FRAME)
+			break;
+	if (i == n || ph.p_offset + ph.p_filesz > m->image_size || ph.p_filesz < 4)
+		return;
+	p = m->image + ph.p_offset;
+	end = p + ph.p_filesz;
+	if (p[0] != 1 || p[2] == DW_EH_PE_omit || p[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
+		return;
+	m->eh.hdr_vaddr = ph.p_vaddr;
+	p += 4;
+	if (eh_read(&p, end, m->image[ph.p_offset + 1], ph.p_vaddr + (p - m->image - ph.p_offset), ph.p_vaddr, &skip) ||
+	    eh_read(&p, end, m->image[ph.p_offset + 2], ph.p_vaddr + (p - m->image - ph.p_offset), ph.p_vaddr, &count))
+		return;
+	if (count > (uint64_t)(end - p) / 8)
+		return;
+	m->eh.table_vaddr = ph.p_vaddr + (p - m->image - ph.p_offset);
+	m->eh.fde_count = count;
+	m->has_eh = count > 0;
+}
+
+static int sym_rank(const GElf_Sym *s)
+{
+	int bind = GELF_ST_BIND(s->st_info);
+
+	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+}
+
+struct sym_tmp {
+	struct mt_symbol sym;
+	int rank;		/* global, weak, local: an alias is named by the best */
+};
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym_tmp *x = a, *y = b;
+
+	if (x->sym.addr != y->sym.addr)
+		return x->sym.addr < y->sym.addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	if ((x->sym.name[0] == '_') != (y->sym.name[0] == '_'))
+		return x->sym.name[0] == '_' ? 1 : -1;
+	return strcmp(x->sym.name, y->sym.name);
+}
+
+/* Function symbols of one table into tmp (grown); the count added, or -ENOMEM. */
+static ssize_t symtab_collect(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct sym_tmp **tmp, size_t *n)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, count, added = 0;
+	struct sym_tmp *t;
+	const char *name;
+	GElf_Sym sym;
+
+	if (!data || !sh->sh_entsize)
+		return 0;
+	count = sh->sh_size / sh->sh_entsize;
+	t = realloc(*tmp, (*n + count + 1) * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	*tmp = t;
+	for (i = 0; i < count; i++) {
+		if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			continue;
+		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC && GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || !name[0])
+			continue;
+		t[*n].sym = (struct mt_symbol){ sym.st_value, sym.st_size, name };
+		t[*n].rank = sym_rank(&sym);
+		(*n)++;
+		added++;
+	}
+	return added;
+}
+
+static ssize_t elf_collect(Elf *elf, Elf64_Word type, struct sym_tmp **tmp, size_t *n)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	ssize_t total = 0, r;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type)
+			continue;
+		r = symtab_collect(elf, scn, &sh, tmp, n);
+		if (r < 0)
+			return r;
+		total += r;
+	}
+	return total;
+}
+
+/* .symtab of the file, else of its debug file, else .dynsym; sorted, one symbol per address. */
+static int module_load_symbols(struct mt_module *m)
+{
+	struct sym_tmp *tmp = NULL;
+	size_t n = 0, i, out = 0;
+	ssize_t r;
+
+	r = elf_collect(m->elf, SHT_SYMTAB, &tmp, &n);
+	if (!r && m->debug_elf)
+		r = elf_collect(m->debug_elf, SHT_SYMTAB, &tmp, &n);
+	if (!r)
+		r = elf_collect(m->elf, SHT_DYNSYM, &tmp, &n);
+	if (r < 0) {
+		free(tmp);
+		return (int)r;
+	}
+	qsort(tmp, n, sizeof(*tmp), sym_cmp);
+	m->syms = malloc((n ? n : 1) * sizeof(*m->syms));
+	if (!m->syms) {
+		free(tmp);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		if (out && m->syms[out - 1].addr == tmp[i].sym.addr) {
+			if (!m->syms[out - 1].size)
+				m->syms[out - 1].size = tmp[i].sym.size;
+			continue;
+		}
+		m->syms[out++] = tmp[i].sym;
+	}
+	m->nsyms = out;
+	free(tmp);
+	return 0;
+}
+
+int mt_module__open(struct mt_module *m)
+{
+	size_t size;
+	int err;
+
+	if (m->tried)
+		return m->err;
+	m->tried = true;
+	err = module_find_file(m, m->dir);
+	if (err) {
+		pr_debug("%s: no file with build-id matching the recording\n", m->path[0] ? m->path : m->name);
+		return m->err = err;
+	}
+	m->image = (const uint8_t *)elf_rawfile(m->elf, &size);
+	m->image_size = size;
+	if (!m->image)
+		return m->err = -ENOEXEC;
+	module_find_debug(m, m->dir);
+	err = module_load_segments(m);
+	if (!err)
+		err = module_load_symbols(m);
+	if (err)
+		return m->err = err;
+	module_load_eh(m);
+	return m->err = 0;
+}

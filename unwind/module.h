@@ -1,0 +1,107 @@
+/* module.h — the ELF files a recording mapped: found once, opened once, asked for segments, symbols and lines. */
+#ifndef MEMTRACK_MODULE_H
+#define MEMTRACK_MODULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../bpf/memtrack.h"
+
+#define MT_MODULES_SUBDIR "modules"	/* DIR/modules/<build-id hex>[.debug], DIR/modules/dev<dev>-ino<ino> */
+
+struct mt_symbol {
+	uint64_t addr;		/* ELF virtual address (st_value) */
+	uint64_t size;		/* 0: unknown, the symbol reaches the next one */
+	const char *name;	/* points into the ELF image, valid while the module is */
+};
+
+struct mt_segment {
+	uint64_t vaddr;
+	uint64_t memsz;
+	uint64_t offset;
+	uint64_t filesz;
+	uint32_t flags;		/* PF_R | PF_W | PF_X */
+};
+
+/* Where a module's .eh_frame_hdr binary search table is, in ELF virtual addresses. */
+struct mt_eh_table {
+	uint64_t hdr_vaddr;	/* .eh_frame_hdr: libunwind's segbase */
+	uint64_t table_vaddr;	/* its sorted (initial location, FDE) pairs, both s32 relative to hdr_vaddr */
+	uint64_t fde_count;
+};
+
+struct mt_dwarf_lines;
+
+struct mt_module {
+	uint64_t dev;
+	uint64_t ino;
+	char *path;			/* on the recording machine; "" when no MT_REC_FILE named it */
+	const char *name;		/* basename of path, or devino_name */
+	char devino_name[48];		/* "dev<dev>-ino<ino>", also the DIR/modules name without a build-id */
+	const char *dir;		/* the artifact DIR of the cache */
+	uint8_t build_id[MT_BUILD_ID_MAX];
+	uint8_t build_id_len;
+	bool described;			/* an MT_REC_FILE was seen */
+
+	/* set by mt_module__open() */
+	bool tried;
+	int err;			/* 0 when open; -ENOENT when no usable file was found; -ENOEXEC not ELF */
+	char *file;			/* the file read: a DIR/modules copy or the original path */
+	int fd;
+	void *elf;			/* Elf * */
+	const uint8_t *image;		/* the whole file, mapped */
+	size_t image_size;
+	struct mt_segment *segs;	/* PT_LOAD, in file order */
+	size_t nsegs;
+	uint64_t min_vaddr;		/* lowest PT_LOAD address, page aligned down */
+	uint64_t max_vaddr;		/* end of the highest PT_LOAD */
+	struct mt_symbol *syms;		/* functions, sorted by addr, one per address */
+	size_t nsyms;
+	bool has_eh;
+	struct mt_eh_table eh;
+
+	char *debug_file;		/* the separate debug file, when one was found */
+	int debug_fd;
+	void *debug_elf;
+	struct mt_dwarf_lines *lines;	/* NULL until the first line lookup */
+	bool lines_tried;
+};
+
+struct mt_modules;
+
+/* A cache over the artifact DIR (for DIR/modules); NULL + errno. */
+struct mt_modules *mt_modules__new(const char *dir);
+void mt_modules__free(struct mt_modules *ms);
+/* Records what an MT_REC_FILE says about dev/ino (the first record wins). 0 or -ENOMEM. */
+int mt_modules__describe(struct mt_modules *ms, const struct mt_file *f);
+/* The module of dev/ino, created (not opened) when new; NULL on ENOMEM. */
+struct mt_module *mt_modules__get(struct mt_modules *ms, uint64_t dev, uint64_t ino);
+/* Modules known so far, in the order they were first named. */
+size_t mt_modules__count(const struct mt_modules *ms);
+struct mt_module *mt_modules__at(const struct mt_modules *ms, size_t idx);
+
+/*
+ * Finds and opens the module's file, once: DIR/modules/<build-id> (or DIR/modules/dev<dev>-ino<ino> without a
+ * build-id), else the original path when its build-id matches (without one: when its dev and inode match).
+ * Returns m->err: 0, -ENOENT (nothing usable: the reason was logged once at debug level), -ENOEXEC, -ENOMEM.
+ */
+int mt_module__open(struct mt_module *m);
+
+/* ELF virtual address of a file offset, through the PT_LOAD segment that maps it. 0 or -ENOENT. */
+int mt_module__offset_to_vaddr(const struct mt_module *m, uint64_t offset, uint64_t *vaddr);
+/* Reads len bytes at vaddr from a read-only PT_LOAD segment's file contents. 0 or -EFAULT. */
+int mt_module__read(const struct mt_module *m, uint64_t vaddr, void *buf, size_t len);
+/* The function symbol holding vaddr, or NULL. */
+const struct mt_symbol *mt_module__symbol(const struct mt_module *m, uint64_t vaddr);
+/* Source file and line of the instruction at vaddr, from DWARF (the module's or its debug file's). 0 or -ENOENT. */
+int mt_module__srcline(struct mt_module *m, uint64_t vaddr, const char **file, int *line);
+
+/* Lowercase hex of a build-id into buf (2 * len + 1 bytes). */
+char *mt_build_id__hex(const uint8_t *id, size_t len, char *buf);
+/* The GNU build-id note of an open Elf *; its length (at most MT_BUILD_ID_MAX bytes copied) or 0 when absent. */
+size_t mt_elf__build_id(void *elf, uint8_t *id);
+/* The build-id of the ELF file at path; its length, 0 without one, or -errno. */
+int mt_file__build_id(const char *path, uint8_t *id);
+
+#endif /* MEMTRACK_MODULE_H */

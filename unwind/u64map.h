@@ -1,0 +1,34 @@
+/* u64map.h — a u64 → u64 hash table (open addressing) for stack hashes, addresses and module keys. */
+#ifndef MEMTRACK_U64MAP_H
+#define MEMTRACK_U64MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mt_u64map_ent {
+	uint64_t key;
+	uint64_t val;
+	bool used;
+};
+
+/* Zero-initialised is an empty map. Every key is allowed, 0 included. */
+struct mt_u64map {
+	struct mt_u64map_ent *ents;	/* NULL while empty */
+	size_t mask;			/* capacity - 1, a power of two */
+	size_t count;
+};
+
+/* The value slot of key, or NULL. The pointer is valid until the next put or del. */
+uint64_t *mt_u64map__find(const struct mt_u64map *m, uint64_t key);
+/* Sets key → val. 1 when key was present (*old gets its value when old is not NULL), 0 when added, -ENOMEM. */
+int mt_u64map__put(struct mt_u64map *m, uint64_t key, uint64_t val, uint64_t *old);
+/* Removes key; true (and *val when not NULL) when it was present. */
+bool mt_u64map__del(struct mt_u64map *m, uint64_t key, uint64_t *val);
+/* Visits every entry (order unspecified); fn must not change the map. */
+void mt_u64map__for_each(const struct mt_u64map *m, void (*fn)(uint64_t key, uint64_t val, void *ctx), void *ctx);
+/* A copy of src into dst (dst is overwritten, not freed). 0 or -ENOMEM. */
+int mt_u64map__copy(struct mt_u64map *dst, const struct mt_u64map *src);
+void mt_u64map__release(struct mt_u64map *m);
+
+#endif /* MEMTRACK_U64MAP_H */
