@@ -162,8 +162,9 @@ int BPF_KRETPROBE(alloc_return, void *ret)
 }
 
 /*
- * free(NULL) is no event; a free inside realloc is realloc's own business; the free that operator delete (or
- * dallocx) makes of the block it was given is the same release, counted once as the outer call.
+ * free(NULL) is no event; a free inside realloc is realloc's own business; the free that operator delete, mi_free
+ * or dallocx makes of the block it was given is the same release, counted once as the outer call. The marker of
+ * that release is replaced by the thread's next allocation or by a free higher on the stack.
  */
 static __always_inline int free__enter(struct pt_regs *ctx, __u64 cookie, __u64 ptr, __u64 size)
 {
@@ -177,13 +178,9 @@ static __always_inline int free__enter(struct pt_regs *ctx, __u64 cookie, __u64 
 	c = bpf_map_lookup_elem(&calls, &tid);
 	if (call__nested(c, sp))
 		return 0;
-	if (c && c->free_ptr == ptr && sp <= c->free_sp) {
-		c->free_ptr = 0;
+	if (c && c->free_ptr == ptr && sp <= c->free_sp)	/* kept: sized delete -> delete -> free is a chain */
 		return 0;
-	}
 	alloc__emit(func, MT_COOKIE_ALLOCATOR(cookie), ptr, size, 0, 0);
-	if (func == MT_FN_FREE)
-		return 0;
 	if (!c) {
 		c = &n;
 		bpf_map_update_elem(&calls, &tid, &n, BPF_NOEXIST);

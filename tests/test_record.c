@@ -35,7 +35,7 @@ static char tmp_root[] = "/tmp/memtrack-test.XXXXXX";
 
 /* A record query: which records to count (ANY / ANY_SIZE match everything). */
 struct query {
-	uint32_t pid, func, type;
+	uint32_t pid, func, type, allocator;
 	uint64_t size, align;
 	uint64_t count;
 	uint64_t drops[MT_DROP__COUNT];
@@ -74,6 +74,8 @@ static int query__on_record(const struct mt_rec_hdr *h, void *ctx)
 			return 0;
 		if (q->align != ANY_SIZE && a->align != q->align)
 			return 0;
+		if (q->allocator && q->allocator != ANY && a->allocator != q->allocator)
+			return 0;
 	}
 	q->count++;
 	query__tid(q, h->tid);
@@ -92,6 +94,16 @@ static struct query query__run(const char *dir, uint32_t type, uint32_t pid, uin
 static uint64_t allocs(const char *dir, uint32_t pid, uint32_t func, uint64_t size)
 {
 	return query__run(dir, MT_REC_ALLOC, pid, func, size).count;
+}
+
+static uint64_t allocs_by(const char *dir, uint32_t pid, uint32_t func, uint64_t size, uint32_t allocator)
+{
+	struct query q = { .pid = pid, .func = func, .type = MT_REC_ALLOC, .size = size, .align = ANY_SIZE,
+			   .allocator = allocator };
+	struct mt_read_status st;
+
+	assert_int_equal(mt_artifact__read(dir, query__on_record, &q, &st), 0);
+	return q.count;
 }
 
 static uint32_t root_pid(const char *dir)
@@ -409,6 +421,173 @@ static void test_usage_errors(void **state)
 	assert_int_equal(WEXITSTATUS(status), 2);
 }
 
+/* The attach log: one row per file looked at, as the tests name them by the end of their path. */
+struct attach_log {
+	const char *suffix;
+	uint32_t rows, probes, kind, tid;
+	uint32_t total;
+	bool resumed;
+};
+
+static int attach__on_record(const struct mt_rec_hdr *h, void *ctx)
+{
+	const struct mt_attach *a = (const void *)h;
+	struct attach_log *l = ctx;
+	size_t n = strlen(a->path), k = strlen(l->suffix);
+
+	if (h->type != MT_REC_ATTACH)
+		return 0;
+	l->total++;
+	if (n < k || strcmp(a->path + n - k, l->suffix))
+		return 0;
+	l->rows++;
+	l->probes = a->probes;
+	l->kind = a->kind;
+	l->tid = h->tid;
+	l->resumed = a->resumed_ns >= h->ts_ns;
+	return 0;
+}
+
+static struct attach_log attach_log(const char *dir, const char *suffix)
+{
+	struct attach_log l = { .suffix = suffix };
+	struct mt_read_status st;
+
+	assert_int_equal(mt_artifact__read(dir, attach__on_record, &l, &st), 0);
+	return l;
+}
+
+/* Only what the tree maps is looked at: the executable, ld.so and libc; nothing at start-up. */
+static void test_attach_only_mapped(void **state)
+{
+	char dir[256], *argv[] = { PROG("alloc_glibc"), NULL };
+	struct attach_log l;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "mapped");
+	assert_int_equal(record_run(dir, "mapped", argv), 0);
+	l = attach_log(dir, "/libc.so.6");
+	assert_int_equal(l.total, 3);
+	assert_int_equal(l.rows, 1);
+	assert_int_equal(l.kind, MT_ALLOCATOR_GLIBC);
+	assert_int_equal(l.probes, 9);		/* 11 names, 9 offsets: aligned_alloc = memalign, cfree = free */
+	assert_true(l.resumed);
+	assert_int_equal(attach_log(dir, "/alloc_glibc").rows, 1);
+	assert_int_equal(attach_log(dir, "/ld-linux-x86-64.so.2").rows, 1);
+}
+
+static void test_dlopen_mimalloc(void **state)
+{
+	char dir[256], *argv[] = { PROG("dlopen_mi"), NULL };
+	uint32_t root;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "dlopen_mi");
+	assert_int_equal(record_run(dir, "dlopen_mi", argv), 0);
+	root = root_pid(dir);
+	assert_int_equal(allocs_by(dir, root, MT_FN_MALLOC, 4242, MT_ALLOCATOR_MIMALLOC), 100);
+	assert_int_equal(allocs_by(dir, root, ANY, 4242, ANY), 100);
+	assert_int_equal(allocs_by(dir, root, MT_FN_FREE, ANY_SIZE, MT_ALLOCATOR_MIMALLOC), 100);
+	assert_int_equal(attach_log(dir, "/libmimalloc.so.2.0").kind, MT_ALLOCATOR_MIMALLOC);
+}
+
+/* Two threads dlopen two allocator libraries at one moment: each held, each file attached once. */
+static void test_dlopen_two_at_once(void **state)
+{
+	char dir[256], *argv[] = { PROG("dlopen_two"), MT_PROGS, NULL };
+	struct attach_log mi, tc;
+	uint32_t root;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "dlopen_two");
+	assert_int_equal(record_run(dir, "dlopen_two", argv), 0);
+	root = root_pid(dir);
+	assert_int_equal(allocs_by(dir, root, MT_FN_MALLOC, 3131, MT_ALLOCATOR_MIMALLOC), 300);
+	assert_int_equal(allocs_by(dir, root, MT_FN_MALLOC, 3232, MT_ALLOCATOR_TCMALLOC), 300);
+	assert_int_equal(allocs_by(dir, root, ANY, 3131, ANY) + allocs_by(dir, root, ANY, 3232, ANY), 600);
+	assert_int_equal(allocs_by(dir, root, MT_FN_FREE, ANY_SIZE, MT_ALLOCATOR_MIMALLOC), 300);
+	assert_int_equal(allocs_by(dir, root, MT_FN_FREE, ANY_SIZE, MT_ALLOCATOR_TCMALLOC), 300);
+	mi = attach_log(dir, "/libfake_mi.so");
+	tc = attach_log(dir, "/libfake_tc.so");
+	assert_int_equal(mi.rows, 1);
+	assert_int_equal(tc.rows, 1);
+	assert_int_equal(mi.probes, 2);
+	assert_int_equal(tc.probes, 2);
+	assert_true(mi.resumed && tc.resumed);
+	assert_int_not_equal(mi.tid, tc.tid);
+	assert_int_not_equal(mi.tid, root);
+}
+
+/* An allocator linked into a child's executable, started by exec: attached at the exec stop. */
+static void static_allocator(const char *name, const char *prog, uint64_t size, uint32_t allocator)
+{
+	char dir[256], *argv[] = { PROG("exec_child"), (char *)prog, NULL };
+	struct query forks;
+	uint32_t root;
+
+	test_dir(dir, sizeof(dir), name);
+	assert_int_equal(record_run(dir, name, argv), 0);
+	root = root_pid(dir);
+	forks = query__run(dir, MT_REC_FORK, root, ANY, ANY_SIZE);
+	assert_int_equal(forks.count, 1);
+	assert_int_equal(allocs_by(dir, ANY, MT_FN_MALLOC, size, allocator), 50);
+	assert_int_equal(allocs_by(dir, root, ANY, size, ANY), 0);
+	assert_int_equal(allocs_by(dir, ANY, ANY, size, ANY), 50);
+}
+
+static void test_static_jemalloc(void **state)
+{
+	char dir[256];
+
+	(void)state;
+	static_allocator("static_je", PROG("static_je"), 5151, MT_ALLOCATOR_JEMALLOC);
+	test_dir(dir, sizeof(dir), "static_je");
+	assert_int_equal(allocs_by(dir, ANY, MT_FN_MALLOCX, 5152, MT_ALLOCATOR_JEMALLOC), 20);
+	assert_int_equal(allocs_by(dir, ANY, MT_FN_DALLOCX, ANY_SIZE, MT_ALLOCATOR_JEMALLOC), 20);
+	assert_int_equal(attach_log(dir, "/static_je").kind, MT_ALLOCATOR_JEMALLOC);
+}
+
+static void test_static_tcmalloc(void **state)
+{
+	char dir[256];
+
+	(void)state;
+	static_allocator("static_tc", PROG("static_tc"), 5252, MT_ALLOCATOR_TCMALLOC);
+	test_dir(dir, sizeof(dir), "static_tc");
+	assert_int_equal(attach_log(dir, "/static_tc").kind, MT_ALLOCATOR_TCMALLOC);
+}
+
+/* new/new[]/delete/delete[] once each, never again as the malloc/free inside them. */
+static void test_cxx_new_delete(void **state)
+{
+	char dir[256], *argv[] = { PROG("cxx_new"), NULL };
+	uint32_t root;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "cxx");
+	assert_int_equal(record_run(dir, "cxx", argv), 0);
+	root = root_pid(dir);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW, 7073, MT_ALLOCATOR_LIBSTDCXX), 10);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW_ARRAY, 7072, MT_ALLOCATOR_LIBSTDCXX), 10);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW, 7074, MT_ALLOCATOR_LIBSTDCXX), 1);
+	assert_int_equal(allocs_by(dir, root, MT_FN_MALLOC, 7072, ANY) + allocs_by(dir, root, MT_FN_MALLOC, 7073, ANY), 0);
+	assert_int_equal(allocs_by(dir, root, MT_FN_DELETE, 7073, MT_ALLOCATOR_LIBSTDCXX), 10);	/* sized delete */
+	assert_int_equal(allocs_by(dir, root, MT_FN_DELETE, ANY_SIZE, MT_ALLOCATOR_LIBSTDCXX), 11);
+	assert_int_equal(allocs_by(dir, root, MT_FN_DELETE_ARRAY, ANY_SIZE, MT_ALLOCATOR_LIBSTDCXX), 10);
+	assert_int_equal(allocs_by(dir, root, MT_FN_FREE, ANY_SIZE, ANY), 0);
+}
+
+/* The parent of a held child sees no stop and exactly one SIGCHLD (its exit); hold_invisible checks from inside. */
+static void test_hold_invisible(void **state)
+{
+	char dir[256], *argv[] = { PROG("hold_invisible"), NULL };
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "hold");
+	assert_int_equal(record_run(dir, "hold", argv), 0);
+	assert_int_equal(attach_log(dir, "/libmimalloc.so.2.0").rows, 1);
+}
+
 /* BPF may be missing on a developer's machine (skip, 77); under CI=true that is a failure. */
 static int bpf__available(void)
 {
@@ -437,6 +616,10 @@ int main(void)
 		cmocka_unit_test(test_threads),			 cmocka_unit_test(test_exit_status),
 		cmocka_unit_test(test_cannot_run),		 cmocka_unit_test(test_job_control),
 		cmocka_unit_test(test_signal_forwarding),	 cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_attach_only_mapped),	 cmocka_unit_test(test_dlopen_mimalloc),
+		cmocka_unit_test(test_dlopen_two_at_once),	 cmocka_unit_test(test_static_jemalloc),
+		cmocka_unit_test(test_static_tcmalloc),		 cmocka_unit_test(test_cxx_new_delete),
+		cmocka_unit_test(test_hold_invisible),
 	};
 	struct rlimit no_core = { 0, 0 };
 	int failed;

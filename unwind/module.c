@@ -631,3 +631,109 @@ int mt_module__open(struct mt_module *m)
 	module_load_eh(m);
 	return m->err = 0;
 }
+
+/* ---- lookups ---- */
+
+/* A mapping's pgoff is page aligned while p_offset need not be: the segment's first page counts as its own. */
+int mt_module__offset_to_vaddr(const struct mt_module *m, uint64_t offset, uint64_t *vaddr)
+{
+	const struct mt_segment *s;
+	size_t i;
+
+	for (i = 0; i < m->nsegs; i++) {
+		s = &m->segs[i];
+		if (offset >= (s->offset & ~PAGE_MASK_4K) && offset < s->offset + (s->filesz ? s->filesz : 1)) {
+			*vaddr = s->vaddr - s->offset + offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int mt_module__read(const struct mt_module *m, uint64_t vaddr, void *buf, size_t len)
+{
+	const struct mt_segment *s;
+	size_t i;
+
+	for (i = 0; i < m->nsegs; i++) {
+		s = &m->segs[i];
+		if (vaddr < s->vaddr || vaddr - s->vaddr >= s->filesz)
+			continue;
+		/* writable data may have changed since the process loaded it: only constant bytes are served */
+		if ((s->flags & PF_W) || len > s->filesz - (vaddr - s->vaddr) ||
+		    s->offset + (vaddr - s->vaddr) + len > m->image_size)
+			return -EFAULT;
+		memcpy(buf, m->image + s->offset + (vaddr - s->vaddr), len);
+		return 0;
+	}
+	return -EFAULT;
+}
+
+const struct mt_symbol *mt_module__symbol(const struct mt_module *m, uint64_t vaddr)
+{
+	size_t lo = 0, hi = m->nsyms, mid;
+	const struct mt_symbol *s;
+
+	while (lo < hi) {	/* the last symbol at or below vaddr */
+		mid = lo + (hi - lo) / 2;
+		if (m->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &m->syms[lo - 1];
+	if (s->size && vaddr - s->addr >= s->size)
+		return NULL;
+	return s;
+}
+
+static void module_open_lines(struct mt_module *m)
+{
+	Dwarf *dw;
+
+	m->lines_tried = true;
+	dw = dwarf_begin_elf(m->elf, DWARF_C_READ, NULL);
+	if (!dw && m->debug_elf)
+		dw = dwarf_begin_elf(m->debug_elf, DWARF_C_READ, NULL);
+	if (!dw)
+		return;
+	m->lines = calloc(1, sizeof(*m->lines));
+	if (!m->lines) {
+		dwarf_end(dw);
+		return;
+	}
+	m->lines->dw = dw;
+}
+
+/* Without .debug_aranges dwarf_addrdie finds nothing: then the CU whose ranges hold addr, by a scan. */
+static Dwarf_Die *cu_scan(Dwarf *dw, uint64_t addr, Dwarf_Die *cu)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	while (!dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL)) {
+		if (dwarf_offdie(dw, off + hsize, cu) && dwarf_haspc(cu, addr) > 0)
+			return cu;
+		off = next;
+	}
+	return NULL;
+}
+
+int mt_module__srcline(struct mt_module *m, uint64_t vaddr, const char **file, int *line)
+{
+	Dwarf_Die cu;
+	Dwarf_Line *l;
+
+	if (!m->lines_tried && !m->err && m->elf)
+		module_open_lines(m);
+	if (!m->lines)
+		return -ENOENT;
+	if (!dwarf_addrdie(m->lines->dw, vaddr, &cu) && !cu_scan(m->lines->dw, vaddr, &cu))
+		return -ENOENT;
+	l = dwarf_getsrc_die(&cu, vaddr);
+	if (!l || dwarf_lineno(l, line) || !(*file = dwarf_linesrc(l, NULL, NULL)))
+		return -ENOENT;
+	return 0;
+}
