@@ -1,40 +1,32 @@
-/* floor.c — the cost floor: empty BPF programs at memtrack's glibc probe sites, system-wide, around one command. */
+/* floor.c — the cost floor: empty BPF programs at memtrack's allocator probe sites, system-wide, around a command. */
 #include <errno.h>
 #include <limits.h>
 #include <link.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "floor.skel.h"
 #include "tracer.h"
 
-#define FLOOR_LINKS_MAX 32
-
-/* memtrack's list and order (tracer/bpf_session.c): the order decides which name owns an offset shared by aliases. */
-static const char *const glibc_names[] = {
-	"malloc", "calloc", "realloc", "reallocarray", "memalign", "aligned_alloc",
-	"posix_memalign", "valloc", "pvalloc", "free",
-};
-#define GLIBC_N (sizeof(glibc_names) / sizeof(glibc_names[0]))
-
-struct site {
-	const char *name;
-	uint64_t off;		/* file offset in libc */
-	bool ret;		/* a uretprobe too */
-};
+#define FLOOR_FILES_MAX 16
+#define FLOOR_BPF_TRACE_UPROBE_MULTI 48	/* enum bpf_attach_type, kernel 6.6+; Debian 12's uapi predates it */
+#define FLOOR_F_UPROBE_MULTI_RETURN 1
 
 struct floor {
 	struct floor_bpf *skel;
-	struct bpf_link *links[FLOOR_LINKS_MAX];
-	size_t nlinks;
-	char libc[PATH_MAX];
+	int fds[2 * FLOOR_FILES_MAX];	/* uprobe_multi links: entries and returns of each file */
+	size_t nfds;
+	size_t nprobes;			/* sites, counting an entry and its return as one */
 };
 
 /* Milliseconds since *t, which then moves to now: one call per phase boundary. */
@@ -59,7 +51,7 @@ static int libc__find_cb(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-/* As memtrack does: the glibc this program runs on is the one the system's programs use. */
+/* Without -f: the glibc this program runs on, which is the one the system's programs use. */
 static int libc__find(char path[PATH_MAX])
 {
 	path[0] = 0;
@@ -67,81 +59,109 @@ static int libc__find(char path[PATH_MAX])
 	return path[0] ? 0 : -ENOENT;
 }
 
-static bool offset__seen(const struct site *sites, size_t n, uint64_t off)
-{
-	size_t k;
-
-	for (k = 0; k < n; k++)
-		if (sites[k].off == off)
-			return true;
-	return false;
-}
-
 /*
- * Where memtrack probes glibc, which is what the floor must copy: today offset 0 of each defined function symbol, one
- * probe per distinct offset, a uretprobe on all but free. When memtrack moves a site (e.g. onto an instruction the
- * kernel emulates rather than free's first one), change this function alone, or make it call memtrack's.
+ * Where memtrack probes a file, which is what the floor must copy: memtrack's own plan (tracer/allocators.c), so that
+ * when memtrack moves a site (e.g. onto an instruction the kernel emulates instead of a function's first one) the
+ * floor follows. If memtrack ever adjusts sites after planning, this is the one function to change.
  */
-static int floor__sites(const char *libc, struct site sites[GLIBC_N], size_t *n)
+static int floor__sites(const char *path, struct alloc_plan *plan)
 {
-	uint64_t offs[GLIBC_N];
-	size_t i;
-	int err = elf_symbols__offsets(libc, glibc_names, GLIBC_N, offs);
-
-	if (err)
-		return err;
-	*n = 0;
-	for (i = 0; i < GLIBC_N; i++) {
-		if (!offs[i] || offset__seen(sites, *n, offs[i]))
-			continue;
-		sites[*n].name = glibc_names[i];
-		sites[*n].off = offs[i];
-		sites[*n].ret = strcmp(glibc_names[i], "free") != 0;
-		(*n)++;
-	}
-	return *n ? 0 : -ENOENT;
+	return allocators__plan(path, plan);
 }
 
-static int floor__attach_one(struct floor *f, struct bpf_program *prog, const struct site *s, bool ret)
-{
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = ret);
-	struct bpf_link *link;
-	int err;
+/* libbpf 1.1 has no uprobe_multi API; the uapi layout of 6.6+, as tracer/bpf_session.c makes memtrack's links. */
+struct uprobe_multi_attr {
+	__u32 prog_fd;
+	__u32 target_fd;
+	__u32 attach_type;
+	__u32 flags;
+	__u64 path;
+	__u64 offsets;
+	__u64 ref_ctr_offsets;
+	__u64 cookies;
+	__u32 cnt;
+	__u32 um_flags;
+	__u32 pid;		/* 0: system-wide, as memtrack attaches */
+};
 
-	if (f->nlinks == FLOOR_LINKS_MAX)
-		return -E2BIG;
-	/* pid -1: system-wide, as memtrack attaches. */
-	link = bpf_program__attach_uprobe_opts(prog, -1, f->libc, s->off, &opts);
-	if (!link) {
-		err = -errno;
-		fprintf(stderr, "floor: cannot attach to %s (%s at 0x%lx): %s\n", f->libc, s->name,
-			(unsigned long)s->off, strerror(-err));
-		return err;
+static int uprobe_multi__link(const struct bpf_program *prog, const char *path, const unsigned long *offs,
+			      size_t n, bool ret)
+{
+	union bpf_attr attr;
+	struct uprobe_multi_attr *um = (void *)&attr.link_create;
+	int fd;
+
+	_Static_assert(sizeof(struct uprobe_multi_attr) <= sizeof(attr) - offsetof(union bpf_attr, link_create),
+		       "uprobe_multi attr fits");
+	memset(&attr, 0, sizeof(attr));
+	um->prog_fd = bpf_program__fd(prog);
+	um->attach_type = FLOOR_BPF_TRACE_UPROBE_MULTI;
+	um->path = (unsigned long)path;
+	um->offsets = (unsigned long)offs;
+	um->cnt = n;
+	um->um_flags = ret ? FLOOR_F_UPROBE_MULTI_RETURN : 0;
+	fd = syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	return fd < 0 ? -errno : fd;
+}
+
+/* One link per file and direction, returns first, as memtrack does. */
+static int floor__attach_file(struct floor *f, const char *path, const struct alloc_plan *plan)
+{
+	unsigned long offs[MT_PLAN_MAX], roffs[MT_PLAN_MAX];
+	size_t i, n = 0, rn = 0;
+	int fd = 0;
+
+	for (i = 0; i < plan->n; i++) {
+		offs[n++] = plan->sites[i].offset;
+		if (plan->sites[i].ret)
+			roffs[rn++] = plan->sites[i].offset;
 	}
-	f->links[f->nlinks++] = link;
+	if (rn) {
+		fd = uprobe_multi__link(f->skel->progs.floor_return, path, roffs, rn, true);
+		if (fd >= 0)
+			f->fds[f->nfds++] = fd;
+	}
+	if (fd >= 0)
+		fd = uprobe_multi__link(f->skel->progs.floor_enter, path, offs, n, false);
+	if (fd < 0) {
+		fprintf(stderr, "floor: cannot attach uprobes to %s: %s\n", path, strerror(-fd));
+		return fd;
+	}
+	f->fds[f->nfds++] = fd;
+	f->nprobes += n;
 	return 0;
 }
 
-static int floor__attach(struct floor *f)
+/* Files without an allocator are skipped, as memtrack skips them. */
+static int floor__attach(struct floor *f, char *const *files, size_t nfiles)
 {
-	struct site sites[GLIBC_N];
-	size_t i, n;
-	int err = libc__find(f->libc);
+	struct alloc_plan *plan = malloc(sizeof(*plan));
+	size_t i;
+	int err = plan ? 0 : -ENOMEM;
 
-	if (err) {
-		fprintf(stderr, "floor: cannot find the C library it runs on\n");
-		return err;
+	for (i = 0; i < nfiles && !err; i++) {
+		err = floor__sites(files[i], plan);
+		if (err)
+			fprintf(stderr, "floor: cannot read the symbols of %s: %s\n", files[i], strerror(-err));
+		else if (plan->kind && plan->n)
+			err = floor__attach_file(f, files[i], plan);
 	}
-	err = floor__sites(f->libc, sites, &n);
-	if (err) {
-		fprintf(stderr, "floor: no allocator symbols in %s: %s\n", f->libc, strerror(-err));
-		return err;
-	}
-	for (i = 0; i < n && !err; i++) {
-		err = floor__attach_one(f, f->skel->progs.floor_enter, &sites[i], false);
-		if (!err && sites[i].ret)
-			err = floor__attach_one(f, f->skel->progs.floor_return, &sites[i], true);
-	}
+	free(plan);
+	return err;
+}
+
+static int floor__load(struct floor *f)
+{
+	int err;
+
+	f->skel = floor_bpf__open();
+	if (!f->skel)
+		return -errno;
+	bpf_program__set_expected_attach_type(f->skel->progs.floor_enter, FLOOR_BPF_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(f->skel->progs.floor_return, FLOOR_BPF_TRACE_UPROBE_MULTI);
+	err = floor_bpf__load(f->skel);
+	if (err)
+		fprintf(stderr, "floor: cannot load the BPF programs: %s\n", strerror(-err));
 	return err;
 }
 
@@ -149,15 +169,15 @@ static void floor__close(struct floor *f)
 {
 	size_t i;
 
-	for (i = 0; i < f->nlinks; i++)
-		bpf_link__destroy(f->links[i]);
-	f->nlinks = 0;
+	for (i = 0; i < f->nfds; i++)
+		close(f->fds[i]);
+	f->nfds = 0;
 	floor_bpf__destroy(f->skel);
 	f->skel = NULL;
 }
 
 /* The command's wait status, or -errno. */
-static int floor__run(char **argv)
+static int floor__run(char *const *argv)
 {
 	int status;
 	pid_t pid = fork();
@@ -175,6 +195,74 @@ static int floor__run(char **argv)
 	return status;
 }
 
+enum phase { PH_LOAD, PH_ATTACH, PH_RUN, PH_DETACH, PH__COUNT };
+
+struct floor_args {
+	char *files[FLOOR_FILES_MAX];
+	size_t nfiles;
+	char *const *argv;
+	bool timing;
+};
+
+/* Load, attach, run the command, detach: the command's wait status or -errno, and each phase's duration. */
+static int floor__trace(struct floor *f, const struct floor_args *a, double ms[PH__COUNT])
+{
+	struct timespec t;
+	int status;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	status = floor__load(f);
+	ms[PH_LOAD] = ms_lap(&t);
+	if (!status)
+		status = floor__attach(f, a->files, a->nfiles);
+	ms[PH_ATTACH] = ms_lap(&t);
+	if (!status) {
+		status = floor__run(a->argv);
+		if (status < 0)
+			fprintf(stderr, "floor: cannot run '%s': %s\n", a->argv[0], strerror(-status));
+	}
+	ms[PH_RUN] = ms_lap(&t);
+	floor__close(f);
+	ms[PH_DETACH] = ms_lap(&t);
+	return status;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: floor [-t] [-f FILE]... -- COMMAND [ARGS...]\n"
+			"  runs COMMAND with empty BPF programs at memtrack's allocator probe sites, system-wide\n"
+			"  -f FILE  probe FILE as memtrack would, if it holds an allocator (default: the C library)\n"
+			"  -t       print the time of each phase (load, attach, command, detach) on stderr\n");
+	return EXIT_FAILURE;
+}
+
+static int args__parse(int argc, char **argv, struct floor_args *a, char libc[PATH_MAX])
+{
+	int i = 1;
+
+	for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "-t"))
+			a->timing = true;
+		else if (!strcmp(argv[i], "-f") && i + 1 < argc && a->nfiles < FLOOR_FILES_MAX)
+			a->files[a->nfiles++] = argv[++i];
+		else
+			return -EINVAL;
+	}
+	if (i < argc && !strcmp(argv[i], "--"))
+		i++;
+	if (i >= argc)
+		return -EINVAL;
+	a->argv = argv + i;
+	if (!a->nfiles) {
+		if (libc__find(libc)) {
+			fprintf(stderr, "floor: cannot find the C library it runs on\n");
+			return -ENOENT;
+		}
+		a->files[a->nfiles++] = libc;
+	}
+	return 0;
+}
+
 static int exit__code(int status)
 {
 	if (status < 0)
@@ -184,61 +272,19 @@ static int exit__code(int status)
 	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
-enum phase { PH_LOAD, PH_ATTACH, PH_RUN, PH_DETACH, PH__COUNT };
-
-/* Load, attach, run the command, detach; the command's wait status or -errno, and each phase's duration. */
-static int floor__trace(struct floor *f, char **argv, double ms[PH__COUNT], size_t *nprobes)
-{
-	struct timespec t;
-	int status;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	f->skel = floor_bpf__open_and_load();
-	if (!f->skel) {
-		status = -errno;
-		fprintf(stderr, "floor: cannot load the BPF programs: %s\n", strerror(-status));
-		return status;
-	}
-	ms[PH_LOAD] = ms_lap(&t);
-	status = floor__attach(f);
-	ms[PH_ATTACH] = ms_lap(&t);
-	if (!status) {
-		status = floor__run(argv);
-		if (status < 0)
-			fprintf(stderr, "floor: cannot run '%s': %s\n", argv[0], strerror(-status));
-	}
-	ms[PH_RUN] = ms_lap(&t);
-	*nprobes = f->nlinks;
-	floor__close(f);
-	ms[PH_DETACH] = ms_lap(&t);
-	return status;
-}
-
-static int usage(void)
-{
-	fprintf(stderr, "usage: floor [-t] -- COMMAND [ARGS...]\n"
-			"  runs COMMAND with empty BPF programs at memtrack's glibc probe sites, system-wide\n"
-			"  -t  print the time of each phase (load, attach, command, detach) on stderr\n");
-	return EXIT_FAILURE;
-}
-
 int main(int argc, char **argv)
 {
 	double ms[PH__COUNT] = { 0 };
+	struct floor_args a = {};
 	struct floor f = {};
-	bool timing = false;
-	size_t nprobes = 0;
-	int i = 1, status;
+	char libc[PATH_MAX];
+	int status = args__parse(argc, argv, &a, libc);
 
-	if (i < argc && !strcmp(argv[i], "-t"))
-		timing = true, i++;
-	if (i < argc && !strcmp(argv[i], "--"))
-		i++;
-	if (i >= argc)
-		return usage();
-	status = floor__trace(&f, argv + i, ms, &nprobes);
-	if (timing)
+	if (status)
+		return status == -EINVAL ? usage() : EXIT_FAILURE;
+	status = floor__trace(&f, &a, ms);
+	if (a.timing)
 		fprintf(stderr, "floor: load %.1f ms, attach %.1f ms (%zu probes), command %.1f ms, detach %.1f ms\n",
-			ms[PH_LOAD], ms[PH_ATTACH], nprobes, ms[PH_RUN], ms[PH_DETACH]);
+			ms[PH_LOAD], ms[PH_ATTACH], f.nprobes, ms[PH_RUN], ms[PH_DETACH]);
 	return exit__code(status);
 }

@@ -98,6 +98,14 @@ CMD[true]=/bin/true
 ALLOCS[true]=0
 EVENTS[true]=0
 
+# The floor probes what memtrack would: the workload's executable and each library it loads (the floor skips those
+# without an allocator, as memtrack does). Our workloads dlopen nothing, so ldd lists every file memtrack would see.
+declare -A FLOOR_FILES
+for w in "${WORKLOADS[@]}" true; do
+	bin=${CMD[$w]%% *}
+	FLOOR_FILES[$w]="-f $bin $(ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// { printf "-f %s ", $3 }')"
+done
+
 # ---- configurations
 CONFIGS=(untraced memtrack stacks floor heaptrack massif)
 declare -A HAVE LABEL
@@ -127,14 +135,14 @@ fi
 # ---- one run
 # The tracer's command line for config $1 and workload $2, writing its artifact under $3.
 config_cmd() {
-	local cfg=$1 w=$2 art=$3
-	# shellcheck disable=SC2206
-	local wcmd=(${CMD[$w]})
+	local cfg=$1 w=$2 art=$3 wcmd ff
+	read -r -a wcmd <<<"${CMD[$w]}"
+	read -r -a ff <<<"${FLOOR_FILES[$w]:-}"
 	case $cfg in
 	untraced) CMDLINE=("${wcmd[@]}") ;;
 	memtrack) CMDLINE=("$MEMTRACK" record -q -o "$art" -- "${wcmd[@]}") ;;
 	stacks) CMDLINE=("$MEMTRACK" record -q --stacks -o "$art" -- "${wcmd[@]}") ;;
-	floor) CMDLINE=("$BENCH/floor" -t -- "${wcmd[@]}") ;;
+	floor) CMDLINE=("$BENCH/floor" -t "${ff[@]}" -- "${wcmd[@]}") ;;
 	heaptrack) CMDLINE=(heaptrack "${HEAPTRACK_OPTS[@]}" -o "$art" "${wcmd[@]}") ;;
 	massif) CMDLINE=(valgrind --tool=massif --massif-out-file="$art" "${wcmd[@]}") ;;
 	esac
@@ -148,7 +156,7 @@ kv() { # the value of key $1 in a "k=v k=v" line $2
 
 file_bytes() { # total size of the files matching the glob $1, or -1
 	local f n=0 any=0
-	for f in $1; do [[ -f $f ]] && n=$((n + $(agg -c %s "$f"))) any=1; done
+	for f in $1; do [[ -f $f ]] && n=$((n + $(stat -c %s "$f"))) any=1; done
 	((any)) && echo $n || echo -1
 }
 
@@ -157,10 +165,32 @@ report_total() {
 	jq -r ".totals.$2 // -1" "$1" 2>/dev/null || echo -1
 }
 
+# Someone else's tracer on this machine puts system-wide uprobes into our untraced runs too: wait for it to end
+# (up to a minute), and count the runs it still overlapped.
+FOREIGN=(memtrack floor test_record heaptrack memcheck-amd64- massif-amd64-li)
+DISTURBED=0
+foreign() {
+	local n
+	for n in "${FOREIGN[@]}"; do pgrep -a -x "$n" && return 0; done
+	return 1
+}
+wait_quiet() {
+	local t=0 who
+	while who=$(foreign | head -n 1) && [[ -n $who ]]; do
+		if ((t++ == 600)); then
+			DISTURBED=$((DISTURBED + 1))
+			note "another tracer is running ($who): measuring anyway"
+			return 0
+		fi
+		sleep 0.1
+	done
+}
+
 # Runs config $1 on workload $2 (repetition $3) under bench/rss and appends one line to $RESULTS.
 measure() {
 	local cfg=$1 w=$2 rep=$3 art=$TMP/art line bytes=-1 drops=-1 allocs=-1 frees=-1 rc=0
 	rm -rf "$TMP"/art*
+	wait_quiet
 	config_cmd "$cfg" "$w" "$art"
 	"$BENCH/rss" -o "$TMP/rss" -- "${CMDLINE[@]}" >"$TMP/out" 2>"$TMP/err" || rc=$?
 	if ((rc)); then
@@ -177,7 +207,7 @@ measure() {
 			allocs=$(report_total "$TMP/report.json" allocations)
 			frees=$(report_total "$TMP/report.json" frees)
 		fi
-		[[ $w == true ]] && startup_split "$line" "$art"
+		[[ $w == true ]] && startup_split "$line" "$art" "$TMP/phases.$cfg"
 		;;
 	floor) [[ $w == true ]] && grep -h '^floor:' "$TMP/err" >>"$TMP/floor_phases" ;;
 	heaptrack) bytes=$(file_bytes "$art.*") ;;
@@ -186,7 +216,8 @@ measure() {
 		>>"$RESULTS"
 }
 
-# memtrack's start-up / command / tear-down, from rss's clock and the artifact's session and end records (same clock).
+# memtrack's start-up / command / tear-down, from rss's clock and the artifact's session and end records (same clock),
+# appended to $3 in microseconds.
 startup_split() {
 	local start end session fin
 	start=$(kv start_ns "$1")
@@ -195,7 +226,7 @@ startup_split() {
 		jq -rs '[(map(select(.event == "session"))[0].ts_ns // -1), (map(select(.event == "end"))[-1].ts_ns // -1)]
 			| @tsv' 2>/dev/null || echo "-1 -1")
 	((session > 0 && fin > 0)) && echo "$(((session - start) / 1000)) $(((fin - session) / 1000)) $(((end - fin) / 1000))" \
-		>>"$TMP/memtrack_phases"
+		>>"$3"
 	return 0
 }
 
@@ -219,10 +250,12 @@ wait_running() {
 }
 
 neighbour() {
-	local mode=$1 rep=$2 bg=() pgid=0 line alive=1
+	local mode=$1 rep=$2 bg=() pgid=0 line alive=1 ff
+	read -r -a ff <<<"${FLOOR_FILES[churn]}"
+	wait_quiet
 	case $mode in
 	untraced) bg=("$BENCH/churn" 1000000000000) ;;
-	floor) bg=("$BENCH/floor" -- "$BENCH/churn" 1000000000000) ;;
+	floor) bg=("$BENCH/floor" "${ff[@]}" -- "$BENCH/churn" 1000000000000) ;;
 	memtrack) bg=("$MEMTRACK" record -q -o "$TMP/nb-art" -- "$BENCH/churn" 1000000000000) ;;
 	esac
 	if ((${#bg[@]})); then
@@ -286,7 +319,7 @@ calc() { # awk arithmetic on numbers that may be empty: prints "—" then
 	shift 2
 	local v
 	for v in "$@"; do [[ -n $v ]] || { echo "—"; return; }; done
-	awk -v a="${1:-0}" -v b="${2:-0}" -v c="${3:-0}" -v d="${4:-0}" "BEGIN { printf \"$fmt\", $expr }"
+	awk -v a="${1:-0}" -v b="${2:-0}" -v c="${3:-0}" -v d="${4:-0}" "BEGIN { printf \"$fmt\", ($expr) }"
 }
 
 mib() { calc "%.1f" "a / 1024" "$1"; }
@@ -335,19 +368,22 @@ median_col() { # median of column $1 of file $2
 ms_of() { calc "%.0f" "a / 1e6" "$(agg true "$1" $F_WALL median)"; }
 
 startup_section() {
-	local c
+	local c f
 	echo "| configuration | \`-- /bin/true\`, median ms |"
 	echo "|---|---:|"
 	for c in untraced memtrack stacks floor; do
 		((HAVE[$c])) && echo "| ${LABEL[$c]} | $(ms_of "$c") |" || echo "| ${LABEL[$c]} | n/a |"
 	done
 	echo
-	if [[ -s $TMP/memtrack_phases ]]; then
-		echo "memtrack's split (median ms; rss's clock against the artifact's session and end records):" \
-			"start-up to the session record $(calc "%.1f" "a / 1e3" "$(median_col 1 "$TMP/memtrack_phases")")," \
-			"session to end record $(calc "%.1f" "a / 1e3" "$(median_col 2 "$TMP/memtrack_phases")")," \
-			"end record to exit $(calc "%.1f" "a / 1e3" "$(median_col 3 "$TMP/memtrack_phases")")."
-	fi
+	for c in memtrack stacks; do
+		f=$TMP/phases.$c
+		[[ -s $f ]] || continue
+		echo "${LABEL[$c]}'s split (median ms; rss's clock against the artifact's session and end records):" \
+			"start-up to the session record $(calc "%.1f" "a / 1e3" "$(median_col 1 "$f")")," \
+			"session to end record $(calc "%.1f" "a / 1e3" "$(median_col 2 "$f")")," \
+			"end record to exit $(calc "%.1f" "a / 1e3" "$(median_col 3 "$f")")."
+		echo
+	done
 	if [[ -s $TMP/floor_phases ]]; then
 		# "floor: load X ms, attach Y ms (P probes), command Z ms, detach W ms"
 		sed -E 's/^floor: load ([0-9.]+) ms, attach ([0-9.]+) ms \(([0-9]+) probes\), command ([0-9.]+) ms, detach ([0-9.]+) ms$/\1 \2 \3 \4 \5/' \
@@ -382,7 +418,8 @@ report() {
 	echo
 	echo "Machine: $(nproc) CPUs ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)), kernel $(uname -r)," \
 		"$(ldd --version | head -1 | sed 's/^ldd //'). memtrack $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')."
-	echo "Median of $RUNS run(s)$( ((QUICK)) && echo ", --quick (N / 10)"); whole suite $((ELAPSED / 60)) min $((ELAPSED % 60)) s."
+	echo "Median of $RUNS run(s)$( ((QUICK)) && echo ", --quick (N / 10)"); whole suite $((ELAPSED / 60)) min $((ELAPSED % 60)) s;" \
+		"$DISTURBED run(s) overlapped another tracer on the machine."
 	echo
 	echo "| workload | what | allocation calls | events (allocations + frees) | memtrack saw (allocs / frees) |"
 	echo "|---|---|---:|---:|---:|"

@@ -18,6 +18,7 @@ struct mt_call {
 	__u64 memptr;		/* posix_memalign's out pointer */
 	__u64 free_ptr;		/* the block an operator delete/dallocx just released: its inner free is no event */
 	__u64 free_sp;
+	__u64 stack;		/* call path hash, captured at the outermost entry (--stacks) */
 	__u32 depth;		/* allocator entries not yet returned on this thread */
 	__u8 func;
 	__u8 allocator;
@@ -95,12 +96,14 @@ static __always_inline int call__enter(struct pt_regs *ctx, __u64 cookie, const 
 	n.depth = 1;
 	n.func = MT_COOKIE_FUNC(cookie);
 	n.allocator = MT_COOKIE_ALLOCATOR(cookie);
+	n.stack = stack__capture(ctx);
 	if (bpf_map_update_elem(&calls, &tid, &n, BPF_ANY))
 		drop__count(MT_DROP_CALLSTATE);
 	return 0;
 }
 
-static __always_inline void alloc__emit(__u8 func, __u8 allocator, __u64 addr, __u64 size, __u64 old, __u64 align)
+static __always_inline void alloc__emit(__u8 func, __u8 allocator, __u64 addr, __u64 size, __u64 old, __u64 align,
+					__u64 stack)
 {
 	struct mt_alloc *e = rec__reserve(sizeof(*e), MT_REC_ALLOC);
 
@@ -110,7 +113,7 @@ static __always_inline void alloc__emit(__u8 func, __u8 allocator, __u64 addr, _
 	e->size = size;
 	e->old_addr = old;
 	e->align = align;
-	e->stack = 0;
+	e->stack = stack;
 	e->func = func;
 	e->allocator = allocator;
 	__builtin_memset(e->_pad, 0, sizeof(e->_pad));
@@ -157,7 +160,7 @@ int BPF_KRETPROBE(alloc_return, void *ret)
 	/* NULL is no allocation, but realloc(p, 0) returning NULL freed p. */
 	if (!addr && !(mt_func__is_realloc(c->func) && c->old_addr && !c->size))
 		return 0;
-	alloc__emit(c->func, c->allocator, addr, c->size, c->old_addr, c->align);
+	alloc__emit(c->func, c->allocator, addr, c->size, c->old_addr, c->align, c->stack);
 	return 0;
 }
 
@@ -180,7 +183,7 @@ static __always_inline int free__enter(struct pt_regs *ctx, __u64 cookie, __u64 
 		return 0;
 	if (c && c->free_ptr == ptr && sp <= c->free_sp)	/* kept: sized delete -> delete -> free is a chain */
 		return 0;
-	alloc__emit(func, MT_COOKIE_ALLOCATOR(cookie), ptr, size, 0, 0);
+	alloc__emit(func, MT_COOKIE_ALLOCATOR(cookie), ptr, size, 0, 0, 0);
 	if (!c) {
 		c = &n;
 		bpf_map_update_elem(&calls, &tid, &n, BPF_NOEXIST);
@@ -334,6 +337,7 @@ int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child
 		return 0;
 	if (bpf_map_update_elem(&tracked, &ctgid, &active, BPF_ANY))
 		drop__count(MT_DROP_TRACKED);
+	ranges__inherit(ptgid, ctgid);
 	e = rec__reserve(sizeof(*e), MT_REC_FORK);
 	if (!e)
 		return 0;
@@ -375,6 +379,7 @@ int BPF_PROG(process_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 			e->path[0] = 0;
 		rec__submit(e, sizeof(*e));
 	}
+	ranges__reset(tgid);
 	exec__watch(p);
 	return 0;
 }
@@ -384,7 +389,9 @@ int BPF_PROG(process_exit, struct task_struct *p, bool group_dead)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid);
 
-	if (group_dead)
+	if (group_dead) {
 		bpf_map_delete_elem(&tracked, &tgid);
+		bpf_map_delete_elem(&exec_ranges, &tgid);
+	}
 	return 0;
 }

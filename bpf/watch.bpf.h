@@ -3,6 +3,7 @@
 #define MEMTRACK_WATCH_BPF_H
 
 #include "memtrack.bpf.h"
+#include "stacks.bpf.h"
 
 #define MT_KNOWN_FILES_MAX 16384
 #define MT_PROT_EXEC 0x4
@@ -119,6 +120,7 @@ static __always_inline void watch__addr(struct task_struct *task, __u64 addr, __
 	if (seen_ino)
 		*seen_ino = v.ino;
 	mapping__emit(&v);
+	ranges__add(bpf_get_current_pid_tgid() >> 32, v.start, v.end);
 	watch__request(&v, reason, hold);
 }
 

@@ -5,5 +5,8 @@
 int mt_cmd_record(int argc, char **argv);	/* tracer/record.c */
 int mt_cmd_report(int argc, char **argv);	/* src/report.c */
 int mt_cmd_dump(int argc, char **argv);		/* src/dump.c */
+int mt_cmd_flamegraph(int argc, char **argv);	/* src/flamegraph.c */
+int mt_cmd_unwind(int argc, char **argv);	/* src/unwind_cmd.c */
+int mt_cmd_check_fp(int argc, char **argv);	/* src/checkfp.c */
 
 #endif /* MEMTRACK_COMMANDS_H */

@@ -27,7 +27,29 @@ static void dump_alloc(struct mt_json *j, const struct mt_alloc *a)
 	mt_json__kv_string(j, "allocator", allocator ? allocator : "unknown");
 	if (!allocator)
 		mt_json__kv_u64(j, "allocator_id", a->allocator);
+	if (a->stack)	/* stacks: the definition is an "event": "stack" line */
+		mt_json__kv_u64(j, "stack", a->stack);
 }
+
+/* ---- stacks: begin ---- */
+static void dump_stack(struct mt_json *j, const struct mt_stack *st)
+{
+	const __u64 *fp = (const __u64 *)(st + 1);
+	size_t i, n = (st->hdr.size - sizeof(*st)) / sizeof(*fp);
+
+	if (n > st->nfp)
+		n = st->nfp;
+	mt_json__kv_string(j, "event", "stack");
+	mt_json__kv_u64(j, "hash", st->hash);
+	mt_json__key(j, "fp");
+	mt_json__begin_array(j);
+	for (i = 0; i < n; i++)
+		mt_json__u64(j, fp[i]);
+	mt_json__end_array(j);
+	mt_json__kv_u64(j, "bytes", st->nbytes);
+	mt_json__kv_bool(j, "truncated", st->truncated != 0);
+}
+/* ---- stacks: end ---- */
 
 static void dump_syscall(struct mt_json *j, const struct mt_syscall *s)
 {
@@ -155,6 +177,10 @@ static void dump_body(struct mt_json *j, const struct mt_rec_hdr *rec)
 {
 	size_t min = mt_rec__min_size(rec->type);
 
+	if (rec->type == MT_REC_STACK && rec->size >= sizeof(struct mt_stack)) {	/* stacks */
+		dump_stack(j, (const struct mt_stack *)rec);
+		return;
+	}
 	if (!min || rec->size < min) {
 		mt_json__kv_string(j, "event", "unknown");
 		mt_json__kv_u64(j, "type", rec->type);

@@ -592,6 +592,7 @@ static int apply_fork(struct mt_model *m, const struct mt_fork *f)
 	}
 	memcpy(child->pub.exe, parent->pub.exe, sizeof(child->pub.exe));
 	memcpy(child->pub.comm, parent->pub.comm, sizeof(child->pub.comm));
+	child->pub.start_ns = f->hdr.ts_ns;
 	return 0;
 }
 
@@ -617,6 +618,7 @@ static int apply_exit(struct mt_model *m, const struct mt_exit *x)
 		return -ENOMEM;
 	p->pub.exited = true;
 	p->pub.status = x->status;
+	p->pub.exit_ns = x->hdr.ts_ns;
 	heap_leak_all(m, p);
 	return 0;
 }
@@ -671,6 +673,7 @@ static int apply_session(struct mt_model *m, const struct mt_session *s)
 		return -ENOMEM;
 	if (!root->pub.ppid)
 		root->pub.ppid = s->tracer_pid;
+	root->pub.start_ns = s->hdr.ts_ns;
 	return session_argv(si, s);
 }
 

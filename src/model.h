@@ -61,6 +61,8 @@ struct mt_proc {
 	int32_t status;			/* raw wait status; valid when exited */
 	char exe[MT_PATH_MAX];		/* path of the last exec ("" if none; a fork child inherits its parent's) */
 	char comm[MT_COMM_MAX];		/* likewise, from the exec record */
+	uint64_t start_ns;		/* ts_ns of its fork (or session) record; 0 when unknown */
+	uint64_t exit_ns;		/* ts_ns of its exit record; valid when exited */
 	struct mt_heap_stats heap;
 };
 

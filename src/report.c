@@ -3,12 +3,14 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
 #include "commands.h"
 #include "log.h"
 #include "report.h"
+#include "stacks.h"
 
 #define HSIZE 32	/* buffer for a human size or a status word */
 
@@ -324,7 +326,7 @@ static void json_proc(struct mt_json *j, const struct mt_proc *p)
 	mt_json__end_object(j);
 }
 
-int mt_report__json(FILE *f, const struct mt_model *m)
+static int report_json(FILE *f, const struct mt_model *m, const struct mt_sites *sites, size_t top, bool with_sites)
 {
 	struct mt_json j;
 	size_t i, n = mt_model__nr_procs(m);
@@ -337,10 +339,142 @@ int mt_report__json(FILE *f, const struct mt_model *m)
 	for (i = 0; i < n; i++)
 		json_proc(&j, mt_model__proc(m, i));
 	mt_json__end_array(&j);
+	if (with_sites)
+		mt_report__sites_json(&j, sites, top);
 	mt_json__end_object(&j);
 	fputc('\n', f);
 	return mt_json__error(&j);
 }
+
+int mt_report__json(FILE *f, const struct mt_model *m)
+{
+	return report_json(f, m, NULL, 0, false);
+}
+
+/* ---- top allocation sites (stacks.h): begin ---- */
+
+int mt_report__json_sites(FILE *f, const struct mt_model *m, const struct mt_sites *sites, size_t top)
+{
+	return report_json(f, m, sites, top, true);
+}
+
+static void text_site(FILE *f, size_t rank, const struct mt_site *site, bool by_count)
+{
+	char a[2 * HSIZE], b[HSIZE];
+	size_t i;
+
+	if (by_count)
+		fprintf(f, "  #%-3zu %" PRIu64 " allocations, %s", rank, site->count, size_text(a, site->bytes));
+	else
+		fprintf(f, "  #%-3zu %s in %" PRIu64 " allocations", rank, size_text(a, site->bytes), site->count);
+	if (site->leaked_bytes)
+		fprintf(f, ", %s leaked", human(b, site->leaked_bytes));
+	fputc('\n', f);
+	if (!site->nframes)
+		fputs("        (no frames)\n", f);
+	for (i = 0; i < site->nframes; i++) {
+		fputs("        ", f);
+		put_text(f, site->frames[i].name);
+		if (site->frames[i].srcline) {
+			fputs(" (", f);
+			put_text(f, site->frames[i].srcline);
+			fputc(')', f);
+		}
+		fputc('\n', f);
+	}
+}
+
+int mt_report__sites_text(FILE *f, const struct mt_sites *sites, size_t top)
+{
+	char a[2 * HSIZE];
+	size_t i, n;
+
+	if (!sites || !sites->any)
+		return ferror(f) ? -EIO : 0;
+	n = sites->count < top ? sites->count : top;
+	fprintf(f, "\ntop allocation sites by bytes (%zu of %zu sites):\n", n, sites->count);
+	for (i = 0; i < n; i++)
+		text_site(f, i + 1, &sites->sites[i], false);
+	fprintf(f, "\ntop allocation sites by count (%zu of %zu sites):\n", n, sites->count);
+	for (i = 0; i < n; i++)
+		text_site(f, i + 1, sites->by_count[i], true);
+	if (sites->undefined_allocations)
+		fprintf(f, "  (%" PRIu64 " allocations, %s, name a stack that was never defined)\n",
+			sites->undefined_allocations, size_text(a, sites->undefined_bytes));
+	return ferror(f) ? -EIO : 0;
+}
+
+static void json_site(struct mt_json *j, const struct mt_site *site)
+{
+	size_t i;
+
+	mt_json__begin_object(j);
+	mt_json__kv_u64(j, "bytes", site->bytes);
+	mt_json__kv_u64(j, "count", site->count);
+	mt_json__kv_u64(j, "leaked_bytes", site->leaked_bytes);
+	mt_json__kv_u64(j, "stacks", site->stacks);
+	mt_json__key(j, "frames");
+	mt_json__begin_array(j);
+	for (i = 0; i < site->nframes; i++)
+		mt_json__string(j, site->frames[i].name);
+	mt_json__end_array(j);
+	mt_json__key(j, "srclines");
+	mt_json__begin_array(j);
+	for (i = 0; i < site->nframes; i++) {
+		if (site->frames[i].srcline)
+			mt_json__string(j, site->frames[i].srcline);
+		else
+			mt_json__null(j);
+	}
+	mt_json__end_array(j);
+	mt_json__end_object(j);
+}
+
+void mt_report__sites_json(struct mt_json *j, const struct mt_sites *sites, size_t top)
+{
+	size_t i, n = sites ? (sites->count < top ? sites->count : top) : 0;
+
+	mt_json__key(j, "sites");
+	mt_json__begin_array(j);
+	for (i = 0; i < n; i++)
+		json_site(j, &sites->sites[i]);
+	mt_json__end_array(j);
+	if (!sites || !sites->any)
+		return;
+	mt_json__key(j, "sites_by_count");
+	mt_json__begin_array(j);
+	for (i = 0; i < n; i++)
+		json_site(j, sites->by_count[i]);
+	mt_json__end_array(j);
+	mt_json__kv_u64(j, "sites_total", sites->count);
+	mt_json__kv_u64(j, "undefined_stack_allocations", sites->undefined_allocations);
+}
+
+/* Loads the artifact's stacks and ranks its sites; NULL (after an error message) when that fails. */
+static struct mt_sites *report_sites(const char *dir, int *ret)
+{
+	struct mt_read_status st;
+	struct mt_stacks *s;
+	struct mt_sites *sites;
+	int err;
+
+	*ret = 0;
+	err = mt_stacks__load(dir, NULL, &s, &st);
+	if (!s) {
+		pr_err("%s: stacks: %s\n", dir, st.reason[0] ? st.reason : strerror(-err));
+		*ret = err;
+		return NULL;
+	}
+	sites = mt_sites__build(s);
+	if (!sites) {
+		*ret = -errno;
+		pr_err("%s: stacks: %s\n", dir, strerror(errno));
+	}
+	mt_stacks__free(s);
+	return sites;
+}
+
+/* ---- top allocation sites: end ---- */
 
 int mt_report__exit_status(const char *dir, int err, const struct mt_read_status *st, const char *what)
 {
@@ -357,9 +491,11 @@ int mt_report__exit_status(const char *dir, int err, const struct mt_read_status
 
 static void report_usage(FILE *f)
 {
-	fputs("usage: memtrack report [--json | --attach] DIR\n"
-	      "Heap allocation statistics of a recorded run: totals, then one row per process.\n"
-	      "  --json      one JSON object {\"totals\": {...}, \"processes\": [...]} instead of text\n"
+	fputs("usage: memtrack report [--json | --attach] [--sites N] DIR\n"
+	      "Heap allocation statistics of a recorded run: totals, then one row per process, then (recorded with\n"
+	      "--stacks) the top allocation sites by bytes and by count.\n"
+	      "  --json      one JSON object {\"totals\": {...}, \"processes\": [...], \"sites\": [...]} instead of text\n"
+	      "  --sites N   sites in each ranking (default 10; 0 leaves the section out)\n"
 	      "  --attach    the attach log instead: each file looked at, its probes, how long its thread was held\n"
 	      "  -h, --help  this text\n"
 	      "Exit status: 0; 1 when DIR is damaged (the report covers the records before the damage);\n"
@@ -367,14 +503,16 @@ static void report_usage(FILE *f)
 }
 
 /* 0: go on; 1: --help was printed; -EINVAL: a usage error was reported. */
-static int report_args(int argc, char **argv, bool *json, bool *attach, const char **dir)
+static int report_args(int argc, char **argv, bool *json, bool *attach, size_t *top, const char **dir)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "attach", no_argument, NULL, 'a' },
+		{ "sites", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char *end;
 	int c;
 
 	optind = 0;	/* getopt state is global: start over */
@@ -384,6 +522,13 @@ static int report_args(int argc, char **argv, bool *json, bool *attach, const ch
 			*json = true;
 		} else if (c == 'a') {
 			*attach = true;
+		} else if (c == 's') {
+			errno = 0;
+			*top = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-') {
+				pr_err("report: --sites takes a count, not '%s'\n", optarg);
+				return -EINVAL;
+			}
 		} else if (c == 'h') {
 			report_usage(stdout);
 			return 1;
@@ -407,12 +552,14 @@ static int report_args(int argc, char **argv, bool *json, bool *attach, const ch
 int mt_cmd_report(int argc, char **argv)
 {
 	struct mt_read_status st;
+	struct mt_sites *sites;
 	struct mt_model *m;
 	const char *dir;
 	bool json = false, attach = false;
+	size_t top = 10;
 	int err, ret;
 
-	ret = report_args(argc, argv, &json, &attach, &dir);
+	ret = report_args(argc, argv, &json, &attach, &top, &dir);
 	if (ret)
 		return ret > 0 ? 0 : 2;
 	if (attach)
@@ -420,7 +567,19 @@ int mt_cmd_report(int argc, char **argv)
 	err = mt_model__load(dir, &m, &st);
 	if (!m)
 		return mt_report__exit_status(dir, err, &st, "report");
-	ret = json ? mt_report__json(stdout, m) : mt_report__text(stdout, m, dir);
+	sites = report_sites(dir, &ret);
+	if (!sites) {
+		mt_model__free(m);
+		return 2;
+	}
+	if (json) {
+		ret = mt_report__json_sites(stdout, m, sites, top);
+	} else {
+		ret = mt_report__text(stdout, m, dir);
+		if (!ret && top)
+			ret = mt_report__sites_text(stdout, sites, top);
+	}
+	mt_sites__free(sites);
 	mt_model__free(m);
 	if (fflush(stdout))
 		ret = -errno;

@@ -15,6 +15,15 @@ int mt_report__text(FILE *f, const struct mt_model *m, const char *label);
 int mt_report__json(FILE *f, const struct mt_model *m);
 /* The attach log of DIR as a table (attach_report.c). Returns what mt_artifact__read returned. */
 int mt_report__attach(FILE *f, const char *dir, struct mt_read_status *st);
+/* ---- top allocation sites (struct mt_sites from stacks.h) ---- */
+struct mt_sites;
+/* What `report --json` prints: mt_report__json's object plus "sites" (top `top` by bytes; NULL: []). 0 or -EIO. */
+int mt_report__json_sites(FILE *f, const struct mt_model *m, const struct mt_sites *sites, size_t top);
+/* The text section "top allocation sites by bytes/count"; nothing when no stack was recorded. 0 or -EIO. */
+int mt_report__sites_text(FILE *f, const struct mt_sites *sites, size_t top);
+/* The "sites" key (and, with stacks, "sites_by_count", "sites_total", "undefined_stack_allocations"). */
+void mt_report__sites_json(struct mt_json *j, const struct mt_sites *sites, size_t top);
+
 /* The end-of-run summary of `memtrack record` (three lines, each "memtrack: ..."). 0 or -EIO. */
 int mt_report__summary(FILE *f, const struct mt_model *m, const char *dir);
 /* {"ringbuf": N, "callstate": N, "read": N}, plus "drop_<i>" for unnamed causes that are not 0. */

@@ -115,6 +115,7 @@ struct mt_site {
 	uint64_t count;
 	uint64_t leaked_bytes;
 	uint64_t stacks;	/* stack hashes merged into it */
+	size_t order;		/* ties rank in the order the first of them was seen */
 	size_t nframes;
 	struct mt_site_frame *frames;
 };

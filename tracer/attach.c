@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "log.h"
 #include "model.h"
 #include "tracer.h"
@@ -27,6 +28,7 @@ struct seen_file {
 struct attach {
 	struct bpf_session *bpf;
 	struct mt_writer *w;
+	struct modules *mods;
 	struct pending *pend;
 	size_t npend, cap_pend;
 	struct seen_file *files;
@@ -41,7 +43,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-struct attach *attach__new(struct bpf_session *s, struct mt_writer *w)
+struct attach *attach__new(struct bpf_session *s, struct mt_writer *w, struct modules *mods)
 {
 	struct attach *a = calloc(1, sizeof(*a));
 
@@ -49,21 +51,8 @@ struct attach *attach__new(struct bpf_session *s, struct mt_writer *w)
 		return NULL;
 	a->bpf = s;
 	a->w = w;
+	a->mods = mods;
 	return a;
-}
-
-static int array__grow(void **v, size_t *cap, size_t n, size_t elem)
-{
-	void *nv;
-
-	if (n < *cap)
-		return 0;
-	nv = realloc(*v, (*cap ? *cap * 2 : 16) * elem);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = *cap ? *cap * 2 : 16;
-	return 0;
 }
 
 static struct seen_file *files__find(struct attach *a, uint64_t dev, uint64_t ino)
@@ -121,8 +110,9 @@ static void file__handle(struct attach *a, const char *open_path, struct mt_atta
 		pr_warn("%s: no probes attached: %s\n", rec->path, strerror(-err));
 	else if (plan.n)
 		pr_info("%s: %zu %s entry points probed\n", rec->path, plan.n, mt_allocator__name(plan.kind));
-	if (!array__grow((void **)&a->files, &a->cap_files, a->nfiles, sizeof(*a->files)))
+	if (!mt_array__grow((void **)&a->files, &a->cap_files, a->nfiles, sizeof(*a->files)))
 		a->files[a->nfiles++] = (struct seen_file){ rec->dev, rec->ino, plan.kind };
+	modules__add(a->mods, a->w, open_path, rec);
 	err = bpf_session__file_done(a->bpf, rec->dev, rec->ino);
 	if (err)
 		pr_warn("cannot mark %s known: %s\n", rec->path, strerror(-err));
@@ -142,7 +132,7 @@ int attach__on_request(struct attach *a, const struct mt_attach_req *r)
 	char open_path[PATH_MAX];
 	struct mt_attach *rec;
 
-	if (array__grow((void **)&a->pend, &a->cap_pend, a->npend, sizeof(*a->pend)))
+	if (mt_array__grow((void **)&a->pend, &a->cap_pend, a->npend, sizeof(*a->pend)))
 		return -ENOMEM;
 	a->pend[a->npend].req = *r;
 	rec = &a->pend[a->npend].rec;

@@ -76,7 +76,7 @@ static int session__attach_tracepoints(struct bpf_session *s)
 	return 0;
 }
 
-struct bpf_session *bpf_session__open(size_t ring_bytes)
+struct bpf_session *bpf_session__open(size_t ring_bytes, uint32_t stack_bytes)
 {
 	struct bpf_session *s = calloc(1, sizeof(*s));
 	int err;
@@ -94,6 +94,7 @@ struct bpf_session *bpf_session__open(size_t ring_bytes)
 	bpf_program__set_expected_attach_type(s->skel->progs.alloc_enter, MT_BPF_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(s->skel->progs.alloc_return, MT_BPF_TRACE_UPROBE_MULTI);
 	s->skel->rodata->wakeup_bytes = ring_bytes / 16;
+	s->skel->rodata->stack_bytes = stack_bytes;
 	err = memtrack_bpf__load(s->skel);
 	if (err) {
 		pr_err("cannot load the BPF programs: %s (libbpf's reason is above)\n", strerror(-err));

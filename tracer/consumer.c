@@ -9,6 +9,7 @@
 #include "tracer.h"
 
 #define PIDSET_MIN 64
+#define MT_STACK_PACK_MAX (UINT16_MAX + 1)
 
 /* Open-addressing set of process pids (tgids); the ptrace loop asks it whether an exiting pid is a process. */
 struct pidset {
@@ -18,6 +19,7 @@ struct pidset {
 
 struct consumer {
 	struct ring_buffer *rb;
+	__u8 *pack;		/* a stack definition packed to its documented layout */
 	struct mt_writer *w;
 	struct attach *attach;
 	struct pidset procs;
@@ -69,6 +71,24 @@ static bool pidset__has(const struct pidset *s, pid_t pid)
 	return false;
 }
 
+/*
+ * BPF reserves a stack definition at its largest, the chain at a fixed offset: pack it to the documented layout
+ * (nfp addresses, then nbytes raw bytes) so that the artifact carries no empty space.
+ */
+static const void *stack__pack(struct consumer *c, const struct mt_stack *s, size_t size)
+{
+	size_t fp = s->nfp < MT_FP_MAX ? s->nfp : MT_FP_MAX, raw = sizeof(*s) + MT_FP_MAX * 8;
+	struct mt_stack *p = (struct mt_stack *)c->pack;
+
+	if (size < raw || s->nbytes > size - raw || !c->pack)
+		return NULL;
+	memcpy(p, s, sizeof(*s) + fp * 8);
+	memcpy(c->pack + sizeof(*s) + fp * 8, (const __u8 *)s + raw, s->nbytes);
+	p->nfp = fp;
+	p->hdr.size = sizeof(*s) + fp * 8 + s->nbytes;
+	return p;
+}
+
 static int consumer__on_record(void *ctx, void *data, size_t size)
 {
 	struct consumer *c = ctx;
@@ -76,6 +96,8 @@ static int consumer__on_record(void *ctx, void *data, size_t size)
 	int err;
 
 	if (size < sizeof(*h) || h->size > size)
+		return 0;
+	if (h->type == MT_REC_STACK && !(h = data = (void *)stack__pack(c, data, h->size)))
 		return 0;
 	if (h->type == MT_REC_FORK && h->size >= sizeof(struct mt_fork))
 		pidset__add(&c->procs, ((const struct mt_fork *)data)->child);
@@ -108,6 +130,9 @@ struct consumer *consumer__new(struct bpf_session *s, struct mt_writer *w, struc
 		return NULL;
 	c->w = w;
 	c->attach = a;
+	c->pack = malloc(MT_STACK_PACK_MAX);
+	if (!c->pack)
+		goto fail;
 	c->rb = ring_buffer__new(bpf_map__fd(bpf_session__ring_map(s)), consumer__on_record, c, NULL);
 	if (!c->rb)
 		goto fail;
@@ -118,11 +143,13 @@ struct consumer *consumer__new(struct bpf_session *s, struct mt_writer *w, struc
 free_rb:
 	err = -errno;
 	ring_buffer__free(c->rb);
+	free(c->pack);
 	free(c);
 	errno = -err;
 	return NULL;
 fail:
 	err = -errno;
+	free(c->pack);
 	free(c);
 	errno = -err;
 	return NULL;
@@ -165,6 +192,7 @@ void consumer__free(struct consumer *c)
 	if (!c)
 		return;
 	ring_buffer__free(c->rb);
+	free(c->pack);
 	free(c->procs.slots);
 	free(c);
 }

@@ -118,3 +118,44 @@ int elf_symbols__offsets(const char *path, const char *const *names, size_t n, u
 	memset(offsets, 0, n * sizeof(*offsets));
 	return elf_symbols__each(path, offsets__match, &c);
 }
+
+static int notes__build_id(Elf *elf, const GElf_Phdr *ph, uint8_t *id, size_t max)
+{
+	Elf_Data *data = elf_getdata_rawchunk(elf, ph->p_offset, ph->p_filesz, ELF_T_NHDR);
+	size_t off = 0, name_off, desc_off, n;
+	GElf_Nhdr nh;
+
+	while (data && (n = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp((const char *)data->d_buf + name_off, "GNU", 4)) {
+			n = nh.n_descsz < max ? nh.n_descsz : max;
+			memcpy(id, (const uint8_t *)data->d_buf + desc_off, n);
+			return n;
+		}
+		off = n;
+	}
+	return 0;
+}
+
+int elf_symbols__build_id(const char *path, uint8_t *id, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), len = 0;
+	size_t i, n;
+	GElf_Phdr ph;
+	Elf *elf;
+
+	if (fd < 0)
+		return -errno;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		goto close_fd;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &n)) {
+		for (i = 0; i < n && !len; i++)
+			if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_NOTE)
+				len = notes__build_id(elf, &ph, id, max);
+	}
+	elf_end(elf);
+close_fd:
+	close(fd);
+	return len;
+}

@@ -50,6 +50,7 @@ static void loop__on_exec(struct loop_state *st, pid_t pid)
 		st->root_execd = true;
 	consumer__drain(st->l->cons);
 	attach__on_exec_stop(st->l->attach, pid);
+	metadata__on_exec(st->l->meta, pid);
 }
 
 /*

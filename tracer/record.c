@@ -22,12 +22,30 @@
 
 static void record__usage(FILE *f)
 {
-	fprintf(f, "usage: memtrack record [-o DIR] [-q] [-v] [--ring-size MIB] -- PROGRAM [ARGS...]\n"
-		   "  -o, --output DIR   write the artifact to DIR (default: memtrack.<pid>)\n"
-		   "  -q, --quiet        no summary on stderr when the command ends\n"
-		   "  -v, --verbose      more diagnostics (twice: libbpf's too)\n"
-		   "      --ring-size N  BPF ring buffer of N MiB, a power of two (default: %u)\n",
-		MT_RING_DEFAULT >> 20);
+	fprintf(f, "usage: memtrack record [-o DIR] [-q] [-v] [--stacks [--stack-bytes N]] [--ring-size MIB] -- "
+		   "PROGRAM [ARGS...]\n"
+		   "  -o, --output DIR     write the artifact to DIR (default: memtrack.<pid>)\n"
+		   "  -q, --quiet          no summary on stderr when the command ends\n"
+		   "  -v, --verbose        more diagnostics (twice: libbpf's too)\n"
+		   "  -s, --stacks         record each allocation's call stack, raw, for offline unwinding\n"
+		   "      --stack-bytes N  raw stack bytes copied per new call path (default %u, at most %u)\n"
+		   "      --ring-size N    BPF ring buffer of N MiB, a power of two (default: %u)\n",
+		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_RING_DEFAULT >> 20);
+}
+
+/* Whole chunks of 512 bytes: BPF copies the stack chunk by chunk. */
+static int stack_bytes__parse(const char *arg, uint32_t *out)
+{
+	unsigned long n;
+	char *end;
+
+	n = strtoul(arg, &end, 10);
+	if (*end || n < 512 || n > MT_STACK_BYTES_MAX) {
+		pr_err("--stack-bytes takes a number of bytes from 512 to %u, not '%s'\n", MT_STACK_BYTES_MAX, arg);
+		return -EINVAL;
+	}
+	*out = n / 512 * 512;
+	return 0;
 }
 
 static int record__parse(int argc, char **argv, struct mt_options *o)
@@ -35,16 +53,24 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' }, { "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },	    { "ring-size", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },	    {},
+		{ "help", no_argument, NULL, 'h' },	    { "stacks", no_argument, NULL, 's' },
+		{ "stack-bytes", required_argument, NULL, 'b' }, {},
 	};
+	bool stacks = false;
 	unsigned long mib;
 	char *end;
 	int c;
 
 	o->ring_bytes = MT_RING_DEFAULT;
+	o->stack_bytes = MT_STACK_BYTES_DEFAULT;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:qvhs", longopts, NULL)) != -1) {
 		switch (c) {
+		case 's': stacks = true; break;
+		case 'b':
+			if (stack_bytes__parse(optarg, &o->stack_bytes))
+				return -EINVAL;
+			break;
 		case 'o': o->out_dir = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'v': mt_log_max = mt_log_max < MT_LOG_DEBUG ? mt_log_max + 1 : mt_log_max; break;
@@ -67,6 +93,8 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 			return -EINVAL;
 		}
 	}
+	if (!stacks)
+		o->stack_bytes = 0;
 	if (optind >= argc) {
 		pr_err("record needs a command to run\n");
 		record__usage(stderr);
@@ -133,6 +161,8 @@ struct record {
 	struct mt_writer *w;
 	struct consumer *cons;
 	struct attach *attach;
+	struct modules *mods;
+	struct metadata *meta;
 	sigset_t orig_mask;
 	int sig_fd;
 	char dir[PATH_MAX];
@@ -145,7 +175,7 @@ static int record__setup_bpf(struct record *r)
 
 	if (err)
 		return err;
-	r->bpf = bpf_session__open(r->opt.ring_bytes);
+	r->bpf = bpf_session__open(r->opt.ring_bytes, r->opt.stack_bytes);
 	return r->bpf ? 0 : -errno;
 }
 
@@ -186,7 +216,11 @@ static int record__start(struct record *r)
 		err = bpf_session__track(r->bpf, r->sp.pid);
 	if (err)
 		return err;
-	r->attach = attach__new(r->bpf, r->w);
+	r->mods = modules__new(r->dir, r->opt.stack_bytes != 0);
+	r->meta = metadata__new();
+	if (!r->mods || !r->meta)
+		return -ENOMEM;
+	r->attach = attach__new(r->bpf, r->w, r->mods);
 	if (!r->attach)
 		return -errno;
 	r->cons = consumer__new(r->bpf, r->w, r->attach);
@@ -215,6 +249,9 @@ static int record__finish(struct record *r, int status)
 	close_err = mt_writer__close(r->w);
 	r->w = NULL;
 	err = err ? err : close_err;
+	close_err = modules__finish(r->mods);
+	r->mods = NULL;
+	err = err ? err : close_err;
 	if (err)
 		pr_err("cannot finish the artifact in %s: %s\n", r->dir, strerror(-err));
 	return err;
@@ -227,28 +264,36 @@ static void record__cleanup(struct record *r)
 	consumer__free(r->cons);
 	attach__free(r->attach);
 	mt_writer__close(r->w);
+	modules__finish(r->mods);
+	metadata__free(r->meta);
 	bpf_session__close(r->bpf);
 	if (r->sig_fd >= 0)
 		close(r->sig_fd);
 }
 
-/* Read back what was written: the summary then says exactly what report will. */
-static void record__summary(const char *dir)
+/* Read back what was written: the summary then says exactly what report will, and the metadata agrees. */
+static void record__conclude(struct record *r)
 {
 	struct mt_read_status st;
 	struct mt_model *m = NULL;
-	int err = mt_model__load(dir, &m, &st);
+	int err = mt_model__load(r->dir, &m, &st);
 
-	if (m)
-		mt_report__summary(stderr, m, dir);
 	if (err)
-		pr_warn("%s: %s\n", dir, st.reason);
+		pr_warn("%s: %s\n", r->dir, st.reason);
+	if (!m)
+		return;
+	err = metadata__write(r->meta, m, r->dir);
+	if (err)
+		pr_warn("cannot write %s/memory_metadata.json: %s\n", r->dir, strerror(-err));
+	if (!r->opt.quiet)
+		mt_report__summary(stderr, m, r->dir);
 	mt_model__free(m);
 }
 
 static int record__trace(struct record *r)
 {
-	struct trace_loop l = { .sp = &r->sp, .cons = r->cons, .attach = r->attach, .w = r->w, .sig_fd = r->sig_fd };
+	struct trace_loop l = { .sp = &r->sp, .cons = r->cons, .attach = r->attach, .meta = r->meta, .w = r->w,
+				.sig_fd = r->sig_fd };
 	int err = trace_loop__run(&l);
 
 	if (err) {
@@ -261,8 +306,7 @@ static int record__trace(struct record *r)
 		pr_err("cannot run '%s': %s\n", r->opt.argv[0], strerror(l.exec_errno));
 		return l.exec_errno == EACCES || l.exec_errno == ENOEXEC ? 126 : 127;
 	}
-	if (!r->opt.quiet)
-		record__summary(r->dir);
+	record__conclude(r);
 	return exit__code(l.root_status);
 }
 

@@ -13,6 +13,7 @@ struct mt_options {
 	const char *out_dir;	/* NULL: memtrack.<pid> */
 	char *const *argv;	/* the command */
 	size_t ring_bytes;	/* BPF ring buffer size, a power of two */
+	uint32_t stack_bytes;	/* --stacks: raw stack bytes per definition (a multiple of 512); 0: no stacks */
 	bool quiet;
 };
 
@@ -24,6 +25,22 @@ typedef void (*elf_symbol_fn)(const char *name, uint64_t offset, void *ctx);
 int elf_symbols__each(const char *path, elf_symbol_fn fn, void *ctx);
 /* File offsets of the named symbols (0 where a name is absent). 0 or -errno. */
 int elf_symbols__offsets(const char *path, const char *const *names, size_t n, uint64_t *offsets);
+/* The GNU build-id note: its length (0: none), or -errno. */
+int elf_symbols__build_id(const char *path, uint8_t *id, size_t max);
+
+/* modules.c: one MT_REC_FILE per file looked at; with --stacks a copy of each in DIR/modules by build-id. */
+struct modules;
+struct modules *modules__new(const char *dir, bool copy);
+void modules__add(struct modules *m, struct mt_writer *w, const char *open_path, const struct mt_attach *rec);
+int modules__finish(struct modules *m);
+
+/* metadata.c: DIR/memory_metadata.json, per process: name, exe, cmdline, ppid, start and exit times. */
+struct metadata;
+struct metadata *metadata__new(void);
+void metadata__on_exec(struct metadata *md, pid_t pid);
+struct mt_model;
+int metadata__write(struct metadata *md, const struct mt_model *m, const char *dir);
+void metadata__free(struct metadata *md);
 
 /* allocators.c: what to probe in a file: its allocator kind and one site per entry point (deduplicated). */
 #define MT_PLAN_MAX 96
@@ -41,7 +58,7 @@ int allocators__plan(const char *path, struct alloc_plan *plan);
 
 /* bpf_session.c: the loaded and attached BPF programs. */
 struct bpf_session;
-struct bpf_session *bpf_session__open(size_t ring_bytes);
+struct bpf_session *bpf_session__open(size_t ring_bytes, uint32_t stack_bytes);
 int bpf_session__attach_plan(struct bpf_session *s, const char *path, const struct alloc_plan *plan);
 int bpf_session__file_done(struct bpf_session *s, uint64_t dev, uint64_t ino);
 struct bpf_map *bpf_session__attach_map(const struct bpf_session *s);
@@ -52,7 +69,7 @@ void bpf_session__close(struct bpf_session *s);
 
 /* attach.c: the attach worker: looks at each requested file once, probes it, lets its held threads go. */
 struct attach;
-struct attach *attach__new(struct bpf_session *s, struct mt_writer *w);
+struct attach *attach__new(struct bpf_session *s, struct mt_writer *w, struct modules *mods);
 int attach__on_request(struct attach *a, const struct mt_attach_req *r);
 bool attach__on_hold_stop(struct attach *a, pid_t tid);
 void attach__on_exec_stop(struct attach *a, pid_t pid);
@@ -84,6 +101,7 @@ struct trace_loop {
 	struct spawn *sp;
 	struct consumer *cons;
 	struct attach *attach;
+	struct metadata *meta;
 	struct mt_writer *w;
 	int sig_fd;		/* signalfd: SIGCHLD, SIGINT, SIGTERM, SIGHUP */
 	int exec_errno;		/* set when the command could not be exec'd */

@@ -1,0 +1,288 @@
+/* stacks.bpf.h — BPF-only: raw user stack capture at allocator entries, deduplicated in the kernel by call path. */
+#ifndef MEMTRACK_STACKS_BPF_H
+#define MEMTRACK_STACKS_BPF_H
+
+#include "memtrack.bpf.h"
+
+#define MT_STACKS_SEEN_MAX 65536
+#define MT_EXEC_RANGES 32		/* executable mappings remembered per process for the broken-chain scan */
+#define MT_SCAN_WORDS 32		/* words looked at above a broken frame-pointer chain */
+#define MT_CHUNK 512			/* bpf_probe_read_user is all-or-nothing: copy in chunks, keep what was read */
+#define MT_RI_MAX 8			/* pending uretprobes looked at to repair a trampoline address */
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+/* Set by the tracer before load: raw stack bytes per definition; 0 without --stacks (no stack code runs). */
+const volatile __u32 stack_bytes = 0;
+
+/* hash -> 1: call paths whose definition was emitted. LRU: an evicted path is defined again (readers accept it). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, MT_STACKS_SEEN_MAX);
+	__type(key, __u64);
+	__type(value, __u8);
+} stacks_seen SEC(".maps");
+
+struct mt_exec_ranges {
+	__u64 lo[MT_EXEC_RANGES];
+	__u64 hi[MT_EXEC_RANGES];
+	__u32 n;
+	__u32 _pad;
+};
+
+/* tgid -> its executable file mappings, kept by the watcher (with --stacks), copied at fork, reset at exec. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MT_TRACKED_MAX);
+	__type(key, __u32);
+	__type(value, struct mt_exec_ranges);
+} exec_ranges SEC(".maps");
+
+/* Zero-filled template for new exec_ranges entries (a 528-byte struct does not fit on the BPF stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mt_exec_ranges);
+} exec_ranges_zero SEC(".maps");
+
+static __always_inline void ranges__add(__u32 tgid, __u64 lo, __u64 hi)
+{
+	struct mt_exec_ranges *r = bpf_map_lookup_elem(&exec_ranges, &tgid);
+	__u32 zero = 0, i;
+
+	if (!stack_bytes)
+		return;
+	if (!r) {
+		r = bpf_map_lookup_elem(&exec_ranges_zero, &zero);
+		if (!r || bpf_map_update_elem(&exec_ranges, &tgid, r, BPF_NOEXIST))
+			return;
+		r = bpf_map_lookup_elem(&exec_ranges, &tgid);
+		if (!r)
+			return;
+	}
+	i = r->n;
+	if (i >= MT_EXEC_RANGES)
+		return;
+	r->lo[i] = lo;
+	r->hi[i] = hi;
+	r->n = i + 1;
+}
+
+static __always_inline void ranges__reset(__u32 tgid)
+{
+	struct mt_exec_ranges *r = bpf_map_lookup_elem(&exec_ranges, &tgid);
+
+	if (r)
+		r->n = 0;
+}
+
+static __always_inline void ranges__inherit(__u32 parent, __u32 child)
+{
+	struct mt_exec_ranges *r;
+
+	if (!stack_bytes)
+		return;
+	r = bpf_map_lookup_elem(&exec_ranges, &parent);
+	if (r)
+		bpf_map_update_elem(&exec_ranges, &child, r, BPF_ANY);
+}
+
+static __always_inline bool ranges__has(const struct mt_exec_ranges *r, __u64 addr)
+{
+	__u32 i;
+
+	for (i = 0; i < MT_EXEC_RANGES; i++) {
+		if (i >= r->n)
+			break;
+		if (addr >= r->lo[i] && addr < r->hi[i])
+			return true;
+	}
+	return false;
+}
+
+static __always_inline __u64 fnv__mix(__u64 h, __u64 v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		h ^= (v >> (i * 8)) & 0xff;
+		h *= FNV_PRIME;
+	}
+	return h;
+}
+
+/* A return address that is the uretprobe trampoline (a probed call is pending below) is put back from the
+ * pending return instance that replaced it, found by the stack slot it was written to. */
+static __always_inline __u64 ret__repair(__u64 ret, __u64 slot, __u64 tramp)
+{
+	struct task_struct *task;
+	struct return_instance *ri;
+	int i;
+
+	if (!tramp || ret != tramp)
+		return ret;
+	task = (struct task_struct *)bpf_get_current_task();
+	ri = BPF_CORE_READ(task, utask, return_instances);
+	for (i = 0; i < MT_RI_MAX && ri; i++) {
+		if (BPF_CORE_READ(ri, stack) == slot)
+			return BPF_CORE_READ(ri, orig_ret_vaddr);
+		ri = BPF_CORE_READ(ri, next);
+	}
+	return ret;
+}
+
+struct mt_walk {
+	__u64 hash;
+	__u64 tramp;
+	__u64 last;		/* lowest stack address not yet accounted for by the chain */
+	__u32 n;
+	bool broken;		/* the chain ended on a frame without a frame pointer, not at its end */
+};
+
+/*
+ * The frame-pointer chain at an allocator's entry: [sp] is the caller's return address (the allocator has not
+ * pushed rbp yet), then each frame [bp] = next bp, [bp + 8] = return address. The hash names the call path: it
+ * mixes the return addresses, never the stack's data, so one path hashes alike whatever its locals hold.
+ */
+static __always_inline void walk__chain(struct pt_regs *ctx, __u64 *out, struct mt_walk *w)
+{
+	__u64 sp = PT_REGS_SP(ctx), bp = ctx->bp, ret = 0, frame[2];
+	__u32 i;
+
+	w->hash = FNV_OFFSET;
+	w->n = 0;
+	w->broken = false;
+	w->last = sp + 8;
+	if (bpf_probe_read_user(&ret, sizeof(ret), (void *)sp))
+		return;
+	ret = ret__repair(ret, sp, w->tramp);
+	w->hash = fnv__mix(w->hash, ret);
+	if (out)
+		out[0] = ret;
+	w->n = 1;
+	for (i = 1; i < MT_FP_MAX; i++) {
+		if (bp < sp || (bp & 7) || bpf_probe_read_user(frame, sizeof(frame), (void *)bp)) {
+			w->broken = bp != 0;
+			return;
+		}
+		if (!frame[1])
+			return;
+		ret = ret__repair(frame[1], bp + 8, w->tramp);
+		w->hash = fnv__mix(w->hash, ret);
+		if (out)
+			out[i] = ret;
+		w->n = i + 1;
+		w->last = bp + 16;
+		if (frame[0] <= bp) {
+			w->broken = frame[0] != 0;
+			return;
+		}
+		bp = frame[0];
+	}
+}
+
+/*
+ * Past a frame without a frame pointer the chain says nothing of the callers above it; the code addresses found
+ * in the words just above the break (return addresses, mostly) still tell those paths apart.
+ */
+static __always_inline void walk__scan(struct mt_walk *w)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, c, k;
+	struct mt_exec_ranges *r = bpf_map_lookup_elem(&exec_ranges, &tgid);
+	__u64 words[8];
+
+	if (!r)
+		return;
+	for (c = 0; c < MT_SCAN_WORDS / 8; c++) {
+		if (bpf_probe_read_user(words, sizeof(words), (void *)(w->last + c * sizeof(words))))
+			return;
+		for (k = 0; k < 8; k++)
+			if (ranges__has(r, words[k]))
+				w->hash = fnv__mix(w->hash, words[k]);
+	}
+}
+
+static __always_inline void walk__path(struct pt_regs *ctx, __u64 *out, struct mt_walk *w)
+{
+	walk__chain(ctx, out, w);
+	if (w->broken)
+		walk__scan(w);
+	w->hash &= (1ull << 53) - 1;	/* exact as a JSON number, in any JSON reader */
+	if (!w->hash)
+		w->hash = 1;	/* 0 means "no stack" in allocation records */
+}
+
+/* Raw bytes from sp upward, chunk by chunk; a chunk that fails is retried in eighths, then the copy stops. */
+static __always_inline __u32 stack__copy(__u8 *raw, __u64 sp)
+{
+	__u32 c, k, n = 0;
+
+	for (c = 0; c < MT_STACK_BYTES_MAX / MT_CHUNK; c++) {
+		if (c * MT_CHUNK >= stack_bytes)
+			break;
+		if (!bpf_probe_read_user(raw + c * MT_CHUNK, MT_CHUNK, (void *)(sp + c * MT_CHUNK))) {
+			n += MT_CHUNK;
+			continue;
+		}
+		for (k = 0; k < 8; k++) {
+			if (bpf_probe_read_user(raw + c * MT_CHUNK + k * (MT_CHUNK / 8), MT_CHUNK / 8,
+						(void *)(sp + c * MT_CHUNK + k * (MT_CHUNK / 8))))
+				break;
+			n += MT_CHUNK / 8;
+		}
+		break;
+	}
+	return n;
+}
+
+/*
+ * The first time a path is seen its definition goes out: registers, the chain, the raw stack. The record is
+ * reserved at its largest (fixed offsets keep the verifier happy); the tracer packs it to the documented layout.
+ */
+static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w)
+{
+	struct mt_stack *s = rec__reserve(sizeof(*s) + MT_FP_MAX * 8 + stack_bytes, MT_REC_STACK);
+	__u64 *fp;
+
+	if (!s)
+		return;
+	fp = (__u64 *)(s + 1);
+	walk__path(ctx, fp, w);
+	s->hash = w->hash;
+	s->regs[MT_REG_IP] = ctx->ip;
+	s->regs[MT_REG_SP] = ctx->sp;
+	s->regs[MT_REG_BP] = ctx->bp;
+	s->regs[MT_REG_BX] = ctx->bx;
+	s->regs[MT_REG_R12] = ctx->r12;
+	s->regs[MT_REG_R13] = ctx->r13;
+	s->regs[MT_REG_R14] = ctx->r14;
+	s->regs[MT_REG_R15] = ctx->r15;
+	s->nfp = w->n;
+	s->nbytes = stack__copy((__u8 *)(fp + MT_FP_MAX), ctx->sp);
+	s->truncated = s->nbytes == stack_bytes || ctx->sp + s->nbytes < w->last;
+	s->truncated |= (w->n == MT_FP_MAX) << 1;
+	s->_pad = 0;
+	rec__submit(s, sizeof(*s) + MT_FP_MAX * 8 + stack_bytes);
+}
+
+/* The call path's hash for an allocation record; 0 without --stacks. */
+static __always_inline __u64 stack__capture(struct pt_regs *ctx)
+{
+	struct task_struct *task;
+	struct mt_walk w = {};
+	__u8 one = 1;
+
+	if (!stack_bytes)
+		return 0;
+	task = (struct task_struct *)bpf_get_current_task();
+	w.tramp = BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
+	walk__path(ctx, NULL, &w);
+	if (bpf_map_lookup_elem(&stacks_seen, &w.hash))
+		return w.hash;
+	bpf_map_update_elem(&stacks_seen, &w.hash, &one, BPF_ANY);
+	stack__define(ctx, &w);
+	return w.hash;
+}
+
+#endif /* MEMTRACK_STACKS_BPF_H */

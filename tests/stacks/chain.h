@@ -1,0 +1,40 @@
+/* chain.h — the call paths of the stack test program: f1 → … → f20 → fake_alloc, 64 callers, a qsort comparator. */
+#ifndef MT_TEST_CHAIN_H
+#define MT_TEST_CHAIN_H
+
+#include <stddef.h>
+
+/* noipa: no inlining, no cloning, no interprocedural shortcuts: every call in the source stays a call. */
+#define NOIPA __attribute__((noipa))
+
+int f1(int n);
+int f2(int n);
+int f3(int n);
+int f4(int n);
+int f5(int n);
+int f6(int n);
+int f7(int n);
+int f8(int n);
+int f9(int n);
+int f10(int n);
+int f11(int n);
+int f12(int n);
+int f13(int n);
+int f14(int n);
+int f15(int n);
+int f16(int n);
+int f17(int n);
+int f18(int n);
+int f19(int n);
+int f20(int n);
+
+/* Calls caller_0 … caller_63, each allocating i + 1 bytes from its own call site. */
+void callers_run(void);
+/* Sorts a small array with a comparator that allocates 77 bytes on its first call. */
+void qsort_run(void);
+/* Keeps p for chain_free_one() / leaks. */
+void chain_keep(void *p);
+/* Frees the first block kept. */
+void chain_free_one(void);
+
+#endif /* MT_TEST_CHAIN_H */

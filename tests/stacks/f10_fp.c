@@ -1,0 +1,2 @@
+/* f10_fp.c — f10 again, built with frame pointers like the rest, for the program that has them everywhere. */
+#include "f10.c"

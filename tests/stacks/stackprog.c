@@ -1,0 +1,48 @@
+/* stackprog.c — writes a stacks artifact the way `memtrack record --stacks` will: stackprog DIR [-b BYTES] [-n]
+ * MODE..., MODE being chain (3 x 100 bytes through f1 … f20, one freed), callers (64 sites), qsort (a libc path). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "chain.h"
+
+NOIPA static void run_chain(void)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		f1(0);
+}
+
+int main(int argc, char **argv)
+{
+	uint32_t nbytes = 8192;
+	int i = 2, copy = 1;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: stackprog DIR [-b BYTES] [-n] MODE...\n");
+		return 2;
+	}
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "-b") && i + 1 < argc)
+			nbytes = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "-n"))
+			copy = 0;	/* no DIR/modules copies: symbolize from the original paths */
+	}
+	if (capture_begin(argv[1], argc, argv, nbytes, copy)) {
+		perror("capture_begin");
+		return 1;
+	}
+	for (; i < argc; i++) {
+		if (!strcmp(argv[i], "chain")) {
+			run_chain();
+			chain_free_one();
+		} else if (!strcmp(argv[i], "callers")) {
+			callers_run();
+		} else if (!strcmp(argv[i], "qsort")) {
+			qsort_run();
+		}
+	}
+	return capture_end(0) ? 1 : 0;
+}

@@ -1,0 +1,2 @@
+/* test_stacks.c — placeholder */
+int main(void) { return 0; }
