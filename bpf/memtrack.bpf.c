@@ -344,7 +344,7 @@ int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child
 	e->hdr.pid = ptgid;
 	e->hdr.tid = BPF_CORE_READ(parent, pid);
 	e->child = ctgid;
-	e->_pad = 0;
+	e->flags = BPF_CORE_READ(child, mm) == BPF_CORE_READ(parent, mm) ? MT_FORK_SHARED_VM : 0;
 	rec__submit(e, sizeof(*e));
 	return 0;
 }

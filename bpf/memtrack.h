@@ -166,10 +166,12 @@ struct mt_syscall {
 	__u8 _pad[7];
 };
 
+#define MT_FORK_SHARED_VM 1	/* vfork, posix_spawn: the child runs in its parent's memory until it execs */
+
 struct mt_fork {
 	struct mt_rec_hdr hdr;	/* pid: the parent */
 	__u32 child;
-	__u32 _pad;
+	__u32 flags;		/* MT_FORK_* */
 };
 
 struct mt_exec {
@@ -202,7 +204,8 @@ struct mt_attach_req {
 
 /* States of a file in the BPF map of known files. */
 #define MT_FILE_PENDING 1	/* requested: mappers are held until the tracer has looked at it */
-#define MT_FILE_DONE 2		/* probes attached (or none needed): mappers go on */
+#define MT_FILE_NONE 2		/* no allocator in it: mappers go on */
+#define MT_FILE_ALLOCATOR 3	/* an allocator: each process needs its own probes (map of linked files) */
 
 /* Ts is when BPF saw the mapping (the thread was held from then); resumed_ns when the tracer let it go. */
 struct mt_attach {

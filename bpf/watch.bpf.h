@@ -16,13 +16,32 @@ struct mt_file_key {
 	__u64 ino;
 };
 
-/* (dev, ino) -> MT_FILE_*; BPF marks a file PENDING at its first request, the tracer marks it DONE. */
+/* (dev, ino) -> MT_FILE_*; BPF marks a file PENDING at its first request, the tracer says what it holds. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, MT_KNOWN_FILES_MAX);
 	__type(key, struct mt_file_key);
 	__type(value, __u32);
 } known_files SEC(".maps");
+
+struct mt_proc_file_key {
+	__u32 tgid;
+	__u32 _pad;
+	__u64 dev;
+	__u64 ino;
+};
+
+/*
+ * (tgid, dev, ino) -> 1: allocator files whose probes this process has. Probes are bound to the processes of the
+ * tree (uprobe_multi's pid filter), so that untracked processes never trap; the tracer adds an entry when it links
+ * a file for a process (at its mmap, or at a fork child's first stop) and removes them when the process exits.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MT_KNOWN_FILES_MAX * 4);
+	__type(key, struct mt_proc_file_key);
+	__type(value, __u8);
+} proc_files SEC(".maps");
 
 /* Attach requests, BPF -> tracer; every submit wakes the tracer: a thread is waiting for it. */
 struct {
@@ -81,9 +100,12 @@ static __always_inline void watch__request(const struct mt_vma *v, __u8 reason, 
 	struct mt_file_key key = { .dev = v->dev, .ino = v->ino };
 	__u32 pending = MT_FILE_PENDING, *state = bpf_map_lookup_elem(&known_files, &key);
 	__u64 id = bpf_get_current_pid_tgid();
+	struct mt_proc_file_key pkey = { .tgid = id >> 32, .dev = v->dev, .ino = v->ino };
 	struct mt_attach_req *r;
 
-	if (state && *state == MT_FILE_DONE)
+	if (state && *state == MT_FILE_NONE)
+		return;
+	if (state && *state == MT_FILE_ALLOCATOR && bpf_map_lookup_elem(&proc_files, &pkey))
 		return;
 	if (!state)
 		bpf_map_update_elem(&known_files, &key, &pending, BPF_NOEXIST);

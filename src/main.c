@@ -16,6 +16,9 @@ static void usage(FILE *f)
 	      "  record [-o DIR] [-q] -- PROGRAM [ARGS...]   trace every heap allocation of PROGRAM and its children\n"
 	      "  report [--json] DIR                          per-process and total allocation statistics\n"
 	      "  dump DIR                                     every record as one JSON object per line\n"
+	      "  flamegraph [--collapsed] [--weight W] DIR    allocation stacks as an SVG flame graph\n"
+	      "  unwind [--stats] [--list] DIR                DWARF-unwind the recorded stacks into DIR/unwind.mtz\n"
+	      "  check-fp [--json] [--strict] DIR             where frame-pointer chains differ from DWARF ones, and why\n"
 	      "  --help, --version\n"
 	      "`memtrack COMMAND --help` tells more.\n",
 	      f);
@@ -26,7 +29,8 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		int (*run)(int argc, char **argv);
-	} cmds[] = { { "record", mt_cmd_record }, { "report", mt_cmd_report }, { "dump", mt_cmd_dump } };
+	} cmds[] = { { "record", mt_cmd_record }, { "report", mt_cmd_report }, { "dump", mt_cmd_dump },
+		     { "flamegraph", mt_cmd_flamegraph }, { "unwind", mt_cmd_unwind }, { "check-fp", mt_cmd_check_fp } };
 	size_t i;
 
 	if (argc < 2) {

@@ -441,7 +441,7 @@ static int unwind_file_load(struct mt_stacks *s)
 
 /* ---- loading ---- */
 
-static char *artifact_dir(const char *path)
+char *mt_stacks__dir_of(const char *path)
 {
 	struct stat sb;
 	char *copy, *dir;
@@ -469,7 +469,7 @@ static struct mt_stacks *stacks_new(const char *path, const struct mt_stacks_opt
 		return NULL;
 	if (opts)
 		s->opts = *opts;
-	s->dir = artifact_dir(path);
+	s->dir = mt_stacks__dir_of(path);
 	s->mods = s->dir ? mt_modules__new(s->dir) : NULL;
 	s->reorder = mt_reorder__new(MT_REORDER_WINDOW, apply_record, s);
 	if (!s->reorder || !s->mods) {
@@ -626,10 +626,13 @@ void mt_stacks__symbolize(struct mt_stacks *s, const struct mt_frame *f, struct 
 
 char *mt_frame__name(const struct mt_frame *f, const struct mt_sym *sym, bool with_offset, char *buf, size_t len)
 {
+	/* "__libc_start_main@@GLIBC_2.34": the symbol version says which alias, not which function */
+	int flen = sym->func ? (int)strcspn(sym->func, "@") : 0;
+
 	if (sym->func && with_offset)
-		snprintf(buf, len, "%s+0x%" PRIx64, sym->func, sym->offset);
+		snprintf(buf, len, "%.*s+0x%" PRIx64, flen, sym->func, sym->offset);
 	else if (sym->func)
-		snprintf(buf, len, "%s", sym->func);
+		snprintf(buf, len, "%.*s", flen, sym->func);
 	else if (f->mod && f->has_vaddr && with_offset)
 		snprintf(buf, len, "[%s+0x%" PRIx64 "]", f->mod->name, f->vaddr);
 	else if (f->mod)

@@ -79,6 +79,8 @@ void mt_stacks__free(struct mt_stacks *s);
 
 /* The artifact directory (path itself, or the directory holding the events file). */
 const char *mt_stacks__dir(const struct mt_stacks *s);
+/* The same for a path given on a command line, malloc'd; NULL on ENOMEM. */
+char *mt_stacks__dir_of(const char *path);
 /* Stack definitions were seen: without any, reports leave their stack sections out. */
 bool mt_stacks__any(const struct mt_stacks *s);
 /* DWARF chains were used (from unwind.mtz or the hook). */

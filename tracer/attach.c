@@ -1,5 +1,6 @@
 /* attach.c — the attach worker: each requested file is classified once, probed, and its held threads resumed. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,11 +20,16 @@ struct pending {
 	struct mt_attach rec;	/* the log record, filled when the file was handled */
 };
 
-/* A file handled already: later requests for it attach nothing. */
+/* A file classified already: later requests for it only bind its probes to their process. */
 struct seen_file {
 	uint64_t dev, ino;
 	uint8_t kind;
+	struct alloc_plan *plan;	/* NULL: no allocator in it */
+	int fd;				/* kept open, so the kernel finds it by /proc/self/fd even when deleted */
+	char fd_path[32];
 };
+
+#define FORK_FILES_MAX 64
 
 struct attach {
 	struct bpf_session *bpf;
@@ -33,6 +39,7 @@ struct attach {
 	size_t npend, cap_pend;
 	struct seen_file *files;
 	size_t nfiles, cap_files;
+	struct links *links;
 };
 
 static uint64_t now_ns(void)
@@ -52,17 +59,29 @@ struct attach *attach__new(struct bpf_session *s, struct mt_writer *w, struct mo
 	a->bpf = s;
 	a->w = w;
 	a->mods = mods;
+	a->links = links__new(s);
+	if (!a->links) {
+		free(a);
+		return NULL;
+	}
 	return a;
 }
 
-static struct seen_file *files__find(struct attach *a, uint64_t dev, uint64_t ino)
+static ssize_t files__find(const struct attach *a, uint64_t dev, uint64_t ino)
 {
 	size_t i;
 
 	for (i = 0; i < a->nfiles; i++)
 		if (a->files[i].dev == dev && a->files[i].ino == ino)
-			return &a->files[i];
-	return NULL;
+			return i;
+	return -1;
+}
+
+static struct link_file file__link(const struct attach *a, size_t i)
+{
+	const struct seen_file *f = &a->files[i];
+
+	return (struct link_file){ .index = i, .dev = f->dev, .ino = f->ino, .path = f->fd_path, .plan = f->plan };
 }
 
 /*
@@ -89,33 +108,80 @@ static void file__paths(const struct mt_attach_req *r, char *map_path, size_t ml
 	snprintf(map_path, mlen, "%s", name);
 }
 
-/* Classify and probe a file the tree has not mapped before; it is known from now on, whatever the outcome. */
-static void file__handle(struct attach *a, const char *open_path, struct mt_attach *rec)
+/* The first request for a file: classify it once; it is known from now on, whatever the outcome. */
+static ssize_t file__classify(struct attach *a, const char *open_path, struct mt_attach *rec)
 {
-	struct seen_file *seen = files__find(a, rec->dev, rec->ino);
+	struct seen_file f = { .dev = rec->dev, .ino = rec->ino, .fd = -1 };
 	struct alloc_plan plan;
-	int err;
+	int err = allocators__plan(open_path, &plan);
 
-	if (seen) {
-		rec->kind = seen->kind;
-		return;
-	}
-	err = allocators__plan(open_path, &plan);
-	if (!err && plan.n)
-		err = bpf_session__attach_plan(a->bpf, open_path, &plan);
-	rec->kind = plan.kind;
-	rec->probes = err ? 0 : plan.n;
-	rec->err = err;
 	if (err)
-		pr_warn("%s: no probes attached: %s\n", rec->path, strerror(-err));
-	else if (plan.n)
-		pr_info("%s: %zu %s entry points probed\n", rec->path, plan.n, mt_allocator__name(plan.kind));
-	if (!mt_array__grow((void **)&a->files, &a->cap_files, a->nfiles, sizeof(*a->files)))
-		a->files[a->nfiles++] = (struct seen_file){ rec->dev, rec->ino, plan.kind };
-	modules__add(a->mods, a->w, open_path, rec);
-	err = bpf_session__file_done(a->bpf, rec->dev, rec->ino);
+		pr_warn("%s: cannot read its symbols: %s\n", rec->path, strerror(-err));
+	if (!err && plan.n) {
+		f.plan = malloc(sizeof(plan));
+		f.fd = open(open_path, O_RDONLY | O_CLOEXEC);
+		if (!f.plan || f.fd < 0) {
+			free(f.plan);
+			f.plan = NULL;
+			rec->err = -ENOMEM;
+		} else {
+			*f.plan = plan;
+			f.kind = plan.kind;
+			snprintf(f.fd_path, sizeof(f.fd_path), "/proc/self/fd/%d", f.fd);
+		}
+	}
+	err = bpf_session__file_state(a->bpf, f.dev, f.ino, f.plan ? MT_FILE_ALLOCATOR : MT_FILE_NONE);
 	if (err)
 		pr_warn("cannot mark %s known: %s\n", rec->path, strerror(-err));
+	modules__add(a->mods, a->w, open_path, rec, f.kind);
+	if (mt_array__grow((void **)&a->files, &a->cap_files, a->nfiles, sizeof(*a->files))) {
+		free(f.plan);
+		if (f.fd >= 0)
+			close(f.fd);
+		return -1;
+	}
+	a->files[a->nfiles] = f;
+	return a->nfiles++;
+}
+
+/* Bind the file's probes to the requesting process (each process has its own: untracked ones never trap). */
+static void file__handle(struct attach *a, const char *open_path, struct mt_attach *rec)
+{
+	ssize_t i = files__find(a, rec->dev, rec->ino);
+	struct link_file lf;
+	int err;
+
+	if (i < 0)
+		i = file__classify(a, open_path, rec);
+	if (i < 0 || !a->files[i].plan)
+		return;
+	rec->kind = a->files[i].kind;
+	if (links__has(a->links, rec->hdr.pid, i))
+		return;
+	lf = file__link(a, i);
+	err = links__bind(a->links, rec->hdr.pid, &lf);
+	rec->probes = err ? 0 : lf.plan->n;
+	rec->err = err;
+	if (err)
+		pr_warn("%s: no probes attached for %u: %s\n", rec->path, rec->hdr.pid, strerror(-err));
+	else
+		pr_info("%s: %zu %s entry points probed for %u\n", rec->path, lf.plan->n,
+			mt_allocator__name(lf.plan->kind), rec->hdr.pid);
+}
+
+/* A fork child runs its parent's image: it gets the parent's probes before its first instruction. */
+void attach__on_fork(struct attach *a, pid_t parent, pid_t child)
+{
+	size_t files[FORK_FILES_MAX], i, n = links__files(a->links, parent, files, FORK_FILES_MAX);
+	struct link_file lf;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		lf = file__link(a, files[i]);
+		err = links__bind(a->links, child, &lf);
+		if (err)
+			pr_warn("cannot probe %s for %d: %s\n", lf.path, child, strerror(-err));
+	}
 }
 
 static void pending__log(struct attach *a, size_t i, uint64_t resumed)
@@ -176,7 +242,7 @@ void attach__on_exec_stop(struct attach *a, pid_t pid)
 			pending__log(a, i, now);
 }
 
-/* A held thread that died before its stop was seen: logged without a resume time. */
+/* A held thread that died before its stop was seen is logged without a resume time; a process's links go. */
 void attach__on_exit(struct attach *a, pid_t tid)
 {
 	size_t i = a->npend;
@@ -184,14 +250,23 @@ void attach__on_exit(struct attach *a, pid_t tid)
 	while (i--)
 		if (a->pend[i].req.tid == (uint32_t)tid)
 			pending__log(a, i, 0);
+	links__release(a->links, tid);
 }
 
 void attach__free(struct attach *a)
 {
+	size_t i;
+
 	if (!a)
 		return;
 	while (a->npend)
 		pending__log(a, a->npend - 1, 0);
+	links__free(a->links);
+	for (i = 0; i < a->nfiles; i++) {
+		free(a->files[i].plan);
+		if (a->files[i].fd >= 0)
+			close(a->files[i].fd);
+	}
 	free(a->pend);
 	free(a->files);
 	free(a);

@@ -1,6 +1,5 @@
 /* bpf_session.c — the BPF programs' lifecycle: open, size the ring, load, attach, track pids, read drops, destroy. */
 #include <errno.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <sys/syscall.h>
 #include <stdarg.h>
@@ -18,7 +17,6 @@
 #include "tracer.h"
 
 #define MT_MAX_LINKS 32
-#define MT_MAX_LINK_FDS 512
 #define MT_BPF_TRACE_UPROBE_MULTI 48	/* enum bpf_attach_type in kernels 6.6+; Debian 12's uapi predates it */
 #define MT_BPF_F_UPROBE_MULTI_RETURN 1	/* two per allocator file mapped by the tree */
 
@@ -26,8 +24,6 @@ struct bpf_session {
 	struct memtrack_bpf *skel;
 	struct bpf_link *links[MT_MAX_LINKS];
 	size_t nlinks;
-	int fds[MT_MAX_LINK_FDS];	/* uprobe_multi links */
-	size_t nfds;
 };
 
 /* libbpf speaks through the same pr_* family; its debug chatter only with -v. */
@@ -131,11 +127,12 @@ struct uprobe_multi_attr {
 };
 
 /*
- * One multi-uprobe link per file and direction: a link's detach waits for one RCU grace period however many sites
- * it holds, where one perf-event uprobe per site waited for one each (~100 ms apiece here).
+ * One multi-uprobe link per file, direction and process: a link's detach waits for one RCU grace period however
+ * many sites it holds, where one perf-event uprobe per site waited for one each (~100 ms apiece here); its pid
+ * filter keeps the breakpoints out of every process that is not the tracked one (it follows the process's exec).
  */
 static int uprobe_multi__link(const struct bpf_program *prog, const char *path, const unsigned long *offs,
-			      const __u64 *cookies, size_t n, bool ret)
+			      const __u64 *cookies, size_t n, bool ret, pid_t pid)
 {
 	union bpf_attr attr;
 	struct uprobe_multi_attr *um = (void *)&attr.link_create;
@@ -151,18 +148,9 @@ static int uprobe_multi__link(const struct bpf_program *prog, const char *path, 
 	um->cookies = (unsigned long)cookies;
 	um->cnt = n;
 	um->um_flags = ret ? MT_BPF_F_UPROBE_MULTI_RETURN : 0;
+	um->pid = pid;
 	fd = syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 	return fd < 0 ? -errno : fd;
-}
-
-static int session__add_fd(struct bpf_session *s, int fd)
-{
-	if (s->nfds == MT_MAX_LINK_FDS) {
-		close(fd);
-		return -E2BIG;
-	}
-	s->fds[s->nfds++] = fd;
-	return 0;
 }
 
 static void plan__explain(const char *path, int err)
@@ -175,13 +163,15 @@ static void plan__explain(const char *path, int err)
 		pr_err("cannot attach uprobes to %s: %s\n", path, strerror(-err));
 }
 
-int bpf_session__attach_plan(struct bpf_session *s, const char *path, const struct alloc_plan *plan)
+int bpf_session__link_plan(struct bpf_session *s, const char *path, const struct alloc_plan *plan, pid_t pid,
+			   int fds[2], int *nfds)
 {
 	unsigned long offs[MT_PLAN_MAX], roffs[MT_PLAN_MAX];
 	__u64 cookies[MT_PLAN_MAX], rcookies[MT_PLAN_MAX];
 	size_t i, n = 0, rn = 0;
 	int fd;
 
+	*nfds = 0;
 	for (i = 0; i < plan->n; i++) {
 		offs[n] = plan->sites[i].offset;
 		cookies[n++] = plan->sites[i].cookie;
@@ -190,29 +180,45 @@ int bpf_session__attach_plan(struct bpf_session *s, const char *path, const stru
 			rcookies[rn++] = plan->sites[i].cookie;
 		}
 	}
-	if (!n)
-		return 0;
 	/* Returns first: an entry must never save a call whose return nobody sees. */
-	fd = rn ? uprobe_multi__link(s->skel->progs.alloc_return, path, roffs, rcookies, rn, true) : 0;
-	if (fd >= 0 && rn)
-		fd = session__add_fd(s, fd);
-	if (fd >= 0)
-		fd = uprobe_multi__link(s->skel->progs.alloc_enter, path, offs, cookies, n, false);
-	if (fd < 0) {
-		plan__explain(path, fd);
-		return fd;
+	if (rn) {
+		fd = uprobe_multi__link(s->skel->progs.alloc_return, path, roffs, rcookies, rn, true, pid);
+		if (fd < 0)
+			goto fail;
+		fds[(*nfds)++] = fd;
 	}
-	return session__add_fd(s, fd);
+	if (n) {
+		fd = uprobe_multi__link(s->skel->progs.alloc_enter, path, offs, cookies, n, false, pid);
+		if (fd < 0)
+			goto fail;
+		fds[(*nfds)++] = fd;
+	}
+	return 0;
+fail:
+	plan__explain(path, fd);
+	return fd;
 }
 
-int bpf_session__file_done(struct bpf_session *s, uint64_t dev, uint64_t ino)
+static int map__set(struct bpf_map *map, const void *key, size_t klen, const void *val, size_t vlen, bool del)
+{
+	int err = del ? bpf_map__delete_elem(map, key, klen, 0) : bpf_map__update_elem(map, key, klen, val, vlen, 0);
+
+	return err && errno != ENOENT ? -errno : 0;
+}
+
+int bpf_session__file_state(struct bpf_session *s, uint64_t dev, uint64_t ino, uint32_t state)
 {
 	__u64 key[2] = { dev, ino };
-	__u32 state = MT_FILE_DONE;
 
-	if (bpf_map__update_elem(s->skel->maps.known_files, key, sizeof(key), &state, sizeof(state), BPF_ANY))
-		return -errno;
-	return 0;
+	return map__set(s->skel->maps.known_files, key, sizeof(key), &state, sizeof(state), false);
+}
+
+int bpf_session__proc_file(struct bpf_session *s, pid_t pid, uint64_t dev, uint64_t ino, bool linked)
+{
+	struct { __u32 tgid, pad; __u64 dev, ino; } key = { pid, 0, dev, ino };
+	__u8 one = 1;
+
+	return map__set(s->skel->maps.proc_files, &key, sizeof(key), &one, sizeof(one), !linked);
 }
 
 struct bpf_map *bpf_session__attach_map(const struct bpf_session *s)
@@ -253,37 +259,12 @@ int bpf_session__drops(const struct bpf_session *s, __u64 drops[MT_DROP__COUNT])
 	return 0;
 }
 
-static void *fd__close_thread(void *fd)
-{
-	close((int)(long)fd);
-	return NULL;
-}
-
-/* Each link's detach waits for an RCU grace period: closing them from one thread each lets the waits overlap. */
-static void session__close_fds(struct bpf_session *s)
-{
-	pthread_t threads[MT_MAX_LINK_FDS];
-	bool started[MT_MAX_LINK_FDS];
-	size_t i;
-
-	for (i = 0; i < s->nfds; i++)
-		started[i] = !pthread_create(&threads[i], NULL, fd__close_thread, (void *)(long)s->fds[i]);
-	for (i = 0; i < s->nfds; i++) {
-		if (started[i])
-			pthread_join(threads[i], NULL);
-		else
-			close(s->fds[i]);
-	}
-	s->nfds = 0;
-}
-
 void bpf_session__close(struct bpf_session *s)
 {
 	size_t i;
 
 	if (!s)
 		return;
-	session__close_fds(s);
 	for (i = 0; i < s->nlinks; i++)
 		bpf_link__destroy(s->links[i]);
 	memtrack_bpf__destroy(s->skel);

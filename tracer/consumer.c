@@ -11,9 +11,14 @@
 #define PIDSET_MIN 64
 #define MT_STACK_PACK_MAX (UINT16_MAX + 1)
 
-/* Open-addressing set of process pids (tgids); the ptrace loop asks it whether an exiting pid is a process. */
+/* Open-addressing table of process pids (tgids) with their fork: the ptrace loop asks it whether an exiting pid
+ * is a process, and who a new child's parent is. */
 struct pidset {
-	pid_t *slots;		/* 0 = empty; deleted entries are kept: pids are few */
+	struct proc_slot {
+		pid_t pid;	/* 0 = empty; entries are never deleted: pids are few */
+		pid_t parent;	/* 0 for the command itself */
+		uint32_t flags;	/* MT_FORK_* */
+	} *slots;
 	size_t cap, used;
 };
 
@@ -29,17 +34,26 @@ struct consumer {
 
 static int pidset__grow(struct pidset *s);
 
-static int pidset__add(struct pidset *s, pid_t pid)
+static struct proc_slot *pidset__slot(const struct pidset *s, pid_t pid)
 {
 	size_t i;
 
+	for (i = (size_t)pid * 2654435761u % s->cap; s->slots[i].pid; i = (i + 1) % s->cap)
+		if (s->slots[i].pid == pid)
+			break;
+	return &s->slots[i];
+}
+
+static int pidset__add(struct pidset *s, pid_t pid, pid_t parent, uint32_t flags)
+{
+	struct proc_slot *slot;
+
 	if ((s->used + 1) * 2 > s->cap && pidset__grow(s))
 		return -ENOMEM;
-	for (i = (size_t)pid * 2654435761u % s->cap; s->slots[i]; i = (i + 1) % s->cap)
-		if (s->slots[i] == pid)
-			return 0;
-	s->slots[i] = pid;
-	s->used++;
+	slot = pidset__slot(s, pid);
+	if (!slot->pid)
+		s->used++;
+	*slot = (struct proc_slot){ pid, parent, flags };
 	return 0;
 }
 
@@ -52,23 +66,21 @@ static int pidset__grow(struct pidset *s)
 	if (!n.slots)
 		return -ENOMEM;
 	for (i = 0; i < s->cap; i++)
-		if (s->slots[i])
-			pidset__add(&n, s->slots[i]);
+		if (s->slots[i].pid)
+			pidset__add(&n, s->slots[i].pid, s->slots[i].parent, s->slots[i].flags);
 	free(s->slots);
 	*s = n;
 	return 0;
 }
 
-static bool pidset__has(const struct pidset *s, pid_t pid)
+static const struct proc_slot *pidset__find(const struct pidset *s, pid_t pid)
 {
-	size_t i;
+	const struct proc_slot *slot;
 
 	if (!s->cap)
-		return false;
-	for (i = (size_t)pid * 2654435761u % s->cap; s->slots[i]; i = (i + 1) % s->cap)
-		if (s->slots[i] == pid)
-			return true;
-	return false;
+		return NULL;
+	slot = pidset__slot(s, pid);
+	return slot->pid ? slot : NULL;
 }
 
 /*
@@ -100,7 +112,7 @@ static int consumer__on_record(void *ctx, void *data, size_t size)
 	if (h->type == MT_REC_STACK && !(h = data = (void *)stack__pack(c, data, h->size)))
 		return 0;
 	if (h->type == MT_REC_FORK && h->size >= sizeof(struct mt_fork))
-		pidset__add(&c->procs, ((const struct mt_fork *)data)->child);
+		pidset__add(&c->procs, ((const struct mt_fork *)data)->child, h->pid, ((const struct mt_fork *)data)->flags);
 	err = mt_writer__append(c->w, data, h->size);
 	if (err == -EINVAL) {
 		pr_warn("a malformed record (type %u, %u bytes) from the kernel was not written\n", h->type, h->size);
@@ -169,12 +181,20 @@ int consumer__drain(struct consumer *c)
 
 void consumer__add_process(struct consumer *c, pid_t pid)
 {
-	pidset__add(&c->procs, pid);
+	pidset__add(&c->procs, pid, 0, 0);
 }
 
 bool consumer__is_process(const struct consumer *c, pid_t pid)
 {
-	return pidset__has(&c->procs, pid);
+	return pidset__find(&c->procs, pid) != NULL;
+}
+
+pid_t consumer__parent(const struct consumer *c, pid_t pid, uint32_t *flags)
+{
+	const struct proc_slot *slot = pidset__find(&c->procs, pid);
+
+	*flags = slot ? slot->flags : 0;
+	return slot ? slot->parent : 0;
 }
 
 uint64_t consumer__records(const struct consumer *c)

@@ -46,7 +46,8 @@ static void build_id__hex(const struct mt_file *f, char *hex, size_t len)
 		snprintf(hex + 2 * i, 3, "%02x", f->build_id[i]);
 }
 
-void modules__add(struct modules *m, struct mt_writer *w, const char *open_path, const struct mt_attach *rec)
+void modules__add(struct modules *m, struct mt_writer *w, const char *open_path, const struct mt_attach *rec,
+		  uint8_t kind)
 {
 	struct mt_file f = { .hdr = rec->hdr };
 	int len;
@@ -55,7 +56,7 @@ void modules__add(struct modules *m, struct mt_writer *w, const char *open_path,
 	f.hdr.size = sizeof(f);
 	f.dev = rec->dev;
 	f.ino = rec->ino;
-	f.kind = rec->kind;
+	f.kind = kind;
 	memcpy(f.path, rec->path, sizeof(f.path));
 	len = elf_symbols__build_id(open_path, f.build_id, sizeof(f.build_id));
 	f.build_id_len = len > 0 ? len : 0;

@@ -43,6 +43,22 @@ static void tracee__resume(pid_t pid, int req, int sig)
 		pr_warn("ptrace(%d) on %d failed: %s\n", req, pid, strerror(errno));
 }
 
+/*
+ * A new tracee's first stop comes before its first instruction: a fork child gets its parent's probes here. A
+ * child sharing its parent's memory (vfork, posix_spawn) is covered by the parent's probes until it execs, and
+ * binding its own now would count its calls twice; its exec brings its own. Threads share their process's.
+ */
+static void loop__on_new(struct loop_state *st, pid_t pid)
+{
+	uint32_t flags;
+	pid_t parent;
+
+	consumer__drain(st->l->cons);
+	parent = consumer__parent(st->l->cons, pid, &flags);
+	if (parent && !(flags & MT_FORK_SHARED_VM))
+		attach__on_fork(st->l->attach, parent, pid);
+}
+
 /* The new image's executable and interpreter were requested by BPF before this stop: attach, then go on. */
 static void loop__on_exec(struct loop_state *st, pid_t pid)
 {
@@ -74,6 +90,8 @@ static void loop__on_stop(struct loop_state *st, pid_t pid, int status)
 
 	if (event == PTRACE_EVENT_STOP) {
 		/* A group-stop stays a stop (its parent sees it) until SIGCONT; other event-stops just go on. */
+		if (!sig__is_stop(sig))
+			loop__on_new(st, pid);
 		tracee__resume(pid, sig__is_stop(sig) ? PTRACE_LISTEN : PTRACE_CONT, 0);
 		return;
 	}

@@ -31,7 +31,8 @@ int elf_symbols__build_id(const char *path, uint8_t *id, size_t max);
 /* modules.c: one MT_REC_FILE per file looked at; with --stacks a copy of each in DIR/modules by build-id. */
 struct modules;
 struct modules *modules__new(const char *dir, bool copy);
-void modules__add(struct modules *m, struct mt_writer *w, const char *open_path, const struct mt_attach *rec);
+void modules__add(struct modules *m, struct mt_writer *w, const char *open_path, const struct mt_attach *rec,
+		  uint8_t kind);
 int modules__finish(struct modules *m);
 
 /* metadata.c: DIR/memory_metadata.json, per process: name, exe, cmdline, ppid, start and exit times. */
@@ -45,12 +46,14 @@ void metadata__free(struct metadata *md);
 /* allocators.c: what to probe in a file: its allocator kind and one site per entry point (deduplicated). */
 #define MT_PLAN_MAX 96
 struct alloc_site {
-	uint64_t offset;
+	uint64_t entry;		/* file offset of the function */
+	uint64_t offset;	/* file offset of the probe: the entry, or the first emulated instruction after it */
 	uint64_t cookie;	/* MT_COOKIE(args, func, allocator) */
 	bool ret;		/* needs the return probe too */
 };
 struct alloc_plan {
 	uint8_t kind;		/* enum mt_allocator, 0: no allocator here */
+	int fd;			/* the file, while the plan is made */
 	size_t n;
 	struct alloc_site sites[MT_PLAN_MAX];
 };
@@ -59,13 +62,31 @@ int allocators__plan(const char *path, struct alloc_plan *plan);
 /* bpf_session.c: the loaded and attached BPF programs. */
 struct bpf_session;
 struct bpf_session *bpf_session__open(size_t ring_bytes, uint32_t stack_bytes);
-int bpf_session__attach_plan(struct bpf_session *s, const char *path, const struct alloc_plan *plan);
-int bpf_session__file_done(struct bpf_session *s, uint64_t dev, uint64_t ino);
+/* Probes of a plan bound to process pid (uprobe_multi links, returns first): fds[] gets the links, *n their count. */
+int bpf_session__link_plan(struct bpf_session *s, const char *path, const struct alloc_plan *plan, pid_t pid,
+			   int fds[2], int *n);
+int bpf_session__file_state(struct bpf_session *s, uint64_t dev, uint64_t ino, uint32_t state);
+int bpf_session__proc_file(struct bpf_session *s, pid_t pid, uint64_t dev, uint64_t ino, bool linked);
 struct bpf_map *bpf_session__attach_map(const struct bpf_session *s);
 int bpf_session__track(struct bpf_session *s, pid_t pid);
 struct bpf_map *bpf_session__ring_map(const struct bpf_session *s);
 int bpf_session__drops(const struct bpf_session *s, __u64 drops[MT_DROP__COUNT]);
 void bpf_session__close(struct bpf_session *s);
+
+/* links.c: which allocator files each process has probes for; their links, closed in the background at exit. */
+struct link_file {
+	size_t index;		/* the attach worker's number for the file */
+	uint64_t dev, ino;
+	const char *path;	/* for the kernel to find the inode: /proc/self/fd/N of an fd kept open */
+	const struct alloc_plan *plan;
+};
+struct links;
+struct links *links__new(struct bpf_session *s);
+bool links__has(const struct links *l, pid_t pid, size_t file);
+int links__bind(struct links *l, pid_t pid, const struct link_file *f);
+size_t links__files(const struct links *l, pid_t pid, size_t *out, size_t max);
+void links__release(struct links *l, pid_t pid);
+void links__free(struct links *l);
 
 /* attach.c: the attach worker: looks at each requested file once, probes it, lets its held threads go. */
 struct attach;
@@ -73,6 +94,7 @@ struct attach *attach__new(struct bpf_session *s, struct mt_writer *w, struct mo
 int attach__on_request(struct attach *a, const struct mt_attach_req *r);
 bool attach__on_hold_stop(struct attach *a, pid_t tid);
 void attach__on_exec_stop(struct attach *a, pid_t pid);
+void attach__on_fork(struct attach *a, pid_t parent, pid_t child);
 void attach__on_exit(struct attach *a, pid_t tid);
 void attach__free(struct attach *a);
 
@@ -84,6 +106,8 @@ int consumer__fd(const struct consumer *c);
 int consumer__drain(struct consumer *c);
 void consumer__add_process(struct consumer *c, pid_t pid);
 bool consumer__is_process(const struct consumer *c, pid_t pid);
+/* The parent of a process seen forked (0: unknown or the command), and its MT_FORK_* flags. */
+pid_t consumer__parent(const struct consumer *c, pid_t pid, uint32_t *flags);
 uint64_t consumer__records(const struct consumer *c);
 int consumer__error(const struct consumer *c);
 void consumer__free(struct consumer *c);

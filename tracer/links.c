@@ -1,0 +1,161 @@
+/* links.c — each tracked process's probe links, per allocator file; closed in the background when it exits. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "array.h"
+#include "log.h"
+#include "tracer.h"
+
+#define CLOSERS_MAX 256		/* threads closing links at once; past that the loop closes them itself */
+
+struct bound {
+	pid_t pid;
+	size_t file;		/* the attach worker's index of the file */
+	uint64_t dev, ino;
+	int fds[2];
+	int nfds;
+};
+
+struct links {
+	struct bpf_session *bpf;
+	struct bound *v;
+	size_t n, cap;
+	pthread_mutex_t lock;
+	pthread_cond_t idle;
+	int closers;		/* background threads still closing */
+};
+
+struct close_job {
+	struct links *l;
+	int fds[2];
+	int nfds;
+};
+
+struct links *links__new(struct bpf_session *s)
+{
+	struct links *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->bpf = s;
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->idle, NULL);
+	return l;
+}
+
+bool links__has(const struct links *l, pid_t pid, size_t file)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].pid == pid && l->v[i].file == file)
+			return true;
+	return false;
+}
+
+int links__bind(struct links *l, pid_t pid, const struct link_file *f)
+{
+	struct bound b = { .pid = pid, .file = f->index, .dev = f->dev, .ino = f->ino };
+	int err, i;
+
+	if (links__has(l, pid, f->index))
+		return 0;
+	if (mt_array__grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)))
+		return -ENOMEM;
+	err = bpf_session__link_plan(l->bpf, f->path, f->plan, pid, b.fds, &b.nfds);
+	if (!err)
+		err = bpf_session__proc_file(l->bpf, pid, f->dev, f->ino, true);
+	if (err) {
+		for (i = 0; i < b.nfds; i++)
+			close(b.fds[i]);
+		return err;
+	}
+	l->v[l->n++] = b;
+	return 0;
+}
+
+size_t links__files(const struct links *l, pid_t pid, size_t *out, size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < l->n && n < max; i++)
+		if (l->v[i].pid == pid)
+			out[n++] = l->v[i].file;
+	return n;
+}
+
+static void *close_job__run(void *arg)
+{
+	struct close_job *j = arg;
+	struct links *l = j->l;
+	int i;
+
+	for (i = 0; i < j->nfds; i++)
+		close(j->fds[i]);
+	free(j);
+	pthread_mutex_lock(&l->lock);
+	if (!--l->closers)
+		pthread_cond_broadcast(&l->idle);
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+/*
+ * A link's close waits for an RCU grace period (~60 ms here): closing from short-lived threads keeps the ptrace
+ * loop going and lets the waits of many exiting processes overlap.
+ */
+static void links__close(struct links *l, const struct bound *b)
+{
+	struct close_job *j = malloc(sizeof(*j));
+	pthread_attr_t attr;
+	pthread_t t;
+	int i, started = 0;
+
+	if (j && l->closers < CLOSERS_MAX) {
+		*j = (struct close_job){ .l = l, .fds = { b->fds[0], b->fds[1] }, .nfds = b->nfds };
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		pthread_mutex_lock(&l->lock);
+		l->closers++;
+		started = !pthread_create(&t, &attr, close_job__run, j);
+		if (!started)
+			l->closers--;
+		pthread_mutex_unlock(&l->lock);
+		pthread_attr_destroy(&attr);
+	}
+	if (started)
+		return;
+	free(j);
+	for (i = 0; i < b->nfds; i++)
+		close(b->fds[i]);
+}
+
+void links__release(struct links *l, pid_t pid)
+{
+	size_t i = l->n;
+
+	while (i--) {
+		if (l->v[i].pid != pid)
+			continue;
+		bpf_session__proc_file(l->bpf, pid, l->v[i].dev, l->v[i].ino, false);
+		links__close(l, &l->v[i]);
+		l->v[i] = l->v[--l->n];
+	}
+}
+
+void links__free(struct links *l)
+{
+	if (!l)
+		return;
+	while (l->n)
+		links__release(l, l->v[0].pid);
+	pthread_mutex_lock(&l->lock);
+	while (l->closers)
+		pthread_cond_wait(&l->idle, &l->lock);
+	pthread_mutex_unlock(&l->lock);
+	free(l->v);
+	free(l);
+}
