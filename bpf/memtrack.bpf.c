@@ -25,25 +25,32 @@ struct mt_call {
 	__u8 _pad[2];
 };
 
-/* tid -> call in flight; BPF only. LRU so that threads killed mid-call cannot fill it. */
+/* The thread's call in flight, in task-local storage: one pointer away, no hash lookup, freed with the thread. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, MT_CALLS_MAX);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct mt_call);
 } calls SEC(".maps");
 
-/* Arguments of a memory syscall between sys_enter and sys_exit; BPF only. */
+/* Arguments of a memory syscall between sys_enter and sys_exit, per thread as well. */
 struct mt_sysargs {
 	__u64 a[5];
+	__u32 live;		/* set at sys_enter of a recorded syscall, cleared at its exit */
+	__u32 _pad;
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, MT_CALLS_MAX);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct mt_sysargs);
 } sysargs SEC(".maps");
+
+static __always_inline struct mt_call *call__state(__u64 flags)
+{
+	return bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, flags);
+}
 
 /* At an entry whose stack pointer equals the saved call's, [sp] tells a tail call (realloc(NULL, n) jumps to
  * malloc) from a fresh call: the saved call's uretprobe already replaced that return address with the trampoline. */
@@ -74,31 +81,31 @@ struct mt_args_val {
 	__u64 size, old, align, memptr;
 };
 
+/* The probes fire only in tracked processes (their links are bound to them): no tracked-map lookup here. */
 static __always_inline int call__enter(struct pt_regs *ctx, __u64 cookie, const struct mt_args_val *v)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
 	__u64 sp = PT_REGS_SP(ctx);
-	struct mt_call *c, n = {};
+	struct mt_call *c = call__state(BPF_LOCAL_STORAGE_GET_F_CREATE);
 
-	if (!proc__active(id >> 32))
+	if (!c) {
+		drop__count(MT_DROP_CALLSTATE);
 		return 0;
-	c = bpf_map_lookup_elem(&calls, &tid);
+	}
 	if (call__nested(c, sp)) {
 		c->depth++;
 		return 0;
 	}
-	n.sp = sp;
-	n.size = v->size;
-	n.old_addr = v->old;
-	n.align = v->align;
-	n.memptr = v->memptr;
-	n.depth = 1;
-	n.func = MT_COOKIE_FUNC(cookie);
-	n.allocator = MT_COOKIE_ALLOCATOR(cookie);
-	n.stack = stack__capture(ctx);
-	if (bpf_map_update_elem(&calls, &tid, &n, BPF_ANY))
-		drop__count(MT_DROP_CALLSTATE);
+	c->sp = sp;
+	c->size = v->size;
+	c->old_addr = v->old;
+	c->align = v->align;
+	c->memptr = v->memptr;
+	c->free_ptr = 0;
+	c->free_sp = 0;
+	c->func = MT_COOKIE_FUNC(cookie);
+	c->allocator = MT_COOKIE_ALLOCATOR(cookie);
+	c->stack = stack__capture(ctx);
+	c->depth = 1;
 	return 0;
 }
 
@@ -147,8 +154,7 @@ static __always_inline int call__result(struct mt_call *c, __u64 rc, __u64 *addr
 SEC("uretprobe")
 int BPF_KRETPROBE(alloc_return, void *ret)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct mt_call *c = bpf_map_lookup_elem(&calls, &tid);
+	struct mt_call *c = call__state(0);
 	__u64 addr = 0;
 
 	if (!c || !c->depth)
@@ -171,28 +177,21 @@ int BPF_KRETPROBE(alloc_return, void *ret)
  */
 static __always_inline int free__enter(struct pt_regs *ctx, __u64 cookie, __u64 ptr, __u64 size)
 {
-	__u64 id = bpf_get_current_pid_tgid(), sp = PT_REGS_SP(ctx);
-	__u32 tid = (__u32)id;
-	__u8 func = MT_COOKIE_FUNC(cookie);
-	struct mt_call *c, n = {};
+	__u64 sp = PT_REGS_SP(ctx);
+	struct mt_call *c;
 
-	if (!ptr || !proc__active(id >> 32))
+	if (!ptr)
 		return 0;
-	c = bpf_map_lookup_elem(&calls, &tid);
+	c = call__state(BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (call__nested(c, sp))
 		return 0;
 	if (c && c->free_ptr == ptr && sp <= c->free_sp)	/* kept: sized delete -> delete -> free is a chain */
 		return 0;
-	alloc__emit(func, MT_COOKIE_ALLOCATOR(cookie), ptr, size, 0, 0, 0);
-	if (!c) {
-		c = &n;
-		bpf_map_update_elem(&calls, &tid, &n, BPF_NOEXIST);
-		c = bpf_map_lookup_elem(&calls, &tid);
-		if (!c)
-			return 0;
+	alloc__emit(MT_COOKIE_FUNC(cookie), MT_COOKIE_ALLOCATOR(cookie), ptr, size, 0, 0, 0);
+	if (c) {
+		c->free_ptr = ptr;
+		c->free_sp = sp;
 	}
-	c->free_ptr = ptr;
-	c->free_sp = sp;
 	return 0;
 }
 
@@ -242,25 +241,25 @@ static __always_inline __u8 sys__kind(long id)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
-	__u64 pid_tgid;
-	__u32 tid;
-	struct mt_sysargs a;
+	struct mt_sysargs *a;
 
 	if (!sys__kind(id))
 		return 0;
 	if (id == NR_MPROTECT && !(BPF_CORE_READ(regs, dx) & MT_PROT_EXEC))
 		return 0;
-	pid_tgid = bpf_get_current_pid_tgid();
-	if (!proc__active(pid_tgid >> 32))
+	if (!proc__active(bpf_get_current_pid_tgid() >> 32))
 		return 0;
-	tid = (__u32)pid_tgid;
-	a.a[0] = BPF_CORE_READ(regs, di);
-	a.a[1] = BPF_CORE_READ(regs, si);
-	a.a[2] = BPF_CORE_READ(regs, dx);
-	a.a[3] = BPF_CORE_READ(regs, r10);
-	a.a[4] = BPF_CORE_READ(regs, r8);
-	if (bpf_map_update_elem(&sysargs, &tid, &a, BPF_ANY))
+	a = bpf_task_storage_get(&sysargs, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!a) {
 		drop__count(MT_DROP_CALLSTATE);
+		return 0;
+	}
+	a->a[0] = BPF_CORE_READ(regs, di);
+	a->a[1] = BPF_CORE_READ(regs, si);
+	a->a[2] = BPF_CORE_READ(regs, dx);
+	a->a[3] = BPF_CORE_READ(regs, r10);
+	a->a[4] = BPF_CORE_READ(regs, r8);
+	a->live = 1;
 	return 0;
 }
 
@@ -304,15 +303,15 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
 	__u8 kind = sys__kind(BPF_CORE_READ(regs, orig_ax));
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct mt_sysargs *a;
 	struct mt_syscall *e;
 
 	if (!kind)
 		return 0;
-	a = bpf_map_lookup_elem(&sysargs, &tid);
-	if (!a)
+	a = bpf_task_storage_get(&sysargs, bpf_get_current_task_btf(), 0, 0);
+	if (!a || !a->live)
 		return 0;
+	a->live = 0;
 	sys__watch(kind, a, ret);
 	e = kind == SYS_WATCH_ONLY ? NULL : rec__reserve(sizeof(*e), MT_REC_SYSCALL);
 	if (e) {
@@ -320,7 +319,6 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		__builtin_memset(e->_pad, 0, sizeof(e->_pad));
 		rec__submit(e, sizeof(*e));
 	}
-	bpf_map_delete_elem(&sysargs, &tid);
 	return 0;
 }
 

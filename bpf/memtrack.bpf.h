@@ -5,7 +5,6 @@
 #include "memtrack.h"
 
 #define MT_TRACKED_MAX 65536
-#define MT_CALLS_MAX 65536
 
 /* tgid -> MT_PROC_* state; the tracer adds the command's pid at the TRACEME stop, BPF adds children at fork and
  * deletes a process when its last thread exits. */

@@ -256,6 +256,14 @@ int mt_checkfp__text(FILE *f, const struct mt_checkfp *c)
 	return ferror(f) ? -EIO : 0;
 }
 
+/* json.h writes no fractions: the value goes straight after its key, which is all the writer's state needs. */
+static void json_fixed1(struct mt_json *j, const char *key, double v)
+{
+	mt_json__key(j, key);
+	fprintf(j->f, "%.1f", v);
+	j->after_key = false;
+}
+
 int mt_checkfp__json(FILE *f, const struct mt_checkfp *c)
 {
 	struct mt_json j;
@@ -275,11 +283,10 @@ int mt_checkfp__json(FILE *f, const struct mt_checkfp *c)
 		mt_json__kv_u64(&j, "stacks", m->stacks);
 		mt_json__kv_u64(&j, "checked", m->checked);
 		mt_json__kv_u64(&j, "fp_complete", m->complete);
-		mt_json__key(&j, "fp_complete_pct");
 		if (m->checked)
-			fprintf(f, "%.1f", pct(m->complete, m->checked));	/* a number the writer has no call for */
+			json_fixed1(&j, "fp_complete_pct", pct(m->complete, m->checked));
 		else
-			mt_json__null(&j);
+			mt_json__kv_null(&j, "fp_complete_pct");
 		mt_json__end_object(&j);
 	}
 	mt_json__end_array(&j);

@@ -94,7 +94,8 @@ static void frame_resolve(struct mt_frame *f, uint64_t addr, const struct mt_asp
 	f->addr = addr;
 	f->mod = m ? m->mod : NULL;
 	f->has_vaddr = m && m->has_bias;
-	f->vaddr = f->has_vaddr ? addr - m->bias : 0;
+	/* without the file there is no bias: the offset in the file is still worth printing */
+	f->vaddr = f->has_vaddr ? addr - m->bias : m ? addr - m->start + m->pgoff : 0;
 }
 
 static struct mt_frame *chain_resolve(const __u64 *addrs, size_t n, const struct mt_aspace *as)
@@ -633,7 +634,7 @@ char *mt_frame__name(const struct mt_frame *f, const struct mt_sym *sym, bool wi
 		snprintf(buf, len, "%.*s+0x%" PRIx64, flen, sym->func, sym->offset);
 	else if (sym->func)
 		snprintf(buf, len, "%.*s", flen, sym->func);
-	else if (f->mod && f->has_vaddr && with_offset)
+	else if (f->mod && with_offset)
 		snprintf(buf, len, "[%s+0x%" PRIx64 "]", f->mod->name, f->vaddr);
 	else if (f->mod)
 		snprintf(buf, len, "[%s]", f->mod->name);

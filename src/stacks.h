@@ -17,8 +17,8 @@
 struct mt_frame {
 	uint64_t addr;
 	struct mt_module *mod;	/* NULL: in no recorded mapping */
-	uint64_t vaddr;		/* addr in the module's ELF addresses; valid when mod and has_vaddr */
-	bool has_vaddr;		/* the module's file was found */
+	uint64_t vaddr;		/* addr in the module's ELF addresses; without its file, the offset in the file */
+	bool has_vaddr;		/* the module's file was found: vaddr is an ELF address */
 };
 
 /* Which chain a stack's report uses. */
@@ -100,8 +100,8 @@ struct mt_sym {
 /* Looks the frame up (cached): the symbol and line of addr - 1, since a return address may be past its call's function. */
 void mt_stacks__symbolize(struct mt_stacks *s, const struct mt_frame *f, struct mt_sym *out);
 /*
- * A frame as text: "func+0xOFF" (with_offset) or "func"; without a symbol "[module+0xVADDR]" ("[module]" without
- * offset); outside any module "[0xADDR]" ("[unknown]"). Returns buf.
+ * A frame as text: "func+0xOFF" (with_offset) or "func"; without a symbol "[module+0xVADDR]" (the file offset when
+ * the file is missing; "[module]" without offset); outside any module "[0xADDR]" ("[unknown]"). Returns buf.
  */
 char *mt_frame__name(const struct mt_frame *f, const struct mt_sym *sym, bool with_offset, char *buf, size_t len);
 

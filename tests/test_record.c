@@ -267,6 +267,8 @@ static void test_process_tree(void **state)
 	assert_int_equal(allocs(dir, root, MT_FN_MALLOC, 3001), 3);
 	assert_int_equal(allocs(dir, f, MT_FN_MALLOC, 3002), 5);
 	assert_int_equal(allocs(dir, v, MT_FN_MALLOC, 3003), 7);
+	assert_int_equal(allocs(dir, v, MT_FN_MALLOC, 3005), 2);	/* before its exec, in the parent's memory */
+	assert_int_equal(allocs(dir, ANY, MT_FN_MALLOC, 3005), 2);
 	assert_int_equal(allocs(dir, s, MT_FN_MALLOC, 3004), 9);
 	assert_int_equal(allocs(dir, ANY, MT_FN_MALLOC, 3002), 5);
 	assert_int_equal(allocs(dir, ANY, MT_FN_MALLOC, 3003), 7);

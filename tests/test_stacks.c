@@ -1,2 +1,932 @@
-/* test_stacks.c — placeholder */
-int main(void) { return 0; }
+/* test_stacks.c — stacks offline: real captured stacks (tests/stacks/stackprog) symbolized, reported, DWARF-unwound,
+ * checked against their FP chains; the address-space model and accounting on synthetic records. */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <elf.h>
+
+#include "addrspace.h"
+#include "artifact.h"
+#include "checkfp.h"
+#include "commands.h"
+#include "flamegraph.h"
+#include "module.h"
+#include "report.h"
+#include "stacks.h"
+#include "unwind_cmd.h"
+#include "unwinder.h"
+
+#ifndef MT_STACKS_PROGS
+#define MT_STACKS_PROGS "."
+#endif
+#define PROG MT_STACKS_PROGS "/stackprog"	/* f10 without a frame pointer */
+#define PROG_FP MT_STACKS_PROGS "/stackprog_fp"	/* frame pointers everywhere */
+
+static char base[64];		/* the test's scratch directory */
+
+/* ---- helpers ---- */
+
+static char *in_base(char *buf, const char *name)
+{
+	snprintf(buf, 512, "%s/%s", base, name);
+	return buf;
+}
+
+/* Runs argv[0] with argv and the given environment addition (NULL for none); returns its exit status. */
+static int run_env(const char *env, char *const argv[])
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		if (env)
+			putenv((char *)env);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* prog DIR args... → a fresh artifact in base/name; dir gets its path. */
+static void record(const char *prog, const char *name, char *dir, const char *args)
+{
+	char cmd[1024], *argv[16], *tok, *save;
+	int argc = 0;
+
+	in_base(dir, name);
+	snprintf(cmd, sizeof(cmd), "%s %s %s", prog, dir, args);
+	for (tok = strtok_r(cmd, " ", &save); tok && argc < 15; tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	assert_int_equal(run_env(NULL, argv), 0);
+}
+
+static struct mt_stacks *load(const char *dir)
+{
+	struct mt_read_status st;
+	struct mt_stacks *s;
+
+	assert_int_equal(mt_stacks__load(dir, NULL, &s, &st), 0);
+	assert_non_null(s);
+	return s;
+}
+
+static struct mt_stacks *load_unwound(const char *dir)
+{
+	struct mt_read_status st;
+	struct mt_stacks *s;
+
+	assert_int_equal(mt_unwind__load(dir, &s, &st), 0);
+	assert_non_null(s);
+	assert_true(mt_stacks__has_dwarf(s));
+	return s;
+}
+
+static struct mt_sites *sites_of(struct mt_stacks *s)
+{
+	struct mt_sites *sites = mt_sites__build(s);
+
+	assert_non_null(sites);
+	return sites;
+}
+
+/* Asserts that a "func+0xOFF" frame name is of func. */
+static void assert_func(const char *name, const char *func)
+{
+	size_t n = strlen(func);
+
+	if (strncmp(name, func, n) || strncmp(name + n, "+0x", 3))
+		fail_msg("frame '%s' is not in %s", name, func);
+}
+
+/* The 20 frames f20 … f1 from index at on. */
+static void assert_chain(const struct mt_site *site, size_t at)
+{
+	char f[8];
+	int i;
+
+	assert_true(site->nframes >= at + 20);
+	for (i = 20; i >= 1; i--) {
+		snprintf(f, sizeof(f), "f%d", i);
+		assert_func(site->frames[at + 20 - i].name, f);
+	}
+}
+
+/* Runs a command with stdout captured (returned, malloc'd) and stderr to /dev/null. */
+static char *run_cmd(int (*cmd)(int, char **), int *ret, ...)
+{
+	char *argv[8], *out;
+	int argc = 0, saved_out, saved_err, null;
+	FILE *tmp = tmpfile();
+	va_list ap;
+	long n;
+
+	va_start(ap, ret);
+	while (argc < 7 && (argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	argv[argc] = NULL;
+	assert_non_null(tmp);
+	fflush(stdout);
+	fflush(stderr);
+	saved_out = dup(1);
+	saved_err = dup(2);
+	null = open("/dev/null", O_WRONLY);
+	dup2(fileno(tmp), 1);
+	dup2(null, 2);
+	close(null);
+	*ret = cmd(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(saved_out, 1);
+	dup2(saved_err, 2);
+	close(saved_out);
+	close(saved_err);
+	n = ftell(tmp);
+	out = calloc(1, n + 1);
+	rewind(tmp);
+	assert_int_equal(fread(out, 1, n, tmp), (size_t)n);
+	fclose(tmp);
+	return out;
+}
+
+static void copy_file(const char *from, const char *to, mode_t mode)
+{
+	char buf[65536];
+	ssize_t n;
+	int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, mode);
+
+	assert_true(in >= 0 && out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, n), n);
+	close(in);
+	close(out);
+}
+
+static const struct mt_stack_entry *only_defined(struct mt_stacks *s)
+{
+	const struct mt_stack_entry *found = NULL;
+	size_t i;
+
+	for (i = 0; i < mt_stacks__count(s); i++) {
+		if (!mt_stacks__entry(s, i)->defined)
+			continue;
+		assert_null(found);
+		found = mt_stacks__entry(s, i);
+	}
+	assert_non_null(found);
+	return found;
+}
+
+static bool chain_has(struct mt_stacks *s, const struct mt_frame *frames, size_t n, const char *func)
+{
+	char name[512];
+	struct mt_sym sym;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		mt_stacks__symbolize(s, &frames[i], &sym);
+		if (!strcmp(mt_frame__name(&frames[i], &sym, false, name, sizeof(name)), func))
+			return true;
+	}
+	return false;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* ---- report sites ---- */
+
+/* Frame pointers everywhere: the FP chain alone shows f20 … f1, symbolized with lines, and the accounting. */
+static void test_fp_chain_sites(void **state)
+{
+	struct mt_stacks *s;
+	struct mt_sites *sites;
+	const struct mt_site *site;
+	char dir[512];
+
+	(void)state;
+	record(PROG_FP, "fp_chain", dir, "chain");
+	s = load(dir);
+	assert_true(mt_stacks__any(s));
+	assert_false(mt_stacks__has_dwarf(s));
+	sites = sites_of(s);
+	assert_int_equal(sites->count, 1);
+	site = &sites->sites[0];
+	assert_int_equal(site->bytes, 300);
+	assert_int_equal(site->count, 3);
+	assert_int_equal(site->leaked_bytes, 200);	/* one of the three was freed */
+	assert_chain(site, 0);
+	assert_func(site->frames[20].name, "run_chain");
+	assert_func(site->frames[21].name, "main");
+	assert_non_null(site->frames[0].srcline);
+	assert_int_equal(strncmp(site->frames[0].srcline, "chain.c:", 8), 0);
+	assert_non_null(site->frames[10].srcline);
+	assert_int_equal(strncmp(site->frames[10].srcline, "f10.c:", 6), 0);
+	mt_sites__free(sites);
+	mt_stacks__free(s);
+}
+
+/* The text report lists the frames innermost first; JSON has "sites" with the frame strings. */
+static void test_report_output(void **state)
+{
+	char dir[512], f[32], *out, *at, *prev;
+	int ret, i;
+
+	(void)state;
+	record(PROG_FP, "report_out", dir, "chain callers");
+	out = run_cmd(mt_cmd_report, &ret, "report", "--sites", "2", dir, NULL);
+	assert_int_equal(ret, 0);
+	at = strstr(out, "top allocation sites by bytes (2 of 65 sites):\n  #1   300 B in 3 allocations, 200 B leaked\n");
+	assert_non_null(at);
+	assert_non_null(strstr(out, "top allocation sites by count (2 of 65 sites):\n  #1   3 allocations, 300 B"));
+	for (prev = at, i = 20; i >= 1; i--) {
+		snprintf(f, sizeof(f), "\n        f%d+0x", i);
+		at = strstr(prev, f);
+		assert_non_null(at);
+		prev = at + 1;
+	}
+	free(out);
+	out = run_cmd(mt_cmd_report, &ret, "report", "--json", dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, "\"sites\": [\n    {\n      \"bytes\": 300,\n      \"count\": 3,"));
+	assert_non_null(strstr(out, "\"frames\": [\n        \"f20+0x"));
+	assert_non_null(strstr(out, "\"sites_total\": 65"));
+	free(out);
+}
+
+/* Without stack records: no section in text, "sites": [] in JSON. */
+static void test_report_without_stacks(void **state)
+{
+	struct mt_session sess = { .hdr = { .ts_ns = 1, .pid = 7, .tid = 7, .type = MT_REC_SESSION,
+					    .size = sizeof(sess) } };
+	struct mt_alloc a = { .hdr = { .ts_ns = 2, .pid = 7, .tid = 7, .type = MT_REC_ALLOC, .size = sizeof(a) },
+			      .addr = 0x1000, .size = 10, .func = MT_FN_MALLOC };
+	struct mt_writer *w;
+	char dir[512], *out;
+	int ret;
+
+	(void)state;
+	w = mt_writer__open(in_base(dir, "nostacks"));
+	assert_non_null(w);
+	assert_int_equal(mt_writer__append(w, &sess, sizeof(sess)), 0);
+	assert_int_equal(mt_writer__append(w, &a, sizeof(a)), 0);
+	assert_int_equal(mt_writer__close(w), 0);
+	out = run_cmd(mt_cmd_report, &ret, "report", dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_null(strstr(out, "allocation sites"));
+	free(out);
+	out = run_cmd(mt_cmd_report, &ret, "report", "--json", dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, "\"sites\": []\n}\n"));
+	free(out);
+}
+
+/* 64 callers, 64 call paths, 64 sites, ranked by their distinct sizes. */
+static void test_64_callers(void **state)
+{
+	struct mt_stacks *s;
+	struct mt_sites *sites;
+	char dir[512], f[32];
+	size_t i;
+
+	(void)state;
+	record(PROG_FP, "callers", dir, "callers");
+	s = load(dir);
+	sites = sites_of(s);
+	assert_int_equal(sites->count, 64);
+	for (i = 0; i < 64; i++) {
+		assert_int_equal(sites->sites[i].bytes, 64 - i);
+		assert_int_equal(sites->sites[i].count, 1);
+		snprintf(f, sizeof(f), "caller_%zu", 63 - i);
+		assert_func(sites->sites[i].frames[0].name, f);
+		assert_func(sites->sites[i].frames[1].name, "callers_run");
+		assert_func(sites->sites[i].frames[2].name, "main");
+		assert_int_equal(sites->by_count[i]->count, 1);
+	}
+	mt_sites__free(sites);
+	mt_stacks__free(s);
+}
+
+/* The FP chain of the mixed program skips f9: f10 left its caller's rbp in place. */
+static void test_fp_chain_misses_f9(void **state)
+{
+	struct mt_stacks *s;
+	struct mt_sites *sites;
+	char dir[512];
+
+	(void)state;
+	record(PROG, "mixed_fp", dir, "chain");
+	s = load(dir);
+	sites = sites_of(s);
+	assert_int_equal(sites->count, 1);
+	assert_func(sites->sites[0].frames[10].name, "f10");
+	assert_func(sites->sites[0].frames[11].name, "f8");
+	mt_sites__free(sites);
+	mt_stacks__free(s);
+}
+
+/* A DIR copied elsewhere, its program deleted: DIR/modules still symbolizes everything. */
+static void test_moved_dir(void **state)
+{
+	char dir[512], moved[512], prog[512], args[600];
+	struct mt_stacks *s;
+	struct mt_sites *sites;
+
+	(void)state;
+	copy_file(PROG_FP, in_base(prog, "prog_copy"), 0755);
+	record(prog, "moved_a", dir, "chain");
+	assert_int_equal(unlink(prog), 0);
+	assert_int_equal(rename(dir, in_base(moved, "moved_b")), 0);
+	s = load(moved);
+	sites = sites_of(s);
+	assert_chain(&sites->sites[0], 0);
+	assert_non_null(sites->sites[0].frames[0].srcline);
+	mt_sites__free(sites);
+	mt_stacks__free(s);
+
+	/* no copies: the original serves while its build-id matches; a different file there is not used */
+	copy_file(PROG_FP, prog, 0755);
+	snprintf(args, sizeof(args), "-n chain");
+	record(prog, "nocopy", dir, args);
+	s = load(dir);
+	sites = sites_of(s);
+	assert_chain(&sites->sites[0], 0);
+	mt_sites__free(sites);
+	mt_stacks__free(s);
+	copy_file(PROG, prog, 0755);
+	s = load(dir);
+	sites = sites_of(s);
+	assert_int_equal(strncmp(sites->sites[0].frames[0].name, "[prog_copy+0x", 13), 0);
+	mt_sites__free(sites);
+	mt_stacks__free(s);
+	unlink(prog);
+}
+
+/* A stripped program whose separate debug file the tracer copied: symbols and lines come from the .debug. */
+static void test_separate_debug_file(void **state)
+{
+	char dir[512], prog[512], dbg[512], root[512], cmd[2048], env[600], *argv[4];
+	uint8_t id[MT_BUILD_ID_MAX];
+	char hex[2 * MT_BUILD_ID_MAX + 1];
+	struct mt_stacks *s;
+	struct mt_sites *sites;
+	int len;
+
+	(void)state;
+	if (access("/usr/bin/objcopy", X_OK) || access("/usr/bin/strip", X_OK))
+		skip();
+	in_base(prog, "stripped");
+	in_base(dbg, "stripped.debug");
+	snprintf(cmd, sizeof(cmd), "objcopy --only-keep-debug %s %s && cp %s %s && strip --strip-all %s", PROG_FP, dbg,
+		 PROG_FP, prog, prog);
+	assert_int_equal(system(cmd), 0);
+	len = mt_file__build_id(prog, id);
+	assert_true(len > 0);
+	mt_build_id__hex(id, len, hex);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/debugroot/.build-id/%.2s && cp %s %s/debugroot/.build-id/%.2s/%s.debug",
+		 base, hex, dbg, base, hex, hex + 2);
+	assert_int_equal(system(cmd), 0);
+	snprintf(env, sizeof(env), "CAPTURE_DEBUG_ROOT=%s", in_base(root, "debugroot"));
+	argv[0] = prog;
+	argv[1] = in_base(dir, "debugfile");
+	argv[2] = "chain";
+	argv[3] = NULL;
+	assert_int_equal(run_env(env, argv), 0);
+	snprintf(cmd, sizeof(cmd), "%s/modules/%s.debug", dir, hex);
+	assert_int_equal(access(cmd, R_OK), 0);
+	s = load(dir);
+	sites = sites_of(s);
+	assert_chain(&sites->sites[0], 0);
+	assert_non_null(sites->sites[0].frames[0].srcline);
+	assert_int_equal(strncmp(sites->sites[0].frames[0].srcline, "chain.c:", 8), 0);
+	mt_sites__free(sites);
+	mt_stacks__free(s);
+}
+
+/* ---- dump ---- */
+
+static void test_dump_stack_lines(void **state)
+{
+	char dir[512], key[64], *buf = NULL, *line;
+	unsigned long long hash;
+	struct mt_read_status st;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	record(PROG, "dump", dir, "-b 1024 chain");
+	f = open_memstream(&buf, &len);
+	assert_int_equal(mt_dump__write(f, dir, &st), 0);
+	fclose(f);
+	line = strstr(buf, "\"event\":\"stack\",\"hash\":");
+	assert_non_null(line);
+	assert_int_equal(sscanf(line, "\"event\":\"stack\",\"hash\":%llu,\"fp\":[", &hash), 1);
+	assert_non_null(strstr(line, "],\"bytes\":1024,\"truncated\":true}\n"));
+	snprintf(key, sizeof(key), ",\"stack\":%llu}", hash);
+	assert_non_null(strstr(buf, key));
+	free(buf);
+}
+
+/* ---- flame graphs ---- */
+
+static char *collapsed(struct mt_stacks *s, enum mt_fg_weight w)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_int_equal(mt_flamegraph__collapsed(f, s, w), 0);
+	fclose(f);
+	return buf;
+}
+
+#define F1_F20 "f1;f2;f3;f4;f5;f6;f7;f8;f9;f10;f11;f12;f13;f14;f15;f16;f17;f18;f19;f20"
+
+static void test_collapsed_and_svg(void **state)
+{
+	struct mt_stacks *s;
+	char dir[512], *out, *svg = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	(void)state;
+	record(PROG_FP, "flame", dir, "chain");
+	s = load(dir);
+	out = collapsed(s, MT_FG_BYTES);
+	assert_true(ends_with(out, ";main;run_chain;" F1_F20 " 300\n"));
+	assert_true(strchr(out, '\n') == out + strlen(out) - 1);	/* one path */
+	free(out);
+	mt_stacks__free(s);
+
+	free(run_cmd(mt_cmd_unwind, &ret, "unwind", dir, NULL));
+	assert_int_equal(ret, 0);
+	s = load(dir);
+	assert_true(mt_stacks__has_dwarf(s));
+	out = collapsed(s, MT_FG_BYTES);
+	assert_string_equal(out, "_start;__libc_start_main;__libc_start_call_main;main;run_chain;" F1_F20 " 300\n");
+	free(out);
+	out = collapsed(s, MT_FG_COUNT);
+	assert_string_equal(out, "_start;__libc_start_main;__libc_start_call_main;main;run_chain;" F1_F20 " 3\n");
+	free(out);
+	out = collapsed(s, MT_FG_LEAKED);
+	assert_string_equal(out, "_start;__libc_start_main;__libc_start_call_main;main;run_chain;" F1_F20 " 200\n");
+	free(out);
+	f = open_memstream(&svg, &len);
+	assert_int_equal(mt_flamegraph__svg(f, s, MT_FG_BYTES, "t<&>"), 0);
+	fclose(f);
+	assert_int_equal(strncmp(svg, "<?xml", 5), 0);
+	assert_true(ends_with(svg, "</svg>\n"));
+	assert_non_null(strstr(svg, "<title>f20 (300 bytes, 100.00%)</title>"));
+	assert_non_null(strstr(svg, ">t&lt;&amp;&gt;</text>"));
+	free(svg);
+	mt_stacks__free(s);
+}
+
+/* ---- DWARF unwinding ---- */
+
+/* A line of `memtrack unwind`'s reason counts. */
+static const char *reason_line(char *buf, const char *text, int n)
+{
+	snprintf(buf, 128, "\n  %-36s %8d\n", text, n);
+	return buf;
+}
+
+/* unwind recovers f9, which the FP chain skipped, and the process entry frames; report then uses the DWARF chain. */
+static void test_unwind_recovers_chain(void **state)
+{
+	char dir[512], path[600], line[128], *out;
+	struct mt_stacks *s;
+	struct mt_sites *sites;
+	const struct mt_stack_entry *e;
+	int ret;
+
+	(void)state;
+	record(PROG, "unwind", dir, "chain");
+	out = run_cmd(mt_cmd_unwind, &ret, "unwind", "--stats", dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, ": 1 stacks unwound, 25 frames, into "));
+	assert_non_null(strstr(out, reason_line(line, "reached the end (normal)", 1)));
+	assert_non_null(strstr(out, " stacks/s on one core"));
+	free(out);
+	snprintf(path, sizeof(path), "%s/" MT_UNWIND_FILE, dir);
+	assert_int_equal(access(path, R_OK), 0);
+	s = load(dir);
+	e = only_defined(s);
+	assert_int_equal(e->kind, MT_CHAIN_DWARF);
+	assert_int_equal(e->dwarf_stop, MT_STOP_END);
+	assert_int_equal(e->ndwarf, 25);
+	sites = sites_of(s);
+	assert_chain(&sites->sites[0], 0);
+	assert_func(sites->sites[0].frames[20].name, "run_chain");
+	assert_func(sites->sites[0].frames[21].name, "main");
+	assert_func(sites->sites[0].frames[22].name, "__libc_start_call_main");
+	assert_func(sites->sites[0].frames[23].name, "__libc_start_main");
+	assert_func(sites->sites[0].frames[24].name, "_start");
+	mt_sites__free(sites);
+	mt_stacks__free(s);
+}
+
+/* A stack budget too small for the whole chain: unwinding says so. */
+static void test_unwind_budget(void **state)
+{
+	struct mt_stacks *s;
+	const struct mt_stack_entry *e;
+	char dir[512], line[128], *out;
+	int ret;
+
+	(void)state;
+	record(PROG, "budget", dir, "-b 256 chain");
+	s = load_unwound(dir);
+	e = only_defined(s);
+	assert_int_equal(e->dwarf_stop, MT_STOP_BUDGET);
+	assert_true(e->ndwarf > 3 && e->ndwarf < 20);
+	mt_stacks__free(s);
+	out = run_cmd(mt_cmd_unwind, &ret, "unwind", dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, "frames, stack budget exhausted (at 0x"));
+	assert_non_null(strstr(out, reason_line(line, "stack budget exhausted", 1)));
+	free(out);
+}
+
+/* Copies an artifact's records except libc's mappings: its return addresses then lie in no known module. */
+static int drop_libc(const struct mt_rec_hdr *rec, void *ctx)
+{
+	static uint64_t libc_ino;
+	const struct mt_file *f = (const void *)rec;
+
+	if (rec->type == MT_REC_FILE && strstr(f->path, "/libc.so"))
+		libc_ino = f->ino;
+	if (rec->type == MT_REC_MAPPING && ((const struct mt_mapping *)rec)->ino == libc_ino)
+		return 0;
+	return mt_writer__append(ctx, rec, rec->size);
+}
+
+/* qsort's comparator: DWARF goes through libc (no frame pointers there), the FP chain does not get out of it. */
+static void test_qsort_through_libc(void **state)
+{
+	char dir[512], nolibc[512];
+	struct mt_read_status st;
+	struct mt_stacks *s;
+	const struct mt_stack_entry *e;
+	struct mt_checkfp c;
+	struct mt_writer *w;
+
+	(void)state;
+	record(PROG, "qsort", dir, "qsort");
+	s = load_unwound(dir);
+	e = only_defined(s);
+	assert_int_equal(e->dwarf_stop, MT_STOP_END);
+	assert_true(chain_has(s, e->dwarf, e->ndwarf, "cmp"));
+	assert_true(chain_has(s, e->dwarf, e->ndwarf, "qsort_r"));
+	assert_true(chain_has(s, e->dwarf, e->ndwarf, "qsort_run"));
+	assert_true(chain_has(s, e->dwarf, e->ndwarf, "main"));
+	assert_true(chain_has(s, e->fp, e->nfp, "cmp"));
+	assert_false(chain_has(s, e->fp, e->nfp, "qsort_run"));
+	assert_false(chain_has(s, e->fp, e->nfp, "main"));
+	assert_int_equal(mt_checkfp__run(s, &c), 0);
+	assert_int_equal(c.ndivs, 1);
+	assert_true(ends_with(c.divs[0].module, "/libc.so.6"));
+	assert_int_equal(c.divs[0].bytes, 77);
+	mt_checkfp__release(&c);
+	mt_stacks__free(s);
+
+	/* without libc's mappings the unwinding stops at the first return address into it */
+	w = mt_writer__open(in_base(nolibc, "qsort_nolibc"));
+	assert_non_null(w);
+	assert_int_equal(mt_artifact__read(dir, drop_libc, w, &st), 0);
+	assert_int_equal(mt_writer__close(w), 0);
+	s = load_unwound(nolibc);
+	e = only_defined(s);
+	assert_int_equal(e->dwarf_stop, MT_STOP_NO_MODULE);
+	assert_int_equal(e->ndwarf, 2);
+	assert_true(chain_has(s, e->dwarf, 1, "cmp"));
+	mt_stacks__free(s);
+}
+
+/* A module copy without .eh_frame_hdr: "no unwind info for module X", X being the program. */
+static void test_unwind_no_info(void **state)
+{
+	char dir[512], cmd[2048], hex[2 * MT_BUILD_ID_MAX + 1];
+	uint8_t id[MT_BUILD_ID_MAX];
+	struct mt_stacks *s;
+	const struct mt_stack_entry *e;
+	int len;
+
+	(void)state;
+	if (access("/usr/bin/objcopy", X_OK))
+		skip();
+	record(PROG, "noinfo", dir, "chain");
+	len = mt_file__build_id(PROG, id);
+	assert_true(len > 0);
+	mt_build_id__hex(id, len, hex);
+	snprintf(cmd, sizeof(cmd), "objcopy --remove-section=.eh_frame_hdr %s/modules/%s", dir, hex);
+	assert_int_equal(system(cmd), 0);
+	s = load_unwound(dir);
+	e = only_defined(s);
+	assert_int_equal(e->dwarf_stop, MT_STOP_NO_INFO);
+	assert_int_equal(e->ndwarf, 0);
+	assert_string_equal(e->dwarf_detail, PROG);
+	assert_int_equal(e->kind, MT_CHAIN_FP);	/* nothing unwound: the FP chain stays */
+	mt_stacks__free(s);
+}
+
+/* ---- check-fp ---- */
+
+static void test_checkfp_names_f10(void **state)
+{
+	struct mt_stacks *s;
+	struct mt_checkfp c;
+	char dir[512], *out;
+	int ret;
+
+	(void)state;
+	record(PROG, "checkfp", dir, "chain");
+	s = load_unwound(dir);
+	assert_int_equal(mt_checkfp__run(s, &c), 0);
+	assert_int_equal(c.stacks, 1);
+	assert_int_equal(c.unchecked, 0);
+	assert_int_equal(c.nmodules, 1);
+	assert_string_equal(c.modules[0].path, PROG);
+	assert_int_equal(c.modules[0].checked, 1);
+	assert_int_equal(c.modules[0].complete, 0);
+	assert_int_equal(c.ndivs, 1);
+	assert_string_equal(c.divs[0].function, "f10");
+	assert_string_equal(c.divs[0].module, PROG);
+	assert_true(c.divs[0].confirmed);
+	assert_int_equal(c.divs[0].stacks, 1);
+	assert_int_equal(c.divs[0].allocations, 3);
+	assert_int_equal(c.divs[0].bytes, 300);
+	mt_checkfp__release(&c);
+	mt_stacks__free(s);
+
+	/* no unwind.mtz yet: check-fp unwinds by itself */
+	out = run_cmd(mt_cmd_check_fp, &ret, "check-fp", "--json", "--strict", dir, NULL);
+	assert_int_equal(ret, 1);
+	assert_non_null(strstr(out, "\"divergences\": [\n    {\n      \"function\": \"f10\",\n"));
+	assert_non_null(strstr(out, "\"fp_complete_pct\": 0.0\n"));
+	free(out);
+	out = run_cmd(mt_cmd_check_fp, &ret, "check-fp", dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, "\nf10                            * " PROG " "));
+	free(out);
+}
+
+static void test_checkfp_all_fp_is_complete(void **state)
+{
+	struct mt_stacks *s;
+	struct mt_checkfp c;
+	char dir[512], *out;
+	int ret;
+
+	(void)state;
+	record(PROG_FP, "checkfp_fp", dir, "chain callers");
+	s = load_unwound(dir);
+	assert_int_equal(mt_checkfp__run(s, &c), 0);
+	assert_int_equal(c.nmodules, 1);
+	assert_string_equal(c.modules[0].path, PROG_FP);
+	assert_int_equal(c.modules[0].stacks, 65);
+	assert_int_equal(c.modules[0].checked, 65);
+	assert_int_equal(c.modules[0].complete, 65);
+	assert_int_equal(c.ndivs, 0);
+	mt_checkfp__release(&c);
+	mt_stacks__free(s);
+	out = run_cmd(mt_cmd_check_fp, &ret, "check-fp", "--strict", dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, "      100.0%\n"));
+	free(out);
+}
+
+/* ---- the address-space model and accounting, on synthetic records over a real file ---- */
+
+struct synth {
+	struct mt_writer *w;
+	uint64_t ts;
+};
+
+static void synth_put(struct synth *y, void *rec, uint16_t type, size_t size, uint32_t pid)
+{
+	struct mt_rec_hdr *h = rec;
+
+	h->ts_ns = ++y->ts;
+	h->pid = h->tid = pid;
+	h->type = type;
+	h->size = size;
+	assert_int_equal(mt_writer__append(y->w, rec, size), 0);
+}
+
+static void synth_stack(struct synth *y, uint32_t pid, uint64_t hash, uint64_t ret_addr)
+{
+	struct { struct mt_stack s; uint64_t fp[1]; } st = { .s = { .hash = hash, .nfp = 1 }, .fp = { ret_addr } };
+	struct mt_alloc a = { .addr = 0x10000 + hash * 0x100, .size = hash * 10, .stack = hash, .func = MT_FN_MALLOC };
+
+	synth_put(y, &st, MT_REC_STACK, sizeof(st), pid);
+	synth_put(y, &a, MT_REC_ALLOC, sizeof(a), pid);
+}
+
+/* f20's address in the program: its symbol's start + 5, as a return address would be. */
+static void f20_text(uint64_t *vaddr, struct mt_segment *text, __u64 *dev, __u64 *ino)
+{
+	struct mt_modules *ms = mt_modules__new("/nonexistent");
+	struct mt_file f = { 0 };
+	struct mt_module *m;
+	struct stat sb;
+	size_t i;
+	int len;
+
+	assert_int_equal(stat(PROG_FP, &sb), 0);
+	f.dev = *dev = sb.st_dev;
+	f.ino = *ino = sb.st_ino;
+	len = mt_file__build_id(PROG_FP, f.build_id);
+	assert_true(len > 0);
+	f.build_id_len = len;
+	strcpy(f.path, PROG_FP);
+	assert_int_equal(mt_modules__describe(ms, &f), 0);
+	m = mt_modules__get(ms, f.dev, f.ino);
+	assert_int_equal(mt_module__open(m), 0);
+	for (i = 0; i < m->nsyms && strcmp(m->syms[i].name, "f20"); i++)
+		;
+	assert_true(i < m->nsyms);
+	*vaddr = m->syms[i].addr + 5;
+	for (i = 0; i < m->nsegs && !(m->segs[i].flags & PF_X); i++)
+		;
+	assert_true(i < m->nsegs);
+	*text = m->segs[i];
+	mt_modules__free(ms);
+}
+
+static void test_aspace_fork_exec_munmap(void **state)
+{
+	const uint64_t base_addr = 0x555500000000ull;
+	struct mt_segment text;
+	struct mt_file file = { 0 };
+	struct mt_mapping map = { 0 };
+	struct mt_fork fork_rec = { .child = 101 };
+	struct mt_exec exec_rec = { 0 };
+	struct mt_syscall unmap = { .sys = MT_SYS_MUNMAP };
+	struct mt_alloc fr = { .func = MT_FN_FREE };
+	struct synth y = { 0 };
+	uint64_t vaddr, f20;
+	struct mt_stacks *s;
+	char dir[512], name[512];
+	struct mt_sym sym;
+	size_t i;
+	const struct mt_stack_entry *e;
+
+	(void)state;
+	f20_text(&vaddr, &text, &file.dev, &file.ino);
+	file.build_id_len = mt_file__build_id(PROG_FP, file.build_id);
+	strcpy(file.path, PROG_FP);
+	map.start = base_addr + (text.vaddr & ~0xfffull);
+	map.end = base_addr + ((text.vaddr + text.memsz + 0xfff) & ~0xfffull);
+	map.pgoff = text.offset & ~0xfffull;
+	map.dev = file.dev;
+	map.ino = file.ino;
+	map.prot = 5;
+	f20 = base_addr + vaddr;
+	y.w = mt_writer__open(in_base(dir, "synth"));
+	assert_non_null(y.w);
+	synth_put(&y, &file, MT_REC_FILE, sizeof(file), 100);
+	synth_put(&y, &map, MT_REC_MAPPING, sizeof(map), 100);
+	synth_put(&y, &fork_rec, MT_REC_FORK, sizeof(fork_rec), 100);
+	synth_stack(&y, 101, 1, f20);		/* the child sees the parent's mapping */
+	synth_stack(&y, 100, 1, 0x1234);	/* the same hash again: the first definition stands */
+	synth_put(&y, &exec_rec, MT_REC_EXEC, sizeof(exec_rec), 101);
+	synth_stack(&y, 101, 2, f20);		/* exec cleared the child's mappings */
+	fr.addr = 0x10000 + 2 * 0x100;
+	synth_put(&y, &fr, MT_REC_ALLOC, sizeof(fr), 101);
+	unmap.addr = map.start;
+	unmap.size = map.end - map.start;
+	synth_put(&y, &unmap, MT_REC_SYSCALL, sizeof(unmap), 100);
+	synth_stack(&y, 100, 3, f20);		/* munmap removed the parent's */
+	assert_int_equal(mt_writer__close(y.w), 0);
+
+	s = load(dir);
+	for (i = 0; i < mt_stacks__count(s); i++) {
+		e = mt_stacks__entry(s, i);
+		mt_stacks__symbolize(s, &e->frames[0], &sym);
+		mt_frame__name(&e->frames[0], &sym, true, name, sizeof(name));
+		if (e->hash == 1) {
+			assert_string_equal(name, "f20+0x5");
+			assert_int_equal(e->allocations, 2);	/* both allocations named hash 1 */
+			assert_int_equal(e->bytes, 20);
+			assert_int_equal(e->leaked_bytes, 20);	/* pid 101's at its exec, pid 100's at the end */
+		} else if (e->hash == 2) {
+			assert_true(!strncmp(name, "[0x", 3));
+			assert_int_equal(e->leaked_bytes, 0);	/* freed */
+		} else {
+			assert_int_equal(e->hash, 3);
+			assert_true(!strncmp(name, "[0x", 3));
+			assert_int_equal(e->leaked_bytes, 30);
+		}
+	}
+	assert_int_equal(mt_stacks__count(s), 3);
+	mt_stacks__free(s);
+}
+
+/* munmap of the middle of a mapping splits it; pgoff follows the upper part's start. */
+static void test_aspace_partial_munmap(void **state)
+{
+	struct mt_modules *ms = mt_modules__new("/nonexistent");
+	struct mt_mapping map = { .hdr = { .pid = 5, .type = MT_REC_MAPPING, .size = sizeof(map) },
+				  .start = 0x10000, .end = 0x15000, .pgoff = 0x1000, .dev = 1, .ino = 2, .prot = 5 };
+	struct mt_syscall un = { .hdr = { .pid = 5, .type = MT_REC_SYSCALL, .size = sizeof(un) },
+				 .addr = 0x12000, .size = 0x1000, .sys = MT_SYS_MUNMAP };
+	struct mt_aspaces as;
+	struct mt_aspace *sp;
+
+	(void)state;
+	mt_aspaces__init(&as, ms);
+	assert_int_equal(mt_aspaces__apply(&as, &map.hdr), 0);
+	assert_int_equal(mt_aspaces__apply(&as, &un.hdr), 0);
+	sp = mt_aspaces__get(&as, 5);
+	assert_non_null(sp);
+	assert_int_equal(sp->count, 2);
+	assert_int_equal(sp->maps[0].start, 0x10000);
+	assert_int_equal(sp->maps[0].end, 0x12000);
+	assert_int_equal(sp->maps[0].pgoff, 0x1000);
+	assert_int_equal(sp->maps[1].start, 0x13000);
+	assert_int_equal(sp->maps[1].end, 0x15000);
+	assert_int_equal(sp->maps[1].pgoff, 0x4000);
+	assert_null(mt_aspace__find(sp, 0x12800));
+	assert_non_null(mt_aspace__find(sp, 0x13000));
+	/* a new mapping over part of an old one replaces that part */
+	map.start = 0x14000;
+	map.end = 0x16000;
+	assert_int_equal(mt_aspaces__apply(&as, &map.hdr), 0);
+	assert_int_equal(sp->count, 3);
+	assert_int_equal(sp->maps[1].end, 0x14000);
+	assert_int_equal(sp->maps[2].start, 0x14000);
+	mt_aspaces__release(&as);
+	mt_modules__free(ms);
+}
+
+/* ---- setup ---- */
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	snprintf(base, sizeof(base), "/tmp/mt-stacks-XXXXXX");
+	return mkdtemp(base) ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	if (!getenv("MT_KEEP_TEST_DIRS"))
+		nftw(base, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fp_chain_sites),
+		cmocka_unit_test(test_report_output),
+		cmocka_unit_test(test_report_without_stacks),
+		cmocka_unit_test(test_64_callers),
+		cmocka_unit_test(test_fp_chain_misses_f9),
+		cmocka_unit_test(test_moved_dir),
+		cmocka_unit_test(test_separate_debug_file),
+		cmocka_unit_test(test_dump_stack_lines),
+		cmocka_unit_test(test_collapsed_and_svg),
+		cmocka_unit_test(test_unwind_recovers_chain),
+		cmocka_unit_test(test_unwind_budget),
+		cmocka_unit_test(test_qsort_through_libc),
+		cmocka_unit_test(test_unwind_no_info),
+		cmocka_unit_test(test_checkfp_names_f10),
+		cmocka_unit_test(test_checkfp_all_fp_is_complete),
+		cmocka_unit_test(test_aspace_fork_exec_munmap),
+		cmocka_unit_test(test_aspace_partial_munmap),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

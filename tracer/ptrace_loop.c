@@ -44,9 +44,9 @@ static void tracee__resume(pid_t pid, int req, int sig)
 }
 
 /*
- * A new tracee's first stop comes before its first instruction: a fork child gets its parent's probes here. A
- * child sharing its parent's memory (vfork, posix_spawn) is covered by the parent's probes until it execs, and
- * binding its own now would count its calls twice; its exec brings its own. Threads share their process's.
+ * A new tracee's first stop comes before its first instruction: a fork child gets its parent's probes here. The
+ * kernel runs a link's programs only for its own process, so a vfork child, though it shares its parent's memory,
+ * needs its own too; they follow it through its exec. Threads share their process's.
  */
 static void loop__on_new(struct loop_state *st, pid_t pid)
 {
@@ -55,7 +55,7 @@ static void loop__on_new(struct loop_state *st, pid_t pid)
 
 	consumer__drain(st->l->cons);
 	parent = consumer__parent(st->l->cons, pid, &flags);
-	if (parent && !(flags & MT_FORK_SHARED_VM))
+	if (parent)
 		attach__on_fork(st->l->attach, parent, pid);
 }
 

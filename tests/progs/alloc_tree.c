@@ -1,4 +1,5 @@
-/* alloc_tree.c — a fork child, a vfork+exec child and a posix_spawn child, each allocating a known amount. */
+/* alloc_tree.c — a fork child, a vfork+exec child and a posix_spawn child, each allocating a known amount; the vfork
+ * child also allocates twice before its exec, in its parent's memory. */
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,8 @@ int main(int argc, char **argv)
 	ok &= wait_ok(f);
 	v = vfork();
 	if (v == 0) {
+		v_malloc(3005);
+		v_malloc(3005);
 		execv(argv[0], vfork_argv);
 		_exit(127);
 	}
