@@ -24,6 +24,8 @@ struct run {
 	long tree_kb;		/* ru_maxrss over every process of the tree, reaped here */
 	long long start_ns;	/* CLOCK_MONOTONIC before the fork: comparable with memtrack's record timestamps */
 	long long end_ns;	/* CLOCK_MONOTONIC after the direct child's reap */
+	long long busy_ms;	/* CPU time the whole machine spent busy meanwhile (/proc/stat) */
+	long long tree_cpu_ms;	/* of which the tree's own user + system time */
 };
 
 static long long now_ns(void)
@@ -49,6 +51,24 @@ static long proc__hwm_kb(pid_t pid)
 			break;
 	fclose(f);
 	return kb;
+}
+
+/* Busy CPU time of the whole machine so far: on a shared machine, busy minus the tree's own is someone else's. */
+static long long machine__busy_ms(void)
+{
+	unsigned long long user, nice, sys, idle, iowait, irq, softirq, steal;
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f = fopen("/proc/stat", "re");
+	int n;
+
+	if (!f)
+		return -1;
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &sys, &idle, &iowait, &irq,
+		   &softirq, &steal);
+	fclose(f);
+	if (n != 8 || hz <= 0)
+		return -1;
+	return (long long)(user + nice + sys + irq + softirq + steal) * 1000 / hz;
 }
 
 /* The child waits on the pipe until it is seized, so that its exit cannot come first. */
@@ -123,6 +143,8 @@ static void run__reap_tree(struct run *r)
 		;
 	getrusage(RUSAGE_CHILDREN, &ru);
 	r->tree_kb = ru.ru_maxrss;
+	r->tree_cpu_ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000ll +
+			 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
 }
 
 static int exit__code(int status)
@@ -140,8 +162,9 @@ static int run__report(const struct run *r, const char *out)
 		fprintf(stderr, "rss: cannot write %s: %s\n", out, strerror(errno));
 		return -errno;
 	}
-	fprintf(f, "wall_ns=%lld self_kb=%ld tree_kb=%ld status=%d start_ns=%lld end_ns=%lld\n",
-		r->end_ns - r->start_ns, r->self_kb, r->tree_kb, exit__code(r->status), r->start_ns, r->end_ns);
+	fprintf(f, "wall_ns=%lld self_kb=%ld tree_kb=%ld status=%d start_ns=%lld end_ns=%lld busy_ms=%lld "
+		"tree_cpu_ms=%lld\n", r->end_ns - r->start_ns, r->self_kb, r->tree_kb, exit__code(r->status), r->start_ns, r->end_ns,
+		r->busy_ms, r->tree_cpu_ms);
 	if (out)
 		fclose(f);
 	return 0;
@@ -161,11 +184,13 @@ int main(int argc, char **argv)
 		i++;
 	if (i >= argc) {
 		fprintf(stderr, "usage: rss [-o FILE] [--] COMMAND [ARGS...]\n"
-				"  prints wall_ns= self_kb= tree_kb= status= start_ns= end_ns= to FILE (default: stderr)\n");
+				"  prints wall_ns= self_kb= tree_kb= status= start_ns= end_ns= busy_ms= tree_cpu_ms= to FILE\n"
+				"  (default: stderr)\n");
 		return EXIT_FAILURE;
 	}
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
 		fprintf(stderr, "rss: no subreaper (%s): orphans of the tree are not counted\n", strerror(errno));
+	r.busy_ms = machine__busy_ms();
 	r.start_ns = now_ns();
 	err = run__spawn(&r, argv + i);
 	if (!err)
@@ -176,6 +201,8 @@ int main(int argc, char **argv)
 	}
 	r.end_ns = now_ns();
 	run__reap_tree(&r);
+	if (r.busy_ms >= 0)
+		r.busy_ms = machine__busy_ms() - r.busy_ms;
 	if (run__report(&r, out))
 		return EXIT_FAILURE;
 	return exit__code(r.status);

@@ -66,7 +66,9 @@ command -v jq >/dev/null || die "jq is missing (Debian package jq): it reads mem
 
 TMP=$(mktemp -d /tmp/memtrack-bench.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
-RESULTS=$TMP/results	# one line per run: workload config rep wall_ns self_kb tree_kb bytes drops allocs frees
+# One line per run: workload config rep wall_ns self_kb tree_kb bytes drops allocs frees other_ms, where other_ms is
+# the CPU time that processes outside the run used meanwhile (the machine may be shared).
+RESULTS=$TMP/results
 : >"$RESULTS"
 
 # ---- workloads: N chosen so that each untraced run takes 0.2-0.3 s here (2 cores); --quick divides N by 10.
@@ -174,16 +176,35 @@ foreign() {
 	for n in "${FOREIGN[@]}"; do pgrep -a -x "$n" && return 0; done
 	return 1
 }
+busy_ticks() { # busy and total CPU ticks of the machine so far
+	local user nice sys idle iowait irq softirq steal
+	read -r _ user nice sys idle iowait irq softirq steal _ </proc/stat
+	echo "$((user + nice + sys + irq + softirq + steal)) $((user + nice + sys + idle + iowait + irq + softirq + steal))"
+}
+# Busy if others keep more than a fifth of one CPU busy over 0.3 s (nothing of ours runs while this is called).
+machine_busy() {
+	local b0 t0 b1 t1
+	read -r b0 t0 < <(busy_ticks)
+	sleep 0.3
+	read -r b1 t1 < <(busy_ticks)
+	((t1 > t0 && (b1 - b0) * NCPU * 5 > t1 - t0))
+}
+NCPU=$(nproc)
+WAIT_LEFT=180	# seconds of waiting the whole suite may spend, so that a machine busy for good cannot stall it
 wait_quiet() {
-	local t=0 who
-	while who=$(foreign | head -n 1) && [[ -n $who ]]; do
-		if ((t++ == 600)); then
-			DISTURBED=$((DISTURBED + 1))
-			note "another tracer is running ($who): measuring anyway"
+	local t0=$SECONDS who limit=$((WAIT_LEFT < 45 ? WAIT_LEFT : 45))
+	for (( ; ; )); do
+		who=$(foreign | head -n 1 || true)
+		if [[ -z $who ]] && ! machine_busy; then
+			WAIT_LEFT=$((WAIT_LEFT - (SECONDS - t0)))
 			return 0
 		fi
-		sleep 0.1
+		((SECONDS - t0 >= limit)) && break
+		[[ -n $who ]] && sleep 0.3
 	done
+	WAIT_LEFT=$((WAIT_LEFT - (SECONDS - t0)))
+	DISTURBED=$((DISTURBED + 1))
+	note "the machine is busy (${who:-other processes}): measuring anyway"
 }
 
 # Runs config $1 on workload $2 (repetition $3) under bench/rss and appends one line to $RESULTS.
@@ -195,7 +216,7 @@ measure() {
 	"$BENCH/rss" -o "$TMP/rss" -- "${CMDLINE[@]}" >"$TMP/out" 2>"$TMP/err" || rc=$?
 	if ((rc)); then
 		note "$cfg on $w failed (exit $rc): $(tail -n 3 "$TMP/err" | tr '\n' ' ')"
-		echo "$w $cfg $rep -1 -1 -1 -1 -1 -1 -1" >>"$RESULTS"
+		echo "$w $cfg $rep -1 -1 -1 -1 -1 -1 -1 -1" >>"$RESULTS"
 		return 0
 	fi
 	line=$(cat "$TMP/rss")
@@ -213,7 +234,14 @@ measure() {
 	heaptrack) bytes=$(file_bytes "$art.*") ;;
 	esac
 	echo "$w $cfg $rep $(kv wall_ns "$line") $(kv self_kb "$line") $(kv tree_kb "$line") $bytes $drops $allocs $frees" \
-		>>"$RESULTS"
+		"$(other_ms "$line")" >>"$RESULTS"
+}
+
+other_ms() { # CPU time used by processes outside the run, from an rss line
+	local busy tree
+	busy=$(kv busy_ms "$1")
+	tree=$(kv tree_cpu_ms "$1")
+	((busy >= 0 && tree >= 0)) && echo $((busy > tree ? busy - tree : 0)) || echo -1
 }
 
 # memtrack's start-up / command / tear-down, from rss's clock and the artifact's session and end records (same clock),
@@ -232,7 +260,7 @@ startup_split() {
 
 # ---- the untracked neighbour: churn on CPU 1, alone or beside a churn on CPU 0 that is untraced, under the floor or
 # under memtrack. The probes are system-wide, so a neighbour that is not traced may still trap.
-NB_N=$((N[churn] / 3))
+NB_N=$((N[churn] / 6))
 NB_MODES=(alone untraced floor memtrack)
 
 # Waits until the background churn of process group $1 has used 50 ms of CPU: by then its probes are attached.
@@ -272,7 +300,7 @@ neighbour() {
 		((alive)) || note "neighbour run $rep ($mode): the background churn ended first"
 	fi
 	rm -rf "$TMP/nb-art"
-	echo "nb_$mode x $rep $(kv wall_ns "$line") -1 -1 -1 -1 -1 -1" >>"$RESULTS"
+	echo "nb_$mode x $rep $(kv wall_ns "$line") -1 -1 -1 -1 -1 -1 -1" >>"$RESULTS"
 }
 
 # ---- the runs: round-robin over configurations within each repetition, so drift hits all alike.
@@ -312,7 +340,7 @@ agg() {
 }
 
 # Field numbers in $RESULTS.
-F_WALL=4 F_SELF=5 F_TREE=6 F_BYTES=7 F_DROPS=8 F_ALLOCS=9 F_FREES=10
+F_WALL=4 F_SELF=5 F_TREE=6 F_BYTES=7 F_DROPS=8 F_ALLOCS=9 F_FREES=10 F_OTHER=11
 
 calc() { # awk arithmetic on numbers that may be empty: prints "—" then
 	local fmt=$1 expr=$2
@@ -412,14 +440,22 @@ neighbour_section() {
 	done
 }
 
+# Median and maximum over runs of the CPUs that processes outside the run kept busy meanwhile.
+other_load() {
+	awk -v f=$F_OTHER -v t=$F_WALL '$f >= 0 && $t > 0 { printf "%.3f\n", $f / ($t / 1e6) }' "$RESULTS" | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR) printf "median %.2f, max %.2f", v[int((NR + 1) / 2)], v[NR]; else printf "?" }'
+}
+
 report() {
 	local w c
 	echo "## memtrack benchmark — $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo
 	echo "Machine: $(nproc) CPUs ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)), kernel $(uname -r)," \
 		"$(ldd --version | head -1 | sed 's/^ldd //'). memtrack $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')."
-	echo "Median of $RUNS run(s)$( ((QUICK)) && echo ", --quick (N / 10)"); whole suite $((ELAPSED / 60)) min $((ELAPSED % 60)) s;" \
-		"$DISTURBED run(s) overlapped another tracer on the machine."
+	echo "Median of $RUNS run(s)$( ((QUICK)) && echo ", --quick (N / 10)"); whole suite $((ELAPSED / 60)) min $((ELAPSED % 60)) s."
+	echo "Before each run the suite waits (up to 45 s, 180 s in all) for the machine to be quiet;" \
+		"$DISTURBED run(s) started busy." \
+		"Other processes' CPU during a run, in CPUs: $(other_load)."
 	echo
 	echo "| workload | what | allocation calls | events (allocations + frees) | memtrack saw (allocs / frees) |"
 	echo "|---|---|---:|---:|---:|"

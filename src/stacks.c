@@ -87,7 +87,7 @@ static struct mt_stack_entry *entry_get(struct mt_stacks *s, uint64_t hash, size
 }
 
 /* A return address is looked up at addr - 1: a call that ends its mapping returns just past it. */
-static void frame_resolve(struct mt_frame *f, uint64_t addr, const struct mt_aspace *as)
+static void frame_resolve(struct mt_frame *f, uint64_t addr, struct mt_aspace *as)
 {
 	const struct mt_map *m = mt_aspace__find(as, addr - 1);
 
@@ -98,7 +98,7 @@ static void frame_resolve(struct mt_frame *f, uint64_t addr, const struct mt_asp
 	f->vaddr = f->has_vaddr ? addr - m->bias : m ? addr - m->start + m->pgoff : 0;
 }
 
-static struct mt_frame *chain_resolve(const __u64 *addrs, size_t n, const struct mt_aspace *as)
+static struct mt_frame *chain_resolve(const __u64 *addrs, size_t n, struct mt_aspace *as)
 {
 	struct mt_frame *f = calloc(n ? n : 1, sizeof(*f));
 	size_t i;
@@ -136,7 +136,7 @@ static void entry_choose(struct mt_stack_entry *e)
 	e->nframes = e->nfp;
 }
 
-static int entry_set_dwarf(struct mt_stack_entry *e, const struct mt_unwind_rec *u, const struct mt_aspace *as)
+static int entry_set_dwarf(struct mt_stack_entry *e, const struct mt_unwind_rec *u, struct mt_aspace *as)
 {
 	const char *detail = mt_unwind_rec__detail(u);
 	size_t nbits = (u->nframes + 7) / 8;

@@ -141,14 +141,18 @@ static int aspace_unmap(struct mt_aspace *s, uint64_t lo, uint64_t hi)
 }
 
 /* The load bias from the file offset the mapping starts at; the module is opened here, once per module. */
-static void map_set_bias(struct mt_map *m)
+static struct mt_map *map_bias(struct mt_map *m)
 {
 	uint64_t vaddr;
 
+	if (m->bias_tried)
+		return m;
+	m->bias_tried = true;
 	if (!m->mod || mt_module__open(m->mod) || mt_module__offset_to_vaddr(m->mod, m->pgoff, &vaddr))
-		return;
+		return m;
 	m->bias = m->start - vaddr;
 	m->has_bias = true;
+	return m;
 }
 
 static int aspace_map(struct mt_aspaces *as, const struct mt_mapping *rec)
@@ -165,7 +169,6 @@ static int aspace_map(struct mt_aspaces *as, const struct mt_mapping *rec)
 	m.mod = mt_modules__get(as->mods, rec->dev, rec->ino);
 	if (!m.mod)
 		return -ENOMEM;
-	map_set_bias(&m);
 	err = aspace_unmap(s, m.start, m.end);
 	if (!err)
 		err = aspace_reserve(s, 1);
@@ -249,7 +252,7 @@ int mt_aspaces__apply(struct mt_aspaces *as, const struct mt_rec_hdr *rec)
 	}
 }
 
-const struct mt_map *mt_aspace__find(const struct mt_aspace *s, uint64_t addr)
+const struct mt_map *mt_aspace__find(struct mt_aspace *s, uint64_t addr)
 {
 	size_t lo = 0, hi = s ? s->count : 0, mid;
 
@@ -260,12 +263,12 @@ const struct mt_map *mt_aspace__find(const struct mt_aspace *s, uint64_t addr)
 		else if (addr >= s->maps[mid].end)
 			lo = mid + 1;
 		else
-			return &s->maps[mid];
+			return map_bias(&s->maps[mid]);
 	}
 	return NULL;
 }
 
-const struct mt_map *mt_aspace__find_image(const struct mt_aspace *s, uint64_t addr)
+const struct mt_map *mt_aspace__find_image(struct mt_aspace *s, uint64_t addr)
 {
 	const struct mt_map *m = mt_aspace__find(s, addr);
 	size_t i;
@@ -273,7 +276,7 @@ const struct mt_map *mt_aspace__find_image(const struct mt_aspace *s, uint64_t a
 	if (m)
 		return m->has_bias ? m : NULL;
 	for (i = 0; s && i < s->count; i++) {
-		m = &s->maps[i];
+		m = map_bias(&s->maps[i]);
 		if (m->has_bias && addr >= m->bias + m->mod->min_vaddr && addr < m->bias + m->mod->max_vaddr)
 			return m;
 	}

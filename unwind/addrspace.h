@@ -16,6 +16,7 @@ struct mt_map {
 	uint64_t pgoff;
 	uint32_t prot;
 	struct mt_module *mod;
+	bool bias_tried;	/* the module was opened for the bias (lazily: reports without stacks open nothing) */
 	bool has_bias;		/* the module's file was found and maps pgoff */
 	uint64_t bias;		/* address - bias = the module's ELF virtual address */
 };
@@ -48,12 +49,12 @@ int mt_aspaces__apply(struct mt_aspaces *as, const struct mt_rec_hdr *rec);
 /* The process's address space now, or NULL when nothing was mapped in it. */
 struct mt_aspace *mt_aspaces__get(const struct mt_aspaces *as, uint32_t pid);
 
-/* The mapping holding addr, or NULL. */
-const struct mt_map *mt_aspace__find(const struct mt_aspace *s, uint64_t addr);
+/* The mapping holding addr, or NULL; its module is opened and its bias known (has_bias) when the file is found. */
+const struct mt_map *mt_aspace__find(struct mt_aspace *s, uint64_t addr);
 /*
  * The mapping of the module whose loaded image (all of its PT_LOAD segments, mapped executable or not) holds addr:
  * for reads of .eh_frame_hdr and friends, which sit in segments the records do not list. NULL when none does.
  */
-const struct mt_map *mt_aspace__find_image(const struct mt_aspace *s, uint64_t addr);
+const struct mt_map *mt_aspace__find_image(struct mt_aspace *s, uint64_t addr);
 
 #endif /* MEMTRACK_ADDRSPACE_H */

@@ -1,0 +1,215 @@
+/* test_stacks_record.c — `record --stacks` on the real kernel: call paths hashed by path, symbolized offline. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "artifact.h"
+
+#ifndef MT_BINARY
+#define MT_BINARY "memtrack"
+#endif
+#ifndef MT_PROGS
+#define MT_PROGS "."
+#endif
+
+extern char **environ;
+static char tmp_root[] = "/tmp/memtrack-stacks.XXXXXX";
+
+/* Runs argv with stdout to OUT (when not NULL); returns the exit code. */
+static int run(char *const *argv, const char *out)
+{
+	posix_spawn_file_actions_t fa;
+	int status;
+	pid_t pid;
+
+	posix_spawn_file_actions_init(&fa);
+	if (out)
+		posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_int_equal(posix_spawn(&pid, argv[0], &fa, NULL, argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void record(const char *dir, const char *prog, const char *mode)
+{
+	char *argv[] = { MT_BINARY, "record", "-q", "--stacks", "-o", (char *)dir, "--", (char *)prog, (char *)mode,
+			 NULL };
+
+	assert_int_equal(run(argv, NULL), 0);
+}
+
+/* The report's JSON, whole, in a malloc'd string. */
+static char *report_json(const char *dir)
+{
+	char out[512], *argv[] = { MT_BINARY, "report", "--json", (char *)dir, NULL }, *buf;
+	long n;
+	FILE *f;
+
+	snprintf(out, sizeof(out), "%s/report.json", tmp_root);
+	assert_int_equal(run(argv, out), 0);
+	f = fopen(out, "r");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, n + 1);
+	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
+	fclose(f);
+	return buf;
+}
+
+/* Distinct stack hashes of the allocations of one size. */
+struct hashes {
+	uint64_t size, v[256];
+	size_t n;
+};
+
+static int hashes__on_record(const struct mt_rec_hdr *h, void *ctx)
+{
+	const struct mt_alloc *a = (const void *)h;
+	struct hashes *s = ctx;
+	size_t i;
+
+	if (h->type != MT_REC_ALLOC || a->size != s->size || a->func != MT_FN_MALLOC)
+		return 0;
+	for (i = 0; i < s->n; i++)
+		if (s->v[i] == a->stack)
+			return 0;
+	if (s->n < 256)
+		s->v[s->n++] = a->stack;
+	return 0;
+}
+
+static size_t distinct_hashes(const char *dir, uint64_t size)
+{
+	struct hashes s = { .size = size };
+	struct mt_read_status st;
+
+	assert_int_equal(mt_artifact__read(dir, hashes__on_record, &s, &st), 0);
+	return s.n;
+}
+
+/* "fN+0x" or "fN" followed by a quote: the frame names function fN exactly. */
+static const char *frame_of(const char *from, const char *fn)
+{
+	char a[64], b[64];
+	const char *p = from, *q;
+
+	snprintf(a, sizeof(a), "\"%s+0x", fn);
+	snprintf(b, sizeof(b), "\"%s\"", fn);
+	q = strstr(p, a);
+	p = strstr(p, b);
+	return !q ? p : !p ? q : (p < q ? p : q);
+}
+
+static void test_chain_in_order(void **state)
+{
+	char dir[256], fn[16], *json;
+	const char *site, *pos;
+	int i;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/chain", tmp_root);
+	record(dir, MT_PROGS "/stack_chain", "chain");
+	json = report_json(dir);
+	site = frame_of(json, "f20");
+	assert_non_null(site);
+	for (pos = site, i = 19; i >= 1; i--) {
+		snprintf(fn, sizeof(fn), "f%d", i);
+		pos = frame_of(pos + 1, fn);
+		assert_non_null(pos);
+	}
+	assert_true(strstr(site, "\"main") > pos || !strstr(site, "\"main"));
+	free(json);
+}
+
+static void test_one_path_one_hash(void **state)
+{
+	char dir[256];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/locals", tmp_root);
+	record(dir, MT_PROGS "/stack_chain", "locals");
+	assert_int_equal(distinct_hashes(dir, 6062), 1);
+}
+
+static void test_64_callers_64_hashes(void **state)
+{
+	char dir[256];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/callers", tmp_root);
+	record(dir, MT_PROGS "/stack_chain", "callers");
+	assert_int_equal(distinct_hashes(dir, 6063), 64);
+}
+
+/* Fork and exec children symbolize against their own modules; the DIR, copied elsewhere and with the program
+ * gone, still symbolizes from DIR/modules. */
+static void test_children_and_copied_dir(void **state)
+{
+	char dir[256], copy[256], prog[256], cmd[1024], *json;
+
+	(void)state;
+	snprintf(prog, sizeof(prog), "%s/stack_chain_copy", tmp_root);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", MT_PROGS "/stack_chain", prog);
+	assert_int_equal(system(cmd), 0);
+	snprintf(dir, sizeof(dir), "%s/tree", tmp_root);
+	record(dir, prog, "tree");
+	json = report_json(dir);
+	assert_non_null(frame_of(json, "f_child"));
+	assert_non_null(frame_of(json, "f_exec"));
+	free(json);
+	snprintf(copy, sizeof(copy), "%s/moved/tree-copy", tmp_root);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/moved' && cp -r '%s' '%s' && rm -f '%s'", tmp_root, dir, copy, prog);
+	assert_int_equal(system(cmd), 0);
+	json = report_json(copy);
+	assert_non_null(frame_of(json, "f_child"));
+	assert_non_null(frame_of(json, "f_exec"));
+	free(json);
+}
+
+static void cleanup(void)
+{
+	char cmd[600];
+
+	if (getenv("MEMTRACK_KEEP_TEST_DIR"))
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp_root);
+	if (system(cmd))
+		fprintf(stderr, "test_stacks_record: could not remove %s\n", tmp_root);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_chain_in_order),
+		cmocka_unit_test(test_one_path_one_hash),
+		cmocka_unit_test(test_64_callers_64_hashes),
+		cmocka_unit_test(test_children_and_copied_dir),
+	};
+	char *probe[] = { MT_BINARY, "record", "-q", "-o", NULL, "--", "true", NULL }, dir[256];
+	const char *ci = getenv("CI");
+
+	if (!mkdtemp(tmp_root))
+		return 1;
+	atexit(cleanup);
+	snprintf(dir, sizeof(dir), "%s/probe", tmp_root);
+	probe[4] = dir;
+	if (run(probe, NULL) != 0) {
+		fprintf(stderr, "test_stacks_record: memtrack cannot record here (needs root and BPF): %s\n",
+			ci && !strcmp(ci, "true") ? "failing, CI=true" : "skipped");
+		return ci && !strcmp(ci, "true") ? 1 : 77;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL) ? 1 : 0;
+}
