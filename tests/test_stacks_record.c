@@ -6,10 +6,12 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -179,6 +181,71 @@ static void test_children_and_copied_dir(void **state)
 	free(json);
 }
 
+/* File offset of a function of an ELF file, through nm (the symbol's address; the test program is not PIE-odd). */
+static unsigned long symbol_offset(const char *file, const char *fn)
+{
+	char cmd[600], line[256];
+	unsigned long addr = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm '%s' | awk '$3 == \"%s\" { print $1 }'", file, fn);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	if (fgets(line, sizeof(line), p))
+		addr = strtoul(line, NULL, 16);
+	pclose(p);
+	assert_true(addr != 0);
+	return addr;
+}
+
+/* A uretprobe of another tool, pending on f10 while f20 allocates: one perf uprobe event per CPU. */
+static int other_uretprobe(const char *file, unsigned long off, int fds[], int max)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr), .type = 8, .config = 1 };	/* uprobe PMU, retprobe */
+	int cpu, n = 0, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	char type[16] = "";
+	FILE *f = fopen("/sys/bus/event_source/devices/uprobe/type", "r");
+
+	if (f) {
+		if (!fgets(type, sizeof(type), f))
+			type[0] = 0;
+		fclose(f);
+	}
+	attr.type = atoi(type);
+	attr.config1 = (unsigned long)file;
+	attr.config2 = off;
+	for (cpu = 0; cpu < ncpu && n < max; cpu++) {
+		fds[n] = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fds[n] >= 0)
+			n++;
+	}
+	return n;
+}
+
+/* A stack taken while a uretprobe is pending lower down must show the real caller, not the trampoline. */
+static void test_pending_uretprobe_repaired(void **state)
+{
+	char dir[256], fn[16], *json;
+	int fds[64], n, i;
+	const char *pos;
+
+	(void)state;
+	n = other_uretprobe(MT_PROGS "/stack_chain", symbol_offset(MT_PROGS "/stack_chain", "f10"), fds, 64);
+	assert_true(n > 0);
+	snprintf(dir, sizeof(dir), "%s/pending", tmp_root);
+	record(dir, MT_PROGS "/stack_chain", "chain");
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	json = report_json(dir);
+	assert_null(strstr(json, "[uprobes]"));
+	for (pos = frame_of(json, "f20"), i = 19; pos && i >= 1; i--) {
+		snprintf(fn, sizeof(fn), "f%d", i);
+		pos = frame_of(pos + 1, fn);
+	}
+	assert_non_null(pos);
+	free(json);
+}
+
 static void cleanup(void)
 {
 	char cmd[600];
@@ -197,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_one_path_one_hash),
 		cmocka_unit_test(test_64_callers_64_hashes),
 		cmocka_unit_test(test_children_and_copied_dir),
+		cmocka_unit_test(test_pending_uretprobe_repaired),
 	};
 	char *probe[] = { MT_BINARY, "record", "-q", "-o", NULL, "--", "true", NULL }, dir[256];
 	const char *ci = getenv("CI");
