@@ -1,9 +1,5 @@
 /* test_record.c — integration tests: `memtrack record` traces real programs on the real kernel, exact counts. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "kernel_test.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -20,18 +15,11 @@
 
 #include "artifact.h"
 
-#ifndef MT_BINARY
-#define MT_BINARY "memtrack"
-#endif
-#ifndef MT_PROGS
-#define MT_PROGS "."
-#endif
-
 #define ANY 0xffffffffu
 #define ANY_SIZE UINT64_MAX
 
 extern char **environ;
-static char tmp_root[] = "/tmp/memtrack-test.XXXXXX";
+#define tmp_root mt_test_root
 
 /* A record query: which records to count (ANY / ANY_SIZE match everything). */
 struct query {
@@ -120,21 +108,13 @@ static void test_dir(char *buf, size_t len, const char *name)
 static int record_run(const char *dir, const char *name, char *const *prog_argv)
 {
 	char *argv[16] = { MT_BINARY, "record", "-q", "-o", (char *)dir, "--" }, out[512], err[512];
-	posix_spawn_file_actions_t fa;
-	int i, status;
-	pid_t pid;
+	int i;
 
 	for (i = 0; prog_argv[i] && i < 9; i++)
 		argv[6 + i] = prog_argv[i];
 	snprintf(out, sizeof(out), "%s/%s.out", tmp_root, name);
 	snprintf(err, sizeof(err), "%s/%s.err", tmp_root, name);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	assert_int_equal(posix_spawn(&pid, MT_BINARY, &fa, NULL, argv, environ), 0);
-	posix_spawn_file_actions_destroy(&fa);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return mt_test__run(argv, out, err);
 }
 
 static void read_file(const char *name, const char *ext, char *buf, size_t len)
@@ -151,7 +131,6 @@ static void read_file(const char *name, const char *ext, char *buf, size_t len)
 	fclose(f);
 }
 
-#define PROG(name) MT_PROGS "/" name
 
 static void test_constructor_allocations(void **state)
 {
@@ -590,26 +569,6 @@ static void test_hold_invisible(void **state)
 	assert_int_equal(attach_log(dir, "/libmimalloc.so.2.0").rows, 1);
 }
 
-/* BPF may be missing on a developer's machine (skip, 77); under CI=true that is a failure. */
-static int bpf__available(void)
-{
-	char dir[256], *argv[] = { "true", NULL };
-
-	test_dir(dir, sizeof(dir), "probe");
-	return record_run(dir, "probe", argv) == 0;
-}
-
-static void cleanup(void)
-{
-	char cmd[600];
-
-	if (getenv("MEMTRACK_KEEP_TEST_DIR"))
-		return;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp_root);
-	if (system(cmd))
-		fprintf(stderr, "test_record: could not remove %s\n", tmp_root);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -623,21 +582,6 @@ int main(void)
 		cmocka_unit_test(test_static_tcmalloc),		 cmocka_unit_test(test_cxx_new_delete),
 		cmocka_unit_test(test_hold_invisible),
 	};
-	struct rlimit no_core = { 0, 0 };
-	int failed;
 
-	setrlimit(RLIMIT_CORE, &no_core);
-	if (!mkdtemp(tmp_root))
-		return 1;
-	atexit(cleanup);
-	if (!bpf__available()) {
-		if (getenv("CI") && !strcmp(getenv("CI"), "true")) {
-			fprintf(stderr, "test_record: memtrack cannot record here (BPF, root?) and CI=true: failing\n");
-			return 1;
-		}
-		fprintf(stderr, "test_record: memtrack cannot record here (needs root and BPF): skipped\n");
-		return 77;
-	}
-	failed = cmocka_run_group_tests(tests, NULL, NULL);
-	return failed ? 1 : 0;
+	return mt_test__main("test_record", tests, sizeof(tests) / sizeof(tests[0]));
 }

@@ -1,9 +1,5 @@
 /* test_stacks_record.c — `record --stacks` on the real kernel: call paths hashed by path, symbolized offline. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "kernel_test.h"
 
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -17,30 +13,11 @@
 
 #include "artifact.h"
 
-#ifndef MT_BINARY
-#define MT_BINARY "memtrack"
-#endif
-#ifndef MT_PROGS
-#define MT_PROGS "."
-#endif
+#define tmp_root mt_test_root
 
-extern char **environ;
-static char tmp_root[] = "/tmp/memtrack-stacks.XXXXXX";
-
-/* Runs argv with stdout to OUT (when not NULL); returns the exit code. */
 static int run(char *const *argv, const char *out)
 {
-	posix_spawn_file_actions_t fa;
-	int status;
-	pid_t pid;
-
-	posix_spawn_file_actions_init(&fa);
-	if (out)
-		posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	assert_int_equal(posix_spawn(&pid, argv[0], &fa, NULL, argv, environ), 0);
-	posix_spawn_file_actions_destroy(&fa);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return mt_test__run(argv, out, NULL);
 }
 
 static void record(const char *dir, const char *prog, const char *mode)
@@ -246,17 +223,6 @@ static void test_pending_uretprobe_repaired(void **state)
 	free(json);
 }
 
-static void cleanup(void)
-{
-	char cmd[600];
-
-	if (getenv("MEMTRACK_KEEP_TEST_DIR"))
-		return;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp_root);
-	if (system(cmd))
-		fprintf(stderr, "test_stacks_record: could not remove %s\n", tmp_root);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,18 +232,6 @@ int main(void)
 		cmocka_unit_test(test_children_and_copied_dir),
 		cmocka_unit_test(test_pending_uretprobe_repaired),
 	};
-	char *probe[] = { MT_BINARY, "record", "-q", "-o", NULL, "--", "true", NULL }, dir[256];
-	const char *ci = getenv("CI");
 
-	if (!mkdtemp(tmp_root))
-		return 1;
-	atexit(cleanup);
-	snprintf(dir, sizeof(dir), "%s/probe", tmp_root);
-	probe[4] = dir;
-	if (run(probe, NULL) != 0) {
-		fprintf(stderr, "test_stacks_record: memtrack cannot record here (needs root and BPF): %s\n",
-			ci && !strcmp(ci, "true") ? "failing, CI=true" : "skipped");
-		return ci && !strcmp(ci, "true") ? 1 : 77;
-	}
-	return cmocka_run_group_tests(tests, NULL, NULL) ? 1 : 0;
+	return mt_test__main("test_stacks_record", tests, sizeof(tests) / sizeof(tests[0]));
 }

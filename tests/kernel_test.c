@@ -1,0 +1,71 @@
+/* kernel_test.c — scratch dir, command runner and BPF gate for the integration tests. */
+#include "kernel_test.h"
+
+#include <fcntl.h>
+#include <stdbool.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+char mt_test_root[] = "/tmp/memtrack-test.XXXXXX";
+static const char *test_name = "test";
+
+int mt_test__run(char *const *argv, const char *out, const char *err)
+{
+	posix_spawn_file_actions_t fa;
+	int status;
+	pid_t pid;
+
+	posix_spawn_file_actions_init(&fa);
+	if (out)
+		posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (err)
+		posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_int_equal(posix_spawn(&pid, argv[0], &fa, NULL, argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void cleanup(void)
+{
+	char cmd[600];
+
+	if (getenv("MEMTRACK_KEEP_TEST_DIR"))
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", mt_test_root);
+	if (system(cmd))
+		fprintf(stderr, "%s: could not remove %s\n", test_name, mt_test_root);
+}
+
+static bool record__works(void)
+{
+	char dir[256], *argv[] = { MT_BINARY, "record", "-q", "-o", dir, "--", "true", NULL };
+
+	snprintf(dir, sizeof(dir), "%s/probe", mt_test_root);
+	return mt_test__run(argv, "/dev/null", "/dev/null") == 0;
+}
+
+int mt_test__main(const char *name, const struct CMUnitTest *tests, size_t n)
+{
+	struct rlimit no_core = { 0, 0 };
+	const char *ci = getenv("CI");
+	bool strict = ci && !strcmp(ci, "true");
+
+	test_name = name;
+	setrlimit(RLIMIT_CORE, &no_core);	/* the signal tests kill programs */
+	if (!mkdtemp(mt_test_root))
+		return 1;
+	atexit(cleanup);
+	if (!record__works()) {
+		fprintf(stderr, "%s: memtrack cannot record here (it needs root and BPF): %s\n", name,
+			strict ? "failing, CI=true" : "skipped");
+		return strict ? 1 : 77;
+	}
+	return _cmocka_run_group_tests(name, tests, n, NULL, NULL) ? 1 : 0;
+}

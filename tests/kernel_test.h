@@ -1,0 +1,31 @@
+/* kernel_test.h — what the tests that trace on the real kernel share: a scratch dir, running commands, the BPF gate. */
+#ifndef MEMTRACK_KERNEL_TEST_H
+#define MEMTRACK_KERNEL_TEST_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#ifndef MT_BINARY
+#define MT_BINARY "memtrack"
+#endif
+#ifndef MT_PROGS
+#define MT_PROGS "."
+#endif
+#define PROG(name) MT_PROGS "/" name
+
+/* The scratch directory of this test binary (removed at exit unless MEMTRACK_KEEP_TEST_DIR is set). */
+extern char mt_test_root[];
+
+/* Runs argv (argv[0] a path) with stdout/stderr to the files named (NULL: inherited); returns its exit code. */
+int mt_test__run(char *const *argv, const char *out, const char *err);
+
+/*
+ * Makes the scratch dir, checks that `memtrack record` works here, then runs the tests. Without BPF (not root, no
+ * BTF) the binary is skipped (77); under CI=true that is a failure instead.
+ */
+int mt_test__main(const char *name, const struct CMUnitTest *tests, size_t n);
+
+#endif /* MEMTRACK_KERNEL_TEST_H */
