@@ -350,21 +350,22 @@ static int apply_record(const struct mt_rec_hdr *rec, void *ctx)
 	case MT_REC_ALLOC:
 		return rec->size >= sizeof(struct mt_alloc) ? apply_alloc(s, (const struct mt_alloc *)rec) : 0;
 	case MT_REC_FORK:
-		/* the child starts with no live blocks; a reused pid's old blocks were leaked at its exit */
-		if (rec->size < sizeof(struct mt_fork) || !(p = proc_get(s, ((const struct mt_fork *)rec)->child)))
-			return rec->size < sizeof(struct mt_fork) ? 0 : -ENOMEM;
-		leak_all(s, p);
-		return 0;
+		/* the child starts with no live blocks (a reused pid's were leaked at its exit) */
+		if (rec->size < sizeof(struct mt_fork))
+			return 0;
+		p = proc_get(s, ((const struct mt_fork *)rec)->child);
+		break;
 	case MT_REC_EXEC:
 	case MT_REC_EXIT:
 		p = proc_get(s, rec->pid);
-		if (!p)
-			return -ENOMEM;
-		leak_all(s, p);
-		return 0;
+		break;
 	default:
 		return 0;
 	}
+	if (!p)
+		return -ENOMEM;
+	leak_all(s, p);
+	return 0;
 }
 
 /* ---- DIR/unwind.mtz ---- */

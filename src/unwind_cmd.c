@@ -54,8 +54,10 @@ static const struct mt_unwind_rec *run_hook(void *ctx, const struct mt_stack *re
 	u = mt_unwinder__unwind(r->u, rec, size, as, err);
 	for (i = 1; u && i < r->repeat; i++)
 		u = mt_unwinder__unwind(r->u, rec, size, as, err);
-	if (!u)
-		return *err == -EINVAL ? (*err = 0, NULL) : NULL;	/* a malformed definition: no DWARF chain */
+	if (!u) {
+		*err = 0;	/* a malformed definition: it just has no DWARF chain */
+		return NULL;
+	}
 	r->stacks++;
 	r->frames += u->nframes;
 	if (u->reason < MT_STOP__COUNT)
@@ -75,7 +77,8 @@ int mt_unwind__load(const char *path, struct mt_stacks **out, struct mt_read_sta
 	r.u = mt_unwinder__new();
 	if (!r.u) {
 		*out = NULL;
-		snprintf(st->reason, sizeof(st->reason), "%s", strerror(ENOMEM));
+		if (st)
+			snprintf(st->reason, sizeof(st->reason), "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	err = mt_stacks__load(path, &opts, out, st);

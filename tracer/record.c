@@ -33,6 +33,20 @@ static void record__usage(FILE *f)
 		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_RING_DEFAULT >> 20);
 }
 
+static int ring_size__parse(const char *arg, size_t *out)
+{
+	unsigned long mib;
+	char *end;
+
+	mib = strtoul(arg, &end, 10);
+	if (*end || !mib || mib > 4096 || (mib & (mib - 1))) {
+		pr_err("--ring-size takes a power of two from 1 to 4096 (MiB), not '%s'\n", arg);
+		return -EINVAL;
+	}
+	*out = mib << 20;
+	return 0;
+}
+
 /* Whole chunks of 512 bytes: BPF copies the stack chunk by chunk. */
 static int stack_bytes__parse(const char *arg, uint32_t *out)
 {
@@ -57,8 +71,6 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		{ "stack-bytes", required_argument, NULL, 'b' }, {},
 	};
 	bool stacks = false;
-	unsigned long mib;
-	char *end;
 	int c;
 
 	o->ring_bytes = MT_RING_DEFAULT;
@@ -76,12 +88,8 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		case 'v': mt_log_max = mt_log_max < MT_LOG_DEBUG ? mt_log_max + 1 : mt_log_max; break;
 		case 'h': record__usage(stdout); exit(EXIT_SUCCESS);
 		case 'r':
-			mib = strtoul(optarg, &end, 10);
-			if (*end || !mib || mib > 4096 || (mib & (mib - 1))) {
-				pr_err("--ring-size takes a power of two from 1 to 4096 (MiB), not '%s'\n", optarg);
+			if (ring_size__parse(optarg, &o->ring_bytes))
 				return -EINVAL;
-			}
-			o->ring_bytes = mib << 20;
 			break;
 		case ':':
 			pr_err("record: option '%s' needs a value\n", argv[optind - 1]);
@@ -165,6 +173,7 @@ struct record {
 	struct metadata *meta;
 	sigset_t orig_mask;
 	int sig_fd;
+	bool traced;		/* the loop ran: the command is the tracer's no more */
 	char dir[PATH_MAX];
 };
 
@@ -195,23 +204,11 @@ static int record__signals(struct record *r)
 	return r->sig_fd < 0 ? -errno : 0;
 }
 
-static int record__start(struct record *r)
+/* Everything the loop needs, set up while the command waits in its pre-exec stop. */
+static int record__prepare(struct record *r)
 {
-	int err = spawn__start(&r->sp, r->opt.argv, &r->orig_mask);
+	int err = session__write(r->w, r->sp.pid, r->opt.argv);
 
-	if (err)
-		return err;
-	if (r->opt.out_dir)
-		snprintf(r->dir, sizeof(r->dir), "%s", r->opt.out_dir);
-	else
-		snprintf(r->dir, sizeof(r->dir), "memtrack.%d", r->sp.pid);
-	r->w = mt_writer__open(r->dir);
-	if (!r->w) {
-		err = -errno;
-		pr_err("cannot create the artifact in %s: %s\n", r->dir, strerror(-err));
-		return err;
-	}
-	err = session__write(r->w, r->sp.pid, r->opt.argv);
 	if (!err)
 		err = bpf_session__track(r->bpf, r->sp.pid);
 	if (err)
@@ -228,6 +225,31 @@ static int record__start(struct record *r)
 		return -errno;
 	consumer__add_process(r->cons, r->sp.pid);
 	return spawn__seize(&r->sp);
+}
+
+/* Each failure says what failed, in one line. */
+static int record__start(struct record *r)
+{
+	int err = spawn__start(&r->sp, r->opt.argv, &r->orig_mask);
+
+	if (err) {
+		pr_err("cannot start '%s': %s\n", r->opt.argv[0], strerror(-err));
+		return err;
+	}
+	if (r->opt.out_dir)
+		snprintf(r->dir, sizeof(r->dir), "%s", r->opt.out_dir);
+	else
+		snprintf(r->dir, sizeof(r->dir), "memtrack.%d", r->sp.pid);
+	r->w = mt_writer__open(r->dir);
+	if (!r->w) {
+		err = -errno;
+		pr_err("cannot create the artifact in %s: %s\n", r->dir, strerror(-err));
+		return err;
+	}
+	err = record__prepare(r);
+	if (err)
+		pr_err("cannot set up the tracing of '%s': %s\n", r->opt.argv[0], strerror(-err));
+	return err;
 }
 
 static int exit__code(int status)
@@ -259,8 +281,10 @@ static int record__finish(struct record *r, int status)
 
 static void record__cleanup(struct record *r)
 {
-	if (r->sp.pid > 0 && r->w)
+	if (r->sp.pid > 0 && !r->traced) {	/* set-up failed: the command must not run untraced */
 		kill(r->sp.pid, SIGKILL);
+		waitpid(r->sp.pid, NULL, __WALL);
+	}
 	consumer__free(r->cons);
 	attach__free(r->attach);
 	mt_writer__close(r->w);
@@ -296,6 +320,7 @@ static int record__trace(struct record *r)
 				.sig_fd = r->sig_fd };
 	int err = trace_loop__run(&l);
 
+	r->traced = true;
 	if (err) {
 		pr_err("tracing ended early: %s\n", strerror(-err));
 		return MT_EXIT_SETUP;
@@ -319,10 +344,8 @@ int mt_cmd_record(int argc, char **argv)
 		return MT_EXIT_SETUP;
 	if (record__setup_bpf(&r) || record__signals(&r))
 		goto cleanup;
-	if (record__start(&r)) {
-		pr_err("cannot start '%s'\n", r.opt.argv[0]);
+	if (record__start(&r))
 		goto cleanup;
-	}
 	ret = record__trace(&r);
 cleanup:
 	record__cleanup(&r);

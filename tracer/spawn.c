@@ -58,10 +58,8 @@ int spawn__start(struct spawn *sp, char *const *argv, const sigset_t *orig_mask)
 	close(fds[1]);
 	sp->err_fd = fds[0];
 	status = wait__stopped(sp->pid, 0);
-	if (status < 0 || WSTOPSIG(status) != SIGSTOP) {
-		pr_err("the command did not reach its pre-exec stop\n");
-		return status < 0 ? status : -ECHILD;
-	}
+	if (status < 0 || WSTOPSIG(status) != SIGSTOP)
+		return status < 0 ? status : -ECHILD;	/* it did not reach its pre-exec stop */
 	return 0;
 }
 

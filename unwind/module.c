@@ -615,7 +615,8 @@ int mt_module__open(struct mt_module *m)
 	m->tried = true;
 	err = module_find_file(m, m->dir);
 	if (err) {
-		pr_debug("%s: no file with build-id matching the recording\n", m->path[0] ? m->path : m->name);
+		pr_warn("%s: no copy in %s/" MT_MODULES_SUBDIR " and no original with its build-id: not symbolized\n",
+			m->path[0] ? m->path : m->name, m->dir);
 		return m->err = err;
 	}
 	m->image = (const uint8_t *)elf_rawfile(m->elf, &size);
