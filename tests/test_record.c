@@ -385,6 +385,30 @@ static void test_signal_forwarding(void **state)
 	assert_int_equal(query__run(dir, MT_REC_END, ANY, ANY, ANY_SIZE).end_seen, 1);
 }
 
+/* --exit-with-command ends with the command; what the orphan did until then is in the artifact. */
+static void test_exit_with_command(void **state)
+{
+	char dir[256], pidfile[512], line[32] = "", *argv[] = { MT_BINARY, "record", "-q", "--exit-with-command", "-o",
+								 dir, "--", PROG("orphan"), pidfile, NULL };
+	pid_t orphan;
+	FILE *f;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "orphan");
+	snprintf(pidfile, sizeof(pidfile), "%s/orphan.pid", tmp_root);
+	assert_int_equal(mt_test__run(argv, NULL, NULL), 0);
+	wait_for_file(pidfile);
+	f = fopen(pidfile, "r");
+	assert_non_null(f);
+	while (!fgets(line, sizeof(line), f))
+		rewind(f);
+	fclose(f);
+	orphan = atoi(line);
+	assert_true(orphan > 0);
+	kill(orphan, SIGKILL);
+	assert_int_equal(query__run(dir, MT_REC_END, ANY, ANY, ANY_SIZE).end_seen, 1);
+}
+
 static void test_usage_errors(void **state)
 {
 	char dir[256], err[2048], *none[] = { NULL };
@@ -580,7 +604,7 @@ int main(void)
 		cmocka_unit_test(test_attach_only_mapped),	 cmocka_unit_test(test_dlopen_mimalloc),
 		cmocka_unit_test(test_dlopen_two_at_once),	 cmocka_unit_test(test_static_jemalloc),
 		cmocka_unit_test(test_static_tcmalloc),		 cmocka_unit_test(test_cxx_new_delete),
-		cmocka_unit_test(test_hold_invisible),
+		cmocka_unit_test(test_hold_invisible),		 cmocka_unit_test(test_exit_with_command),
 	};
 
 	return mt_test__main("test_record", tests, sizeof(tests) / sizeof(tests[0]));

@@ -18,6 +18,8 @@
 struct loop_state {
 	struct trace_loop *l;
 	bool root_done;
+	bool stop;		/* the command is gone and memtrack was told to stop waiting for its descendants */
+	bool told;		/* the user was told that descendants outlive the command */
 	bool root_execd;
 	bool sigcont_pending;	/* spawn__seize's SIGCONT, not the program's: suppress it once */
 	uint64_t last_flush;
@@ -159,7 +161,13 @@ static void loop__on_signal(struct loop_state *st)
 	struct signalfd_siginfo si;
 
 	while (read(st->l->sig_fd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD || si.ssi_code == SI_KERNEL || st->root_done)
+		if (si.ssi_signo == SIGCHLD)
+			continue;
+		if (st->root_done) {	/* only descendants are left: stop waiting for them */
+			st->stop = true;
+			continue;
+		}
+		if (si.ssi_code == SI_KERNEL)
 			continue;
 		pr_info("passing signal %u to %d\n", si.ssi_signo, st->l->sp->pid);
 		kill(st->l->sp->pid, si.ssi_signo);
@@ -217,6 +225,17 @@ static void loop__tick(struct loop_state *st, struct epoll_event *evs, int n, in
 	}
 }
 
+/* Descendants that outlive the command are traced to their end, like strace -f; say so, once. */
+static void loop__tell_outliving(struct loop_state *st)
+{
+	if (!st->root_done || st->told || st->l->quiet)
+		return;
+	st->told = true;
+	pr_warn("the command exited; still tracing the descendants that outlive it (SIGINT or SIGTERM to memtrack "
+		"stops; --exit-with-command does not wait for them)\n");
+}
+
+/* When it stops early, the descendants still running are detached (memtrack's exit does it) and go on untraced. */
 int trace_loop__run(struct trace_loop *l)
 {
 	struct loop_state st = { .l = l, .sigcont_pending = true, .last_flush = now_ns() };
@@ -232,6 +251,9 @@ int trace_loop__run(struct trace_loop *l)
 		loop__tick(&st, evs, n < 0 ? 0 : n, ep);
 		if (loop__reap(&st) && st.root_done)
 			break;
+		if (st.root_done && (st.stop || l->exit_with_command))
+			break;
+		loop__tell_outliving(&st);
 	}
 	if (l->sp->err_fd >= 0)
 		loop__on_errpipe(&st, ep);

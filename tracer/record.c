@@ -28,6 +28,8 @@ static void record__usage(FILE *f)
 		   "  -q, --quiet          no summary on stderr when the command ends\n"
 		   "  -v, --verbose        more diagnostics (twice: libbpf's too)\n"
 		   "  -s, --stacks         record each allocation's call stack, raw, for offline unwinding\n"
+		   "      --exit-with-command  stop when PROGRAM exits; descendants still running go on untraced\n"
+		   "                       (default: trace them to their end; SIGINT/SIGTERM then stops waiting)\n"
 		   "      --stack-bytes N  raw stack bytes copied per new call path (default %u, at most %u)\n"
 		   "      --ring-size N    BPF ring buffer of N MiB, a power of two (default: %u)\n",
 		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_RING_DEFAULT >> 20);
@@ -68,7 +70,8 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		{ "output", required_argument, NULL, 'o' }, { "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },	    { "ring-size", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },	    { "stacks", no_argument, NULL, 's' },
-		{ "stack-bytes", required_argument, NULL, 'b' }, {},
+		{ "stack-bytes", required_argument, NULL, 'b' }, { "exit-with-command", no_argument, NULL, 'x' },
+		{},
 	};
 	bool stacks = false;
 	int c;
@@ -79,6 +82,7 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 	while ((c = getopt_long(argc, argv, "+:o:qvhs", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': stacks = true; break;
+		case 'x': o->exit_with_command = true; break;
 		case 'b':
 			if (stack_bytes__parse(optarg, &o->stack_bytes))
 				return -EINVAL;
@@ -317,7 +321,8 @@ static void record__conclude(struct record *r)
 static int record__trace(struct record *r)
 {
 	struct trace_loop l = { .sp = &r->sp, .cons = r->cons, .attach = r->attach, .meta = r->meta, .w = r->w,
-				.sig_fd = r->sig_fd };
+				.sig_fd = r->sig_fd, .exit_with_command = r->opt.exit_with_command,
+				.quiet = r->opt.quiet };
 	int err = trace_loop__run(&l);
 
 	r->traced = true;

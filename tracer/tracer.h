@@ -14,6 +14,7 @@ struct mt_options {
 	char *const *argv;	/* the command */
 	size_t ring_bytes;	/* BPF ring buffer size, a power of two */
 	uint32_t stack_bytes;	/* --stacks: raw stack bytes per definition (a multiple of 512); 0: no stacks */
+	bool exit_with_command;	/* --exit-with-command */
 	bool quiet;
 };
 
@@ -128,6 +129,8 @@ struct trace_loop {
 	struct metadata *meta;
 	struct mt_writer *w;
 	int sig_fd;		/* signalfd: SIGCHLD, SIGINT, SIGTERM, SIGHUP */
+	bool exit_with_command;	/* stop when the command exits, not when its last descendant does */
+	bool quiet;
 	int exec_errno;		/* set when the command could not be exec'd */
 	int root_status;
 };

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "log.h"
 #include "unwinder.h"
 
 /* Not in libunwind's headers, but exported: the binary search of an .eh_frame_hdr table, through access_mem. */
@@ -42,6 +43,8 @@ struct mt_unwinder {
 
 static void ctx_fail(struct unw_ctx *c, uint8_t stop, uint64_t addr, const struct mt_module *mod)
 {
+	pr_debug("unwind %#llx: %s at %#llx\n", (unsigned long long)c->rec->hash, mt_unwind_stop__text(stop),
+		 (unsigned long long)addr);
 	if (c->stop)
 		return;		/* the first failure of a step is its cause */
 	c->stop = stop;
@@ -150,6 +153,7 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 	int ret;
 
 	c->info_failed = true;
+	pr_debug("TMP find_proc_info %#llx need %d\n", (unsigned long long)ip, need);
 	if (!m) {
 		ctx_fail(c, MT_STOP_NO_MODULE, ip, NULL);
 		return -UNW_ENOINFO;
@@ -279,6 +283,8 @@ static int walk_step(struct mt_unwinder *u, unw_cursor_t *cur, struct unw_ctx *c
 		w->stop = MT_STOP_MAX_FRAMES;
 		return 0;
 	}
+	pr_debug("unwind %#llx: frame %zu ip %#llx sp %#llx\n", (unsigned long long)c->rec->hash, w->n,
+		 (unsigned long long)ip, (unsigned long long)sp);
 	u->frames[w->n++] = ip;
 	*prev_sp = sp;
 	return 1;
