@@ -42,17 +42,19 @@ int main(void)
 {
 	volatile unsigned long *counter = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	int status, err;
-	pid_t child;
+	pid_t child, parent;
 
 	alarm(20);
 	if (counter == MAP_FAILED)
 		return 2;
+	parent = getpid();
 	child = fork();
 	if (child == 0) {
 		/* Its own process group, with its parent outside it: never orphaned, so SIGTSTP is never ignored. */
 		setpgid(0, 0);
-		for (;;)
-			(*counter)++;
+		for (;;)	/* it does not outlive a parent that failed */
+			if (!(++*counter & 0xfffff) && getppid() != parent)
+				_exit(1);
 	}
 	nap_ms(50);
 	err = stop_and_continue(child, counter, SIGSTOP);
