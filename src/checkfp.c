@@ -230,15 +230,15 @@ int mt_checkfp__text(FILE *f, const struct mt_checkfp *c)
 		c->stacks - c->unchecked);
 	if (c->unchecked)
 		fprintf(f, " (%" PRIu64 " not: DWARF stopped early or is missing)", c->unchecked);
-	fprintf(f, "\n\n%-48s %8s %8s %12s\n", "MODULE (of the allocator's caller)", "STACKS", "CHECKED", "FP COMPLETE");
+	fprintf(f, "\n\n%8s %8s %12s  %s\n", "STACKS", "CHECKED", "FP COMPLETE", "MODULE (of the allocator's caller)");
 	for (i = 0; i < c->nmodules; i++) {
 		const struct mt_fp_module *m = &c->modules[i];
 
-		fprintf(f, "%-48s %8" PRIu64 " %8" PRIu64, m->path, m->stacks, m->checked);
+		fprintf(f, "%8" PRIu64 " %8" PRIu64, m->stacks, m->checked);
 		if (m->checked)
-			fprintf(f, " %11.1f%%\n", pct(m->complete, m->checked));
+			fprintf(f, " %11.1f%%  %s\n", pct(m->complete, m->checked), m->path);
 		else
-			fprintf(f, " %12s\n", "-");
+			fprintf(f, " %12s  %s\n", "-", m->path);
 	}
 	if (!c->ndivs) {
 		fputs("\nno divergences: every checked frame-pointer chain is complete and correct\n", f);
@@ -246,12 +246,12 @@ int mt_checkfp__text(FILE *f, const struct mt_checkfp *c)
 	}
 	fputs("\ndivergences: at the first frame where the FP chain leaves the DWARF chain, the function before it\n"
 	      "kept no frame pointer (* = confirmed by its unwound rbp)\n", f);
-	fprintf(f, "%-32s %-40s %7s %8s %12s\n", "FUNCTION", "MODULE", "STACKS", "ALLOCS", "BYTES");
+	fprintf(f, "%8s %8s %12s  %s\n", "STACKS", "ALLOCS", "BYTES", "FUNCTION in MODULE");
 	for (i = 0; i < c->ndivs; i++) {
 		const struct mt_fp_divergence *d = &c->divs[i];
 
-		fprintf(f, "%-31s%c %-40s %7" PRIu64 " %8" PRIu64 " %12" PRIu64 "\n", d->function,
-			d->confirmed ? '*' : ' ', d->module, d->stacks, d->allocations, d->bytes);
+		fprintf(f, "%8" PRIu64 " %8" PRIu64 " %12" PRIu64 "  %s%s in %s\n", d->stacks, d->allocations, d->bytes,
+			d->function, d->confirmed ? " *" : "", d->module[0] ? d->module : "[unknown]");
 	}
 	return ferror(f) ? -EIO : 0;
 }

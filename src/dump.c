@@ -1,11 +1,14 @@
 /* dump.c — `memtrack dump DIR`: every record, in time order, as one JSON object per line. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "log.h"
 #include "report.h"
+#include "stacks.h"
+#include "unwinder.h"
 
 static void dump_alloc(struct mt_json *j, const struct mt_alloc *a)
 {
@@ -32,8 +35,24 @@ static void dump_alloc(struct mt_json *j, const struct mt_alloc *a)
 }
 
 /* ---- stacks: begin ---- */
-static void dump_stack(struct mt_json *j, const struct mt_stack *st)
+
+/* With DIR/unwind.mtz, the stack's DWARF chain too: "dwarf": [return addresses], "dwarf_stop": reason. */
+static void dump_dwarf(struct mt_json *j, const struct mt_unwind_rec *u)
 {
+	const __u64 *frames = mt_unwind_rec__frames(u);
+	size_t i;
+
+	mt_json__key(j, "dwarf");
+	mt_json__begin_array(j);
+	for (i = 0; i < u->nframes; i++)
+		mt_json__u64(j, frames[i]);
+	mt_json__end_array(j);
+	mt_json__kv_string(j, "dwarf_stop", mt_unwind_stop__name(u->reason));
+}
+
+static void dump_stack(struct mt_json *j, const struct mt_stack *st, const struct mt_unwind_index *dwarf)
+{
+	const struct mt_unwind_rec *u = mt_unwind_index__find(dwarf, st->hash);
 	const __u64 *fp = (const __u64 *)(st + 1);
 	size_t i, n = (st->hdr.size - sizeof(*st)) / sizeof(*fp);
 
@@ -48,6 +67,8 @@ static void dump_stack(struct mt_json *j, const struct mt_stack *st)
 	mt_json__end_array(j);
 	mt_json__kv_u64(j, "bytes", st->nbytes);
 	mt_json__kv_bool(j, "truncated", st->truncated != 0);
+	if (u)
+		dump_dwarf(j, u);
 }
 /* ---- stacks: end ---- */
 
@@ -173,12 +194,12 @@ static void dump_file(struct mt_json *j, const struct mt_file *f)
 	mt_json__kv_string(j, "kind", kind ? kind : "none");
 }
 
-static void dump_body(struct mt_json *j, const struct mt_rec_hdr *rec)
+static void dump_body(struct mt_json *j, const struct mt_rec_hdr *rec, const struct mt_unwind_index *dwarf)
 {
 	size_t min = mt_rec__min_size(rec->type);
 
 	if (rec->type == MT_REC_STACK && rec->size >= sizeof(struct mt_stack)) {	/* stacks */
-		dump_stack(j, (const struct mt_stack *)rec);
+		dump_stack(j, (const struct mt_stack *)rec, dwarf);
 		return;
 	}
 	if (!min || rec->size < min) {
@@ -204,7 +225,7 @@ static void dump_body(struct mt_json *j, const struct mt_rec_hdr *rec)
 	}
 }
 
-int mt_dump__record(FILE *f, const struct mt_rec_hdr *rec)
+static int dump_record(FILE *f, const struct mt_rec_hdr *rec, const struct mt_unwind_index *dwarf)
 {
 	struct mt_json j;
 
@@ -213,15 +234,27 @@ int mt_dump__record(FILE *f, const struct mt_rec_hdr *rec)
 	mt_json__kv_u64(&j, "ts_ns", rec->ts_ns);
 	mt_json__kv_u64(&j, "pid", rec->pid);
 	mt_json__kv_u64(&j, "tid", rec->tid);
-	dump_body(&j, rec);
+	dump_body(&j, rec, dwarf);
 	mt_json__end_object(&j);
 	fputc('\n', f);
 	return mt_json__error(&j);
 }
 
+int mt_dump__record(FILE *f, const struct mt_rec_hdr *rec)
+{
+	return dump_record(f, rec, NULL);
+}
+
+struct dump_ctx {
+	FILE *f;
+	struct mt_unwind_index *dwarf;	/* stacks: DIR/unwind.mtz, or NULL */
+};
+
 static int dump_emit(const struct mt_rec_hdr *rec, void *ctx)
 {
-	return mt_dump__record(ctx, rec);
+	struct dump_ctx *d = ctx;
+
+	return dump_record(d->f, rec, d->dwarf);
 }
 
 static int dump_push(const struct mt_rec_hdr *rec, void *ctx)
@@ -229,15 +262,30 @@ static int dump_push(const struct mt_rec_hdr *rec, void *ctx)
 	return mt_reorder__push(ctx, rec);
 }
 
+/* stacks: the DWARF chains of DIR/unwind.mtz, when path is a DIR (or its events file) that has a good one */
+static int dump_dwarf_load(const char *path, struct mt_unwind_index **ix)
+{
+	char *dir = mt_stacks__dir_of(path);
+	int err;
+
+	if (!dir)
+		return -ENOMEM;
+	err = mt_unwind_index__load(dir, ix);
+	free(dir);
+	return err;
+}
+
 int mt_dump__write(FILE *f, const char *path, struct mt_read_status *st)
 {
+	struct dump_ctx d = { .f = f };
 	struct mt_reorder *r;
 	int err, ferr;
 
 	memset(st, 0, sizeof(*st));
-	r = mt_reorder__new(MT_REORDER_WINDOW, dump_emit, f);
+	err = dump_dwarf_load(path, &d.dwarf);
+	r = err ? NULL : mt_reorder__new(MT_REORDER_WINDOW, dump_emit, &d);
 	if (!r) {
-		err = -errno;
+		err = err ? err : -errno;
 		snprintf(st->reason, sizeof(st->reason), "%s", strerror(-err));
 		return err;
 	}
@@ -248,6 +296,7 @@ int mt_dump__write(FILE *f, const char *path, struct mt_read_status *st)
 			err = ferr;
 	}
 	mt_reorder__free(r);
+	mt_unwind_index__free(d.dwarf);
 	return err;
 }
 

@@ -41,7 +41,7 @@ struct mt_stacks {
 	bool any;
 	bool has_dwarf;
 
-	struct mt_u64map dwarf_file;	/* hash → malloc'd struct mt_unwind_rec from unwind.mtz */
+	struct mt_unwind_index *dwarf_file;	/* DIR/unwind.mtz, or NULL */
 
 	struct proc_live *procs;
 	size_t nprocs;
@@ -159,13 +159,10 @@ static int entry_set_dwarf(struct mt_stack_entry *e, const struct mt_unwind_rec 
 static const struct mt_unwind_rec *stack_dwarf(struct mt_stacks *s, const struct mt_stack *rec, struct mt_aspace *as,
 					       int *err)
 {
-	uint64_t *u;
-
 	*err = 0;
 	if (s->opts.hook)
 		return s->opts.hook(s->opts.hook_ctx, rec, rec->hdr.size, as, err);
-	u = mt_u64map__find(&s->dwarf_file, rec->hash);
-	return u ? (const struct mt_unwind_rec *)(uintptr_t)*u : NULL;
+	return mt_unwind_index__find(s->dwarf_file, rec->hash);
 }
 
 static int apply_stack(struct mt_stacks *s, const struct mt_stack *rec)
@@ -188,7 +185,6 @@ static int apply_stack(struct mt_stacks *s, const struct mt_stack *rec)
 	e->pid = rec->hdr.pid;
 	e->ts_ns = rec->hdr.ts_ns;
 	e->truncated = rec->truncated;
-	e->nbytes = rec->nbytes;
 	e->nfp = rec->nfp;
 	e->fp = chain_resolve((const __u64 *)(rec + 1), rec->nfp, as);
 	if (!e->fp)
@@ -368,79 +364,6 @@ static int apply_record(const struct mt_rec_hdr *rec, void *ctx)
 	return 0;
 }
 
-/* ---- DIR/unwind.mtz ---- */
-
-struct unwind_load {
-	struct mt_stacks *s;
-	bool complete;
-	uint64_t events_bytes;
-	int err;
-};
-
-static int unwind_record(const struct mt_rec_hdr *rec, void *ctx)
-{
-	struct unwind_load *ul = ctx;
-	const struct mt_unwind_rec *u = (const void *)rec;
-	void *copy;
-	int ret;
-
-	if (rec->type == MT_REC_UNWIND_END && rec->size >= sizeof(struct mt_unwind_end)) {
-		ul->complete = true;
-		ul->events_bytes = ((const struct mt_unwind_end *)rec)->events_bytes;
-		return 0;
-	}
-	if (rec->type != MT_REC_UNWIND || rec->size < sizeof(*u) || !mt_unwind_rec__detail(u))
-		return 0;
-	if (mt_u64map__find(&ul->s->dwarf_file, u->hash))
-		return 0;
-	copy = malloc(rec->size);
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, rec, rec->size);
-	ret = mt_u64map__put(&ul->s->dwarf_file, u->hash, (uintptr_t)copy, NULL);
-	if (ret < 0)
-		free(copy);
-	return ret < 0 ? ret : 0;
-}
-
-static void free_rec(uint64_t key, uint64_t val, void *ctx)
-{
-	(void)key;
-	(void)ctx;
-	free((void *)(uintptr_t)val);
-}
-
-static void dwarf_file_release(struct mt_stacks *s)
-{
-	mt_u64map__for_each(&s->dwarf_file, free_rec, NULL);
-	mt_u64map__release(&s->dwarf_file);
-}
-
-/* Loads DIR/unwind.mtz when it is whole and was made from this events.mtz; a stale or broken one is ignored. */
-static int unwind_file_load(struct mt_stacks *s)
-{
-	struct unwind_load ul = { .s = s };
-	struct mt_read_status st;
-	char path[4096];
-	struct stat sb;
-	int err;
-
-	snprintf(path, sizeof(path), "%s/" MT_UNWIND_FILE, s->dir);
-	if (stat(path, &sb))
-		return 0;
-	err = mt_artifact__read(path, unwind_record, &ul, &st);
-	if (err == -ENOMEM)
-		return err;
-	snprintf(path, sizeof(path), "%s/" MT_ARTIFACT_FILE, s->dir);
-	if (err || !ul.complete || stat(path, &sb) || (uint64_t)sb.st_size != ul.events_bytes) {
-		pr_warn("%s/" MT_UNWIND_FILE ": %s; using frame-pointer chains (run `memtrack unwind %s` again)\n",
-			s->dir, err ? (st.reason[0] ? st.reason : strerror(-err)) :
-			!ul.complete ? "incomplete" : "made from another recording", s->dir);
-		dwarf_file_release(s);
-	}
-	return 0;
-}
-
 /* ---- loading ---- */
 
 char *mt_stacks__dir_of(const char *path)
@@ -458,9 +381,23 @@ char *mt_stacks__dir_of(const char *path)
 	return dir;
 }
 
+/* Without a hook nothing reads the raw stack bytes: the window then holds definitions without them. */
 static int load_push(const struct mt_rec_hdr *rec, void *ctx)
 {
-	return mt_reorder__push(ctx, rec);
+	struct mt_stacks *s = ctx;
+	const struct mt_stack *st = (const void *)rec;
+	union { struct mt_stack st; __u64 words[(sizeof(struct mt_stack) + MT_FP_MAX * 8) / 8 + 1]; } copy;
+	size_t fixed;
+
+	if (s->opts.hook || rec->type != MT_REC_STACK || rec->size < sizeof(*st) || st->nfp > MT_FP_MAX)
+		return mt_reorder__push(s->reorder, rec);
+	fixed = sizeof(*st) + (size_t)st->nfp * 8;
+	if (rec->size < fixed + st->nbytes)
+		return mt_reorder__push(s->reorder, rec);	/* malformed: apply_stack skips it */
+	memcpy(&copy, rec, fixed);
+	copy.st.hdr.size = fixed;
+	copy.st.nbytes = 0;
+	return mt_reorder__push(s->reorder, &copy.st.hdr);
 }
 
 static struct mt_stacks *stacks_new(const char *path, const struct mt_stacks_opts *opts)
@@ -499,9 +436,9 @@ int mt_stacks__load(const char *path, const struct mt_stacks_opts *opts, struct 
 		snprintf(st->reason, sizeof(st->reason), "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	err = s->opts.no_unwind_file || s->opts.hook ? 0 : unwind_file_load(s);
+	err = s->opts.no_unwind_file || s->opts.hook ? 0 : mt_unwind_index__load(s->dir, &s->dwarf_file);
 	if (!err)
-		err = mt_artifact__read(path, load_push, s->reorder, st);
+		err = mt_artifact__read(path, load_push, s, st);
 	if (err && err != -EBADMSG)
 		goto err_free;
 	ferr = mt_reorder__flush(s->reorder);
@@ -511,7 +448,8 @@ int mt_stacks__load(const char *path, const struct mt_stacks_opts *opts, struct 
 	}
 	for (i = 0; i < s->nprocs; i++)
 		leak_all(s, &s->procs[i]);
-	dwarf_file_release(s);
+	mt_unwind_index__free(s->dwarf_file);	/* the entries hold copies of what they use */
+	s->dwarf_file = NULL;
 	*out = s;
 	return err;
 
@@ -537,7 +475,7 @@ void mt_stacks__free(struct mt_stacks *s)
 	}
 	free(s->entries);
 	mt_u64map__release(&s->by_hash);
-	dwarf_file_release(s);
+	mt_unwind_index__free(s->dwarf_file);
 	for (i = 0; i < s->nprocs; i++)
 		mt_u64map__release(&s->procs[i].blocks);
 	free(s->procs);

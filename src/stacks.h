@@ -34,7 +34,6 @@ struct mt_stack_entry {
 	uint32_t pid;			/* where it was first defined */
 	uint64_t ts_ns;
 	uint8_t truncated;		/* mt_stack.truncated */
-	uint32_t nbytes;		/* raw stack bytes captured */
 	uint16_t nfp;
 	struct mt_frame *fp;		/* the FP chain, resolved */
 	bool has_dwarf;
@@ -104,6 +103,18 @@ void mt_stacks__symbolize(struct mt_stacks *s, const struct mt_frame *f, struct 
  * the file is missing; "[module]" without offset); outside any module "[0xADDR]" ("[unknown]"). Returns buf.
  */
 char *mt_frame__name(const struct mt_frame *f, const struct mt_sym *sym, bool with_offset, char *buf, size_t len);
+
+/* ---- DIR/unwind.mtz by stack hash (src/unwind_index.c) ---- */
+
+struct mt_unwind_index;
+/*
+ * Loads DIR/unwind.mtz when it is whole, finished and made from DIR/events.mtz (same size). 0 with *out = NULL
+ * when there is none, or after one warning when it is stale or broken; -ENOMEM.
+ */
+int mt_unwind_index__load(const char *dir, struct mt_unwind_index **out);
+/* The first MT_REC_UNWIND of hash, or NULL (ix may be NULL). */
+const struct mt_unwind_rec *mt_unwind_index__find(const struct mt_unwind_index *ix, uint64_t hash);
+void mt_unwind_index__free(struct mt_unwind_index *ix);
 
 /* ---- top allocation sites: stacks merged by identical symbolized frames ---- */
 

@@ -434,6 +434,7 @@ static void test_dump_stack_lines(void **state)
 	struct mt_read_status st;
 	size_t len = 0;
 	FILE *f;
+	int ret;
 
 	(void)state;
 	record(PROG, "dump", dir, "-b 1024 chain");
@@ -446,6 +447,19 @@ static void test_dump_stack_lines(void **state)
 	assert_non_null(strstr(line, "],\"bytes\":1024,\"truncated\":true}\n"));
 	snprintf(key, sizeof(key), ",\"stack\":%llu}", hash);
 	assert_non_null(strstr(buf, key));
+	free(buf);
+
+	/* after unwind, the definition carries its DWARF chain */
+	free(run_cmd(mt_cmd_unwind, &ret, "unwind", dir, NULL));
+	assert_int_equal(ret, 0);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(mt_dump__write(f, dir, &st), 0);
+	fclose(f);
+	line = strstr(buf, "\"event\":\"stack\",\"hash\":");
+	assert_non_null(line);
+	assert_non_null(strstr(line, "],\"bytes\":1024,\"truncated\":true,\"dwarf\":["));
+	assert_non_null(strstr(line, "],\"dwarf_stop\":\"end\"}\n"));	/* 1 KiB holds the whole chain */
 	free(buf);
 }
 
@@ -546,6 +560,12 @@ static void test_unwind_recovers_chain(void **state)
 	assert_func(sites->sites[0].frames[23].name, "__libc_start_main");
 	assert_func(sites->sites[0].frames[24].name, "_start");
 	mt_sites__free(sites);
+	mt_stacks__free(s);
+
+	/* recorded again into the same DIR: the old unwind.mtz is stale and left alone */
+	record(PROG, "unwind", dir, "chain callers");
+	s = load(dir);
+	assert_false(mt_stacks__has_dwarf(s));
 	mt_stacks__free(s);
 }
 
@@ -690,7 +710,7 @@ static void test_checkfp_names_f10(void **state)
 	free(out);
 	out = run_cmd(mt_cmd_check_fp, &ret, "check-fp", dir, NULL);
 	assert_int_equal(ret, 0);
-	assert_non_null(strstr(out, "\nf10                            * " PROG " "));
+	assert_non_null(strstr(out, "\n       1        3          300  f10 * in " PROG "\n"));
 	free(out);
 }
 
@@ -715,7 +735,7 @@ static void test_checkfp_all_fp_is_complete(void **state)
 	mt_stacks__free(s);
 	out = run_cmd(mt_cmd_check_fp, &ret, "check-fp", "--strict", dir, NULL);
 	assert_int_equal(ret, 0);
-	assert_non_null(strstr(out, "      100.0%\n"));
+	assert_non_null(strstr(out, "\n      65       65       100.0%  " PROG_FP "\n"));
 	free(out);
 }
 

@@ -654,17 +654,19 @@ int mt_module__offset_to_vaddr(const struct mt_module *m, uint64_t offset, uint6
 int mt_module__read(const struct mt_module *m, uint64_t vaddr, void *buf, size_t len)
 {
 	const struct mt_segment *s;
+	uint64_t off, n;
 	size_t i;
 
 	for (i = 0; i < m->nsegs; i++) {
 		s = &m->segs[i];
-		if (vaddr < s->vaddr || vaddr - s->vaddr >= s->filesz)
+		if (vaddr < s->vaddr || vaddr - s->vaddr >= s->memsz || len > s->memsz - (vaddr - s->vaddr))
 			continue;
-		/* writable data may have changed since the process loaded it: only constant bytes are served */
-		if ((s->flags & PF_W) || len > s->filesz - (vaddr - s->vaddr) ||
-		    s->offset + (vaddr - s->vaddr) + len > m->image_size)
+		off = vaddr - s->vaddr;
+		n = off >= s->filesz ? 0 : s->filesz - off < len ? s->filesz - off : len;
+		if (s->offset + off + n > m->image_size)
 			return -EFAULT;
-		memcpy(buf, m->image + s->offset + (vaddr - s->vaddr), len);
+		memcpy(buf, m->image + s->offset + off, n);
+		memset((char *)buf + n, 0, len - n);	/* .bss */
 		return 0;
 	}
 	return -EFAULT;

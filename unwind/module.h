@@ -90,7 +90,10 @@ int mt_module__open(struct mt_module *m);
 
 /* ELF virtual address of a file offset, through the PT_LOAD segment that maps it. 0 or -ENOENT. */
 int mt_module__offset_to_vaddr(const struct mt_module *m, uint64_t offset, uint64_t *vaddr);
-/* Reads len bytes at vaddr from a read-only PT_LOAD segment's file contents. 0 or -EFAULT. */
+/*
+ * Reads len bytes at vaddr as the file loads them: a PT_LOAD segment's file contents, zeros past p_filesz. For a
+ * writable segment that is its initial contents, not what the process made of it. 0 or -EFAULT.
+ */
 int mt_module__read(const struct mt_module *m, uint64_t vaddr, void *buf, size_t len);
 /* The function symbol holding vaddr, or NULL. */
 const struct mt_symbol *mt_module__symbol(const struct mt_module *m, uint64_t vaddr);

@@ -20,7 +20,7 @@ enum mt_unwind_rec_type {
 enum mt_unwind_stop {
 	MT_STOP_END = 0,	/* reached the outermost frame (the return address is undefined): normal */
 	MT_STOP_BUDGET,		/* needed stack bytes above the captured ones, and the capture hit its byte budget */
-	MT_STOP_WINDOW,		/* read memory that is neither in the captured window nor in a module's read-only image */
+	MT_STOP_WINDOW,		/* read memory that is neither in the captured window nor in a module's file image */
 	MT_STOP_NO_INFO,	/* the module (detail) has no .eh_frame_hdr entry covering the address */
 	MT_STOP_NO_FILE,	/* the module's file (detail) is not in DIR/modules and its original is gone or differs */
 	MT_STOP_NO_MODULE,	/* the address is in no recorded executable mapping */

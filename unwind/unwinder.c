@@ -153,7 +153,6 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 	int ret;
 
 	c->info_failed = true;
-	pr_debug("TMP find_proc_info %#llx need %d\n", (unsigned long long)ip, need);
 	if (!m) {
 		ctx_fail(c, MT_STOP_NO_MODULE, ip, NULL);
 		return -UNW_ENOINFO;
@@ -283,8 +282,6 @@ static int walk_step(struct mt_unwinder *u, unw_cursor_t *cur, struct unw_ctx *c
 		w->stop = MT_STOP_MAX_FRAMES;
 		return 0;
 	}
-	pr_debug("unwind %#llx: frame %zu ip %#llx sp %#llx\n", (unsigned long long)c->rec->hash, w->n,
-		 (unsigned long long)ip, (unsigned long long)sp);
 	u->frames[w->n++] = ip;
 	*prev_sp = sp;
 	return 1;
