@@ -191,7 +191,7 @@ struct mt_exit {
 /* Attach request, BPF -> tracer on the attach ring (not in the artifact): a file not known yet was mapped. */
 struct mt_attach_req {
 	__u64 ts_ns;
-	__u64 dev;
+	__u64 dev;		/* dev and ino 0: BPF could not read the mapping; start is an address in it */
 	__u64 ino;
 	__u64 start;		/* the mapping, to open the file through /proc/PID/map_files even when deleted */
 	__u64 end;
@@ -253,7 +253,9 @@ struct mt_stack {
 	__u64 regs[MT_REG__COUNT];	/* at the allocator's entry: ip is in the allocator, [sp] is its return address */
 	__u32 nbytes;
 	__u16 nfp;
-	__u8 truncated;		/* bit 0: stack bytes stopped at the budget; bit 1: FP chain stopped at MT_FP_MAX */
+	__u8 truncated;		/* bit 0: stack bytes stopped at the budget (or below the FP chain's top); bit 1: FP
+				 * chain stopped at MT_FP_MAX; bit 2: a read failed before the budget (the stack's
+				 * end, or a page of it that was not resident) */
 	__u8 _pad;
 };
 

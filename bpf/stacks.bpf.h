@@ -213,10 +213,13 @@ static __always_inline void walk__path(struct pt_regs *ctx, __u64 *out, struct m
 		w->hash = 1;	/* 0 means "no stack" in allocation records */
 }
 
-/* Raw bytes from sp upward, chunk by chunk; a chunk that fails is retried in eighths, then the copy stops. */
-static __always_inline __u32 stack__copy(__u8 *raw, __u64 sp)
+/* Raw bytes from sp upward, chunk by chunk; a chunk that fails is retried in eighths, then the copy stops (and
+ * says so in *short_read: the stack's end, or a page of it that was not resident). */
+static __always_inline __u32 stack__copy(__u8 *raw, __u64 sp, bool *short_read)
 {
 	__u32 c, k, n = 0;
+
+	*short_read = false;
 
 	for (c = 0; c < MT_STACK_BYTES_MAX / MT_CHUNK; c++) {
 		if (c * MT_CHUNK >= stack_bytes)
@@ -225,6 +228,7 @@ static __always_inline __u32 stack__copy(__u8 *raw, __u64 sp)
 			n += MT_CHUNK;
 			continue;
 		}
+		*short_read = true;
 		for (k = 0; k < 8; k++) {
 			if (bpf_probe_read_user(raw + c * MT_CHUNK + k * (MT_CHUNK / 8), MT_CHUNK / 8,
 						(void *)(sp + c * MT_CHUNK + k * (MT_CHUNK / 8))))
@@ -243,6 +247,7 @@ static __always_inline __u32 stack__copy(__u8 *raw, __u64 sp)
 static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w)
 {
 	struct mt_stack *s = rec__reserve(sizeof(*s) + MT_FP_MAX * 8 + stack_bytes, MT_REC_STACK);
+	bool short_read;
 	__u64 *fp;
 
 	if (!s)
@@ -259,9 +264,10 @@ static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w
 	s->regs[MT_REG_R14] = ctx->r14;
 	s->regs[MT_REG_R15] = ctx->r15;
 	s->nfp = w->n;
-	s->nbytes = stack__copy((__u8 *)(fp + MT_FP_MAX), ctx->sp);
+	s->nbytes = stack__copy((__u8 *)(fp + MT_FP_MAX), ctx->sp, &short_read);
 	s->truncated = s->nbytes == stack_bytes || ctx->sp + s->nbytes < w->last;
 	s->truncated |= (w->n == MT_FP_MAX) << 1;
+	s->truncated |= short_read << 2;
 	s->_pad = 0;
 	rec__submit(s, sizeof(*s) + MT_FP_MAX * 8 + stack_bytes);
 }

@@ -103,11 +103,11 @@ static __always_inline void watch__request(const struct mt_vma *v, __u8 reason, 
 	struct mt_proc_file_key pkey = { .tgid = id >> 32, .dev = v->dev, .ino = v->ino };
 	struct mt_attach_req *r;
 
-	if (state && *state == MT_FILE_NONE)
+	if (v->ino && state && *state == MT_FILE_NONE)
 		return;
-	if (state && *state == MT_FILE_ALLOCATOR && bpf_map_lookup_elem(&proc_files, &pkey))
+	if (v->ino && state && *state == MT_FILE_ALLOCATOR && bpf_map_lookup_elem(&proc_files, &pkey))
 		return;
-	if (!state)
+	if (v->ino && !state)
 		bpf_map_update_elem(&known_files, &key, &pending, BPF_NOEXIST);
 	r = bpf_ringbuf_reserve(&attach_rb, sizeof(*r), 0);
 	if (!r) {
@@ -129,13 +129,22 @@ static __always_inline void watch__request(const struct mt_vma *v, __u8 reason, 
 	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
 }
 
-/* addr lies in the mapping to look at; a mapping without a file (anonymous JIT code) needs no probes. */
+/*
+ * addr lies in the mapping to look at; a mapping without a file (anonymous JIT code) needs no probes. When the
+ * mapping cannot be read here (bpf_find_vma only trylocks the mmap lock), the request goes out unresolved (dev and
+ * ino 0, start = addr): the tracer reads /proc/PID/maps at the stop and records the mapping itself.
+ */
 static __always_inline void watch__addr(struct task_struct *task, __u64 addr, __u8 reason, bool hold,
 					__u64 *seen_ino)
 {
 	struct mt_vma v = {};
 
-	if (bpf_find_vma(task, addr, vma__read, &v, 0) || !v.has_file)
+	if (bpf_find_vma(task, addr, vma__read, &v, 0)) {
+		v.start = addr;
+		watch__request(&v, reason, hold);
+		return;
+	}
+	if (!v.has_file)
 		return;
 	if (seen_ino && *seen_ino == v.ino)
 		return;

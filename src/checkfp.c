@@ -322,7 +322,7 @@ struct checkfp_args {
 static void checkfp_usage(FILE *f)
 {
 	fputs("usage: memtrack check-fp [--json] [--strict] DIR\n"
-	      "Compares each stack's frame-pointer chain with its DWARF chain (from DIR/unwind.mtz, else unwound now):\n"
+	      "Compares each stack's frame-pointer chain with its DWARF chain (DIR/unwind.mtz, else unwound now):\n"
 	      "per module, the share of complete and correct FP chains; per function whose missing frame pointer\n"
 	      "broke chains, the stacks and bytes affected.\n"
 	      "  --json      {\"modules\": [...], \"divergences\": [...]} instead of text\n"

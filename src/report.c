@@ -392,7 +392,8 @@ int mt_report__sites_text(FILE *f, const struct mt_sites *sites, size_t top)
 	if (!sites || !sites->any)
 		return ferror(f) ? -EIO : 0;
 	n = sites->count < top ? sites->count : top;
-	fprintf(f, "\ntop allocation sites by bytes (%zu of %zu sites):\n", n, sites->count);
+	fprintf(f, "\ntop allocation sites by bytes (%zu of %zu sites, %s chains):\n", n, sites->count,
+		sites->dwarf ? "DWARF" : "frame-pointer");
 	for (i = 0; i < n; i++)
 		text_site(f, i + 1, &sites->sites[i], false);
 	fprintf(f, "\ntop allocation sites by count (%zu of %zu sites):\n", n, sites->count);
@@ -447,6 +448,7 @@ void mt_report__sites_json(struct mt_json *j, const struct mt_sites *sites, size
 		json_site(j, sites->by_count[i]);
 	mt_json__end_array(j);
 	mt_json__kv_u64(j, "sites_total", sites->count);
+	mt_json__kv_string(j, "sites_chains", sites->dwarf ? "dwarf" : "fp");
 	mt_json__kv_u64(j, "undefined_stack_allocations", sites->undefined_allocations);
 }
 
@@ -494,7 +496,7 @@ static void report_usage(FILE *f)
 	fputs("usage: memtrack report [--json | --attach] [--sites N] DIR\n"
 	      "Heap allocation statistics of a recorded run: totals, then one row per process, then (recorded with\n"
 	      "--stacks) the top allocation sites by bytes and by count.\n"
-	      "  --json      one JSON object {\"totals\": {...}, \"processes\": [...], \"sites\": [...]} instead of text\n"
+	      "  --json      one JSON object {\"totals\", \"processes\", \"sites\"} instead of text\n"
 	      "  --sites N   sites in each ranking (default 10; 0 leaves the section out)\n"
 	      "  --attach    the attach log instead: each file looked at, its probes, how long its thread was held\n"
 	      "  -h, --help  this text\n"

@@ -21,7 +21,7 @@ struct mt_sites;
 int mt_report__json_sites(FILE *f, const struct mt_model *m, const struct mt_sites *sites, size_t top);
 /* The text section "top allocation sites by bytes/count"; nothing when no stack was recorded. 0 or -EIO. */
 int mt_report__sites_text(FILE *f, const struct mt_sites *sites, size_t top);
-/* The "sites" key (and, with stacks, "sites_by_count", "sites_total", "undefined_stack_allocations"). */
+/* The "sites" key; with stacks also "sites_by_count", "sites_total", "sites_chains", "undefined_stack_allocations". */
 void mt_report__sites_json(struct mt_json *j, const struct mt_sites *sites, size_t top);
 
 /* The end-of-run summary of `memtrack record` (three lines, each "memtrack: ..."). 0 or -EIO. */

@@ -205,6 +205,7 @@ struct mt_sites *mt_sites__build(struct mt_stacks *s)
 	if (!b.out)
 		return NULL;
 	b.out->any = mt_stacks__any(s);
+	b.out->dwarf = mt_stacks__has_dwarf(s);
 	for (i = 0; !err && i < mt_stacks__count(s); i++) {
 		const struct mt_stack_entry *e = mt_stacks__entry(s, i);
 

@@ -1,5 +1,8 @@
-/* stacks.c — one pass over an artifact: stack definitions resolved against the mappings of their moment, allocations
- * and leaks accounted per stack (the model's semantics), DWARF chains preferred over FP chains; then sites. */
+/* stacks.c — one pass over an artifact: stacks resolved with the mappings of their moment, accounted per stack. */
+/*
+ * Allocations and leaks follow src/model.c's semantics; DWARF chains (DIR/unwind.mtz, or a hook) are preferred over
+ * FP chains; symbols are looked up lazily and cached.
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>

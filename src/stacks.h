@@ -96,7 +96,7 @@ struct mt_sym {
 	int line;
 };
 
-/* Looks the frame up (cached): the symbol and line of addr - 1, since a return address may be past its call's function. */
+/* Looks the frame up (cached): symbol and line of addr - 1, since a return address may be past its call's function. */
 void mt_stacks__symbolize(struct mt_stacks *s, const struct mt_frame *f, struct mt_sym *out);
 /*
  * A frame as text: "func+0xOFF" (with_offset) or "func"; without a symbol "[module+0xVADDR]" (the file offset when
@@ -140,6 +140,7 @@ struct mt_sites {
 	uint64_t undefined_allocations;	/* allocations naming a stack whose definition is missing */
 	uint64_t undefined_bytes;
 	bool any;			/* stack definitions were seen */
+	bool dwarf;			/* DWARF chains were used (DIR/unwind.mtz) */
 };
 
 /* NULL + errno (ENOMEM). */

@@ -33,8 +33,8 @@ static void run_line(struct unwind_run *r, const struct mt_unwind_rec *u)
 
 	if (!r->out || (!r->list && (u->reason == MT_STOP_END || r->early_shown++ >= EARLY_SHOWN)))
 		return;
-	fprintf(r->out, "stack %#018" PRIx64 " pid %" PRIu32 ": %u frames, %s", (uint64_t)u->hash, u->hdr.pid, u->nframes,
-		mt_unwind_stop__text(u->reason));
+	fprintf(r->out, "stack %#018" PRIx64 " pid %" PRIu32 ": %u frames, %s", (uint64_t)u->hash, u->hdr.pid,
+		u->nframes, mt_unwind_stop__text(u->reason));
 	if (detail && detail[0])
 		fprintf(r->out, " %s", detail);
 	if (u->reason == MT_STOP_ERROR)
@@ -139,8 +139,9 @@ static void unwind_usage(FILE *f)
 {
 	fputs("usage: memtrack unwind [--stats] [--list] [--repeat N] DIR\n"
 	      "DWARF-unwinds every stack of a run recorded with --stacks, from its registers and stack bytes and the\n"
-	      "module files in DIR/modules, into DIR/unwind.mtz; report, flamegraph and check-fp then use those chains.\n"
-	      "Prints why unwinding stopped early per stack (the first ten; --list: every stack) and counts by reason.\n"
+	      "module files in DIR/modules, into DIR/unwind.mtz; report, dump, flamegraph and check-fp then use those\n"
+	      "chains. Prints why unwinding stopped early per stack (the first ten; --list: every stack), then counts\n"
+	      "by reason.\n"
 	      "  --stats     the unwinding rate: stacks per second of one core's CPU time\n"
 	      "  --list      one line per stack\n"
 	      "  --repeat N  unwind each stack N times (to measure the rate on a small DIR)\n"
@@ -203,7 +204,8 @@ static void print_summary(const struct unwind_run *r, const char *dir, const str
 		if (r->reasons[i] || i == MT_STOP_END)
 			printf("  %-36s %8" PRIu64 "\n", mt_unwind_stop__text(i), r->reasons[i]);
 	if (a->stats)
-		printf("rate: %" PRIu64 " unwinds in %.3f ms of CPU: %.0f stacks/s on one core (module tables cached)\n",
+		printf("rate: %" PRIu64 " unwinds in %.3f ms of CPU: %.0f stacks/s on one core (module tables cached)"
+		       "\n",
 		       n, ns / 1e6, ns ? n * 1e9 / ns : 0.0);
 }
 

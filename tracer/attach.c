@@ -193,23 +193,64 @@ static void pending__log(struct attach *a, size_t i, uint64_t resumed)
 	a->pend[i] = a->pend[--a->npend];
 }
 
-int attach__on_request(struct attach *a, const struct mt_attach_req *r)
+/* BPF could not read the mapping (the mmap lock was taken): find it in /proc/PID/maps and record it here. */
+static int req__resolve(struct attach *a, struct mt_attach_req *r)
 {
+	unsigned long long start, end, pgoff, ino;
+	unsigned int major, minor;
+	char path[64], line[PATH_MAX + 128];
+	struct mt_mapping m = { .hdr = { .ts_ns = r->ts_ns, .pid = r->pid, .tid = r->tid, .type = MT_REC_MAPPING,
+					 .size = sizeof(m) } };
+	FILE *f;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", r->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %*s %llx %x:%x %llu", &start, &end, &pgoff, &major, &minor, &ino) == 6 &&
+		    r->start >= start && r->start < end && ino)
+			found = 1;
+	}
+	fclose(f);
+	if (!found)
+		return -ENOENT;
+	r->start = start;
+	r->end = end;
+	r->dev = (uint64_t)major << 20 | minor;	/* the kernel's dev_t, as BPF reads s_dev */
+	r->ino = ino;
+	m.start = start;
+	m.end = end;
+	m.pgoff = pgoff;
+	m.dev = r->dev;
+	m.ino = ino;
+	m.prot = 5;	/* an executable mapping, readable: what the watcher looks at */
+	return mt_writer__append(a->w, &m, sizeof(m));
+}
+
+int attach__on_request(struct attach *a, const struct mt_attach_req *in)
+{
+	struct mt_attach_req req = *in, *r = &req;
 	char open_path[PATH_MAX];
 	struct mt_attach *rec;
+	bool file;
 
 	if (mt_array__grow((void **)&a->pend, &a->cap_pend, a->npend, sizeof(*a->pend)))
 		return -ENOMEM;
-	a->pend[a->npend].req = *r;
 	rec = &a->pend[a->npend].rec;
 	memset(rec, 0, sizeof(*rec));
 	rec->hdr = (struct mt_rec_hdr){ .ts_ns = r->ts_ns, .pid = r->pid, .tid = r->tid, .type = MT_REC_ATTACH,
 					.size = sizeof(*rec) };
+	file = r->ino || !req__resolve(a, r);
+	a->pend[a->npend].req = *r;
 	rec->dev = r->dev;
 	rec->ino = r->ino;
 	rec->reason = r->reason;
-	file__paths(r, open_path, sizeof(open_path), rec->path, sizeof(rec->path));
-	file__handle(a, open_path, rec);
+	if (file) {
+		file__paths(r, open_path, sizeof(open_path), rec->path, sizeof(rec->path));
+		file__handle(a, open_path, rec);
+	}
 	a->npend++;
 	/* A thread BPF could not hold has been running all along: there is no stop to wait for. */
 	if (r->reason == MT_ATTACH_MMAP && !r->held)

@@ -411,7 +411,8 @@ static int module_load_segments(struct mt_module *m)
 	for (i = 0; i < n; i++) {
 		if (!gelf_getphdr(m->elf, i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		m->segs[m->nsegs++] = (struct mt_segment){ ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz, ph.p_flags };
+		m->segs[m->nsegs++] = (struct mt_segment){ ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz,
+							   ph.p_flags };
 		if ((ph.p_vaddr & ~PAGE_MASK_4K) < m->min_vaddr)
 			m->min_vaddr = ph.p_vaddr & ~PAGE_MASK_4K;
 		if (ph.p_vaddr + ph.p_memsz > m->max_vaddr)

@@ -12,7 +12,7 @@
 
 /* Types above 63 are never written by BPF or the tracer: they belong to offline tools. */
 enum mt_unwind_rec_type {
-	MT_REC_UNWIND = 64,		/* struct mt_unwind_rec + frames + no-FP bits + detail: one stack's DWARF chain */
+	MT_REC_UNWIND = 64,		/* struct mt_unwind_rec + frames + no-FP bits + detail: a DWARF chain */
 	MT_REC_UNWIND_END = 65,		/* struct mt_unwind_end: written last; a file without it is incomplete */
 };
 
@@ -22,7 +22,7 @@ enum mt_unwind_stop {
 	MT_STOP_BUDGET,		/* needed stack bytes above the captured ones, and the capture hit its byte budget */
 	MT_STOP_WINDOW,		/* read memory that is neither in the captured window nor in a module's file image */
 	MT_STOP_NO_INFO,	/* the module (detail) has no .eh_frame_hdr entry covering the address */
-	MT_STOP_NO_FILE,	/* the module's file (detail) is not in DIR/modules and its original is gone or differs */
+	MT_STOP_NO_FILE,	/* the module's file (detail) is not in DIR/modules; its original is gone or differs */
 	MT_STOP_NO_MODULE,	/* the address is in no recorded executable mapping */
 	MT_STOP_ERROR,		/* libunwind failed: error = its UNW_E* code */
 	MT_STOP_BAD_FRAME,	/* the next frame's stack pointer did not move up: a loop */
@@ -51,7 +51,7 @@ struct mt_unwind_end {
 	__u64 stacks;			/* stack definitions unwound (first definitions only) */
 	__u64 frames;			/* frames found in all */
 	__u64 cpu_ns;			/* thread CPU time spent in unwinding proper */
-	__u64 events_bytes;		/* size of events.mtz when it was unwound: a later recording makes the file stale */
+	__u64 events_bytes;		/* size of events.mtz when unwound: a later recording makes the file stale */
 	__u64 reasons[16];		/* stacks by enum mt_unwind_stop */
 };
 

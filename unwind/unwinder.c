@@ -1,5 +1,8 @@
-/* unwinder.c — libunwind remote accessors over a captured stack: registers and stack bytes from the record, code
- * and .eh_frame/.eh_frame_hdr from the module files through the process's mappings (as perf's unwind-libunwind). */
+/* unwinder.c — DWARF unwinding of a captured stack with libunwind's remote API and accessors of our own. */
+/*
+ * Registers and stack bytes come from the record, code and .eh_frame/.eh_frame_hdr from the module files through
+ * the process's mappings, as perf's util/unwind-libunwind-local.c does for perf.data samples.
+ */
 #include <errno.h>
 #include <libunwind.h>
 #include <stdlib.h>
@@ -25,7 +28,7 @@ struct unw_ctx {
 	const struct mt_map *last;	/* the image of the last module read: most reads hit it again */
 	/* why the current step failed, as the accessors saw it */
 	uint8_t stop;
-	bool info_failed;		/* find_proc_info found nothing: the step's frame-pointer fallback is not DWARF */
+	bool info_failed;		/* find_proc_info found nothing: the step's rbp-based fallback is no DWARF */
 	uint64_t stop_addr;
 	const struct mt_module *stop_mod;
 };

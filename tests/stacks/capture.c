@@ -152,7 +152,8 @@ static int put_maps(const char *dir, int copy_modules)
 		return -errno;
 	while (!err && fgets(line, sizeof(line), maps)) {
 		path[0] = '\0';
-		if (sscanf(line, "%llx-%llx %7s %llx %15s %llu %4095s", &start, &end, perms, &off, devs, &ino, path) < 6)
+		if (sscanf(line, "%llx-%llx %7s %llx %15s %llu %4095s", &start, &end, perms, &off, devs, &ino,
+			   path) < 6)
 			continue;
 		if (!strcmp(path, "[stack]"))
 			stack_top = end;

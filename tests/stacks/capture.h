@@ -1,5 +1,5 @@
-/* capture.h — a userspace stand-in for `memtrack record --stacks`: captures stacks at fake_alloc's entry and writes
- * the artifact the tracer would (session, mappings, files, stacks, allocations, DIR/modules copies). */
+/* capture.h — a userspace stand-in for `memtrack record --stacks`, for the tests: stacks captured at fake_alloc. */
+/* It writes the artifact the tracer would: session, mappings, files, stacks, allocations, DIR/modules copies. */
 #ifndef MT_TEST_CAPTURE_H
 #define MT_TEST_CAPTURE_H
 

@@ -1,5 +1,8 @@
-/* stackprog.c — writes a stacks artifact the way `memtrack record --stacks` will: stackprog DIR [-b BYTES] [-n]
- * MODE..., MODE being chain (3 x 100 bytes through f1 … f20, one freed), callers (64 sites), qsort (a libc path). */
+/* stackprog.c — writes a stacks artifact the way `memtrack record --stacks` will, from known call paths. */
+/*
+ * stackprog DIR [-b BYTES] [-n] MODE...: MODE is chain (3 x 100 bytes through f1 … f20, one freed), callers (64
+ * sites) or qsort (a path through libc); -b the stack bytes per capture, -n no DIR/modules copies.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
