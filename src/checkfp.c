@@ -18,6 +18,7 @@
 #include "checkfp.h"
 #include "commands.h"
 #include "json.h"
+#include "cli.h"
 #include "log.h"
 #include "report.h"
 #include "unwind_cmd.h"
@@ -353,17 +354,10 @@ static int checkfp_args(int argc, char **argv, struct checkfp_args *a)
 			checkfp_usage(stdout);
 			return 1;
 		} else {
-			pr_err("check-fp: unknown option '%s' (see memtrack check-fp --help)\n", argv[optind - 1]);
-			return -EINVAL;
+			return mt_cli__bad_option("check-fp", argv);
 		}
 	}
-	if (argc - optind != 1) {
-		pr_err("check-fp: %s (usage: memtrack check-fp [--json] [--strict] DIR)\n",
-		       optind == argc ? "no DIR given" : "one DIR only");
-		return -EINVAL;
-	}
-	a->dir = argv[optind];
-	return 0;
+	return mt_cli__one_dir("check-fp", "memtrack check-fp [--json] [--strict] DIR", argc, argv, &a->dir);
 }
 
 /* DIR/unwind.mtz when it is there and good; else unwinding now, in memory. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "cli.h"
 #include "log.h"
 #include "report.h"
 #include "stacks.h"
@@ -325,18 +326,9 @@ static int dump_args(int argc, char **argv, const char **dir)
 			dump_usage(stdout);
 			return 1;
 		}
-		if (optopt && strncmp(argv[optind - 1], "--", 2))
-			pr_err("dump: unknown option '-%c' (see memtrack dump --help)\n", optopt);
-		else
-			pr_err("dump: unknown option '%s' (see memtrack dump --help)\n", argv[optind - 1]);
-		return -EINVAL;
+		return mt_cli__bad_option("dump", argv);
 	}
-	if (argc - optind != 1) {
-		pr_err("dump: %s (usage: memtrack dump DIR)\n", optind == argc ? "no DIR given" : "one DIR only");
-		return -EINVAL;
-	}
-	*dir = argv[optind];
-	return 0;
+	return mt_cli__one_dir("dump", "memtrack dump DIR", argc, argv, dir);
 }
 
 int mt_cmd_dump(int argc, char **argv)

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "flamegraph.h"
+#include "cli.h"
 #include "log.h"
 #include "report.h"
 
@@ -373,17 +374,11 @@ static int flamegraph_args(int argc, char **argv, struct fg_args *a)
 			flamegraph_usage(stdout);
 			return 1;
 		} else {
-			pr_err("flamegraph: unknown option '%s' (see memtrack flamegraph --help)\n", argv[optind - 1]);
-			return -EINVAL;
+			return mt_cli__bad_option("flamegraph", argv);
 		}
 	}
-	if (argc - optind != 1) {
-		pr_err("flamegraph: %s (usage: memtrack flamegraph [--collapsed] [--weight W] DIR)\n",
-		       optind == argc ? "no DIR given" : "one DIR only");
-		return -EINVAL;
-	}
-	a->dir = argv[optind];
-	return 0;
+	return mt_cli__one_dir("flamegraph", "memtrack flamegraph [--collapsed] [--weight W] DIR", argc, argv,
+			       &a->dir);
 }
 
 int mt_cmd_flamegraph(int argc, char **argv)

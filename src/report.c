@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include "commands.h"
+#include "cli.h"
 #include "log.h"
 #include "report.h"
 #include "stacks.h"
@@ -534,21 +535,11 @@ static int report_args(int argc, char **argv, bool *json, bool *attach, size_t *
 		} else if (c == 'h') {
 			report_usage(stdout);
 			return 1;
-		} else if (optopt && strncmp(argv[optind - 1], "--", 2)) {
-			pr_err("report: unknown option '-%c' (see memtrack report --help)\n", optopt);
-			return -EINVAL;
 		} else {
-			pr_err("report: unknown option '%s' (see memtrack report --help)\n", argv[optind - 1]);
-			return -EINVAL;
+			return mt_cli__bad_option("report", argv);
 		}
 	}
-	if (argc - optind != 1) {
-		pr_err("report: %s (usage: memtrack report [--json] DIR)\n",
-		       optind == argc ? "no DIR given" : "one DIR only");
-		return -EINVAL;
-	}
-	*dir = argv[optind];
-	return 0;
+	return mt_cli__one_dir("report", "memtrack report [--json | --attach] [--sites N] DIR", argc, argv, dir);
 }
 
 int mt_cmd_report(int argc, char **argv)

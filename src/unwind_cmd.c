@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "cli.h"
 #include "log.h"
 #include "report.h"
 #include "unwind_cmd.h"
@@ -179,17 +180,10 @@ static int unwind_args(int argc, char **argv, struct unwind_args *a)
 			unwind_usage(stdout);
 			return 1;
 		} else {
-			pr_err("unwind: unknown option '%s' (see memtrack unwind --help)\n", argv[optind - 1]);
-			return -EINVAL;
+			return mt_cli__bad_option("unwind", argv);
 		}
 	}
-	if (argc - optind != 1) {
-		pr_err("unwind: %s (usage: memtrack unwind [--stats] [--list] DIR)\n",
-		       optind == argc ? "no DIR given" : "one DIR only");
-		return -EINVAL;
-	}
-	a->dir = argv[optind];
-	return 0;
+	return mt_cli__one_dir("unwind", "memtrack unwind [--stats] [--list] DIR", argc, argv, &a->dir);
 }
 
 static void print_summary(const struct unwind_run *r, const char *dir, const struct unwind_args *a)

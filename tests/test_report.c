@@ -1006,7 +1006,8 @@ static void test_cmd_usage_and_unreadable(void **state)
 	char err[512], junk[160];
 
 	assert_int_equal(run_cmd(mt_cmd_report, err, sizeof(err), "report", NULL), 2);
-	assert_string_equal(err, "memtrack: report: no DIR given (usage: memtrack report [--json] DIR)\n");
+	assert_string_equal(err, "memtrack: report: no DIR given (usage: memtrack report [--json | --attach] [--sites N] "
+				 "DIR)\n");
 	assert_int_equal(run_cmd(mt_cmd_report, err, sizeof(err), "report", "--bogus", a->dir, NULL), 2);
 	assert_string_equal(err, "memtrack: report: unknown option '--bogus' (see memtrack report --help)\n");
 	assert_int_equal(run_cmd(mt_cmd_dump, err, sizeof(err), "dump", "-x", a->dir, NULL), 2);
