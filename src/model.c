@@ -46,6 +46,7 @@
 #include <sys/wait.h>
 
 #include "model.h"
+#include "u64map.h"
 
 /* ---- reorder window ---- */
 
@@ -227,131 +228,11 @@ uint64_t mt_reorder__late(const struct mt_reorder *r)
 	return r->late;
 }
 
-/* ---- u64 → u64 hash table: open addressing, linear probing, backward-shift deletion; key 0 means empty ---- */
-
-struct map_ent {
-	uint64_t key;
-	uint64_t val;
-};
-
-struct u64map {
-	struct map_ent *ents;	/* NULL while empty */
-	size_t mask;		/* capacity - 1; capacity is a power of two */
-	size_t count;
-};
-
-#define MAP_MIN_CAP 16
-
-/* splitmix64's finalizer: heap addresses have zero low bits and cluster, so mix them all in. */
-static size_t map_home(const struct u64map *map, uint64_t key)
-{
-	key ^= key >> 30;
-	key *= 0xbf58476d1ce4e5b9ULL;
-	key ^= key >> 27;
-	key *= 0x94d049bb133111ebULL;
-	key ^= key >> 31;
-	return key & map->mask;
-}
-
-static size_t map_slot(const struct u64map *map, uint64_t key)
-{
-	size_t i = map_home(map, key);
-
-	while (map->ents[i].key && map->ents[i].key != key)
-		i = (i + 1) & map->mask;
-	return i;
-}
-
-static int map_resize(struct u64map *map, size_t cap)
-{
-	struct u64map old = *map;
-	size_t i;
-
-	map->ents = calloc(cap, sizeof(*map->ents));
-	if (!map->ents) {
-		*map = old;
-		return -ENOMEM;
-	}
-	map->mask = cap - 1;
-	for (i = 0; old.ents && i <= old.mask; i++)
-		if (old.ents[i].key)
-			map->ents[map_slot(map, old.ents[i].key)] = old.ents[i];
-	free(old.ents);
-	return 0;
-}
-
-static void map_release(struct u64map *map)
-{
-	free(map->ents);
-	memset(map, 0, sizeof(*map));
-}
-
-static struct map_ent *map_lookup(const struct u64map *map, uint64_t key)
-{
-	size_t i;
-
-	if (!map->ents)
-		return NULL;
-	i = map_slot(map, key);
-	return map->ents[i].key ? &map->ents[i] : NULL;
-}
-
-/* Sets key → val. Returns 1 when key was present (*old = its value), 0 when added, -ENOMEM. */
-static int map_put(struct u64map *map, uint64_t key, uint64_t val, uint64_t *old)
-{
-	size_t cap = map->ents ? map->mask + 1 : 0;
-	struct map_ent *e;
-	int err;
-
-	e = map_lookup(map, key);
-	if (e) {
-		*old = e->val;
-		e->val = val;
-		return 1;
-	}
-	if ((map->count + 1) * 10 > cap * 7) {
-		err = map_resize(map, cap ? cap * 2 : MAP_MIN_CAP);
-		if (err)
-			return err;
-	}
-	e = &map->ents[map_slot(map, key)];
-	e->key = key;
-	e->val = val;
-	map->count++;
-	return 0;
-}
-
-/* Removes key; true (and *val) when it was present. Later entries of the probe run shift back into the hole. */
-static bool map_del(struct u64map *map, uint64_t key, uint64_t *val)
-{
-	struct map_ent *e = map_lookup(map, key);
-	size_t i, j, k;
-
-	if (!e)
-		return false;
-	*val = e->val;
-	i = j = e - map->ents;
-	for (;;) {
-		j = (j + 1) & map->mask;
-		if (!map->ents[j].key)
-			break;
-		k = map_home(map, map->ents[j].key);
-		/* the entry at j may stay when its home lies cyclically in (i, j] */
-		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		map->ents[i] = map->ents[j];
-		i = j;
-	}
-	map->ents[i].key = 0;
-	map->count--;
-	return true;
-}
-
 /* ---- the model ---- */
 
 struct proc {
 	struct mt_proc pub;
-	struct u64map live;	/* addr → size of the blocks live now */
+	struct mt_u64map live;	/* addr → size of the blocks live now */
 };
 
 struct mt_model {
@@ -359,7 +240,7 @@ struct mt_model {
 	struct proc **procs;		/* in first-seen order */
 	size_t nr_procs;
 	size_t cap_procs;
-	struct u64map pids;		/* pid + 1 → index in procs of the latest process with that pid */
+	struct mt_u64map pids;		/* pid + 1 → index in procs of the latest process with that pid */
 	struct mt_totals tot;
 	struct mt_session_info session;
 	bool have_base;
@@ -398,11 +279,11 @@ void mt_model__free(struct mt_model *m)
 		return;
 	mt_reorder__free(m->reorder);
 	for (i = 0; i < m->nr_procs; i++) {
-		map_release(&m->procs[i]->live);
+		mt_u64map__release(&m->procs[i]->live);
 		free(m->procs[i]);
 	}
 	free(m->procs);
-	map_release(&m->pids);
+	mt_u64map__release(&m->pids);
 	for (i = 0; m->session.argv && m->session.argv[i]; i++)
 		free(m->session.argv[i]);
 	free(m->session.argv);
@@ -411,9 +292,9 @@ void mt_model__free(struct mt_model *m)
 
 static struct proc *proc_lookup(const struct mt_model *m, uint32_t pid)
 {
-	const struct map_ent *e = map_lookup(&m->pids, (uint64_t)pid + 1);
+	const uint64_t *e = mt_u64map__find(&m->pids, (uint64_t)pid + 1);
 
-	return e ? m->procs[e->val] : NULL;
+	return e ? m->procs[*e] : NULL;
 }
 
 /* A new process entry for pid (the latest with that pid from now on). NULL on ENOMEM. */
@@ -434,7 +315,7 @@ static struct proc *proc_new(struct mt_model *m, uint32_t pid, uint32_t ppid)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	if (map_put(&m->pids, (uint64_t)pid + 1, m->nr_procs, &old) < 0) {
+	if (mt_u64map__put(&m->pids, (uint64_t)pid + 1, m->nr_procs, &old) < 0) {
 		free(p);
 		return NULL;
 	}
@@ -475,7 +356,7 @@ static int heap_alloc(struct mt_model *m, struct proc *p, uint64_t addr, uint64_
 	uint64_t old;
 	int ret;
 
-	ret = map_put(&p->live, addr, size, &old);
+	ret = mt_u64map__put(&p->live, addr, size, &old);
 	if (ret < 0)
 		return ret;
 	STAT_ADD(m, p, allocations, 1);
@@ -496,7 +377,7 @@ static void heap_free(struct mt_model *m, struct proc *p, uint64_t addr)
 	uint64_t size;
 
 	STAT_ADD(m, p, frees, 1);
-	if (!map_del(&p->live, addr, &size)) {
+	if (!mt_u64map__del(&p->live, addr, &size)) {
 		STAT_ADD(m, p, unknown_frees, 1);
 		return;
 	}
@@ -514,7 +395,7 @@ static void heap_leak_all(struct mt_model *m, struct proc *p)
 	STAT_ADD(m, p, leaked_bytes, bytes);
 	STAT_ADD(m, p, live_allocations, -n);
 	STAT_ADD(m, p, live_bytes, -bytes);
-	map_release(&p->live);
+	mt_u64map__release(&p->live);
 }
 
 static int apply_alloc(struct mt_model *m, const struct mt_alloc *a)

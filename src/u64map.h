@@ -1,4 +1,4 @@
-/* u64map.h — a u64 → u64 hash table (open addressing) for stack hashes, addresses and module keys. */
+/* u64map.h — the u64 → u64 hash table (open addressing) for live blocks, pids, stack hashes and module keys. */
 #ifndef MEMTRACK_U64MAP_H
 #define MEMTRACK_U64MAP_H
 
@@ -6,17 +6,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* 16 bytes an entry (millions of live blocks): key 0 marks an empty slot, so key 0 itself lives beside the table. */
 struct mt_u64map_ent {
 	uint64_t key;
 	uint64_t val;
-	bool used;
 };
 
 /* Zero-initialised is an empty map. Every key is allowed, 0 included. */
 struct mt_u64map {
 	struct mt_u64map_ent *ents;	/* NULL while empty */
 	size_t mask;			/* capacity - 1, a power of two */
-	size_t count;
+	size_t count;			/* entries, key 0 included */
+	bool has_zero;
+	uint64_t zero_val;
 };
 
 /* The value slot of key, or NULL. The pointer is valid until the next put or del. */
