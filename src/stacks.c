@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "array.h"
 #include "log.h"
 #include "model.h"
 #include "stacks.h"
@@ -71,15 +72,8 @@ static struct mt_stack_entry *entry_get(struct mt_stacks *s, uint64_t hash, size
 		*idx = *found;
 		return &s->entries[*found];
 	}
-	if (s->count == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-
-		e = realloc(s->entries, cap * sizeof(*e));
-		if (!e)
-			return NULL;
-		s->entries = e;
-		s->cap = cap;
-	}
+	if (mt_array__grow((void **)&s->entries, &s->cap, s->count, sizeof(*s->entries)))
+		return NULL;
 	if (mt_u64map__put(&s->by_hash, hash, s->count, NULL) < 0)
 		return NULL;
 	e = &s->entries[s->count];

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "log.h"
 #include "model.h"
 #include "tracer.h"
@@ -93,19 +94,13 @@ static bool name__wanted(const char *name)
 static void symset__add(const char *name, uint64_t off, void *ctx)
 {
 	struct symset *s = ctx;
-	void *v;
 
 	if (!strncmp(name, "_ZNSt3__1", 9))
 		s->libcxx = true;
 	if (!name__wanted(name))
 		return;
-	if (s->n == s->cap) {
-		v = realloc(s->v, (s->cap ? s->cap * 2 : 64) * sizeof(*s->v));
-		if (!v)
-			return;
-		s->v = v;
-		s->cap = s->cap ? s->cap * 2 : 64;
-	}
+	if (mt_array__grow((void **)&s->v, &s->cap, s->n, sizeof(*s->v)))
+		return;
 	s->v[s->n].name = strdup(name);
 	s->v[s->n].off = off;
 	if (s->v[s->n].name)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "addrspace.h"
 
 void mt_aspaces__init(struct mt_aspaces *as, struct mt_modules *mods)
@@ -42,7 +43,6 @@ struct mt_aspace *mt_aspaces__get(const struct mt_aspaces *as, uint32_t pid)
 static int aspaces_set(struct mt_aspaces *as, uint32_t pid, struct mt_aspace *s)
 {
 	uint64_t *idx = mt_u64map__find(&as->by_pid, pid);
-	struct mt_aspace **spaces;
 	int err;
 
 	if (idx) {
@@ -50,15 +50,8 @@ static int aspaces_set(struct mt_aspaces *as, uint32_t pid, struct mt_aspace *s)
 		as->spaces[*idx] = s;
 		return 0;
 	}
-	if (as->count == as->cap) {
-		size_t cap = as->cap ? as->cap * 2 : 8;
-
-		spaces = realloc(as->spaces, cap * sizeof(*spaces));
-		if (!spaces)
-			return -ENOMEM;
-		as->spaces = spaces;
-		as->cap = cap;
-	}
+	if (mt_array__grow((void **)&as->spaces, &as->cap, as->count, sizeof(*as->spaces)))
+		return -ENOMEM;
 	err = mt_u64map__put(&as->by_pid, pid, as->count, NULL);
 	if (err < 0)
 		return err;

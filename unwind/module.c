@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "log.h"
 #include "module.h"
 #include "u64map.h"
@@ -122,17 +123,10 @@ static void module_set_name(struct mt_module *m)
 
 static struct mt_module *modules_add(struct mt_modules *ms, uint64_t dev, uint64_t ino)
 {
-	struct mt_module *m, **mods;
+	struct mt_module *m;
 
-	if (ms->count == ms->cap) {
-		size_t cap = ms->cap ? ms->cap * 2 : 16;
-
-		mods = realloc(ms->mods, cap * sizeof(*mods));
-		if (!mods)
-			return NULL;
-		ms->mods = mods;
-		ms->cap = cap;
-	}
+	if (mt_array__grow((void **)&ms->mods, &ms->cap, ms->count, sizeof(*ms->mods)))
+		return NULL;
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
