@@ -114,18 +114,21 @@ declare -A HAVE LABEL
 LABEL=([untraced]=untraced [memtrack]=memtrack [stacks]="memtrack --stacks" [floor]=floor
 	[heaptrack]=heaptrack [massif]="valgrind massif")
 for c in "${CONFIGS[@]}"; do HAVE[$c]=1; done
-"$MEMTRACK" record --help 2>&1 | grep -q -- '--stacks' || HAVE[stacks]=0
+# Captured first: grep -q in a pipe could end the writer early, and pipefail would then read that as "absent".
+help=$("$MEMTRACK" record --help 2>&1 || true)
+[[ $help == *--stacks* ]] || HAVE[stacks]=0
 command -v heaptrack >/dev/null || HAVE[heaptrack]=0
 command -v valgrind >/dev/null || HAVE[massif]=0
 HEAPTRACK_OPTS=()
 HEAPTRACK_MODE="n/a (not installed)"
 if ((HAVE[heaptrack])); then
-	if heaptrack --help 2>&1 | grep -q -- '--record-only'; then
+	help=$(heaptrack --help 2>&1 || true)
+	if [[ $help == *--record-only* ]]; then
 		HEAPTRACK_OPTS=(--record-only)
 		HEAPTRACK_MODE="heaptrack --record-only: the recording alone"
 	else
-		HEAPTRACK_MODE="$(heaptrack --version 2>&1 | head -1) has no --record-only: measured as is, i.e. recording with
-heaptrack_interpret and zstd running beside the workload in a pipe, until both have finished"
+		HEAPTRACK_MODE="$(heaptrack --version 2>&1 | head -n 1) has no --record-only: measured as is, i.e. recording"
+		HEAPTRACK_MODE+=" with heaptrack_interpret and zstd running beside the workload in a pipe, until all have finished"
 	fi
 	# heaptrack opens its GUI after recording when heaptrack_gui sits beside it: that would be timed too.
 	if [[ -x $(dirname "$(readlink -f "$(command -v heaptrack)")")/heaptrack_gui ]]; then

@@ -13,8 +13,9 @@
 static void usage(FILE *f)
 {
 	fputs("usage: memtrack COMMAND [OPTIONS]\n"
-	      "  record [-o DIR] [-q] -- PROGRAM [ARGS...]   trace every heap allocation of PROGRAM and its children\n"
-	      "  report [--json] [--sites N] DIR              per-process and total statistics, top allocation sites\n"
+	      "  record [-o DIR] [-q] [--stacks] -- PROGRAM [ARGS...]\n"
+	      "                                               trace every heap allocation of PROGRAM and its children\n"
+	      "  report [--json | --attach] [--sites N] DIR   per-process and total statistics, top allocation sites\n"
 	      "  dump DIR                                     every record as one JSON object per line\n"
 	      "  flamegraph [--collapsed] [--weight W] DIR    allocation stacks as an SVG flame graph\n"
 	      "  unwind [--stats] [--list] DIR                DWARF-unwind the recorded stacks into DIR/unwind.mtz\n"
