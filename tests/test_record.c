@@ -523,6 +523,24 @@ static void test_dlopen_two_at_once(void **state)
 	assert_int_not_equal(mi.tid, root);
 }
 
+/* A file with two allocators: each one's own entry points count as its own, and memtrack says so. */
+static void test_two_allocators_in_one_file(void **state)
+{
+	char dir[256], err[4096], *argv[] = { PROG("dlopen_both"), MT_PROGS, NULL };
+	uint32_t root;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "both");
+	assert_int_equal(record_run(dir, "both", argv), 0);
+	root = root_pid(dir);
+	assert_int_equal(allocs_by(dir, root, MT_FN_MALLOC, 3333, MT_ALLOCATOR_MIMALLOC), 10);
+	assert_int_equal(allocs_by(dir, root, MT_FN_MALLOC, 3434, MT_ALLOCATOR_TCMALLOC), 10);
+	assert_int_equal(allocs_by(dir, root, MT_FN_FREE, ANY_SIZE, MT_ALLOCATOR_MIMALLOC), 10);
+	assert_int_equal(allocs_by(dir, root, MT_FN_FREE, ANY_SIZE, MT_ALLOCATOR_TCMALLOC), 10);
+	read_file("both", "err", err, sizeof(err));
+	assert_non_null(strstr(err, "libfake_both.so holds more than one allocator (mimalloc tcmalloc)"));
+}
+
 /* An allocator linked into a child's executable, started by exec: attached at the exec stop. */
 static void static_allocator(const char *name, const char *prog, uint64_t size, uint32_t allocator)
 {
@@ -605,6 +623,7 @@ int main(void)
 		cmocka_unit_test(test_dlopen_two_at_once),	 cmocka_unit_test(test_static_jemalloc),
 		cmocka_unit_test(test_static_tcmalloc),		 cmocka_unit_test(test_cxx_new_delete),
 		cmocka_unit_test(test_hold_invisible),		 cmocka_unit_test(test_exit_with_command),
+		cmocka_unit_test(test_two_allocators_in_one_file),
 	};
 
 	return mt_test__main("test_record", tests, sizeof(tests) / sizeof(tests[0]));

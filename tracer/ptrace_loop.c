@@ -73,7 +73,8 @@ static void loop__on_exec(struct loop_state *st, pid_t pid)
 
 /*
  * BPF holds a thread that mapped an unknown file with a SIGSTOP from the kernel (SI_KERNEL), after queueing its
- * request; a SIGSTOP from a process (SI_USER, SI_TKILL) is job control and goes through unchanged.
+ * request; a SIGSTOP from a process (SI_USER, SI_TKILL) is job control and goes through unchanged. The kernel
+ * sends no SIGSTOP of its own, so a hold whose request was lost (or failed) is still a hold: it is let go too.
  */
 static bool loop__is_hold(struct loop_state *st, pid_t tid)
 {
@@ -82,7 +83,9 @@ static bool loop__is_hold(struct loop_state *st, pid_t tid)
 	if (ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) || si.si_code != SI_KERNEL)
 		return false;
 	consumer__drain(st->l->cons);
-	return attach__on_hold_stop(st->l->attach, tid);
+	if (!attach__on_hold_stop(st->l->attach, tid))
+		pr_warn("thread %d was held without a request on record: let go\n", tid);
+	return true;
 }
 
 static void loop__on_stop(struct loop_state *st, pid_t pid, int status)
