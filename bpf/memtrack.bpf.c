@@ -238,14 +238,12 @@ static __always_inline __u8 sys__kind(long id)
 	return 0;
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
+/* The arguments are kept per thread until the syscall returns; mprotect only when it adds PROT_EXEC. */
+static __always_inline int sys__enter(long id, __u64 a0, __u64 a1, __u64 a2, __u64 a3, __u64 a4)
 {
 	struct mt_sysargs *a;
 
-	if (!sys__kind(id))
-		return 0;
-	if (id == NR_MPROTECT && !(BPF_CORE_READ(regs, dx) & MT_PROT_EXEC))
+	if (id == NR_MPROTECT && !(a2 & MT_PROT_EXEC))
 		return 0;
 	if (!proc__active(bpf_get_current_pid_tgid() >> 32))
 		return 0;
@@ -254,14 +252,39 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 		drop__count(MT_DROP_CALLSTATE);
 		return 0;
 	}
-	a->a[0] = BPF_CORE_READ(regs, di);
-	a->a[1] = BPF_CORE_READ(regs, si);
-	a->a[2] = BPF_CORE_READ(regs, dx);
-	a->a[3] = BPF_CORE_READ(regs, r10);
-	a->a[4] = BPF_CORE_READ(regs, r8);
+	a->a[0] = a0;
+	a->a[1] = a1;
+	a->a[2] = a2;
+	a->a[3] = a3;
+	a->a[4] = a4;
 	a->live = 1;
 	return 0;
 }
+
+/* Fallback when tracefs cannot be mounted: every syscall of the machine passes here (BTF, no tracefs needed). */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
+{
+	if (!sys__kind(id))
+		return 0;
+	return sys__enter(id, BPF_CORE_READ(regs, di), BPF_CORE_READ(regs, si), BPF_CORE_READ(regs, dx),
+			  BPF_CORE_READ(regs, r10), BPF_CORE_READ(regs, r8));
+}
+
+/* The layout of syscalls:sys_enter_* and sys_exit_* (their tracefs format files). */
+struct mt_tp_sys_enter {
+	__u64 common;
+	__s32 nr;
+	__u32 _pad;
+	__u64 args[6];
+};
+
+struct mt_tp_sys_exit {
+	__u64 common;
+	__s32 nr;
+	__u32 _pad;
+	__s64 ret;
+};
 
 static __always_inline void sys__fill(struct mt_syscall *e, __u8 kind, const struct mt_sysargs *a, long ret)
 {
@@ -299,10 +322,9 @@ static __always_inline void sys__watch(__u8 kind, const struct mt_sysargs *a, lo
 		watch__addr(task, a->a[0], MT_ATTACH_MMAP, true, NULL);
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+static __always_inline int sys__exit(long id, long ret)
 {
-	__u8 kind = sys__kind(BPF_CORE_READ(regs, orig_ax));
+	__u8 kind = sys__kind(id);
 	struct mt_sysargs *a;
 	struct mt_syscall *e;
 
@@ -321,6 +343,33 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	}
 	return 0;
 }
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+{
+	return sys__exit(BPF_CORE_READ(regs, orig_ax), ret);
+}
+
+/* Per-syscall tracepoints (tracefs): only the five syscalls that matter trap, for untracked processes too. A
+ * program may read no argument past its syscall's last one: the kernel refuses to attach it otherwise. */
+#define ARG(n, i) ((i) < (n) ? ctx->args[(i) < (n) ? (i) : 0] : 0)
+#define SYS_TP(name, nr, n)									\
+	SEC("tracepoint/syscalls/sys_enter_" #name)						\
+	int sys_enter_##name(struct mt_tp_sys_enter *ctx)					\
+	{											\
+		return sys__enter(nr, ARG(n, 0), ARG(n, 1), ARG(n, 2), ARG(n, 3), ARG(n, 4));	\
+	}											\
+	SEC("tracepoint/syscalls/sys_exit_" #name)						\
+	int sys_exit_##name(struct mt_tp_sys_exit *ctx)						\
+	{											\
+		return sys__exit(nr, ctx->ret);							\
+	}
+
+SYS_TP(mmap, NR_MMAP, 6)
+SYS_TP(munmap, NR_MUNMAP, 2)
+SYS_TP(brk, NR_BRK, 1)
+SYS_TP(mremap, NR_MREMAP, 5)
+SYS_TP(mprotect, NR_MPROTECT, 3)
 
 /* Children join the tree here, before they first run; threads share their process's entry. */
 SEC("tp_btf/sched_process_fork")

@@ -1,6 +1,7 @@
 /* bpf_session.c — the BPF programs' lifecycle: open, size the ring, load, attach, track pids, read drops, destroy. */
 #include <errno.h>
 #include <stddef.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -53,23 +54,52 @@ static int session__add_link(struct bpf_session *s, struct bpf_link *link)
 	return 0;
 }
 
+/* Every loaded program but the two uprobe ones, which are linked per file and process by the attach worker. */
 static int session__attach_tracepoints(struct bpf_session *s)
 {
-	struct bpf_program *progs[] = {
-		s->skel->progs.sys_enter, s->skel->progs.sys_exit, s->skel->progs.process_fork,
-		s->skel->progs.process_exec, s->skel->progs.process_exit,
-	};
-	size_t i;
+	struct bpf_program *prog;
 	int err;
 
-	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
-		err = session__add_link(s, bpf_program__attach(progs[i]));
+	bpf_object__for_each_program(prog, s->skel->obj) {
+		if (!bpf_program__autoload(prog) || prog == s->skel->progs.alloc_enter ||
+		    prog == s->skel->progs.alloc_return)
+			continue;
+		err = session__add_link(s, bpf_program__attach(prog));
 		if (err) {
-			pr_err("cannot attach %s: %s\n", bpf_program__name(progs[i]), strerror(-err));
+			pr_err("cannot attach %s: %s\n", bpf_program__name(prog), strerror(-err));
 			return err;
 		}
 	}
 	return 0;
+}
+
+#define MT_TRACEFS "/sys/kernel/tracing"
+
+/* tracefs is not mounted on a fresh machine: mount it, so that only the memory syscalls' tracepoints fire. */
+static bool tracefs__ready(void)
+{
+	if (!access(MT_TRACEFS "/events/syscalls/sys_enter_mmap/id", R_OK))
+		return true;
+	if (mount("tracefs", MT_TRACEFS, "tracefs", 0, NULL) && errno != EBUSY)
+		pr_info("cannot mount tracefs at " MT_TRACEFS " (%s): every syscall will pass through BPF\n",
+			strerror(errno));
+	return !access(MT_TRACEFS "/events/syscalls/sys_enter_mmap/id", R_OK);
+}
+
+/* Per-syscall tracepoints when tracefs is there, else the BTF raw syscall tracepoints, which need nothing. */
+static void session__choose_syscall_hooks(struct bpf_session *s)
+{
+	bool per_syscall = tracefs__ready();
+	struct bpf_program *prog;
+	const char *sec;
+
+	bpf_object__for_each_program(prog, s->skel->obj) {
+		sec = bpf_program__section_name(prog);
+		if (!strncmp(sec, "tracepoint/syscalls/", 20))
+			bpf_program__set_autoload(prog, per_syscall);
+		else if (!strncmp(sec, "tp_btf/sys_", 11))
+			bpf_program__set_autoload(prog, !per_syscall);
+	}
 }
 
 struct bpf_session *bpf_session__open(size_t ring_bytes, uint32_t stack_bytes)
@@ -89,6 +119,7 @@ struct bpf_session *bpf_session__open(size_t ring_bytes, uint32_t stack_bytes)
 	bpf_map__set_max_entries(s->skel->maps.rb, ring_bytes);
 	bpf_program__set_expected_attach_type(s->skel->progs.alloc_enter, MT_BPF_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(s->skel->progs.alloc_return, MT_BPF_TRACE_UPROBE_MULTI);
+	session__choose_syscall_hooks(s);
 	s->skel->rodata->wakeup_bytes = ring_bytes / 16;
 	s->skel->rodata->stack_bytes = stack_bytes;
 	err = memtrack_bpf__load(s->skel);
