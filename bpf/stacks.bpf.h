@@ -30,9 +30,11 @@ struct mt_exec_ranges {
 	__u32 _pad;
 };
 
-/* tgid -> its executable file mappings, kept by the watcher (with --stacks), copied at fork, reset at exec. */
+/* tgid -> its executable file mappings, kept by the watcher (with --stacks), copied at fork, reset at exec.
+ * Not preallocated: 528 bytes times every possible process would cost start-up time and memory for nothing. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, MT_TRACKED_MAX);
 	__type(key, __u32);
 	__type(value, struct mt_exec_ranges);

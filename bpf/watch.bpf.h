@@ -38,6 +38,7 @@ struct mt_proc_file_key {
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, MT_KNOWN_FILES_MAX * 4);
 	__type(key, struct mt_proc_file_key);
 	__type(value, __u8);

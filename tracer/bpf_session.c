@@ -1,5 +1,6 @@
 /* bpf_session.c — the BPF programs' lifecycle: open, size the ring, load, attach, track pids, read drops, destroy. */
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
@@ -81,18 +82,22 @@ static bool tracefs__ready(void)
 	if (!access(MT_TRACEFS "/events/syscalls/sys_enter_mmap/id", R_OK))
 		return true;
 	if (mount("tracefs", MT_TRACEFS, "tracefs", 0, NULL) && errno != EBUSY)
-		pr_info("cannot mount tracefs at " MT_TRACEFS " (%s): every syscall will pass through BPF\n",
+		pr_warn("cannot mount tracefs at " MT_TRACEFS " (%s): using the raw syscall tracepoints\n",
 			strerror(errno));
 	return !access(MT_TRACEFS "/events/syscalls/sys_enter_mmap/id", R_OK);
 }
 
-/* Per-syscall tracepoints when tracefs is there, else the BTF raw syscall tracepoints, which need nothing. */
-static void session__choose_syscall_hooks(struct bpf_session *s)
+/*
+ * The BTF raw syscall tracepoints by default: two links, detached in one grace period, but every syscall of the
+ * machine runs a few BPF instructions (~50 ns) to be told apart. The per-syscall tracepoints (tracefs) spare
+ * untracked processes that, but each of their ten links takes ~40 ms to detach, serialised in the kernel.
+ */
+static void session__choose_syscall_hooks(struct bpf_session *s, bool per_syscall)
 {
-	bool per_syscall = tracefs__ready();
 	struct bpf_program *prog;
 	const char *sec;
 
+	per_syscall = per_syscall && tracefs__ready();
 	bpf_object__for_each_program(prog, s->skel->obj) {
 		sec = bpf_program__section_name(prog);
 		if (!strncmp(sec, "tracepoint/syscalls/", 20))
@@ -102,7 +107,7 @@ static void session__choose_syscall_hooks(struct bpf_session *s)
 	}
 }
 
-struct bpf_session *bpf_session__open(size_t ring_bytes, uint32_t stack_bytes)
+struct bpf_session *bpf_session__open(const struct mt_options *o)
 {
 	struct bpf_session *s = calloc(1, sizeof(*s));
 	int err;
@@ -116,12 +121,12 @@ struct bpf_session *bpf_session__open(size_t ring_bytes, uint32_t stack_bytes)
 		pr_err("cannot open the BPF object: %s\n", strerror(-err));
 		goto free_session;
 	}
-	bpf_map__set_max_entries(s->skel->maps.rb, ring_bytes);
+	bpf_map__set_max_entries(s->skel->maps.rb, o->ring_bytes);
 	bpf_program__set_expected_attach_type(s->skel->progs.alloc_enter, MT_BPF_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(s->skel->progs.alloc_return, MT_BPF_TRACE_UPROBE_MULTI);
-	session__choose_syscall_hooks(s);
-	s->skel->rodata->wakeup_bytes = ring_bytes / 16;
-	s->skel->rodata->stack_bytes = stack_bytes;
+	session__choose_syscall_hooks(s, o->syscall_tracepoints);
+	s->skel->rodata->wakeup_bytes = o->ring_bytes / 16;
+	s->skel->rodata->stack_bytes = o->stack_bytes;
 	err = memtrack_bpf__load(s->skel);
 	if (err) {
 		pr_err("cannot load the BPF programs: %s (libbpf's reason is above)\n", strerror(-err));
@@ -290,14 +295,29 @@ int bpf_session__drops(const struct bpf_session *s, __u64 drops[MT_DROP__COUNT])
 	return 0;
 }
 
+static void *link__destroy_thread(void *link)
+{
+	bpf_link__destroy(link);
+	return NULL;
+}
+
+/* A tracepoint link's detach waits for an RCU grace period (~40 ms here): detached side by side, they wait once. */
 void bpf_session__close(struct bpf_session *s)
 {
+	pthread_t threads[MT_MAX_LINKS];
+	bool started[MT_MAX_LINKS];
 	size_t i;
 
 	if (!s)
 		return;
 	for (i = 0; i < s->nlinks; i++)
-		bpf_link__destroy(s->links[i]);
+		started[i] = !pthread_create(&threads[i], NULL, link__destroy_thread, s->links[i]);
+	for (i = 0; i < s->nlinks; i++) {
+		if (started[i])
+			pthread_join(threads[i], NULL);
+		else
+			bpf_link__destroy(s->links[i]);
+	}
 	memtrack_bpf__destroy(s->skel);
 	free(s);
 }

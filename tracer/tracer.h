@@ -15,6 +15,7 @@ struct mt_options {
 	size_t ring_bytes;	/* BPF ring buffer size, a power of two */
 	uint32_t stack_bytes;	/* --stacks: raw stack bytes per definition (a multiple of 512); 0: no stacks */
 	bool exit_with_command;	/* --exit-with-command */
+	bool syscall_tracepoints;	/* --syscall-tracepoints: per-syscall tracepoints instead of the raw ones */
 	bool quiet;
 };
 
@@ -62,7 +63,7 @@ int allocators__plan(const char *path, struct alloc_plan *plan);
 
 /* bpf_session.c: the loaded and attached BPF programs. */
 struct bpf_session;
-struct bpf_session *bpf_session__open(size_t ring_bytes, uint32_t stack_bytes);
+struct bpf_session *bpf_session__open(const struct mt_options *o);
 /* Probes of a plan bound to process pid (uprobe_multi links, returns first): fds[] gets the links, *n their count. */
 int bpf_session__link_plan(struct bpf_session *s, const char *path, const struct alloc_plan *plan, pid_t pid,
 			   int fds[2], int *n);
