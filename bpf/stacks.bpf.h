@@ -6,7 +6,7 @@
 
 #define MT_STACKS_SEEN_MAX 65536
 #define MT_EXEC_RANGES 32		/* executable mappings remembered per process for the broken-chain scan */
-#define MT_SCAN_WORDS 32		/* words looked at above a broken frame-pointer chain */
+#define MT_SCAN_WORDS 16		/* words looked at above a broken frame-pointer chain (one read) */
 #define MT_CHUNK 512			/* bpf_probe_read_user is all-or-nothing: copy in chunks, keep what was read */
 #define MT_RI_MAX 8			/* pending uretprobes looked at to repair a trampoline address */
 #define FNV_OFFSET 0xcbf29ce484222325ull
@@ -51,7 +51,7 @@ struct {
 static __always_inline void ranges__add(__u32 tgid, __u64 lo, __u64 hi)
 {
 	struct mt_exec_ranges *r = bpf_map_lookup_elem(&exec_ranges, &tgid);
-	__u32 zero = 0, i;
+	__u32 zero = 0, n;
 
 	if (!stack_bytes)
 		return;
@@ -63,12 +63,12 @@ static __always_inline void ranges__add(__u32 tgid, __u64 lo, __u64 hi)
 		if (!r)
 			return;
 	}
-	i = r->n;
-	if (i >= MT_EXEC_RANGES)
+	n = r->n;
+	if (n >= MT_EXEC_RANGES)
 		return;
-	r->lo[i] = lo;
-	r->hi[i] = hi;
-	r->n = i + 1;
+	r->lo[n] = lo;
+	r->hi[n] = hi;
+	r->n = n + 1;
 }
 
 static __always_inline void ranges__reset(__u32 tgid)
@@ -96,7 +96,7 @@ static __always_inline bool ranges__has(const struct mt_exec_ranges *r, __u64 ad
 
 	for (i = 0; i < MT_EXEC_RANGES; i++) {
 		if (i >= r->n)
-			break;
+			return false;
 		if (addr >= r->lo[i] && addr < r->hi[i])
 			return true;
 	}
@@ -192,14 +192,14 @@ static __always_inline void walk__scan(struct mt_walk *w)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32, c, k;
 	struct mt_exec_ranges *r = bpf_map_lookup_elem(&exec_ranges, &tgid);
-	__u64 words[8];
+	__u64 words[16];
 
 	if (!r)
 		return;
-	for (c = 0; c < MT_SCAN_WORDS / 8; c++) {
+	for (c = 0; c < MT_SCAN_WORDS / 16; c++) {
 		if (bpf_probe_read_user(words, sizeof(words), (void *)(w->last + c * sizeof(words))))
 			return;
-		for (k = 0; k < 8; k++)
+		for (k = 0; k < 16; k++)
 			if (ranges__has(r, words[k]))
 				w->hash = fnv__mix(w->hash, words[k]);
 	}
