@@ -2,6 +2,7 @@
 #include "kernel_test.h"
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <linux/perf_event.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -158,6 +159,111 @@ static void test_children_and_copied_dir(void **state)
 	free(json);
 }
 
+static int memtrack_cmd(const char *cmd, const char *opt, const char *dir)
+{
+	char *argv[] = { MT_BINARY, (char *)cmd, (char *)opt, (char *)dir, NULL };
+
+	if (!opt) {
+		argv[2] = (char *)dir;
+		argv[3] = NULL;
+	}
+	return run(argv, "/dev/null");
+}
+
+/* The JSON of check-fp. */
+static char *checkfp_json(const char *dir)
+{
+	char out[512], *argv[] = { MT_BINARY, "check-fp", "--json", (char *)dir, NULL }, *buf;
+	long n;
+	FILE *f;
+
+	snprintf(out, sizeof(out), "%s/checkfp.json", tmp_root);
+	assert_int_equal(run(argv, out), 0);
+	f = fopen(out, "r");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, n + 1);
+	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
+	fclose(f);
+	return buf;
+}
+
+/* f1..f20 all there, in order, innermost first. */
+static bool chain__complete(const char *json)
+{
+	const char *pos = frame_of(json, "f20");
+	char fn[16];
+	int i;
+
+	for (i = 19; pos && i >= 1; i--) {
+		snprintf(fn, sizeof(fn), "f%d", i);
+		pos = frame_of(pos + 1, fn);
+	}
+	return pos != NULL;
+}
+
+/* A chain built with frame pointers except f10: the FP chain skips f9, check-fp names f10, DWARF has it all. */
+static void test_unwind_through_missing_frame_pointer(void **state)
+{
+	char dir[256], *json;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/omit", tmp_root);
+	record(dir, MT_PROGS "/fp_chain_omit", "chain");
+	json = report_json(dir);
+	assert_false(chain__complete(json));	/* the frame-pointer chain alone misses f9 */
+	free(json);
+	json = checkfp_json(dir);
+	assert_non_null(strstr(json, "\"function\": \"f10\""));
+	free(json);
+	assert_int_equal(memtrack_cmd("check-fp", "--strict", dir), 1);
+	assert_int_equal(memtrack_cmd("unwind", NULL, dir), 0);
+	json = report_json(dir);
+	assert_true(chain__complete(json));
+	free(json);
+}
+
+/* All with frame pointers: 100% of its stacks complete in its own module, and --strict passes. */
+static void test_all_frame_pointers_complete(void **state)
+{
+	char dir[256], *json, *mod;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/allfp", tmp_root);
+	record(dir, MT_PROGS "/fp_chain_fp", "chain");
+	json = checkfp_json(dir);
+	mod = strstr(json, "fp_chain_fp\"");
+	assert_non_null(mod);
+	assert_non_null(strstr(mod, "\"fp_complete_pct\": 100.0"));
+	assert_non_null(strstr(json, "\"divergences\": []"));
+	free(json);
+	assert_int_equal(memtrack_cmd("check-fp", "--strict", dir), 0);
+}
+
+/* A comparator called from inside Debian's libc (no frame pointers): DWARF finds qsort_r and main, FP does not. */
+static void test_libc_callers_recovered(void **state)
+{
+	char dir[256], *json;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/qsort", tmp_root);
+	record(dir, MT_PROGS "/fp_chain_fp", "qsort");
+	json = report_json(dir);
+	assert_non_null(frame_of(json, "by_value"));
+	assert_null(frame_of(json, "qsort_r"));
+	free(json);
+	assert_int_equal(memtrack_cmd("unwind", NULL, dir), 0);
+	json = report_json(dir);
+	assert_non_null(frame_of(json, "qsort_r"));
+	assert_non_null(frame_of(frame_of(json, "qsort_r"), "main"));
+	free(json);
+	json = checkfp_json(dir);
+	assert_non_null(strstr(json, "libc.so.6"));
+	free(json);
+}
+
 /* File offset of a function of an ELF file, through nm (the symbol's address; the test program is not PIE-odd). */
 static unsigned long symbol_offset(const char *file, const char *fn)
 {
@@ -231,6 +337,9 @@ int main(void)
 		cmocka_unit_test(test_64_callers_64_hashes),
 		cmocka_unit_test(test_children_and_copied_dir),
 		cmocka_unit_test(test_pending_uretprobe_repaired),
+		cmocka_unit_test(test_unwind_through_missing_frame_pointer),
+		cmocka_unit_test(test_all_frame_pointers_complete),
+		cmocka_unit_test(test_libc_callers_recovered),
 	};
 
 	return mt_test__main("test_stacks_record", tests, sizeof(tests) / sizeof(tests[0]));

@@ -1,0 +1,2 @@
+/* fp_f10_omit.c — fp_f10.c again, for the target that builds it with -fomit-frame-pointer. */
+#include "fp_f10.c"
