@@ -29,14 +29,14 @@ static void record(const char *dir, const char *prog, const char *mode)
 	assert_int_equal(run(argv, NULL), 0);
 }
 
-/* The report's JSON, whole, in a malloc'd string. */
-static char *report_json(const char *dir)
+/* `memtrack CMD --json DIR`'s output, whole, in a malloc'd string (the command must succeed). */
+static char *cmd_json(const char *cmd, const char *dir)
 {
-	char out[512], *argv[] = { MT_BINARY, "report", "--json", (char *)dir, NULL }, *buf;
+	char out[512], *argv[] = { MT_BINARY, (char *)cmd, "--json", (char *)dir, NULL }, *buf;
 	long n;
 	FILE *f;
 
-	snprintf(out, sizeof(out), "%s/report.json", tmp_root);
+	snprintf(out, sizeof(out), "%s/%s.json", tmp_root, cmd);
 	assert_int_equal(run(argv, out), 0);
 	f = fopen(out, "r");
 	assert_non_null(f);
@@ -47,6 +47,11 @@ static char *report_json(const char *dir)
 	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
 	fclose(f);
 	return buf;
+}
+
+static char *report_json(const char *dir)
+{
+	return cmd_json("report", dir);
 }
 
 /* Distinct stack hashes of the allocations of one size. */
@@ -170,24 +175,9 @@ static int memtrack_cmd(const char *cmd, const char *opt, const char *dir)
 	return run(argv, "/dev/null");
 }
 
-/* The JSON of check-fp. */
 static char *checkfp_json(const char *dir)
 {
-	char out[512], *argv[] = { MT_BINARY, "check-fp", "--json", (char *)dir, NULL }, *buf;
-	long n;
-	FILE *f;
-
-	snprintf(out, sizeof(out), "%s/checkfp.json", tmp_root);
-	assert_int_equal(run(argv, out), 0);
-	f = fopen(out, "r");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, n + 1);
-	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
-	fclose(f);
-	return buf;
+	return cmd_json("check-fp", dir);
 }
 
 /* f1..f20 all there, in order, innermost first. */
