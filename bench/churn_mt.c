@@ -1,4 +1,4 @@
-/* churn_mt.c — benchmark workload: churn.c's malloc/free pairs split over T threads, each with its own pool and seed. */
+/* churn_mt.c — benchmark workload: churn.c's malloc/free pairs over T threads, each with its own pool and seed. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>

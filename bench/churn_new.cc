@@ -1,4 +1,4 @@
-// churn_new.cc — benchmark workload: N operator new / operator delete pairs of random sizes, as churn.c does with malloc.
+// churn_new.cc — benchmark workload: N operator new / sized operator delete pairs of random sizes, as churn.c does.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>

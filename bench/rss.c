@@ -21,6 +21,7 @@ struct run {
 	pid_t pid;
 	int status;
 	long self_kb;		/* VmHWM of the direct child at its exit */
+	long long self_cpu_ms;	/* its own user + system time, all its threads, not its children's */
 	long tree_kb;		/* ru_maxrss over every process of the tree, reaped here */
 	long long start_ns;	/* CLOCK_MONOTONIC before the fork: comparable with memtrack's record timestamps */
 	long long end_ns;	/* CLOCK_MONOTONIC after the direct child's reap */
@@ -51,6 +52,28 @@ static long proc__hwm_kb(pid_t pid)
 			break;
 	fclose(f);
 	return kb;
+}
+
+/* utime + stime of a process's threads, from /proc/PID/stat (fields 14, 15, after the parenthesised comm). */
+static long long proc__cpu_ms(pid_t pid)
+{
+	unsigned long long utime, stime;
+	long hz = sysconf(_SC_CLK_TCK);
+	char path[64], buf[1024], *p;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	p = p ? strrchr(buf, ')') : NULL;
+	if (!p || hz <= 0)
+		return -1;
+	n = sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime);
+	return n == 2 ? (long long)(utime + stime) * 1000 / hz : -1;
 }
 
 /* Busy CPU time of the whole machine so far: on a shared machine, busy minus the tree's own is someone else's. */
@@ -108,8 +131,10 @@ static void run__resume(struct run *r, int status)
 {
 	int sig = WSTOPSIG(status), event = status >> 16;
 
-	if (event == PTRACE_EVENT_EXIT)
+	if (event == PTRACE_EVENT_EXIT) {
 		r->self_kb = proc__hwm_kb(r->pid);
+		r->self_cpu_ms = proc__cpu_ms(r->pid);
+	}
 	if (event || sig == SIGTRAP)
 		sig = 0;
 	ptrace(PTRACE_CONT, r->pid, NULL, (void *)(long)sig);
@@ -163,8 +188,8 @@ static int run__report(const struct run *r, const char *out)
 		return -errno;
 	}
 	fprintf(f, "wall_ns=%lld self_kb=%ld tree_kb=%ld status=%d start_ns=%lld end_ns=%lld busy_ms=%lld "
-		"tree_cpu_ms=%lld\n", r->end_ns - r->start_ns, r->self_kb, r->tree_kb, exit__code(r->status), r->start_ns, r->end_ns,
-		r->busy_ms, r->tree_cpu_ms);
+		"tree_cpu_ms=%lld self_cpu_ms=%lld\n", r->end_ns - r->start_ns, r->self_kb, r->tree_kb,
+		exit__code(r->status), r->start_ns, r->end_ns, r->busy_ms, r->tree_cpu_ms, r->self_cpu_ms);
 	if (out)
 		fclose(f);
 	return 0;
@@ -172,7 +197,7 @@ static int run__report(const struct run *r, const char *out)
 
 int main(int argc, char **argv)
 {
-	struct run r = { .self_kb = -1 };
+	struct run r = { .self_kb = -1, .self_cpu_ms = -1 };
 	const char *out = NULL;
 	int i = 1, err;
 
@@ -184,8 +209,8 @@ int main(int argc, char **argv)
 		i++;
 	if (i >= argc) {
 		fprintf(stderr, "usage: rss [-o FILE] [--] COMMAND [ARGS...]\n"
-				"  prints wall_ns= self_kb= tree_kb= status= start_ns= end_ns= busy_ms= tree_cpu_ms= to FILE\n"
-				"  (default: stderr)\n");
+				"  prints wall_ns= self_kb= tree_kb= status= start_ns= end_ns= busy_ms= tree_cpu_ms=\n"
+				"  self_cpu_ms= to FILE (default: stderr)\n");
 		return EXIT_FAILURE;
 	}
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1))

@@ -64,10 +64,12 @@ done
 (($(id -u) == 0)) || die "must run as root: memtrack and the floor load BPF programs and uprobes"
 command -v jq >/dev/null || die "jq is missing (Debian package jq): it reads memtrack's JSON report"
 
+# The tree as the suite starts (others may commit meanwhile); the binaries are whatever was last built from it.
+VERSION=$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')
 TMP=$(mktemp -d /tmp/memtrack-bench.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
-# One line per run: workload config rep wall_ns self_kb tree_kb bytes drops allocs frees other_ms, where other_ms is
-# the CPU time that processes outside the run used meanwhile (the machine may be shared).
+# One line per run: workload config rep wall_ns self_kb tree_kb bytes drops allocs frees other_ms self_cpu_ms, where
+# other_ms is the CPU time that processes outside the run used meanwhile (the machine may be shared).
 RESULTS=$TMP/results
 : >"$RESULTS"
 
@@ -219,7 +221,7 @@ measure() {
 	"$BENCH/rss" -o "$TMP/rss" -- "${CMDLINE[@]}" >"$TMP/out" 2>"$TMP/err" || rc=$?
 	if ((rc)); then
 		note "$cfg on $w failed (exit $rc): $(tail -n 3 "$TMP/err" | tr '\n' ' ')"
-		echo "$w $cfg $rep -1 -1 -1 -1 -1 -1 -1 -1" >>"$RESULTS"
+		echo "$w $cfg $rep -1 -1 -1 -1 -1 -1 -1 -1 -1" >>"$RESULTS"
 		return 0
 	fi
 	line=$(cat "$TMP/rss")
@@ -237,7 +239,7 @@ measure() {
 	heaptrack) bytes=$(file_bytes "$art.*") ;;
 	esac
 	echo "$w $cfg $rep $(kv wall_ns "$line") $(kv self_kb "$line") $(kv tree_kb "$line") $bytes $drops $allocs $frees" \
-		"$(other_ms "$line")" >>"$RESULTS"
+		"$(other_ms "$line") $(kv self_cpu_ms "$line")" >>"$RESULTS"
 }
 
 other_ms() { # CPU time used by processes outside the run, from an rss line
@@ -256,9 +258,8 @@ startup_split() {
 	read -r session fin < <("$MEMTRACK" dump "$2" 2>/dev/null |
 		jq -rs '[(map(select(.event == "session"))[0].ts_ns // -1), (map(select(.event == "end"))[-1].ts_ns // -1)]
 			| @tsv' 2>/dev/null || echo "-1 -1")
-	((session > 0 && fin > 0)) && echo "$(((session - start) / 1000)) $(((fin - session) / 1000)) $(((end - fin) / 1000))" \
-		>>"$3"
-	return 0
+	((session > 0 && fin > 0)) || return 0
+	echo "$(((session - start) / 1000)) $(((fin - session) / 1000)) $(((end - fin) / 1000))" >>"$3"
 }
 
 # ---- the untracked neighbour: churn on CPU 1, alone or beside a churn on CPU 0 that is untraced, under the floor or
@@ -303,7 +304,7 @@ neighbour() {
 		((alive)) || note "neighbour run $rep ($mode): the background churn ended first"
 	fi
 	rm -rf "$TMP/nb-art"
-	echo "nb_$mode x $rep $(kv wall_ns "$line") -1 -1 -1 -1 -1 -1 -1" >>"$RESULTS"
+	echo "nb_$mode x $rep $(kv wall_ns "$line") -1 -1 -1 -1 -1 -1 -1 -1" >>"$RESULTS"
 }
 
 # ---- the runs: round-robin over configurations within each repetition, so drift hits all alike.
@@ -343,7 +344,7 @@ agg() {
 }
 
 # Field numbers in $RESULTS.
-F_WALL=4 F_SELF=5 F_TREE=6 F_BYTES=7 F_DROPS=8 F_ALLOCS=9 F_FREES=10 F_OTHER=11
+F_WALL=4 F_SELF=5 F_TREE=6 F_BYTES=7 F_DROPS=8 F_ALLOCS=9 F_FREES=10 F_OTHER=11 F_SELFCPU=12
 
 calc() { # awk arithmetic on numbers that may be empty: prints "—" then
 	local fmt=$1 expr=$2
@@ -365,15 +366,24 @@ rss_of() {
 	esac
 }
 
+# The tracer process's own CPU time (all its threads, not its children): memtrack's consumer, attach worker and
+# ptrace loop; the probes' cost is charged to the workload's threads instead. heaptrack's direct child is a script.
+cpu_of() {
+	case $2 in
+	heaptrack) echo — ;;
+	*) calc "%.2f" "a / 1e3" "$(agg "$1" "$2" $F_SELFCPU median)" ;;
+	esac
+}
+
 row() {
 	local w=$1 c=$2 t t0 tf add addf ev bytes drops=—
 	t=$(agg "$w" "$c" $F_WALL median)
 	if ((!HAVE[$c])); then
-		echo "| $w | ${LABEL[$c]} | n/a | | | | | | | |"
+		echo "| $w | ${LABEL[$c]} | n/a | | | | | | | | |"
 		return
 	fi
 	if [[ -z $t ]]; then
-		echo "| $w | ${LABEL[$c]} | failed | | | | | | | |"
+		echo "| $w | ${LABEL[$c]} | failed | | | | | | | | |"
 		return
 	fi
 	t0=$(agg "$w" untraced $F_WALL median)
@@ -387,7 +397,7 @@ row() {
 	[[ -n $bytes ]] && bytes=$(calc "%.2f" "a / b" "$bytes" "${EVENTS[$w]}") || bytes=—
 	[[ $c == memtrack || $c == stacks ]] && drops=$(agg "$w" "$c" $F_DROPS max) && drops=${drops:-?}
 	echo "| $w | ${LABEL[$c]} | $(calc "%.3f" "a / 1e9" "$t") | $(calc "%.1f" "a / b" "$t" "$t0") | $add | $addf |" \
-		"$ev | $bytes | $drops | $(rss_of "$w" "$c") |"
+		"$ev | $bytes | $drops | $(rss_of "$w" "$c") | $(cpu_of "$w" "$c") |"
 }
 
 median_col() { # median of column $1 of file $2
@@ -417,8 +427,7 @@ startup_section() {
 	done
 	if [[ -s $TMP/floor_phases ]]; then
 		# "floor: load X ms, attach Y ms (P probes), command Z ms, detach W ms"
-		sed -E 's/^floor: load ([0-9.]+) ms, attach ([0-9.]+) ms \(([0-9]+) probes\), command ([0-9.]+) ms, detach ([0-9.]+) ms$/\1 \2 \3 \4 \5/' \
-			"$TMP/floor_phases" >"$TMP/floor_cols"
+		awk '{ gsub(/[(,]/, " "); print $3, $6, $8, $11, $14 }' "$TMP/floor_phases" >"$TMP/floor_cols"
 		echo "The floor's split (median ms): BPF load $(median_col 1 "$TMP/floor_cols")," \
 			"attach $(median_col 2 "$TMP/floor_cols") ($(median_col 3 "$TMP/floor_cols") probes)," \
 			"command $(median_col 4 "$TMP/floor_cols"), detach $(median_col 5 "$TMP/floor_cols")."
@@ -454,8 +463,9 @@ report() {
 	echo "## memtrack benchmark — $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo
 	echo "Machine: $(nproc) CPUs ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)), kernel $(uname -r)," \
-		"$(ldd --version | head -1 | sed 's/^ldd //'). memtrack $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')."
-	echo "Median of $RUNS run(s)$( ((QUICK)) && echo ", --quick (N / 10)"); whole suite $((ELAPSED / 60)) min $((ELAPSED % 60)) s."
+		"$(ldd --version | head -1 | sed 's/^ldd //'). memtrack tree $VERSION at the start."
+	echo "Median of $RUNS run(s)$( ((QUICK)) && echo ", --quick (N / 10)");" \
+		"whole suite $((ELAPSED / 60)) min $((ELAPSED % 60)) s."
 	echo "Before each run the suite waits (up to 45 s, 180 s in all) for the machine to be quiet;" \
 		"$DISTURBED run(s) started busy." \
 		"Other processes' CPU during a run, in CPUs: $(other_load)."
@@ -468,8 +478,8 @@ report() {
 	done
 	echo
 	echo "| workload | configuration | wall s | slowdown × | ns added / alloc | added ÷ floor's | M events/s |" \
-		"bytes / event | drops | tracer RSS MiB |"
-	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+		"bytes / event | drops | tracer RSS MiB | tracer CPU s |"
+	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for w in "${WORKLOADS[@]}"; do
 		for c in "${CONFIGS[@]}"; do row "$w" "$c"; done
 	done
