@@ -19,8 +19,6 @@
 #include "tracer.h"
 
 #define FLOOR_FILES_MAX 16
-#define FLOOR_BPF_TRACE_UPROBE_MULTI 48	/* enum bpf_attach_type, kernel 6.6+; Debian 12's uapi predates it */
-#define FLOOR_F_UPROBE_MULTI_RETURN 1
 
 struct floor {
 	struct floor_bpf *skel;
@@ -69,41 +67,6 @@ static int floor__sites(const char *path, struct alloc_plan *plan)
 	return allocators__plan(path, plan);
 }
 
-/* libbpf 1.1 has no uprobe_multi API; the uapi layout of 6.6+, as tracer/bpf_session.c makes memtrack's links. */
-struct uprobe_multi_attr {
-	__u32 prog_fd;
-	__u32 target_fd;
-	__u32 attach_type;
-	__u32 flags;
-	__u64 path;
-	__u64 offsets;
-	__u64 ref_ctr_offsets;
-	__u64 cookies;
-	__u32 cnt;
-	__u32 um_flags;
-	__u32 pid;		/* 0: system-wide, as memtrack attaches */
-};
-
-static int uprobe_multi__link(const struct bpf_program *prog, const char *path, const unsigned long *offs,
-			      size_t n, bool ret)
-{
-	union bpf_attr attr;
-	struct uprobe_multi_attr *um = (void *)&attr.link_create;
-	int fd;
-
-	_Static_assert(sizeof(struct uprobe_multi_attr) <= sizeof(attr) - offsetof(union bpf_attr, link_create),
-		       "uprobe_multi attr fits");
-	memset(&attr, 0, sizeof(attr));
-	um->prog_fd = bpf_program__fd(prog);
-	um->attach_type = FLOOR_BPF_TRACE_UPROBE_MULTI;
-	um->path = (unsigned long)path;
-	um->offsets = (unsigned long)offs;
-	um->cnt = n;
-	um->um_flags = ret ? FLOOR_F_UPROBE_MULTI_RETURN : 0;
-	fd = syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
-	return fd < 0 ? -errno : fd;
-}
-
 /* One link per file and direction, returns first, as memtrack does. */
 static int floor__attach_file(struct floor *f, const char *path, const struct alloc_plan *plan)
 {
@@ -117,12 +80,12 @@ static int floor__attach_file(struct floor *f, const char *path, const struct al
 			roffs[rn++] = plan->sites[i].offset;
 	}
 	if (rn) {
-		fd = uprobe_multi__link(f->skel->progs.floor_return, path, roffs, rn, true);
+		fd = uprobe_multi__link(bpf_program__fd(f->skel->progs.floor_return), path, roffs, NULL, rn, true, 0);
 		if (fd >= 0)
 			f->fds[f->nfds++] = fd;
 	}
 	if (fd >= 0)
-		fd = uprobe_multi__link(f->skel->progs.floor_enter, path, offs, n, false);
+		fd = uprobe_multi__link(bpf_program__fd(f->skel->progs.floor_enter), path, offs, NULL, n, false, 0);
 	if (fd < 0) {
 		fprintf(stderr, "floor: cannot attach uprobes to %s: %s\n", path, strerror(-fd));
 		return fd;
@@ -157,8 +120,8 @@ static int floor__load(struct floor *f)
 	f->skel = floor_bpf__open();
 	if (!f->skel)
 		return -errno;
-	bpf_program__set_expected_attach_type(f->skel->progs.floor_enter, FLOOR_BPF_TRACE_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(f->skel->progs.floor_return, FLOOR_BPF_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(f->skel->progs.floor_enter, MT_BPF_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(f->skel->progs.floor_return, MT_BPF_TRACE_UPROBE_MULTI);
 	err = floor_bpf__load(f->skel);
 	if (err)
 		fprintf(stderr, "floor: cannot load the BPF programs: %s\n", strerror(-err));

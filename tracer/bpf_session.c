@@ -19,7 +19,6 @@
 #include "tracer.h"
 
 #define MT_MAX_LINKS 32
-#define MT_BPF_TRACE_UPROBE_MULTI 48	/* enum bpf_attach_type in kernels 6.6+; Debian 12's uapi predates it */
 #define MT_BPF_F_UPROBE_MULTI_RETURN 1	/* two per allocator file mapped by the tree */
 
 struct bpf_session {
@@ -167,8 +166,8 @@ struct uprobe_multi_attr {
  * many sites it holds, where one perf-event uprobe per site waited for one each (~100 ms apiece here); its pid
  * filter keeps the breakpoints out of every process that is not the tracked one (it follows the process's exec).
  */
-static int uprobe_multi__link(const struct bpf_program *prog, const char *path, const unsigned long *offs,
-			      const __u64 *cookies, size_t n, bool ret, pid_t pid)
+int uprobe_multi__link(int prog_fd, const char *path, const unsigned long *offs, const __u64 *cookies, size_t n,
+		       bool ret, pid_t pid)
 {
 	union bpf_attr attr;
 	struct uprobe_multi_attr *um = (void *)&attr.link_create;
@@ -177,7 +176,7 @@ static int uprobe_multi__link(const struct bpf_program *prog, const char *path, 
 	_Static_assert(sizeof(struct uprobe_multi_attr) <= sizeof(attr) - offsetof(union bpf_attr, link_create),
 		       "uprobe_multi attr fits");
 	memset(&attr, 0, sizeof(attr));
-	um->prog_fd = bpf_program__fd(prog);
+	um->prog_fd = prog_fd;
 	um->attach_type = MT_BPF_TRACE_UPROBE_MULTI;
 	um->path = (unsigned long)path;
 	um->offsets = (unsigned long)offs;
@@ -218,13 +217,13 @@ int bpf_session__link_plan(struct bpf_session *s, const char *path, const struct
 	}
 	/* Returns first: an entry must never save a call whose return nobody sees. */
 	if (rn) {
-		fd = uprobe_multi__link(s->skel->progs.alloc_return, path, roffs, rcookies, rn, true, pid);
+		fd = uprobe_multi__link(bpf_program__fd(s->skel->progs.alloc_return), path, roffs, rcookies, rn, true, pid);
 		if (fd < 0)
 			goto fail;
 		fds[(*nfds)++] = fd;
 	}
 	if (n) {
-		fd = uprobe_multi__link(s->skel->progs.alloc_enter, path, offs, cookies, n, false, pid);
+		fd = uprobe_multi__link(bpf_program__fd(s->skel->progs.alloc_enter), path, offs, cookies, n, false, pid);
 		if (fd < 0)
 			goto fail;
 		fds[(*nfds)++] = fd;

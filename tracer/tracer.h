@@ -64,6 +64,11 @@ int allocators__plan(const char *path, struct alloc_plan *plan);
 /* bpf_session.c: the loaded and attached BPF programs. */
 struct bpf_session;
 struct bpf_session *bpf_session__open(const struct mt_options *o);
+/* A uprobe_multi link (made with the bpf syscall: libbpf 1.1 has no API for it): n sites of path, entries or
+ * returns, bound to process pid (0: every process). The link's fd, or -errno. */
+#define MT_BPF_TRACE_UPROBE_MULTI 48	/* enum bpf_attach_type in kernels 6.6+; Debian 12's uapi predates it */
+int uprobe_multi__link(int prog_fd, const char *path, const unsigned long *offs, const __u64 *cookies, size_t n,
+		       bool ret, pid_t pid);
 /* Probes of a plan bound to process pid (uprobe_multi links, returns first): fds[] gets the links, *n their count. */
 int bpf_session__link_plan(struct bpf_session *s, const char *path, const struct alloc_plan *plan, pid_t pid,
 			   int fds[2], int *n);
