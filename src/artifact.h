@@ -10,9 +10,10 @@
 
 #define MT_ARTIFACT_FILE "events.mtz"
 #define MT_ARTIFACT_MAGIC "MEMTRACK"	/* 8 bytes, no NUL */
-#define MT_ARTIFACT_VERSION 1
-#define MT_FRAME_MAX_CONTENT (1u << 20)	/* writer closes a frame at this many record bytes */
-#define MT_FRAME_READ_LIMIT (64u << 20)	/* reader refuses frames claiming more */
+#define MT_ARTIFACT_VERSION 2		/* what the writer writes; the reader also reads version 1 */
+#define MT_ARTIFACT_VERSION_MIN 1	/* the oldest version the reader reads */
+#define MT_FRAME_MAX_CONTENT (1u << 20)	/* writer closes a frame at this many record bytes (decoded) */
+#define MT_FRAME_READ_LIMIT (64u << 20)	/* reader refuses frames claiming more, stored or decoded */
 
 struct mt_writer;
 
@@ -20,6 +21,12 @@ struct mt_writer;
 struct mt_writer *mt_writer__open(const char *dir);
 /* Appends one record (starting with struct mt_rec_hdr whose size == size). 0 or -errno. */
 int mt_writer__append(struct mt_writer *w, const void *rec, size_t size);
+/*
+ * Stores the ts_ns of the MT_REC_ALLOC records that follow rounded down to a multiple of ns (1, the default: exact);
+ * other records keep theirs. Coarser times compress better (docs/FORMAT.md, "Time resolution"). Closes the open
+ * frame first. 0, -EINVAL for ns 0, or the flush's -errno.
+ */
+int mt_writer__set_ts_resolution(struct mt_writer *w, uint64_t ns);
 /* Compresses the pending records into one frame and writes it. 0 or -errno. */
 int mt_writer__flush(struct mt_writer *w);
 /* Flushes, fsyncs and closes; frees w (NULL-safe). 0 or -errno of the first failure. */

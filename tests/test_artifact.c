@@ -1,4 +1,4 @@
-/* test_artifact.c — round trips, truncation, corruption and fuzzing of the events.mtz writer and reader. */
+/* test_artifact.c — round trips, damage and fuzzing of the events.mtz writer, reader and column codec. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -303,7 +304,7 @@ static void test_round_trip(void **state)
 	assert_whole(&g, &e, &st);
 	buf = slurp(f->file, &len);
 	assert_int_equal(len, e.frame_end[e.nframes - 1]);
-	assert_memory_equal(buf, "MEMTRACK\1\0\0\0\40\0\0\0", 16);
+	assert_memory_equal(buf, "MEMTRACK\2\0\0\0\40\0\0\0", 16);
 	free(buf);
 	expect_free(&e);
 	expect_free(&g.e);
@@ -457,9 +458,14 @@ static void test_header_fields(void **state)
 	struct mt_read_status st;
 	struct got g = { 0 };
 
-	write_header(f->file, 2, 32);
+	write_header(f->file, 3, 32);
 	assert_int_equal(read_into(f->dir, &g, &st), -EPROTONOSUPPORT);
-	assert_string_equal(st.reason, "unsupported artifact version 2 (this memtrack reads version 1)");
+	assert_string_equal(st.reason, "unsupported artifact version 3 (this memtrack reads versions 1 to 2)");
+	write_header(f->file, 0, 32);
+	assert_int_equal(read_into(f->dir, &g, &st), -EPROTONOSUPPORT);
+	write_header(f->file, 2, 32);
+	assert_int_equal(read_into(f->dir, &g, &st), 0);
+	assert_int_equal(st.frames, 0);
 	write_header(f->file, 1, 16);
 	assert_int_equal(read_into(f->dir, &g, &st), -EINVAL);
 	write_header(f->file, 1, 1000);
@@ -468,7 +474,7 @@ static void test_header_fields(void **state)
 	expect_free(&g.e);
 }
 
-/* A longer header, skippable frames and frames without a content size are all read. */
+/* A longer header, skippable frames and frames without a content size are all read (version 1 frames, by hand). */
 static void test_compatible_extensions(void **state)
 {
 	static const uint8_t skippable[] = { 0x5e, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 'i', 'd', 'x' };
@@ -504,7 +510,7 @@ static void test_compatible_extensions(void **state)
 	expect_free(&g.e);
 }
 
-/* Frames whose checksum is right but whose content does not parse into records deliver nothing. */
+/* Version 1 frames whose checksum is right but whose records do not parse deliver nothing. */
 static void test_bad_records(void **state)
 {
 	struct fixture *f = *state;
@@ -692,6 +698,791 @@ static void test_fuzz(void **state)
 	expect_free(&g.e);
 }
 
+/* A churn as an allocator serves it: size-class free lists reused last-in first-out, a bump pointer, and noise. */
+struct heap_sim {
+	uint64_t top;
+	uint64_t ts;
+	uint64_t live[512], live_size[512];
+	unsigned int nlive;
+	uint64_t freed[64][8];
+	unsigned int nfreed[64];
+	uint32_t pid, tid;
+	uint64_t stacks[8];
+	bool with_stacks;
+};
+
+static uint64_t sim_chunk(uint64_t size)
+{
+	uint64_t c = (size + 23) & ~15ull;
+
+	return c < 32 ? 32 : c;
+}
+
+static uint64_t sim_take(struct heap_sim *h, uint64_t size)
+{
+	unsigned int cls = sim_chunk(size) / 16 % 64;
+	uint64_t addr;
+
+	if (h->nfreed[cls] && rnd() % 8)
+		return h->freed[cls][--h->nfreed[cls]];
+	addr = h->top;
+	h->top += sim_chunk(size) + (rnd() % 16 ? 0 : 16 * (rnd() % 100));	/* now and then a gap */
+	return addr;
+}
+
+static void sim_give(struct heap_sim *h, uint64_t addr, uint64_t size)
+{
+	unsigned int cls = sim_chunk(size) / 16 % 64;
+
+	if (h->nfreed[cls] < 8)
+		h->freed[cls][h->nfreed[cls]++] = addr;
+}
+
+/* Takes block i out of the live set; returns its address. */
+static uint64_t sim_release(struct heap_sim *h, unsigned int i, uint64_t *size)
+{
+	uint64_t addr = h->live[i];
+
+	*size = h->live_size[i];
+	sim_give(h, addr, *size);
+	h->live[i] = h->live[--h->nlive];
+	h->live_size[i] = h->live_size[h->nlive];
+	return addr;
+}
+
+static void sim_keep(struct heap_sim *h, uint64_t addr, uint64_t size)
+{
+	if (addr && h->nlive < 512) {
+		h->live[h->nlive] = addr;
+		h->live_size[h->nlive++] = size;
+	}
+}
+
+static void sim_thread(struct heap_sim *h, struct mt_alloc *a)
+{
+	unsigned int r = rnd() % 100;
+
+	if (r < 3)
+		h->tid = h->pid + rnd() % 4;		/* another thread of the process */
+	else if (r < 4)
+		h->pid = h->tid = 1000 + rnd() % 600;	/* over 256 threads: the table fills */
+	a->hdr.pid = h->pid;
+	a->hdr.tid = h->tid;
+}
+
+static void sim_free(struct heap_sim *h, struct mt_alloc *a)
+{
+	static const uint8_t funcs[] = { MT_FN_FREE, MT_FN_FREE, MT_FN_DELETE, MT_FN_DELETE_ARRAY, MT_FN_SDALLOCX };
+	unsigned int r = rnd() % 100;
+	uint64_t size;
+
+	a->func = funcs[rnd() % sizeof(funcs)];
+	if (r < 3) {
+		a->addr = 0x7f0000000000ull + 16 * (rnd() % 100000);	/* a block from before the frame */
+	} else if (r < 4 && h->nfreed[3]) {
+		a->addr = h->freed[3][0];				/* a double free */
+	} else {
+		a->addr = sim_release(h, rnd() % h->nlive, &size);
+		if (a->func == MT_FN_DELETE || a->func == MT_FN_SDALLOCX)
+			a->size = size;
+	}
+}
+
+static void sim_alloc(struct heap_sim *h, struct mt_alloc *a)
+{
+	unsigned int r = rnd() % 100;
+	uint64_t old_size;
+
+	a->size = 16 + rnd() % 4096;
+	a->func = r < 70 ? MT_FN_MALLOC : r < 80 ? MT_FN_CALLOC : r < 85 ? MT_FN_NEW : r < 90 ? MT_FN_POSIX_MEMALIGN :
+		  MT_FN_REALLOC;
+	if (a->func == MT_FN_POSIX_MEMALIGN)
+		a->align = 16ull << rnd() % 8;
+	if (a->func == MT_FN_REALLOC && h->nlive) {
+		a->old_addr = sim_release(h, rnd() % h->nlive, &old_size);
+		a->addr = rnd() % 2 ? a->old_addr : sim_take(h, a->size);
+	} else {
+		a->addr = rnd() % 50 ? sim_take(h, a->size) : 0;	/* 0: the allocation failed */
+	}
+	sim_keep(h, a->addr, a->size);
+}
+
+static size_t sim_record(struct heap_sim *h, void *buf)
+{
+	struct mt_alloc *a = buf;
+
+	memset(a, 0, sizeof(*a));
+	h->ts += rnd() % 50 ? 500 + rnd() % 4000 : -(rnd() % 3000);	/* CPUs' rings interleave: now and then back */
+	a->hdr.ts_ns = h->ts;
+	a->hdr.type = MT_REC_ALLOC;
+	a->hdr.size = sizeof(*a);
+	a->allocator = rnd() % 20 ? MT_ALLOCATOR_GLIBC : MT_ALLOCATOR_LIBSTDCXX;
+	sim_thread(h, a);
+	if (h->nlive > 256 || (h->nlive && rnd() % 2))
+		sim_free(h, a);
+	else
+		sim_alloc(h, a);
+	if (h->with_stacks)
+		a->stack = rnd() % 10 ? h->stacks[rnd() % 8] : rnd();
+	return sizeof(*a);
+}
+
+static void sim_init(struct heap_sim *h, bool with_stacks)
+{
+	unsigned int i;
+
+	memset(h, 0, sizeof(*h));
+	h->top = 0x55550000a000ull;
+	h->ts = 1000000000ull;
+	h->pid = h->tid = 4242;
+	h->with_stacks = with_stacks;
+	for (i = 0; i < 8; i++)
+		h->stacks[i] = rnd();
+}
+
+/* Allocation records the columns cannot hold exactly, and values at the edges of their fields. */
+static size_t make_odd_alloc(void *buf, unsigned int kind)
+{
+	struct mt_alloc *a = buf;
+	size_t size = sizeof(*a);
+
+	memset(buf, 0, sizeof(*a) + 8);
+	fill_hdr(&a->hdr, MT_REC_ALLOC, size);
+	a->func = MT_FN_MALLOC;
+	a->addr = rnd();
+	a->size = rnd();
+	switch (kind % 10) {
+	case 0: a->_pad[rnd() % 6] = 1 + rnd() % 255; break;	/* padding that is not 0 */
+	case 1: a->hdr._pad = 1; break;
+	case 2: a->func = 0; a->allocator = 0; break;			/* tag 0 means verbatim */
+	case 3: a->func = 32 + rnd() % 200; break;			/* a func past 5 bits */
+	case 4: a->allocator = 8 + rnd() % 200; break;
+	case 5: size += 8; a->hdr.size = size; break;			/* a longer, later record layout */
+	case 6: a->func = 0; a->allocator = 3; break;			/* func 0 is coded when allocator is not */
+	case 7: a->hdr.ts_ns = UINT64_MAX - rnd() % 3; a->size = UINT64_MAX; a->addr = UINT64_MAX - 15; break;
+	case 8: a->func = 31; a->allocator = 7; a->old_addr = UINT64_MAX; a->align = UINT64_MAX; a->stack = 1; break;
+	default: a->func = MT_FN_FREE; a->addr = rnd() % 2 ? 0 : UINT64_MAX; a->hdr.pid = a->hdr.tid = UINT32_MAX; break;
+	}
+	return size;
+}
+
+/* docs/FORMAT.md's rule for which records go into columns: any other record comes back untouched, ts included. */
+static bool spec_codable(const void *buf, size_t size)
+{
+	static const uint8_t zero[6];
+	const struct mt_alloc *a = buf;
+
+	return a->hdr.type == MT_REC_ALLOC && size == sizeof(*a) && !a->hdr._pad && !memcmp(a->_pad, zero, 6) &&
+	       a->func < 32 && a->allocator < 8 && (a->func || a->allocator);
+}
+
+/* Writes n records: the churn mostly, other record types and odd allocations now and then. */
+static void append_mixed(struct mt_writer *w, struct expect *e, struct heap_sim *h, size_t n, uint64_t ts_res)
+{
+	_Alignas(8) uint8_t buf[REC_BUF];
+	struct mt_rec_hdr *hdr = (void *)buf;
+	unsigned int r;
+	size_t i, size;
+
+	for (i = 0; i < n; i++) {
+		r = rnd() % 100;
+		size = r < 2 ? make_record(buf, rnd() % 8) : r < 4 ? make_odd_alloc(buf, rnd()) : sim_record(h, buf);
+		assert_int_equal(mt_writer__append(w, buf, size), 0);
+		if (spec_codable(buf, size))
+			hdr->ts_ns -= hdr->ts_ns % ts_res;	/* what the reader gives back */
+		expect_add(e, buf, size);
+	}
+}
+
+/* Every record back byte for byte, in order, through frames closed by size and by hand. */
+static void test_alloc_round_trip(void **state)
+{
+	struct fixture *f = *state;
+	struct mt_read_status st;
+	struct got g = { 0 };
+	struct expect e = { 0 };
+	struct heap_sim h;
+	struct mt_writer *w;
+	int stacks;
+
+	for (stacks = 0; stacks < 2; stacks++) {
+		memset(&e, 0, sizeof(e));
+		rng_state = 11 + stacks;
+		sim_init(&h, stacks);
+		w = mt_writer__open(f->dir);
+		assert_non_null(w);
+		append_mixed(w, &e, &h, 40000, 1);	/* three frames closed by size */
+		assert_int_equal(mt_writer__flush(w), 0);
+		append_mixed(w, &e, &h, 300, 1);
+		assert_int_equal(mt_writer__flush(w), 0);
+		append_mixed(w, &e, &h, 1, 1);
+		assert_int_equal(mt_writer__close(w), 0);
+		assert_int_equal(read_into(f->dir, &g, &st), 0);
+		assert_false(st.damaged);
+		assert_int_equal(st.records, e.records);
+		assert_prefix(&g, &e, e.records, e.len);
+		expect_free(&e);
+	}
+	expect_free(&g.e);
+}
+
+/* Coarser times for the records that follow: each change closes a frame; exact ns are the default. */
+static void test_ts_resolution(void **state)
+{
+	static const uint64_t res[] = { 1000, 3, 1ull << 40, 1 };
+	struct fixture *f = *state;
+	struct mt_read_status st;
+	struct got g = { 0 };
+	struct expect e = { 0 };
+	struct heap_sim h;
+	struct mt_writer *w;
+	uint64_t bytes;
+	size_t i;
+
+	rng_state = 13;
+	sim_init(&h, false);
+	w = mt_writer__open(f->dir);
+	assert_non_null(w);
+	assert_int_equal(mt_writer__set_ts_resolution(w, 0), -EINVAL);
+	append_mixed(w, &e, &h, 500, 1);
+	for (i = 0; i < sizeof(res) / sizeof(res[0]); i++) {
+		bytes = mt_writer__bytes(w);
+		assert_int_equal(mt_writer__set_ts_resolution(w, res[i]), 0);
+		assert_true(mt_writer__bytes(w) > bytes);
+		append_mixed(w, &e, &h, 500, res[i]);
+	}
+	assert_int_equal(mt_writer__close(w), 0);
+	assert_int_equal(read_into(f->dir, &g, &st), 0);
+	assert_int_equal(st.frames, 5);
+	assert_prefix(&g, &e, e.records, e.len);
+	expect_free(&e);
+	expect_free(&g.e);
+}
+
+/* A file as version 1 writers made it: records as they are in each frame. */
+static void test_version1_file(void **state)
+{
+	struct fixture *f = *state;
+	_Alignas(8) uint8_t rec[REC_BUF];
+	struct mt_read_status st;
+	struct got g = { 0 };
+	struct expect e = { 0 };
+	struct heap_sim h;
+	size_t i, j, start, size;
+
+	rng_state = 14;
+	sim_init(&h, true);
+	write_header(f->file, 1, 32);
+	for (i = 0; i < 3; i++) {
+		start = e.len;
+		for (j = 0; j < 200; j++) {
+			size = j % 4 ? sim_record(&h, rec) : make_record(rec, rnd() % 8);
+			expect_add(&e, rec, size);
+		}
+		append_frame(f->file, e.bytes + start, e.len - start, (int)i % 2);
+	}
+	assert_int_equal(read_into(f->dir, &g, &st), 0);
+	assert_int_equal(st.frames, 3);
+	assert_prefix(&g, &e, e.records, e.len);
+	expect_free(&e);
+	expect_free(&g.e);
+}
+
+/* Column numbers of docs/FORMAT.md, written out again so that these tests check the document, not the code. */
+enum {
+	P_TAG, P_FLAGS_FREE, P_FLAGS_ALLOC, P_EXTRA, P_THREAD, P_THREAD_NEW, P_STACK_NEW, P_VERBATIM,
+	P_TS_FREE, P_TS_ALLOC = P_TS_FREE + 2, P_SIZE = P_TS_ALLOC + 2, P_LIVE = P_SIZE + 2, P_FREED = P_LIVE + 2,
+	P_AFTER = P_FREED + 2, P_DELTA = P_AFTER + 2, P_ALIGN = P_DELTA + 2, P_STACK = P_ALIGN + 2,
+	P__COUNT = P_STACK + 2,
+};
+
+/* A frame's content, built field by field as the document describes it. */
+struct payload {
+	uint8_t col[P__COUNT][512];
+	size_t len[P__COUNT];
+	uint64_t nrec;
+	uint64_t ts_res;
+	uint8_t layout;
+	uint64_t ncol;
+};
+
+static void pl_u8(struct payload *p, int c, uint8_t v)
+{
+	p->col[c][p->len[c]++] = v;
+}
+
+static void pl_raw(struct payload *p, int c, const void *v, size_t n)
+{
+	memcpy(p->col[c] + p->len[c], v, n);
+	p->len[c] += n;
+}
+
+static void pl_varint(struct payload *p, int c, uint64_t v)
+{
+	for (; v >= 0x80; v >>= 7)
+		pl_u8(p, c, (v & 0x7f) | 0x80);
+	pl_u8(p, c, v);
+}
+
+static void pl_number(struct payload *p, int lo, uint64_t v)
+{
+	pl_u8(p, lo, v & 0xff);
+	pl_varint(p, lo + 1, v >> 8);
+}
+
+static uint64_t zz(int64_t v)
+{
+	return (uint64_t)v << 1 ^ (uint64_t)(v >> 63);
+}
+
+static void pl_init(struct payload *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->ts_res = 1;
+	p->layout = 1;
+	p->ncol = P__COUNT;
+}
+
+/* Writes the content header and columns into out; returns the length. */
+static size_t pl_content(const struct payload *p, uint8_t *out)
+{
+	struct payload h;
+	size_t n, c;
+
+	pl_init(&h);
+	pl_u8(&h, 0, p->layout);
+	pl_varint(&h, 0, p->nrec);
+	pl_varint(&h, 0, p->ts_res);
+	pl_varint(&h, 0, p->ncol);
+	for (c = 0; c < P__COUNT; c++)
+		pl_varint(&h, 0, p->len[c]);
+	memcpy(out, h.col[0], h.len[0]);
+	n = h.len[0];
+	for (c = 0; c < P__COUNT; c++) {
+		memcpy(out + n, p->col[c], p->len[c]);
+		n += p->len[c];
+	}
+	return n;
+}
+
+static void pl_append_frame(const char *path, const struct payload *p)
+{
+	uint8_t content[P__COUNT * 520];
+
+	append_frame(path, content, pl_content(p, content), 1);
+}
+
+static void alloc_rec(struct mt_alloc *a, uint64_t ts, uint32_t pid, uint32_t tid, uint8_t func, uint64_t addr,
+		      uint64_t size)
+{
+	memset(a, 0, sizeof(*a));
+	a->hdr = (struct mt_rec_hdr){ .ts_ns = ts, .pid = pid, .tid = tid, .type = MT_REC_ALLOC, .size = sizeof(*a) };
+	a->func = func;
+	a->allocator = MT_ALLOCATOR_GLIBC;
+	a->addr = addr;
+	a->size = size;
+}
+
+/* Tag, flags and fields of each record, as docs/FORMAT.md's worked example has them. */
+static void pl_example(struct payload *p, struct expect *e)
+{
+	struct mt_alloc a;
+	struct mt_exit x = { .hdr = { .ts_ns = 1, .pid = 7, .tid = 7, .type = MT_REC_EXIT, .size = sizeof(x) } };
+	uint32_t thread[2] = { 7, 8 };
+
+	pl_init(p);
+	p->nrec = 7;
+	/* 1: malloc(100) = 0x1000 at 5000 ns by a new thread 7/8: addr DELTA, size, THREAD_NEW */
+	alloc_rec(&a, 5000, 7, 8, MT_FN_MALLOC, 0x1000, 100);
+	expect_add(e, &a, sizeof(a));
+	pl_u8(p, P_TAG, 0x21);
+	pl_u8(p, P_FLAGS_ALLOC, 3 | 0x10 | 2 << 5);
+	pl_raw(p, P_THREAD_NEW, thread, sizeof(thread));
+	pl_number(p, P_TS_ALLOC, zz(5000));
+	pl_number(p, P_SIZE, 100);
+	pl_number(p, P_DELTA, zz(0x1000));
+	/* 2: malloc(40) = 0x1070, where a chunk after block 1 starts: AFTER live rank 0 */
+	alloc_rec(&a, 5100, 7, 8, MT_FN_MALLOC, 0x1070, 40);
+	expect_add(e, &a, sizeof(a));
+	pl_u8(p, P_TAG, 0x21);
+	pl_u8(p, P_FLAGS_ALLOC, 2 | 0x10);
+	pl_number(p, P_TS_ALLOC, zz(100));
+	pl_number(p, P_SIZE, 40);
+	pl_number(p, P_AFTER, 0);	/* live list 0x1000: block 1 is the newest */
+	/* 3: free(0x1000): REF live rank 1 */
+	alloc_rec(&a, 5150, 7, 8, MT_FN_FREE, 0x1000, 0);
+	expect_add(e, &a, sizeof(a));
+	pl_u8(p, P_TAG, 0x2a);
+	pl_u8(p, P_FLAGS_FREE, 1);
+	pl_number(p, P_TS_FREE, zz(50));
+	pl_number(p, P_LIVE, 1);
+	/* 4: malloc(100) = 0x1000 again: REF freed rank 0 */
+	alloc_rec(&a, 5200, 7, 8, MT_FN_MALLOC, 0x1000, 100);
+	expect_add(e, &a, sizeof(a));
+	pl_u8(p, P_TAG, 0x21);
+	pl_u8(p, P_FLAGS_ALLOC, 1 | 0x10);
+	pl_number(p, P_TS_ALLOC, zz(50));
+	pl_number(p, P_SIZE, 100);
+	pl_number(p, P_FREED, 0);
+	/* 5: a record of another type, verbatim */
+	expect_add(e, &x, sizeof(x));
+	pl_u8(p, P_TAG, 0);
+	pl_raw(p, P_VERBATIM, &x, sizeof(x));
+	/* 6: realloc(0x1070, 500) = 0x2000 with align 64 and a new stack, by a new thread 9/10 */
+	alloc_rec(&a, 5300, 9, 10, MT_FN_REALLOC, 0x2000, 500);
+	a.old_addr = 0x1070;
+	a.align = 64;
+	a.stack = 0xabcdef;
+	expect_add(e, &a, sizeof(a));
+	pl_u8(p, P_TAG, 0x23);
+	pl_u8(p, P_FLAGS_ALLOC, 3 | 1 << 2 | 0x10 | 2 << 5 | 0x80);
+	pl_u8(p, P_EXTRA, 1 | 2 << 1);
+	thread[0] = 9, thread[1] = 10;
+	pl_raw(p, P_THREAD_NEW, thread, sizeof(thread));
+	pl_number(p, P_TS_ALLOC, zz(100));
+	pl_number(p, P_SIZE, 500);
+	pl_number(p, P_LIVE, 1);			/* live list 0x1070, 0x1000 */
+	pl_number(p, P_DELTA, zz(0x2000 - 0x1070));	/* from old_addr, decoded just before */
+	pl_number(p, P_ALIGN, 64);
+	pl_raw(p, P_STACK_NEW, &a.stack, sizeof(a.stack));
+	/* 7: free(0x2000) by thread table entry 0, stack table entry 0, 10 ns earlier */
+	alloc_rec(&a, 5290, 7, 8, MT_FN_FREE, 0x2000, 0);
+	a.stack = 0xabcdef;
+	expect_add(e, &a, sizeof(a));
+	pl_u8(p, P_TAG, 0x2a);
+	pl_u8(p, P_FLAGS_FREE, 1 | 1 << 5 | 0x80);
+	pl_u8(p, P_EXTRA, 1 << 1);
+	pl_u8(p, P_THREAD, 0);
+	pl_number(p, P_TS_FREE, zz(-10));
+	pl_number(p, P_LIVE, 0);			/* live list 0x1000, 0x2000 */
+	pl_number(p, P_STACK, 0);
+}
+
+/* A frame of allocations that never repeat an address or a stack: the encoder's tables grow, nothing is lost. */
+static void test_distinct_blocks(void **state)
+{
+	struct fixture *f = *state;
+	struct mt_read_status st;
+	struct got g = { 0 };
+	struct expect e = { 0 };
+	struct mt_writer *w;
+	struct mt_alloc a;
+	size_t i;
+
+	rng_state = 17;
+	w = mt_writer__open(f->dir);
+	assert_non_null(w);
+	for (i = 0; i < 2 * (MT_FRAME_MAX_CONTENT / sizeof(a)); i++) {	/* two full frames */
+		alloc_rec(&a, 1000 * i, 1, 1, i % 3 ? MT_FN_MALLOC : MT_FN_REALLOC, rnd() & ~15ull, rnd() % 100000);
+		a.old_addr = a.func == MT_FN_REALLOC ? rnd() & ~15ull : 0;
+		a.stack = rnd();
+		assert_int_equal(mt_writer__append(w, &a, sizeof(a)), 0);
+		expect_add(&e, &a, sizeof(a));
+	}
+	assert_int_equal(mt_writer__close(w), 0);
+	assert_int_equal(read_into(f->dir, &g, &st), 0);
+	assert_int_equal(st.frames, 2);
+	assert_prefix(&g, &e, e.records, e.len);
+	expect_free(&e);
+	expect_free(&g.e);
+}
+
+static void test_content_by_hand(void **state)
+{
+	struct fixture *f = *state;
+	struct mt_read_status st;
+	struct got g = { 0 };
+	struct expect e = { 0 };
+	struct payload p;
+	struct mt_alloc a;
+
+	write_header(f->file, 2, 32);
+	pl_example(&p, &e);
+	pl_append_frame(f->file, &p);
+	/* A second frame starts from nothing, at 1 us: a stored time of 3 is 3000 ns. */
+	pl_init(&p);
+	p.nrec = 1;
+	p.ts_res = 1000;
+	alloc_rec(&a, 3000, 0, 0, MT_FN_MALLOC, 0, 0);
+	expect_add(&e, &a, sizeof(a));
+	pl_u8(&p, P_TAG, 0x21);
+	pl_u8(&p, P_FLAGS_ALLOC, 0);
+	pl_number(&p, P_TS_ALLOC, zz(3));
+	pl_append_frame(f->file, &p);
+	append_frame(f->file, "", 0, 1);	/* an empty frame holds no records */
+	if (read_into(f->dir, &g, &st))
+		fail_msg("%s", st.reason);
+	assert_int_equal(st.frames, 3);
+	assert_prefix(&g, &e, e.records, e.len);
+	expect_free(&e);
+	expect_free(&g.e);
+}
+
+/* Spoils the example; returns the reason the reader must give (its start). */
+static const char *spoil(struct payload *p, int k)
+{
+	switch (k) {
+	case 0: p->layout = 2; return "unknown frame layout 2";
+	case 1: p->ncol = P__COUNT - 1; return "bad frame header";
+	case 2: p->ts_res = 0; return "bad frame header";
+	case 3: p->nrec = 6; return "6 records but 7 tags";
+	case 4: pl_u8(p, P_TAG, 0x21); return "record 7: column flags_alloc ends early";	/* nrec 8 */
+	case 5: p->col[P_LIVE][0] = 2; return "record 2: live rank 2, the list has 2";
+	case 6: p->col[P_FREED][0] = 1; return "record 3: freed rank 1, the list has 1";
+	case 7: p->col[P_AFTER][0] = 2; return "record 1: after rank 2, the list has 1";
+	case 8: p->col[P_THREAD][0] = 2; return "record 6: thread index 2, the table has 2";
+	case 9: p->col[P_FLAGS_ALLOC][1] |= 3 << 5; return "record 1: reserved thread mode 3";
+	case 10: p->col[P_EXTRA][1] |= 0x08; return "record 6: reserved extra bits 0x0a";
+	case 11: p->col[P_EXTRA][1] |= 6; return "record 6: reserved stack mode 3";
+	case 12: p->col[P_STACK][0] = 1; return "record 6: stack index 1, the table has 1";
+	case 13: p->len[P_FLAGS_FREE]--; return "record 6: column flags_free ends early";
+	case 14: pl_u8(p, P_SIZE, 0); return "column size_lo has 1 bytes left over";
+	case 15: p->col[P_SIZE + 1][p->len[P_SIZE + 1] - 1] |= 0x80; return "record 5: column size_hi: bad number";
+	case 16:
+		p->len[P_ALIGN + 1] = 0;	/* align 64 << 56: past 64 bits */
+		pl_varint(p, P_ALIGN + 1, 64ull << 56 >> 8 | 1ull << 56);
+		return "record 5: column align_hi: bad number";
+	case 17: p->col[P_VERBATIM][18] = 23; return "record 4: verbatim record of size 23";
+	case 18: p->col[P_VERBATIM][16] = MT_REC_EXEC; return "record at byte 288 of the frame's records is 32 bytes";
+	case 19:
+		memmove(p->col[P_TS_ALLOC + 1] + 9, p->col[P_TS_ALLOC + 1], p->len[P_TS_ALLOC + 1]);
+		memset(p->col[P_TS_ALLOC + 1], 0xff, 9);	/* ten bytes, the last one past bit 63 */
+		p->col[P_TS_ALLOC + 1][9] = 2;
+		p->len[P_TS_ALLOC + 1] += 9;
+		return "record 0: column ts_alloc_hi: bad number";
+	default: p->len[P_THREAD_NEW]--; return "record 5: column thread_new ends early";
+	}
+}
+
+/* Content that a checksum vouches for but that does not decode: the frame is refused, nothing of it delivered. */
+static void test_bad_content(void **state)
+{
+	struct fixture *f = *state;
+	struct mt_read_status st;
+	struct got g = { 0 };
+	struct expect e = { 0 };
+	struct payload p;
+	const char *why;
+	int k;
+
+	for (k = 0; k < 21; k++) {
+		write_header(f->file, 2, 32);
+		e.len = e.records = 0;
+		pl_example(&p, &e);
+		pl_append_frame(f->file, &p);
+		why = spoil(&p, k);
+		if (k == 4)
+			p.nrec = 8;
+		pl_append_frame(f->file, &p);
+		assert_int_equal(read_into(f->dir, &g, &st), -EBADMSG);
+		assert_int_equal(st.frames, 1);
+		assert_int_equal(st.records, 7);
+		assert_int_equal(st.bad_offset, st.good_bytes);
+		assert_prefix(&g, &e, 7, e.len);
+		assert_memory_equal(st.reason, "corrupt frame at byte ", 22);
+		if (!strstr(st.reason, why))
+			fail_msg("case %d: '%s' does not say '%s'", k, st.reason, why);
+	}
+	expect_free(&e);
+	expect_free(&g.e);
+}
+
+/* More coded records than the read limit allows decoded, refused before any is decoded. */
+static void test_decoded_limit(void **state)
+{
+	struct fixture *f = *state;
+	struct mt_read_status st;
+	struct got g = { 0 };
+	size_t n = MT_FRAME_READ_LIMIT / sizeof(struct mt_alloc) + 1, len = 0;
+	uint8_t *content = malloc(n + 64);
+	struct payload h;
+
+	assert_non_null(content);
+	pl_init(&h);
+	pl_u8(&h, 0, 1);
+	pl_varint(&h, 0, n);
+	pl_varint(&h, 0, 1);
+	pl_varint(&h, 0, P__COUNT);
+	pl_varint(&h, 0, n);
+	for (len = 1; len < P__COUNT; len++)
+		pl_varint(&h, 0, 0);
+	memcpy(content, h.col[0], h.len[0]);
+	memset(content + h.len[0], 0x21, n);
+	write_header(f->file, 2, 32);
+	append_frame(f->file, content, h.len[0] + n, 1);
+	free(content);
+	assert_int_equal(read_into(f->dir, &g, &st), -EBADMSG);
+	assert_non_null(strstr(st.reason, "decoded records exceed the limit"));
+	assert_int_equal(g.e.records, 0);
+	expect_free(&g.e);
+}
+
+struct frames {
+	uint8_t *file;
+	size_t len;
+	size_t n;
+	size_t start[MAX_FRAMES + 1];	/* file offsets; start[n] is the end */
+};
+
+static void split_frames(struct frames *fr, const char *path)
+{
+	size_t off = 32, size;
+
+	fr->file = slurp(path, &fr->len);
+	for (fr->n = 0; off < fr->len; fr->n++) {
+		assert_true(fr->n < MAX_FRAMES);
+		size = ZSTD_findFrameCompressedSize(fr->file + off, fr->len - off);
+		assert_false(ZSTD_isError(size));
+		fr->start[fr->n] = off;
+		off += size;
+	}
+	fr->start[fr->n] = off;
+}
+
+/* One frame's content changed at random and compressed again with a good checksum: the decoder's own checks. */
+static void fuzz_one(const struct fixture *f, const struct frames *fr, const struct expect *e, size_t k)
+{
+	size_t clen = ZSTD_getFrameContentSize(fr->file + fr->start[k], fr->start[k + 1] - fr->start[k]), i, n;
+	uint8_t *content = malloc(clen + 1);
+	struct mt_read_status st;
+	struct got g = { 0 };
+	int rc;
+
+	assert_non_null(content);
+	assert_int_equal(ZSTD_decompress(content, clen, fr->file + fr->start[k], fr->start[k + 1] - fr->start[k]),
+			 clen);
+	for (n = 1 + rnd() % 3, i = 0; i < n; i++)
+		content[rnd() % clen] ^= rnd() % 4 ? 1u << rnd() % 8 : 1 + rnd() % 255;
+	if (!(rnd() % 8))
+		clen = rnd() % clen;
+	spit(f->file, fr->file, fr->start[k]);
+	append_frame(f->file, content, clen, 1);
+	spit_append(f->file, fr->file + fr->start[k + 1], fr->len - fr->start[k + 1]);
+	free(content);
+	rc = read_into(f->dir, &g, &st);
+	assert_true(rc == 0 || rc == -EBADMSG);
+	assert_int_equal(st.records, g.e.records);
+	assert_true(st.records >= (k ? e->frame_records[k - 1] : 0));
+	assert_true(g.e.len >= (k ? e->frame_bytes[k - 1] : 0));
+	assert_memory_equal(g.e.bytes, e->bytes, k ? e->frame_bytes[k - 1] : 0);
+	if (rc)
+		assert_int_equal(st.bad_offset, fr->start[k]);
+	else
+		assert_int_equal(st.frames, fr->n);
+	expect_free(&g.e);
+}
+
+static void test_content_fuzz(void **state)
+{
+	struct fixture *f = *state;
+	struct expect e = { 0 };
+	struct frames fr;
+	struct heap_sim h;
+	struct mt_writer *w;
+	size_t i;
+	int iter;
+
+	rng_state = 15;
+	sim_init(&h, true);
+	w = mt_writer__open(f->dir);
+	assert_non_null(w);
+	for (i = 0; i < 4; i++) {
+		append_mixed(w, &e, &h, 150, 1);
+		assert_int_equal(mt_writer__flush(w), 0);
+		expect_frame(&e, mt_writer__bytes(w));
+	}
+	assert_int_equal(mt_writer__close(w), 0);
+	split_frames(&fr, f->file);
+	assert_int_equal(fr.n, 4);
+	for (iter = 0; iter < 3000; iter++)
+		fuzz_one(f, &fr, &e, rnd() % fr.n);
+	free(fr.file);
+	expect_free(&e);
+}
+
+static double seconds(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int count_only(const struct mt_rec_hdr *rec, void *ctx)
+{
+	(void)rec;
+	(*(uint64_t *)ctx)++;
+	return 0;
+}
+
+/* Writes the records at ts_res and reads them back; prints sizes and rates (a benchmark, nothing asserted on time). */
+static void speed_run(const struct fixture *f, const char *what, const uint8_t *recs, size_t len, uint64_t ts_res)
+{
+	uint64_t nrec = 0, events = 0, seen = 0;
+	struct mt_read_status st;
+	struct mt_writer *w;
+	double t0, t1, t2;
+	size_t off;
+
+	w = mt_writer__open(f->dir);
+	assert_non_null(w);
+	assert_int_equal(mt_writer__set_ts_resolution(w, ts_res), 0);
+	t0 = seconds();
+	for (off = 0; off < len; off += ((const struct mt_rec_hdr *)(recs + off))->size, nrec++) {
+		events += ((const struct mt_rec_hdr *)(recs + off))->type == MT_REC_ALLOC;
+		assert_int_equal(mt_writer__append(w, recs + off, ((const struct mt_rec_hdr *)(recs + off))->size), 0);
+	}
+	assert_int_equal(mt_writer__flush(w), 0);
+	t1 = seconds();
+	assert_int_equal(mt_artifact__read(f->file, count_only, &seen, &st), 0);
+	t2 = seconds();
+	printf("  %s, ts to %llu ns: %.3f bytes/event (%llu events, %llu bytes); encode %.1f M records/s, "
+	       "decode %.1f M records/s\n", what, (unsigned long long)ts_res,
+	       (double)mt_writer__bytes(w) / (events ? events : 1), (unsigned long long)events,
+	       (unsigned long long)mt_writer__bytes(w), nrec / (t1 - t0) / 1e6, nrec / (t2 - t1) / 1e6);
+	assert_int_equal(seen, nrec);
+	assert_int_equal(mt_writer__close(w), 0);
+}
+
+static int keep_record(const struct mt_rec_hdr *rec, void *ctx)
+{
+	expect_add(ctx, rec, rec->size);
+	return 0;
+}
+
+/*
+ * Encoder and decoder speed on the simulated churn; with MT_ARTIFACT_BENCH=DIR also on a real recording, e.g.
+ * `memtrack record -o DIR -- build/bench/churn 2000000`. The encoder runs on the tracer's consumer thread.
+ */
+static void test_codec_speed(void **state)
+{
+	static const uint64_t res[] = { 1, 64, 1000 };
+	const char *dir = getenv("MT_ARTIFACT_BENCH");
+	struct fixture *f = *state;
+	struct mt_read_status st;
+	struct expect e = { 0 };
+	struct heap_sim h;
+	size_t i;
+
+	rng_state = 16;
+	sim_init(&h, false);
+	for (i = 0; i < 1000000; i++) {
+		_Alignas(8) uint8_t buf[sizeof(struct mt_alloc)];
+
+		expect_add(&e, buf, sim_record(&h, buf));
+	}
+	for (i = 0; i < sizeof(res) / sizeof(res[0]); i++)
+		speed_run(f, "simulated churn", e.bytes, e.len, res[i]);
+	expect_free(&e);
+	if (!dir)
+		return;
+	memset(&e, 0, sizeof(e));
+	assert_true(mt_artifact__read(dir, keep_record, &e, &st) >= 0);
+	for (i = 0; i < sizeof(res) / sizeof(res[0]); i++)
+		speed_run(f, dir, e.bytes, e.len, res[i]);
+	expect_free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -709,6 +1500,15 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_writer_rejects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callback_stops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fuzz, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_alloc_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_distinct_blocks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ts_resolution, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_version1_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_content_by_hand, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_content, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_decoded_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_content_fuzz, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_codec_speed, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
