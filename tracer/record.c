@@ -32,9 +32,25 @@ static void record__usage(FILE *f)
 		   "                       (default: trace them to their end; SIGINT/SIGTERM then stops waiting)\n"
 		   "      --stack-bytes N  raw stack bytes copied per new call path (default %u, at most %u)\n"
 		   "      --ring-size N    BPF ring buffer of N MiB, a power of two (default: %u)\n"
+		   "      --ts-resolution NS  allocation timestamps rounded down to NS nanoseconds (default 1:\n"
+		   "                       exact); a coarser clock makes the artifact smaller\n"
 		   "      --syscall-tracepoints  hook only the memory syscalls (mounts tracefs): other processes\n"
 		   "                       pay nothing per syscall, but tear-down takes ~0.4 s longer\n",
 		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_RING_DEFAULT >> 20);
+}
+
+static int ts_resolution__parse(const char *arg, uint64_t *out)
+{
+	unsigned long long ns;
+	char *end;
+
+	ns = strtoull(arg, &end, 10);
+	if (*end || !ns || arg[0] == '-') {
+		pr_err("--ts-resolution takes a number of nanoseconds above 0, not '%s'\n", arg);
+		return -EINVAL;
+	}
+	*out = ns;
+	return 0;
 }
 
 static int ring_size__parse(const char *arg, size_t *out)
@@ -73,19 +89,25 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		{ "verbose", no_argument, NULL, 'v' },	    { "ring-size", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },	    { "stacks", no_argument, NULL, 's' },
 		{ "stack-bytes", required_argument, NULL, 'b' }, { "exit-with-command", no_argument, NULL, 'x' },
-		{ "syscall-tracepoints", no_argument, NULL, 't' }, {},
+		{ "syscall-tracepoints", no_argument, NULL, 't' }, { "ts-resolution", required_argument, NULL, 'T' },
+		{},
 	};
 	bool stacks = false;
 	int c;
 
 	o->ring_bytes = MT_RING_DEFAULT;
 	o->stack_bytes = MT_STACK_BYTES_DEFAULT;
+	o->ts_resolution = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:qvhs", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': stacks = true; break;
 		case 'x': o->exit_with_command = true; break;
 		case 't': o->syscall_tracepoints = true; break;
+		case 'T':
+			if (ts_resolution__parse(optarg, &o->ts_resolution))
+				return -EINVAL;
+			break;
 		case 'b':
 			if (stack_bytes__parse(optarg, &o->stack_bytes))
 				return -EINVAL;
@@ -251,6 +273,11 @@ static int record__start(struct record *r)
 	if (!r->w) {
 		err = -errno;
 		pr_err("cannot create the artifact in %s: %s\n", r->dir, strerror(-err));
+		return err;
+	}
+	err = mt_writer__set_ts_resolution(r->w, r->opt.ts_resolution);
+	if (err) {
+		pr_err("cannot set the timestamp resolution: %s\n", strerror(-err));
 		return err;
 	}
 	err = record__prepare(r);

@@ -16,6 +16,7 @@ struct mt_options {
 	uint32_t stack_bytes;	/* --stacks: raw stack bytes per definition (a multiple of 512); 0: no stacks */
 	bool exit_with_command;	/* --exit-with-command */
 	bool syscall_tracepoints;	/* --syscall-tracepoints: per-syscall tracepoints instead of the raw ones */
+	uint64_t ts_resolution;	/* --ts-resolution: allocation timestamps rounded to this many ns (1: exact) */
 	bool quiet;
 };
 
