@@ -79,19 +79,26 @@ static struct query query__run(const char *dir, uint32_t type, uint32_t pid, uin
 	return q;
 }
 
-static uint64_t allocs(const char *dir, uint32_t pid, uint32_t func, uint64_t size)
+/* Allocation records of pid (ANY), func, size, alignment (ANY_SIZE) and allocator (ANY). */
+static uint64_t allocs_where(const char *dir, uint32_t pid, uint32_t func, uint64_t size, uint64_t align,
+			     uint32_t allocator)
 {
-	return query__run(dir, MT_REC_ALLOC, pid, func, size).count;
-}
-
-static uint64_t allocs_by(const char *dir, uint32_t pid, uint32_t func, uint64_t size, uint32_t allocator)
-{
-	struct query q = { .pid = pid, .func = func, .type = MT_REC_ALLOC, .size = size, .align = ANY_SIZE,
+	struct query q = { .pid = pid, .func = func, .type = MT_REC_ALLOC, .size = size, .align = align,
 			   .allocator = allocator };
 	struct mt_read_status st;
 
 	assert_int_equal(mt_artifact__read(dir, query__on_record, &q, &st), 0);
 	return q.count;
+}
+
+static uint64_t allocs(const char *dir, uint32_t pid, uint32_t func, uint64_t size)
+{
+	return allocs_where(dir, pid, func, size, ANY_SIZE, ANY);
+}
+
+static uint64_t allocs_by(const char *dir, uint32_t pid, uint32_t func, uint64_t size, uint32_t allocator)
+{
+	return allocs_where(dir, pid, func, size, ANY_SIZE, allocator);
 }
 
 static uint32_t root_pid(const char *dir)
@@ -150,11 +157,7 @@ static void test_constructor_allocations(void **state)
 /* glibc 2.36 aliases aligned_alloc to memalign: one probe, reported as memalign. */
 static uint64_t aligned_allocs(const char *dir, uint32_t pid, uint64_t size, uint64_t align)
 {
-	struct query q = { .pid = pid, .func = ANY, .type = MT_REC_ALLOC, .size = size, .align = align };
-	struct mt_read_status st;
-
-	assert_int_equal(mt_artifact__read(dir, query__on_record, &q, &st), 0);
-	return q.count;
+	return allocs_where(dir, pid, ANY, size, align, ANY);
 }
 
 static void test_glibc_functions(void **state)
