@@ -188,21 +188,36 @@ static __always_inline void walk__chain(struct pt_regs *ctx, __u64 *out, struct 
  * Past a frame without a frame pointer the chain says nothing of the callers above it; the code addresses found
  * in the words just above the break (return addresses, mostly) still tell those paths apart.
  */
+struct mt_scan {
+	__u64 words[MT_SCAN_WORDS];
+	struct mt_exec_ranges *r;
+	__u64 hash;
+};
+
+/* One word of the scan; a bpf_loop callback, so the verifier looks at it once and not once per word. */
+static long scan__word(__u32 i, void *data)
+{
+	struct mt_scan *s = data;
+	__u64 word = s->words[i & (MT_SCAN_WORDS - 1)];	/* MT_SCAN_WORDS is a power of two */
+
+	if (i >= MT_SCAN_WORDS || !s->r)
+		return 1;
+	if (ranges__has(s->r, word))
+		s->hash = fnv__mix(s->hash, word);
+	return 0;
+}
+
 static __always_inline void walk__scan(struct mt_walk *w)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32, c, k;
-	struct mt_exec_ranges *r = bpf_map_lookup_elem(&exec_ranges, &tgid);
-	__u64 words[16];
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct mt_scan s;
 
-	if (!r)
+	s.r = bpf_map_lookup_elem(&exec_ranges, &tgid);
+	s.hash = w->hash;
+	if (!s.r || bpf_probe_read_user(s.words, sizeof(s.words), (void *)w->last))
 		return;
-	for (c = 0; c < MT_SCAN_WORDS / 16; c++) {
-		if (bpf_probe_read_user(words, sizeof(words), (void *)(w->last + c * sizeof(words))))
-			return;
-		for (k = 0; k < 16; k++)
-			if (ranges__has(r, words[k]))
-				w->hash = fnv__mix(w->hash, words[k]);
-	}
+	bpf_loop(MT_SCAN_WORDS, scan__word, &s, 0);
+	w->hash = s.hash;
 }
 
 static __always_inline void walk__path(struct pt_regs *ctx, __u64 *out, struct mt_walk *w)
