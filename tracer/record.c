@@ -22,8 +22,9 @@
 
 static void record__usage(FILE *f)
 {
-	fprintf(f, "usage: memtrack record [-o DIR] [-q] [-v] [--stacks [--stack-bytes N]] [--ring-size MIB] -- "
-		   "PROGRAM [ARGS...]\n"
+	fprintf(f, "usage: memtrack record [-o DIR] [-q] [-v] [--stacks [--stack-bytes N]] [--exit-with-command]\n"
+		   "                       [--ring-size MIB] [--ts-resolution NS] [--syscall-tracepoints] -- PROGRAM "
+		   "[ARGS...]\n"
 		   "  -o, --output DIR     write the artifact to DIR (default: memtrack.<pid>)\n"
 		   "  -q, --quiet          no summary on stderr when the command ends\n"
 		   "  -v, --verbose        more diagnostics (twice: libbpf's too)\n"
@@ -35,7 +36,7 @@ static void record__usage(FILE *f)
 		   "      --ts-resolution NS  allocation timestamps rounded down to NS nanoseconds (default 1:\n"
 		   "                       exact); a coarser clock makes the artifact smaller\n"
 		   "      --syscall-tracepoints  hook only the memory syscalls (mounts tracefs): other processes\n"
-		   "                       pay nothing per syscall, but tear-down takes ~0.4 s longer\n",
+		   "                       pay nothing per syscall, but start-up and tear-down take ~50 ms longer\n",
 		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_RING_DEFAULT >> 20);
 }
 
