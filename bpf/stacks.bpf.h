@@ -142,46 +142,62 @@ struct mt_walk {
 	bool broken;		/* the chain ended on a frame without a frame pointer, not at its end */
 };
 
+/* The walk in progress, the context of its bpf_loop callback. */
+struct mt_chain {
+	struct mt_walk w;
+	__u64 *out;		/* the definition's chain (ring memory), NULL when only hashing */
+	__u64 sp, bp;
+};
+
+/* One frame: [bp] = the next bp, [bp + 8] = a return address. A bpf_loop callback: verified once, not per frame. */
+static long chain__frame(__u32 i, void *data)
+{
+	struct mt_chain *c = data;
+	__u64 frame[2], ret, bp = c->bp;
+
+	if (bp < c->sp || (bp & 7) || bpf_probe_read_user(frame, sizeof(frame), (void *)bp)) {
+		c->w.broken = bp != 0;
+		return 1;
+	}
+	if (!frame[1])
+		return 1;
+	ret = ret__repair(frame[1], bp + 8, c->w.tramp);
+	c->w.hash = fnv__mix(c->w.hash, ret);
+	if (c->out)
+		c->out[(i + 1) & MT_FP_MAX] = ret;	/* i + 1 < MT_FP_MAX; the mask is for the verifier */
+	c->w.n = i + 2;
+	c->w.last = bp + 16;
+	if (frame[0] <= bp) {
+		c->w.broken = frame[0] != 0;
+		return 1;
+	}
+	c->bp = frame[0];
+	return 0;
+}
+
 /*
  * The frame-pointer chain at an allocator's entry: [sp] is the caller's return address (the allocator has not
- * pushed rbp yet), then each frame [bp] = next bp, [bp + 8] = return address. The hash names the call path: it
- * mixes the return addresses, never the stack's data, so one path hashes alike whatever its locals hold.
+ * pushed rbp yet), then the frames from bp. The hash names the call path: it mixes the return addresses, never
+ * the stack's data, so one path hashes alike whatever its locals hold.
  */
 static __always_inline void walk__chain(struct pt_regs *ctx, __u64 *out, struct mt_walk *w)
 {
-	__u64 sp = PT_REGS_SP(ctx), bp = ctx->bp, ret = 0, frame[2];
-	__u32 i;
+	struct mt_chain c = { .w = *w, .out = out, .sp = PT_REGS_SP(ctx), .bp = ctx->bp };
+	__u64 ret = 0;
 
-	w->hash = FNV_OFFSET;
-	w->n = 0;
-	w->broken = false;
-	w->last = sp + 8;
-	if (bpf_probe_read_user(&ret, sizeof(ret), (void *)sp))
-		return;
-	ret = ret__repair(ret, sp, w->tramp);
-	w->hash = fnv__mix(w->hash, ret);
-	if (out)
-		out[0] = ret;
-	w->n = 1;
-	for (i = 1; i < MT_FP_MAX; i++) {
-		if (bp < sp || (bp & 7) || bpf_probe_read_user(frame, sizeof(frame), (void *)bp)) {
-			w->broken = bp != 0;
-			return;
-		}
-		if (!frame[1])
-			return;
-		ret = ret__repair(frame[1], bp + 8, w->tramp);
-		w->hash = fnv__mix(w->hash, ret);
+	c.w.hash = FNV_OFFSET;
+	c.w.n = 0;
+	c.w.broken = false;
+	c.w.last = c.sp + 8;
+	if (!bpf_probe_read_user(&ret, sizeof(ret), (void *)c.sp)) {
+		ret = ret__repair(ret, c.sp, c.w.tramp);
+		c.w.hash = fnv__mix(c.w.hash, ret);
 		if (out)
-			out[i] = ret;
-		w->n = i + 1;
-		w->last = bp + 16;
-		if (frame[0] <= bp) {
-			w->broken = frame[0] != 0;
-			return;
-		}
-		bp = frame[0];
+			out[0] = ret;
+		c.w.n = 1;
+		bpf_loop(MT_FP_MAX - 1, chain__frame, &c, 0);
 	}
+	*w = c.w;
 }
 
 /*
