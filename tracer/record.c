@@ -40,46 +40,19 @@ static void record__usage(FILE *f)
 		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_RING_DEFAULT >> 20);
 }
 
-static int ts_resolution__parse(const char *arg, uint64_t *out)
+/* A decimal number from min to max (and a power of two when pow2), else the error names the option's range. */
+static int number__parse(const char *opt, const char *arg, unsigned long long min, unsigned long long max,
+			 bool pow2, unsigned long long *out)
 {
-	unsigned long long ns;
 	char *end;
 
-	ns = strtoull(arg, &end, 10);
-	if (*end || !ns || arg[0] == '-') {
-		pr_err("--ts-resolution takes a number of nanoseconds above 0, not '%s'\n", arg);
+	errno = 0;
+	*out = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || *out < min || *out > max || (pow2 && (*out & (*out - 1)))) {
+		pr_err("--%s takes %s from %llu to %llu, not '%s'\n", opt, pow2 ? "a power of two" : "a number", min,
+		       max, arg);
 		return -EINVAL;
 	}
-	*out = ns;
-	return 0;
-}
-
-static int ring_size__parse(const char *arg, size_t *out)
-{
-	unsigned long mib;
-	char *end;
-
-	mib = strtoul(arg, &end, 10);
-	if (*end || !mib || mib > 4096 || (mib & (mib - 1))) {
-		pr_err("--ring-size takes a power of two from 1 to 4096 (MiB), not '%s'\n", arg);
-		return -EINVAL;
-	}
-	*out = mib << 20;
-	return 0;
-}
-
-/* Whole chunks of 512 bytes: BPF copies the stack chunk by chunk. */
-static int stack_bytes__parse(const char *arg, uint32_t *out)
-{
-	unsigned long n;
-	char *end;
-
-	n = strtoul(arg, &end, 10);
-	if (*end || n < 512 || n > MT_STACK_BYTES_MAX) {
-		pr_err("--stack-bytes takes a number of bytes from 512 to %u, not '%s'\n", MT_STACK_BYTES_MAX, arg);
-		return -EINVAL;
-	}
-	*out = n / 512 * 512;
 	return 0;
 }
 
@@ -93,6 +66,7 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		{ "syscall-tracepoints", no_argument, NULL, 't' }, { "ts-resolution", required_argument, NULL, 'T' },
 		{},
 	};
+	unsigned long long n;
 	bool stacks = false;
 	int c;
 
@@ -106,20 +80,23 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		case 'x': o->exit_with_command = true; break;
 		case 't': o->syscall_tracepoints = true; break;
 		case 'T':
-			if (ts_resolution__parse(optarg, &o->ts_resolution))
+			if (number__parse("ts-resolution", optarg, 1, UINT64_MAX, false, &n))
 				return -EINVAL;
+			o->ts_resolution = n;
 			break;
-		case 'b':
-			if (stack_bytes__parse(optarg, &o->stack_bytes))
+		case 'b':	/* whole chunks of 512 bytes: BPF copies the stack chunk by chunk */
+			if (number__parse("stack-bytes", optarg, 512, MT_STACK_BYTES_MAX, false, &n))
 				return -EINVAL;
+			o->stack_bytes = n / 512 * 512;
 			break;
 		case 'o': o->out_dir = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'v': mt_log_max = mt_log_max < MT_LOG_DEBUG ? mt_log_max + 1 : mt_log_max; break;
 		case 'h': record__usage(stdout); exit(EXIT_SUCCESS);
-		case 'r':
-			if (ring_size__parse(optarg, &o->ring_bytes))
+		case 'r':	/* MiB */
+			if (number__parse("ring-size", optarg, 1, 4096, true, &n))
 				return -EINVAL;
+			o->ring_bytes = n << 20;
 			break;
 		case ':':
 			pr_err("record: option '%s' needs a value\n", argv[optind - 1]);
