@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "cmd_capture.h"
 #include "artifact.h"
 #include "commands.h"
 #include "json.h"
@@ -947,40 +948,18 @@ static void test_golden_dump(void **state)
 /* ---- the commands: exit statuses and messages ---- */
 
 /* Runs cmd(argv...) with stdout to /dev/null and stderr captured into err. */
+/* Runs cmd(args..., NULL) in-process: stderr into err (NUL-terminated, cut at errlen), stdout discarded. */
 static int run_cmd(int (*cmd)(int, char **), char *err, size_t errlen, ...)
 {
-	char *argv[8];
-	int argc = 0, ret, saved_out, saved_err, null;
-	FILE *tmp = tmpfile();
 	va_list ap;
-	size_t n;
+	char *out;
+	int ret;
 
 	va_start(ap, errlen);
-	while (argc < 7 && (argv[argc] = va_arg(ap, char *)))
-		argc++;
+	out = mt_test__vcapture(cmd, 2, &ret, ap);
 	va_end(ap);
-	argv[argc] = NULL;
-	assert_non_null(tmp);
-	fflush(stdout);
-	fflush(stderr);
-	saved_out = dup(1);
-	saved_err = dup(2);
-	null = open("/dev/null", O_WRONLY);
-	assert_true(saved_out >= 0 && saved_err >= 0 && null >= 0);
-	dup2(null, 1);
-	dup2(fileno(tmp), 2);
-	close(null);
-	ret = cmd(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(saved_out, 1);
-	dup2(saved_err, 2);
-	close(saved_out);
-	close(saved_err);
-	rewind(tmp);
-	n = fread(err, 1, errlen - 1, tmp);
-	err[n] = '\0';
-	fclose(tmp);
+	snprintf(err, errlen, "%s", out);
+	free(out);
 	return ret;
 }
 

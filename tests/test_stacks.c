@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <elf.h>
 
+#include "cmd_capture.h"
 #include "addrspace.h"
 #include "artifact.h"
 #include "checkfp.h"
@@ -129,44 +130,6 @@ static void assert_chain(const struct mt_site *site, size_t at)
 	}
 }
 
-/* Runs a command with stdout captured (returned, malloc'd) and stderr to /dev/null. */
-static char *run_cmd(int (*cmd)(int, char **), int *ret, ...)
-{
-	char *argv[8], *out;
-	int argc = 0, saved_out, saved_err, null;
-	FILE *tmp = tmpfile();
-	va_list ap;
-	long n;
-
-	va_start(ap, ret);
-	while (argc < 7 && (argv[argc] = va_arg(ap, char *)))
-		argc++;
-	va_end(ap);
-	argv[argc] = NULL;
-	assert_non_null(tmp);
-	fflush(stdout);
-	fflush(stderr);
-	saved_out = dup(1);
-	saved_err = dup(2);
-	null = open("/dev/null", O_WRONLY);
-	dup2(fileno(tmp), 1);
-	dup2(null, 2);
-	close(null);
-	*ret = cmd(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(saved_out, 1);
-	dup2(saved_err, 2);
-	close(saved_out);
-	close(saved_err);
-	n = ftell(tmp);
-	out = calloc(1, n + 1);
-	rewind(tmp);
-	assert_int_equal(fread(out, 1, n, tmp), (size_t)n);
-	fclose(tmp);
-	return out;
-}
-
 static void copy_file(const char *from, const char *to, mode_t mode)
 {
 	char buf[65536];
@@ -256,7 +219,7 @@ static void test_report_output(void **state)
 
 	(void)state;
 	record(PROG_FP, "report_out", dir, "chain callers");
-	out = run_cmd(mt_cmd_report, &ret, "report", "--sites", "2", dir, NULL);
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", "--sites", "2", dir, NULL);
 	assert_int_equal(ret, 0);
 	at = strstr(out, "top allocation sites by bytes (2 of 65 sites, frame-pointer chains):\n"
 			 "  #1   300 B in 3 allocations, 200 B leaked\n");
@@ -269,7 +232,7 @@ static void test_report_output(void **state)
 		prev = at + 1;
 	}
 	free(out);
-	out = run_cmd(mt_cmd_report, &ret, "report", "--json", dir, NULL);
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", "--json", dir, NULL);
 	assert_int_equal(ret, 0);
 	assert_non_null(strstr(out, "\"sites\": [\n    {\n      \"bytes\": 300,\n      \"count\": 3,"));
 	assert_non_null(strstr(out, "\"frames\": [\n        \"f20+0x"));
@@ -294,11 +257,11 @@ static void test_report_without_stacks(void **state)
 	assert_int_equal(mt_writer__append(w, &sess, sizeof(sess)), 0);
 	assert_int_equal(mt_writer__append(w, &a, sizeof(a)), 0);
 	assert_int_equal(mt_writer__close(w), 0);
-	out = run_cmd(mt_cmd_report, &ret, "report", dir, NULL);
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", dir, NULL);
 	assert_int_equal(ret, 0);
 	assert_null(strstr(out, "allocation sites"));
 	free(out);
-	out = run_cmd(mt_cmd_report, &ret, "report", "--json", dir, NULL);
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", "--json", dir, NULL);
 	assert_int_equal(ret, 0);
 	assert_non_null(strstr(out, "\"sites\": []\n}\n"));
 	free(out);
@@ -451,7 +414,7 @@ static void test_dump_stack_lines(void **state)
 	free(buf);
 
 	/* after unwind, the definition carries its DWARF chain */
-	free(run_cmd(mt_cmd_unwind, &ret, "unwind", dir, NULL));
+	free(mt_test__capture(mt_cmd_unwind, 1, &ret, "unwind", dir, NULL));
 	assert_int_equal(ret, 0);
 	buf = NULL;
 	f = open_memstream(&buf, &len);
@@ -496,7 +459,7 @@ static void test_collapsed_and_svg(void **state)
 	free(out);
 	mt_stacks__free(s);
 
-	free(run_cmd(mt_cmd_unwind, &ret, "unwind", dir, NULL));
+	free(mt_test__capture(mt_cmd_unwind, 1, &ret, "unwind", dir, NULL));
 	assert_int_equal(ret, 0);
 	s = load(dir);
 	assert_true(mt_stacks__has_dwarf(s));
@@ -540,7 +503,7 @@ static void test_unwind_recovers_chain(void **state)
 
 	(void)state;
 	record(PROG, "unwind", dir, "chain");
-	out = run_cmd(mt_cmd_unwind, &ret, "unwind", "--stats", dir, NULL);
+	out = mt_test__capture(mt_cmd_unwind, 1, &ret, "unwind", "--stats", dir, NULL);
 	assert_int_equal(ret, 0);
 	assert_non_null(strstr(out, ": 1 stacks unwound, 25 frames, into "));
 	assert_non_null(strstr(out, reason_line(line, "reached the end (normal)", 1)));
@@ -585,7 +548,7 @@ static void test_unwind_budget(void **state)
 	assert_int_equal(e->dwarf_stop, MT_STOP_BUDGET);
 	assert_true(e->ndwarf > 3 && e->ndwarf < 20);
 	mt_stacks__free(s);
-	out = run_cmd(mt_cmd_unwind, &ret, "unwind", dir, NULL);
+	out = mt_test__capture(mt_cmd_unwind, 1, &ret, "unwind", dir, NULL);
 	assert_int_equal(ret, 0);
 	assert_non_null(strstr(out, "frames, stack budget exhausted (at 0x"));
 	assert_non_null(strstr(out, reason_line(line, "stack budget exhausted", 1)));
@@ -704,12 +667,12 @@ static void test_checkfp_names_f10(void **state)
 	mt_stacks__free(s);
 
 	/* no unwind.mtz yet: check-fp unwinds by itself */
-	out = run_cmd(mt_cmd_check_fp, &ret, "check-fp", "--json", "--strict", dir, NULL);
+	out = mt_test__capture(mt_cmd_check_fp, 1, &ret, "check-fp", "--json", "--strict", dir, NULL);
 	assert_int_equal(ret, 1);
 	assert_non_null(strstr(out, "\"divergences\": [\n    {\n      \"function\": \"f10\",\n"));
 	assert_non_null(strstr(out, "\"fp_complete_pct\": 0.0\n"));
 	free(out);
-	out = run_cmd(mt_cmd_check_fp, &ret, "check-fp", dir, NULL);
+	out = mt_test__capture(mt_cmd_check_fp, 1, &ret, "check-fp", dir, NULL);
 	assert_int_equal(ret, 0);
 	assert_non_null(strstr(out, "\n       1        3          300  f10 * in " PROG "\n"));
 	free(out);
@@ -734,7 +697,7 @@ static void test_checkfp_all_fp_is_complete(void **state)
 	assert_int_equal(c.ndivs, 0);
 	mt_checkfp__release(&c);
 	mt_stacks__free(s);
-	out = run_cmd(mt_cmd_check_fp, &ret, "check-fp", "--strict", dir, NULL);
+	out = mt_test__capture(mt_cmd_check_fp, 1, &ret, "check-fp", "--strict", dir, NULL);
 	assert_int_equal(ret, 0);
 	assert_non_null(strstr(out, "\n      65       65       100.0%  " PROG_FP "\n"));
 	free(out);
