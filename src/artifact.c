@@ -195,6 +195,8 @@ struct mt_writer {
 	size_t zbuf_cap;
 	uint64_t records;
 	uint64_t bytes;
+	mt_record_fn tap;	/* mt_writer__set_tap */
+	void *tap_ctx;
 };
 
 /* The reader's outcome for one frame position; errors are negative errno. */
@@ -908,6 +910,21 @@ err_free:
 	return NULL;
 }
 
+/* The record as the reader gives it back: only the time of a coded allocation record can differ. */
+static void writer__tap(struct mt_writer *w, const void *rec, size_t size)
+{
+	struct mt_alloc a;
+
+	if (w->ts_res == 1 || size != sizeof(a) || ((const struct mt_rec_hdr *)rec)->type != MT_REC_ALLOC) {
+		w->tap(rec, w->tap_ctx);
+		return;
+	}
+	memcpy(&a, rec, sizeof(a));
+	if (alloc_codable(&a))
+		a.hdr.ts_ns = quantize(w->enc, a.hdr.ts_ns) * w->ts_res;
+	w->tap(&a.hdr, w->tap_ctx);
+}
+
 int mt_writer__append(struct mt_writer *w, const void *rec, size_t size)
 {
 	struct mt_rec_hdr hdr;
@@ -928,7 +945,15 @@ int mt_writer__append(struct mt_writer *w, const void *rec, size_t size)
 	encode_record(w->enc, rec, size);
 	w->pending_len += size;
 	w->records++;
+	if (w->tap)
+		writer__tap(w, rec, size);
 	return 0;
+}
+
+void mt_writer__set_tap(struct mt_writer *w, mt_record_fn fn, void *ctx)
+{
+	w->tap = fn;
+	w->tap_ctx = ctx;
 }
 
 int mt_writer__set_ts_resolution(struct mt_writer *w, uint64_t ns)

@@ -17,6 +17,9 @@
 
 struct mt_writer;
 
+/* Called once per record, in file order; a non-zero return stops the read and is returned. */
+typedef int (*mt_record_fn)(const struct mt_rec_hdr *rec, void *ctx);
+
 /* Creates DIR (if missing) and DIR/events.mtz with its header. NULL + errno on failure. */
 struct mt_writer *mt_writer__open(const char *dir);
 /* Appends one record (starting with struct mt_rec_hdr whose size == size). 0 or -errno. */
@@ -27,6 +30,11 @@ int mt_writer__append(struct mt_writer *w, const void *rec, size_t size);
  * frame first. 0, -EINVAL for ns 0, or the flush's -errno.
  */
 int mt_writer__set_ts_resolution(struct mt_writer *w, uint64_t ns);
+/*
+ * Hands every record appended from now on to fn as a reader will get it back (coded allocation records with their
+ * stored ts_ns), so that the writer's user can model the artifact while it is written. fn's return is ignored.
+ */
+void mt_writer__set_tap(struct mt_writer *w, mt_record_fn fn, void *ctx);
 /* Compresses the pending records into one frame and writes it. 0 or -errno. */
 int mt_writer__flush(struct mt_writer *w);
 /* Flushes, fsyncs and closes; frees w (NULL-safe). 0 or -errno of the first failure. */
@@ -48,8 +56,6 @@ struct mt_read_status {
 /* sizeof the struct of a record type, or 0 for a type this version does not know. */
 size_t mt_rec__min_size(unsigned int type);
 
-/* Called once per record, in file order; a non-zero return stops the read and is returned. */
-typedef int (*mt_record_fn)(const struct mt_rec_hdr *rec, void *ctx);
 
 /*
  * Reads DIR/events.mtz (or PATH itself when it is a file), delivering every record of every complete and valid frame.

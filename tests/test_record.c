@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "artifact.h"
+#include "model.h"
+#include "report.h"
 
 #define ANY 0xffffffffu
 #define ANY_SIZE UINT64_MAX
@@ -307,6 +309,33 @@ static void test_threads(void **state)
 	assert_int_equal(q.end_seen, 1);
 	for (t = 0; t < MT_DROP__COUNT; t++)
 		assert_int_equal(q.drops[t], 0);
+}
+
+/*
+ * The end-of-run summary comes from the model the tracer keeps while writing; it must say what the artifact says,
+ * even with coarse times on threads racing (the reorder window then sees the stored times, not the exact ones).
+ */
+static void test_summary_is_the_artifacts(void **state)
+{
+	char dir[256], err[512], want[1024] = "", got[1024];
+	char *argv[] = { MT_BINARY, "record", "--ts-resolution", "10000000", "-o", dir, "--", PROG("alloc_threads"), NULL };
+	struct mt_model *m = NULL;
+	struct mt_read_status st;
+	FILE *f;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "summary");
+	snprintf(err, sizeof(err), "%s/summary.err", tmp_root);
+	assert_int_equal(mt_test__run(argv, "/dev/null", err), 0);
+	read_file("summary", "err", got, sizeof(got));
+	assert_int_equal(mt_model__load(dir, &m, &st), 0);
+	f = fmemopen(want, sizeof(want), "w");
+	assert_non_null(f);
+	assert_int_equal(mt_report__summary(f, m, dir), 0);
+	fclose(f);
+	mt_model__free(m);
+	assert_string_equal(got, want);
+	assert_non_null(strstr(got, "memtrack: 80008 allocations"));
 }
 
 static void test_exit_status(void **state)
@@ -619,7 +648,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_constructor_allocations), cmocka_unit_test(test_glibc_functions),
 		cmocka_unit_test(test_realloc_chain),		 cmocka_unit_test(test_process_tree),
-		cmocka_unit_test(test_threads),			 cmocka_unit_test(test_exit_status),
+		cmocka_unit_test(test_threads), cmocka_unit_test(test_summary_is_the_artifacts),			 cmocka_unit_test(test_exit_status),
 		cmocka_unit_test(test_cannot_run),		 cmocka_unit_test(test_job_control),
 		cmocka_unit_test(test_signal_forwarding),	 cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_attach_only_mapped),	 cmocka_unit_test(test_dlopen_mimalloc),

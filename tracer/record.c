@@ -178,6 +178,8 @@ struct record {
 	struct attach *attach;
 	struct modules *mods;
 	struct metadata *meta;
+	struct mt_model *model;	/* of the artifact, kept as it is written */
+	int model_err;		/* the first record the model could not take: the end reads the artifact back */
 	sigset_t orig_mask;
 	int sig_fd;
 	bool traced;		/* the loop ran: the command is the tracer's no more */
@@ -234,6 +236,16 @@ static int record__prepare(struct record *r)
 	return spawn__seize(&r->sp);
 }
 
+/* The model follows the writer, so the end needs no read-back of an artifact that may hold billions of events. */
+static int record__tap(const struct mt_rec_hdr *rec, void *ctx)
+{
+	struct record *r = ctx;
+
+	if (!r->model_err)
+		r->model_err = mt_model__add(r->model, rec);
+	return 0;
+}
+
 /* Each failure says what failed, in one line. */
 static int record__start(struct record *r)
 {
@@ -258,6 +270,13 @@ static int record__start(struct record *r)
 		pr_err("cannot set the timestamp resolution: %s\n", strerror(-err));
 		return err;
 	}
+	r->model = mt_model__new();
+	if (!r->model) {
+		err = -errno;
+		pr_err("cannot set up the tracing of '%s': %s\n", r->opt.argv[0], strerror(-err));
+		return err;
+	}
+	mt_writer__set_tap(r->w, record__tap, r);
 	err = record__prepare(r);
 	if (err)
 		pr_err("cannot set up the tracing of '%s': %s\n", r->opt.argv[0], strerror(-err));
@@ -302,20 +321,36 @@ static void record__cleanup(struct record *r)
 	mt_writer__close(r->w);
 	modules__finish(r->mods);
 	metadata__free(r->meta);
+	mt_model__free(r->model);
 	bpf_session__close(r->bpf);
 	if (r->sig_fd >= 0)
 		close(r->sig_fd);
 }
 
-/* Read back what was written: the summary then says exactly what report will, and the metadata agrees. */
-static void record__conclude(struct record *r)
+/* The model of what was written: the one kept while writing, or, if it could not keep up, the file read back. */
+static struct mt_model *record__model(struct record *r)
 {
+	struct mt_model *m = r->model;
 	struct mt_read_status st;
-	struct mt_model *m = NULL;
-	int err = mt_model__load(r->dir, &m, &st);
+	int err;
 
+	r->model = NULL;
+	if (!r->model_err && !mt_model__finish(m))
+		return m;
+	mt_model__free(m);
+	m = NULL;
+	err = mt_model__load(r->dir, &m, &st);
 	if (err)
 		pr_warn("%s: %s\n", r->dir, st.reason);
+	return m;
+}
+
+/* The summary says exactly what report will, and the metadata agrees. */
+static void record__conclude(struct record *r)
+{
+	struct mt_model *m = record__model(r);
+	int err;
+
 	if (!m)
 		return;
 	err = metadata__write(r->meta, m, r->dir);
