@@ -33,20 +33,6 @@ struct {
 	__type(value, struct mt_call);
 } calls SEC(".maps");
 
-/* Arguments of a memory syscall between sys_enter and sys_exit, per thread as well. */
-struct mt_sysargs {
-	__u64 a[5];
-	__u32 live;		/* set at sys_enter of a recorded syscall, cleared at its exit */
-	__u32 _pad;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct mt_sysargs);
-} sysargs SEC(".maps");
-
 static __always_inline struct mt_call *call__state(__u64 flags)
 {
 	return bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, flags);
@@ -238,53 +224,28 @@ static __always_inline __u8 sys__kind(long id)
 	return 0;
 }
 
-/* The arguments are kept per thread until the syscall returns; mprotect only when it adds PROT_EXEC. */
-static __always_inline int sys__enter(long id, __u64 a0, __u64 a1, __u64 a2, __u64 a3, __u64 a4)
-{
-	struct mt_sysargs *a;
-
-	if (id == NR_MPROTECT && !(a2 & MT_PROT_EXEC))
-		return 0;
-	if (!proc__active(bpf_get_current_pid_tgid() >> 32))
-		return 0;
-	a = bpf_task_storage_get(&sysargs, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!a) {
-		drop__count(MT_DROP_CALLSTATE);
-		return 0;
-	}
-	a->a[0] = a0;
-	a->a[1] = a1;
-	a->a[2] = a2;
-	a->a[3] = a3;
-	a->a[4] = a4;
-	a->live = 1;
-	return 0;
-}
-
-/* Fallback when tracefs cannot be mounted: every syscall of the machine passes here (BTF, no tracefs needed). */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
-{
-	if (!sys__kind(id))
-		return 0;
-	return sys__enter(id, BPF_CORE_READ(regs, di), BPF_CORE_READ(regs, si), BPF_CORE_READ(regs, dx),
-			  BPF_CORE_READ(regs, r10), BPF_CORE_READ(regs, r8));
-}
-
-/* The layout of syscalls:sys_enter_* and sys_exit_* (their tracefs format files). */
-struct mt_tp_sys_enter {
-	__u64 common;
-	__s32 nr;
-	__u32 _pad;
-	__u64 args[6];
-};
-
+/* The layout of syscalls:sys_exit_* (their tracefs format files). */
 struct mt_tp_sys_exit {
 	__u64 common;
 	__s32 nr;
 	__u32 _pad;
 	__s64 ret;
 };
+
+/* At the syscall's exit its arguments are still in the registers saved at its entry (only ax holds the result):
+ * no entry hook is needed, so the other syscalls of the machine, the uretprobe trampoline's among them, run one
+ * program, not two. */
+struct mt_sysargs {
+	__u64 a[4];
+};
+
+static __always_inline void sys__args(struct pt_regs *regs, struct mt_sysargs *a)
+{
+	a->a[0] = BPF_CORE_READ(regs, di);
+	a->a[1] = BPF_CORE_READ(regs, si);
+	a->a[2] = BPF_CORE_READ(regs, dx);
+	a->a[3] = BPF_CORE_READ(regs, r10);
+}
 
 static __always_inline void sys__fill(struct mt_syscall *e, __u8 kind, const struct mt_sysargs *a, long ret)
 {
@@ -318,58 +279,51 @@ static __always_inline void sys__watch(__u8 kind, const struct mt_sysargs *a, lo
 
 	if (kind == MT_SYS_MMAP && ret >= 0 && (a->a[2] & MT_PROT_EXEC) && !(a->a[3] & MT_MAP_ANONYMOUS))
 		watch__addr(task, ret, MT_ATTACH_MMAP, true, NULL);
-	else if (kind == SYS_WATCH_ONLY && ret == 0)
+	else if (kind == SYS_WATCH_ONLY && ret == 0 && (a->a[2] & MT_PROT_EXEC))
 		watch__addr(task, a->a[0], MT_ATTACH_MMAP, true, NULL);
 }
 
-static __always_inline int sys__exit(long id, long ret)
+static __always_inline int sys__exit(long id, long ret, struct pt_regs *regs)
 {
 	__u8 kind = sys__kind(id);
-	struct mt_sysargs *a;
+	struct mt_sysargs a;
 	struct mt_syscall *e;
 
-	if (!kind)
+	if (!kind || !proc__active(bpf_get_current_pid_tgid() >> 32))
 		return 0;
-	a = bpf_task_storage_get(&sysargs, bpf_get_current_task_btf(), 0, 0);
-	if (!a || !a->live)
-		return 0;
-	a->live = 0;
-	sys__watch(kind, a, ret);
+	sys__args(regs, &a);
+	sys__watch(kind, &a, ret);
 	e = kind == SYS_WATCH_ONLY ? NULL : rec__reserve(sizeof(*e), MT_REC_SYSCALL);
 	if (e) {
-		sys__fill(e, kind, a, ret);
+		sys__fill(e, kind, &a, ret);
 		__builtin_memset(e->_pad, 0, sizeof(e->_pad));
 		rec__submit(e, sizeof(*e));
 	}
 	return 0;
 }
 
+/* Fallback when tracefs cannot be mounted: every syscall of the machine passes here (BTF, no tracefs needed). */
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
-	return sys__exit(BPF_CORE_READ(regs, orig_ax), ret);
+	return sys__exit(BPF_CORE_READ(regs, orig_ax), ret, regs);
 }
 
-/* Per-syscall tracepoints (tracefs): only the five syscalls that matter trap, for untracked processes too. A
- * program may read no argument past its syscall's last one: the kernel refuses to attach it otherwise. */
-#define ARG(n, i) ((i) < (n) ? ctx->args[(i) < (n) ? (i) : 0] : 0)
-#define SYS_TP(name, nr, n)									\
-	SEC("tracepoint/syscalls/sys_enter_" #name)						\
-	int sys_enter_##name(struct mt_tp_sys_enter *ctx)					\
-	{											\
-		return sys__enter(nr, ARG(n, 0), ARG(n, 1), ARG(n, 2), ARG(n, 3), ARG(n, 4));	\
-	}											\
+/* Per-syscall tracepoints (tracefs): only the five syscalls that matter trap, for untracked processes too. */
+#define SYS_TP(name, nr)									\
 	SEC("tracepoint/syscalls/sys_exit_" #name)						\
 	int sys_exit_##name(struct mt_tp_sys_exit *ctx)						\
 	{											\
-		return sys__exit(nr, ctx->ret);							\
+		struct task_struct *task = bpf_get_current_task_btf();				\
+												\
+		return sys__exit(nr, ctx->ret, (struct pt_regs *)bpf_task_pt_regs(task));	\
 	}
 
-SYS_TP(mmap, NR_MMAP, 6)
-SYS_TP(munmap, NR_MUNMAP, 2)
-SYS_TP(brk, NR_BRK, 1)
-SYS_TP(mremap, NR_MREMAP, 5)
-SYS_TP(mprotect, NR_MPROTECT, 3)
+SYS_TP(mmap, NR_MMAP)
+SYS_TP(munmap, NR_MUNMAP)
+SYS_TP(brk, NR_BRK)
+SYS_TP(mremap, NR_MREMAP)
+SYS_TP(mprotect, NR_MPROTECT)
 
 /* Children join the tree here, before they first run; threads share their process's entry. */
 SEC("tp_btf/sched_process_fork")

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -338,6 +339,67 @@ static void test_summary_is_the_artifacts(void **state)
 	assert_non_null(strstr(got, "memtrack: 80008 allocations"));
 }
 
+/* The memory syscalls of mem_syscalls, found by their sizes: every field as the syscall saw it, from its exit. */
+struct sys_seen {
+	uint32_t root;
+	uint64_t brk0;
+	struct mt_syscall mmap, mremap, munmap, brk;
+	int n;
+};
+
+static int sys_seen__on_record(const struct mt_rec_hdr *h, void *ctx)
+{
+	const struct mt_syscall *e = (const void *)h;
+	struct sys_seen *s = ctx;
+
+	if (h->type != MT_REC_SYSCALL || h->pid != s->root)
+		return 0;
+	if (e->sys == MT_SYS_BRK && !e->size)
+		s->brk0 = e->ret;
+	if (e->sys == MT_SYS_MMAP && e->size == 7 * 4096)
+		s->mmap = *e, s->n++;
+	else if (e->sys == MT_SYS_MREMAP && e->size == 11 * 4096)
+		s->mremap = *e, s->n++;
+	else if (e->sys == MT_SYS_MUNMAP && e->size == 11 * 4096)
+		s->munmap = *e, s->n++;
+	else if (e->sys == MT_SYS_BRK && e->size && e->size == (uint64_t)e->ret)
+		s->brk = *e, s->n++;
+	return 0;
+}
+
+static void memory_syscalls__check(const char *dir)
+{
+	struct sys_seen s = { .root = root_pid(dir) };
+	struct mt_read_status st;
+
+	assert_int_equal(mt_artifact__read(dir, sys_seen__on_record, &s, &st), 0);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.mmap.prot, PROT_READ | PROT_WRITE);
+	assert_int_equal(s.mmap.flags, MAP_PRIVATE | MAP_ANONYMOUS);
+	assert_int_equal(s.mmap.addr, s.mmap.ret);
+	assert_int_equal(s.mremap.old_addr, s.mmap.addr);
+	assert_int_equal(s.mremap.old_size, 7 * 4096);
+	assert_int_equal(s.mremap.flags, MREMAP_MAYMOVE);
+	assert_int_equal(s.munmap.addr, s.mremap.ret);
+	assert_int_equal(s.munmap.ret, 0);
+	assert_int_equal(s.brk.size, s.brk0 + 13 * 4096);
+}
+
+/* Both hooks: the raw syscall exit tracepoint (default) and the per-syscall ones (tracefs). */
+static void test_memory_syscalls(void **state)
+{
+	char dir[256], *argv[] = { PROG("mem_syscalls"), NULL };
+	char *tp[] = { MT_BINARY, "record", "-q", "--syscall-tracepoints", "-o", dir, "--", PROG("mem_syscalls"), NULL };
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "syscalls");
+	assert_int_equal(record_run(dir, "syscalls", argv), 0);
+	memory_syscalls__check(dir);
+	test_dir(dir, sizeof(dir), "syscalls_tp");
+	assert_int_equal(mt_test__run(tp, "/dev/null", "/dev/null"), 0);
+	memory_syscalls__check(dir);
+}
+
 static void test_exit_status(void **state)
 {
 	char dir[256], *exit42[] = { PROG("exit_status"), "exit", "42", NULL };
@@ -648,7 +710,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_constructor_allocations), cmocka_unit_test(test_glibc_functions),
 		cmocka_unit_test(test_realloc_chain),		 cmocka_unit_test(test_process_tree),
-		cmocka_unit_test(test_threads), cmocka_unit_test(test_summary_is_the_artifacts),			 cmocka_unit_test(test_exit_status),
+		cmocka_unit_test(test_threads),			 cmocka_unit_test(test_summary_is_the_artifacts),
+		cmocka_unit_test(test_exit_status),		 cmocka_unit_test(test_memory_syscalls),
 		cmocka_unit_test(test_cannot_run),		 cmocka_unit_test(test_job_control),
 		cmocka_unit_test(test_signal_forwarding),	 cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_attach_only_mapped),	 cmocka_unit_test(test_dlopen_mimalloc),

@@ -78,18 +78,18 @@ static int session__attach_tracepoints(struct bpf_session *s)
 /* tracefs is not mounted on a fresh machine: mount it, so that only the memory syscalls' tracepoints fire. */
 static bool tracefs__ready(void)
 {
-	if (!access(MT_TRACEFS "/events/syscalls/sys_enter_mmap/id", R_OK))
+	if (!access(MT_TRACEFS "/events/syscalls/sys_exit_mmap/id", R_OK))
 		return true;
 	if (mount("tracefs", MT_TRACEFS, "tracefs", 0, NULL) && errno != EBUSY)
 		pr_warn("cannot mount tracefs at " MT_TRACEFS " (%s): using the raw syscall tracepoints\n",
 			strerror(errno));
-	return !access(MT_TRACEFS "/events/syscalls/sys_enter_mmap/id", R_OK);
+	return !access(MT_TRACEFS "/events/syscalls/sys_exit_mmap/id", R_OK);
 }
 
 /*
- * The BTF raw syscall tracepoints by default: two links, detached in one grace period, but every syscall of the
- * machine runs a few BPF instructions (~50 ns) to be told apart. The per-syscall tracepoints (tracefs) spare
- * untracked processes that, but each of their ten links takes ~40 ms to detach, serialised in the kernel.
+ * The BTF raw syscall exit tracepoint by default: one link, but every syscall of the machine runs a few BPF
+ * instructions (~50 ns) to be told apart. The per-syscall exit tracepoints (tracefs) spare untracked processes that,
+ * but each of their five links takes ~40 ms to detach, serialised in the kernel.
  */
 static void session__choose_syscall_hooks(struct bpf_session *s, bool per_syscall)
 {

@@ -39,7 +39,7 @@ static void record__usage(FILE *f)
 		   "      --ts-resolution NS  allocation timestamps rounded down to NS nanoseconds (default %u:\n"
 		   "                       1 us, far finer than a probe's own cost; 1: exact); coarser is smaller\n"
 		   "      --syscall-tracepoints  hook only the memory syscalls (mounts tracefs): other processes\n"
-		   "                       pay nothing per syscall, but start-up and tear-down take ~50 ms longer\n",
+		   "                       pay nothing per syscall, but five links take longer to set up and remove\n",
 		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_RING_DEFAULT >> 20, MT_TS_RESOLUTION_DEFAULT);
 }
 
