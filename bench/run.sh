@@ -97,6 +97,19 @@ for w in "${WORKLOADS[@]}"; do
 	ALLOCS[$w]=${N[$w]}
 	EVENTS[$w]=$((2 * N[$w]))
 done
+# Process trees: N short-lived children, one at a time (untraced, memtrack, floor): what each process costs.
+TREES=(forks execs)
+N[forks]=$(scale 200 1)
+N[execs]=$(scale 200 1)
+CMD[forks]="$BENCH/spawn ${N[forks]} fork"
+CMD[execs]="$BENCH/spawn ${N[execs]} exec $BENCH/churn 100"
+WHAT[forks]="children that fork and make 100 malloc/free pairs"
+WHAT[execs]="children that exec \`churn 100\`"
+TREE_CONFIGS=(untraced memtrack floor)
+for w in "${TREES[@]}"; do
+	ALLOCS[$w]=$((100 * N[$w]))
+	EVENTS[$w]=$((2 * ALLOCS[$w]))
+done
 # /bin/true: start-up and tear-down alone.
 CMD[true]=/bin/true
 ALLOCS[true]=0
@@ -105,7 +118,7 @@ EVENTS[true]=0
 # The floor probes what memtrack would: the workload's executable and each library it loads (the floor skips those
 # without an allocator, as memtrack does). Our workloads dlopen nothing, so ldd lists every file memtrack would see.
 declare -A FLOOR_FILES
-for w in "${WORKLOADS[@]}" true; do
+for w in "${WORKLOADS[@]}" "${TREES[@]}" true; do
 	bin=${CMD[$w]%% *}
 	FLOOR_FILES[$w]="-f $bin $(ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// { printf "-f %s ", $3 }')"
 done
@@ -318,6 +331,12 @@ for ((rep = 1; rep <= RUNS; rep++)); do
 			measure "$c" "$w" "$rep"
 		done
 	done
+	for w in "${TREES[@]}"; do
+		for c in "${TREE_CONFIGS[@]}"; do
+			note "run $rep/$RUNS: $c on $w ($((SECONDS - T0)) s so far)"
+			measure "$c" "$w" "$rep"
+		done
+	done
 	for m in "${NB_MODES[@]}"; do
 		note "run $rep/$RUNS: neighbour $m"
 		neighbour "$m" "$rep"
@@ -452,6 +471,25 @@ neighbour_section() {
 	done
 }
 
+# What each short-lived process of a tree adds (the tracer attaches and detaches its links per process), less the
+# configuration's own start-up and tear-down, as measured on /bin/true.
+trees_section() {
+	local w c t t0 once
+	echo "| workload | what | processes | configuration | wall s | ms added / process (less \`-- /bin/true\`) |" \
+		"memtrack saw (allocs / frees) |"
+	echo "|---|---|---:|---|---:|---:|---:|"
+	for w in "${TREES[@]}"; do
+		t0=$(agg "$w" untraced $F_WALL median)
+		for c in "${TREE_CONFIGS[@]}"; do
+			t=$(agg "$w" "$c" $F_WALL median)
+			once=$(calc "%.0f" "a - b" "$(agg true "$c" $F_WALL median)" "$(agg true untraced $F_WALL median)")
+			echo "| $w | ${WHAT[$w]} | ${N[$w]} | ${LABEL[$c]} | $(calc "%.3f" "a / 1e9" "$t") |" \
+				"$([[ $c == untraced ]] && echo — || calc "%.2f" "(a - b - d) / 1e6 / c" "$t" "$t0" "${N[$w]}" "$once") |" \
+				"$([[ $c == memtrack ]] && echo "$(agg "$w" memtrack $F_ALLOCS median) / $(agg "$w" memtrack $F_FREES median)" || echo —) |"
+		done
+	done
+}
+
 # Median and maximum over runs of the CPUs that processes outside the run kept busy meanwhile.
 other_load() {
 	awk -v f=$F_OTHER -v t=$F_WALL '$f >= 0 && $t > 0 { printf "%.3f\n", $f / ($t / 1e6) }' "$RESULTS" | sort -n |
@@ -502,6 +540,10 @@ report() {
 	echo "### Untracked neighbour"
 	echo
 	neighbour_section
+	echo
+	echo "### Process trees (${ALLOCS[forks]} allocations and as many frees in each: 100 pairs a child)"
+	echo
+	trees_section
 }
 
 if [[ -n $OUT ]]; then
