@@ -282,8 +282,8 @@ static int elf_open(const char *path, int *fd, Elf **elf)
 
 int mt_file__build_id(const char *path, uint8_t *id)
 {
-	Elf *elf;
-	int fd, err;
+	Elf *elf = NULL;
+	int fd = -1, err;
 	size_t len;
 
 	err = elf_open(path, &fd, &elf);
@@ -320,8 +320,8 @@ static bool same_file(const struct mt_module *m, const char *path)
 /* Tries one candidate; 0 when it was taken (m->fd, m->elf, m->file set). */
 static int module_try(struct mt_module *m, const char *path, bool check_id)
 {
-	Elf *elf;
-	int fd, err;
+	Elf *elf = NULL;
+	int fd = -1, err;
 
 	err = elf_open(path, &fd, &elf);
 	if (err)
