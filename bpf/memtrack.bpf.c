@@ -365,12 +365,12 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(process_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid);
-	__u32 active = MT_PROC_ACTIVE;
+	__u32 *state = proc__lookup(tgid);
 	struct mt_exec *e;
 
-	if (!proc__lookup(tgid))
+	if (!state)
 		return 0;
-	bpf_map_update_elem(&tracked, &tgid, &active, BPF_EXIST);
+	*state = MT_PROC_ACTIVE;	/* in place: an update would allocate a new element, and could fail */
 	e = rec__reserve(sizeof(*e), MT_REC_EXEC);
 	if (e) {
 		e->old_pid = old_pid;

@@ -15,7 +15,8 @@
 /* Set by the tracer before load: raw stack bytes per definition; 0 without --stacks (no stack code runs). */
 const volatile __u32 stack_bytes = 0;
 
-/* hash -> 1: call paths whose definition was emitted. LRU: an evicted path is defined again (readers accept it). */
+/* hash -> 1: call paths whose definition was emitted. LRU: an evicted path is defined again (readers accept it).
+ * The tracer sizes it to 1 before load without --stacks: an LRU map is always preallocated. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, MT_STACKS_SEEN_MAX);
@@ -31,7 +32,8 @@ struct mt_exec_ranges {
 };
 
 /* tgid -> its executable file mappings, kept by the watcher (with --stacks), copied at fork, reset at exec.
- * Not preallocated: 528 bytes times every possible process would cost start-up time and memory for nothing. */
+ * Not preallocated: 528 bytes times every possible process would cost start-up time and memory for nothing.
+ * The tracer sizes it to 1 before load without --stacks. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);

@@ -106,6 +106,16 @@ static void session__choose_syscall_hooks(struct bpf_session *s, bool per_syscal
 	}
 }
 
+/* Without --stacks no stack code runs: its maps shrink to one entry, which the kernel need not set up. */
+static void session__size_maps(struct bpf_session *s, const struct mt_options *o)
+{
+	bpf_map__set_max_entries(s->skel->maps.rb, o->ring_bytes);
+	if (o->stack_bytes)
+		return;
+	bpf_map__set_max_entries(s->skel->maps.stacks_seen, 1);
+	bpf_map__set_max_entries(s->skel->maps.exec_ranges, 1);
+}
+
 struct bpf_session *bpf_session__open(const struct mt_options *o)
 {
 	struct bpf_session *s = calloc(1, sizeof(*s));
@@ -120,7 +130,7 @@ struct bpf_session *bpf_session__open(const struct mt_options *o)
 		pr_err("cannot open the BPF object: %s\n", strerror(-err));
 		goto free_session;
 	}
-	bpf_map__set_max_entries(s->skel->maps.rb, o->ring_bytes);
+	session__size_maps(s, o);
 	bpf_program__set_expected_attach_type(s->skel->progs.alloc_enter, MT_BPF_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(s->skel->progs.alloc_return, MT_BPF_TRACE_UPROBE_MULTI);
 	session__choose_syscall_hooks(s, o->syscall_tracepoints);
