@@ -19,6 +19,7 @@
 
 #define MT_RING_DEFAULT (32u << 20)
 #define MT_EXIT_SETUP 2
+#define MT_LOAD_HEAP (24u << 20)	/* what libbpf's load of the BPF object mallocs at most, the kernel's BTF twice */
 /* Allocation times to the µs: a probe hit costs more than that, so finer digits are noise that zstd cannot shrink
  * (on churn, 1.1 of 3.3 bytes per event). Much coarser ones would blur the order against exec and fork records. */
 #define MT_TS_RESOLUTION_DEFAULT 1000u
@@ -196,8 +197,11 @@ static int record__setup_bpf(struct record *r)
 
 	if (err)
 		return err;
+	heap__prefer_huge_pages(MT_LOAD_HEAP);
 	r->bpf = bpf_session__open(&r->opt);
-	return r->bpf ? 0 : -errno;
+	err = r->bpf ? 0 : -errno;
+	heap__trim();
+	return err;
 }
 
 /* Blocked before fork so that no SIGCHLD is missed; the child restores the original mask before exec. */

@@ -20,6 +20,11 @@ struct mt_options {
 	bool quiet;
 };
 
+/* heap.c: the malloc heap's next bytes in transparent huge pages (0, -EOPNOTSUPP without THP); heap__trim undoes it
+ * and gives the freed heap back. */
+int heap__prefer_huge_pages(size_t bytes);
+void heap__trim(void);
+
 /* privileges.c: 0, or -EPERM / -ENOENT with the reason already printed. */
 int privileges__check(void);
 
