@@ -145,12 +145,17 @@ void links__release(struct links *l, pid_t pid)
 	}
 }
 
+void links__release_all(struct links *l)
+{
+	while (l->n)
+		links__release(l, l->v[0].pid);
+}
+
 void links__free(struct links *l)
 {
 	if (!l)
 		return;
-	while (l->n)
-		links__release(l, l->v[0].pid);
+	links__release_all(l);
 	pthread_mutex_lock(&l->lock);
 	while (l->closers)
 		pthread_cond_wait(&l->idle, &l->lock);

@@ -303,8 +303,8 @@ static int record__finish(struct record *r, int status)
 {
 	int err, close_err;
 
-	attach__free(r->attach);
-	r->attach = NULL;
+	/* The links' grace periods pass while the artifact is finished and summed up; record__cleanup waits. */
+	attach__flush(r->attach);
 	err = end__write(r->w, r->bpf, r->sp.pid, status);
 	close_err = mt_writer__close(r->w);
 	r->w = NULL;
