@@ -324,12 +324,15 @@ static void record__cleanup(struct record *r)
 		waitpid(r->sp.pid, NULL, __WALL);
 	}
 	consumer__free(r->cons);
-	attach__free(r->attach);
+	if (r->attach)
+		attach__flush(r->attach);
 	mt_writer__close(r->w);
 	modules__finish(r->mods);
 	metadata__free(r->meta);
 	mt_model__free(r->model);
+	/* Its tracepoint links' grace periods pass while the uprobe links' do; flushed, attach needs no session. */
 	bpf_session__close(r->bpf);
+	attach__free(r->attach);
 	if (r->sig_fd >= 0)
 		close(r->sig_fd);
 }

@@ -114,7 +114,8 @@ bool attach__on_hold_stop(struct attach *a, pid_t tid);
 void attach__on_exec_stop(struct attach *a, pid_t pid);
 void attach__on_fork(struct attach *a, pid_t parent, pid_t child);
 void attach__on_exit(struct attach *a, pid_t tid);
-/* The last log records written and every link closing in the background; attach__free waits for them. */
+/* The last log records written and every link closing in the background; attach__free waits for them, and after
+ * a flush it uses neither the writer nor the BPF session. */
 void attach__flush(struct attach *a);
 void attach__free(struct attach *a);
 
