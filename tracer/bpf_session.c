@@ -200,9 +200,10 @@ struct uprobe_multi_attr {
 };
 
 /*
- * One multi-uprobe link per file, direction and process: a link's detach waits for one RCU grace period however
- * many sites it holds, where one perf-event uprobe per site waited for one each (~100 ms apiece here); its pid
- * filter keeps the breakpoints out of every process that is not the tracked one (it follows the process's exec).
+ * One multi-uprobe link per file and process (and direction, without sessions): its detach waits for RCU grace
+ * periods once however many sites it holds, where one perf-event uprobe per site waited once each (~100 ms apiece
+ * here); its pid filter keeps the breakpoints out of every process that is not the tracked one (it follows the
+ * process's exec).
  */
 static int uprobe_link__create(int prog_fd, __u32 type, __u32 flags, const char *path, const unsigned long *offs,
 			       const __u64 *cookies, size_t n, pid_t pid)
