@@ -137,8 +137,7 @@ static __always_inline int call__result(struct mt_call *c, __u64 rc, __u64 *addr
 	return 0;
 }
 
-SEC("uretprobe")
-int BPF_KRETPROBE(alloc_return, void *ret)
+static __always_inline int alloc__return(__u64 ret)
 {
 	struct mt_call *c = call__state(0);
 	__u64 addr = 0;
@@ -147,13 +146,19 @@ int BPF_KRETPROBE(alloc_return, void *ret)
 		return 0;
 	if (--c->depth)
 		return 0;
-	if (call__result(c, (__u64)ret, &addr))
+	if (call__result(c, ret, &addr))
 		return 0;
 	/* NULL is no allocation, but realloc(p, 0) returning NULL freed p. */
 	if (!addr && !(mt_func__is_realloc(c->func) && c->old_addr && !c->size))
 		return 0;
 	alloc__emit(c->func, c->allocator, addr, c->size, c->old_addr, c->align, c->stack);
 	return 0;
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(alloc_return, void *ret)
+{
+	return alloc__return((__u64)ret);
 }
 
 /*
@@ -182,10 +187,8 @@ static __always_inline int free__enter(struct pt_regs *ctx, __u64 cookie, __u64 
 }
 
 /* One entry program for every allocator entry point: the tracer's cookie says how to read the arguments. */
-SEC("uprobe")
-int BPF_KPROBE(alloc_enter, __u64 a0, __u64 a1, __u64 a2)
+static __always_inline int alloc__enter(struct pt_regs *ctx, __u64 cookie, __u64 a0, __u64 a1, __u64 a2)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
 	struct mt_args_val v = {};
 
 	switch (MT_COOKIE_ARGS(cookie)) {
@@ -202,6 +205,31 @@ int BPF_KPROBE(alloc_enter, __u64 a0, __u64 a1, __u64 a2)
 	default: return 0;
 	}
 	return call__enter(ctx, cookie, &v);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(alloc_enter, __u64 a0, __u64 a1, __u64 a2)
+{
+	return alloc__enter(ctx, bpf_get_attach_cookie(ctx), a0, a1, a2);
+}
+
+extern bool bpf_session_is_return(void) __ksym __weak;
+
+/*
+ * Entry and return in one program, on kernels with uprobe sessions (6.13+): one link per file and process instead of
+ * two, so its tear-down waits for one RCU Tasks Trace grace period, not two in a row. The entry of a free asks for
+ * no return (1); every other entry gets its return, whatever it decided, as with a separate return link.
+ */
+SEC("uprobe")
+int BPF_KPROBE(alloc_session, __u64 a0, __u64 a1, __u64 a2)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u8 args = MT_COOKIE_ARGS(cookie);
+
+	if (bpf_session_is_return())
+		return alloc__return(PT_REGS_RC(ctx));
+	alloc__enter(ctx, cookie, a0, a1, a2);
+	return args == MT_ARGS_FREE || args == MT_ARGS_FREE_SIZED;
 }
 
 /* x86-64 syscall numbers of the memory syscalls recorded. */
@@ -365,12 +393,12 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(process_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid);
-	__u32 active = MT_PROC_ACTIVE;
+	__u32 *state = proc__lookup(tgid);
 	struct mt_exec *e;
 
-	if (!proc__lookup(tgid))
+	if (!state)
 		return 0;
-	bpf_map_update_elem(&tracked, &tgid, &active, BPF_EXIST);
+	*state = MT_PROC_ACTIVE;	/* in place: an update would allocate a new element, and could fail */
 	e = rec__reserve(sizeof(*e), MT_REC_EXEC);
 	if (e) {
 		e->old_pid = old_pid;

@@ -7,9 +7,11 @@
 #define MT_TRACKED_MAX 65536
 
 /* tgid -> MT_PROC_* state; the tracer adds the command's pid at the TRACEME stop, BPF adds children at fork and
- * deletes a process when its last thread exits. */
+ * deletes a process when its last thread exits. Not preallocated: only a fork adds an entry (a failure is counted),
+ * and 65536 preallocated ones cost start-up time for the few a tree holds. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, MT_TRACKED_MAX);
 	__type(key, __u32);
 	__type(value, __u32);

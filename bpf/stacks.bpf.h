@@ -15,7 +15,8 @@
 /* Set by the tracer before load: raw stack bytes per definition; 0 without --stacks (no stack code runs). */
 const volatile __u32 stack_bytes = 0;
 
-/* hash -> 1: call paths whose definition was emitted. LRU: an evicted path is defined again (readers accept it). */
+/* hash -> 1: call paths whose definition was emitted. LRU: an evicted path is defined again (readers accept it).
+ * The tracer sizes it to 1 before load without --stacks: an LRU map is always preallocated. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, MT_STACKS_SEEN_MAX);
@@ -31,7 +32,8 @@ struct mt_exec_ranges {
 };
 
 /* tgid -> its executable file mappings, kept by the watcher (with --stacks), copied at fork, reset at exec.
- * Not preallocated: 528 bytes times every possible process would cost start-up time and memory for nothing. */
+ * Not preallocated: 528 bytes times every possible process would cost start-up time and memory for nothing.
+ * The tracer sizes it to 1 before load without --stacks. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -90,10 +92,13 @@ static __always_inline void ranges__inherit(__u32 parent, __u32 child)
 		bpf_map_update_elem(&exec_ranges, &child, r, BPF_ANY);
 }
 
-static __always_inline bool ranges__has(const struct mt_exec_ranges *r, __u64 addr)
+/* Global, so the verifier looks at its 32 iterations once, not under every state of the scan that calls it. */
+__noinline int ranges__has(const struct mt_exec_ranges *r, __u64 addr)
 {
 	__u32 i;
 
+	if (!r)		/* a global function's pointer may be NULL, for the verifier */
+		return false;
 	for (i = 0; i < MT_EXEC_RANGES; i++) {
 		if (i >= r->n)
 			return false;
@@ -114,24 +119,32 @@ static __always_inline __u64 fnv__mix(__u64 h, __u64 v)
 	return h;
 }
 
-/* A return address that is the uretprobe trampoline (a probed call is pending below) is put back from the
- * pending return instance that replaced it, found by the stack slot it was written to. */
-static __always_inline __u64 ret__repair(__u64 ret, __u64 slot, __u64 tramp)
+/* The return address a pending return instance saved from this stack slot, 0 if none did. Global, so the verifier
+ * looks at its loop once, not at every place the chain walk is verified from. */
+__noinline __u64 ret__saved(__u64 slot)
 {
-	struct task_struct *task;
-	struct return_instance *ri;
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct return_instance *ri = BPF_CORE_READ(task, utask, return_instances);
 	int i;
 
-	if (!tramp || ret != tramp)
-		return ret;
-	task = (struct task_struct *)bpf_get_current_task();
-	ri = BPF_CORE_READ(task, utask, return_instances);
 	for (i = 0; i < MT_RI_MAX && ri; i++) {
 		if (BPF_CORE_READ(ri, stack) == slot)
 			return BPF_CORE_READ(ri, orig_ret_vaddr);
 		ri = BPF_CORE_READ(ri, next);
 	}
-	return ret;
+	return 0;
+}
+
+/* A return address that is the uretprobe trampoline (a probed call is pending below) is put back from the
+ * pending return instance that replaced it, found by the stack slot it was written to. */
+static __always_inline __u64 ret__repair(__u64 ret, __u64 slot, __u64 tramp)
+{
+	__u64 saved;
+
+	if (!tramp || ret != tramp)
+		return ret;
+	saved = ret__saved(slot);
+	return saved ? saved : ret;
 }
 
 struct mt_walk {
@@ -281,6 +294,7 @@ static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w
 {
 	struct mt_stack *s = rec__reserve(sizeof(*s) + MT_FP_MAX * 8 + stack_bytes, MT_REC_STACK);
 	bool short_read;
+	__u32 nbytes;
 	__u64 *fp;
 
 	if (!s)
@@ -298,23 +312,23 @@ static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w
 	s->regs[MT_REG_R15] = ctx->r15;
 	s->nfp = w->n;
 	s->nbytes = stack__copy((__u8 *)(fp + MT_FP_MAX), ctx->sp, &short_read);
-	s->truncated = s->nbytes == stack_bytes || ctx->sp + s->nbytes < w->last;
+	/* Read back from the ring: the verifier knows each copy path's count, and would check the rest once per path. */
+	nbytes = *(volatile __u32 *)&s->nbytes;
+	s->truncated = nbytes == stack_bytes || ctx->sp + nbytes < w->last;
 	s->truncated |= (w->n == MT_FP_MAX) << 1;
 	s->truncated |= short_read << 2;
 	s->_pad = 0;
 	rec__submit(s, sizeof(*s) + MT_FP_MAX * 8 + stack_bytes);
 }
 
-/* The call path's hash for an allocation record; 0 without --stacks. */
-static __always_inline __u64 stack__capture(struct pt_regs *ctx)
+/* The call path's hash, its definition emitted the first time. Global: verified once for any caller's state, not
+ * once per path through the entry program that reaches it. */
+__noinline __u64 stack__path(struct pt_regs *ctx)
 {
-	struct task_struct *task;
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct mt_walk w = {};
 	__u8 one = 1;
 
-	if (!stack_bytes)
-		return 0;
-	task = (struct task_struct *)bpf_get_current_task();
 	w.tramp = BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
 	walk__path(ctx, NULL, &w);
 	if (bpf_map_lookup_elem(&stacks_seen, &w.hash))
@@ -322,6 +336,12 @@ static __always_inline __u64 stack__capture(struct pt_regs *ctx)
 	bpf_map_update_elem(&stacks_seen, &w.hash, &one, BPF_ANY);
 	stack__define(ctx, &w);
 	return w.hash;
+}
+
+/* The call path's hash for an allocation record; 0 without --stacks, where the verifier drops the call. */
+static __always_inline __u64 stack__capture(struct pt_regs *ctx)
+{
+	return stack_bytes ? stack__path(ctx) : 0;
 }
 
 #endif /* MEMTRACK_STACKS_BPF_H */

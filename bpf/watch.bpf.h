@@ -16,9 +16,11 @@ struct mt_file_key {
 	__u64 ino;
 };
 
-/* (dev, ino) -> MT_FILE_*; BPF marks a file PENDING at its first request, the tracer says what it holds. */
+/* (dev, ino) -> MT_FILE_*; BPF marks a file PENDING at its first request, the tracer says what it holds. Not
+ * preallocated: entries come at mmap and exec only, and a failed mark just lets the next mapping ask again. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, MT_KNOWN_FILES_MAX);
 	__type(key, struct mt_file_key);
 	__type(value, __u32);

@@ -294,14 +294,20 @@ void attach__on_exit(struct attach *a, pid_t tid)
 	links__release(a->links, tid);
 }
 
+void attach__flush(struct attach *a)
+{
+	while (a->npend)
+		pending__log(a, a->npend - 1, 0);
+	links__release_all(a->links);
+}
+
 void attach__free(struct attach *a)
 {
 	size_t i;
 
 	if (!a)
 		return;
-	while (a->npend)
-		pending__log(a, a->npend - 1, 0);
+	attach__flush(a);
 	links__free(a->links);
 	for (i = 0; i < a->nfiles; i++) {
 		free(a->files[i].plan);

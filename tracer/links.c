@@ -30,8 +30,7 @@ struct links {
 
 struct close_job {
 	struct links *l;
-	int fds[2];
-	int nfds;
+	int fd;
 };
 
 struct links *links__new(struct bpf_session *s)
@@ -91,10 +90,8 @@ static void *close_job__run(void *arg)
 {
 	struct close_job *j = arg;
 	struct links *l = j->l;
-	int i;
 
-	for (i = 0; i < j->nfds; i++)
-		close(j->fds[i]);
+	close(j->fd);
 	free(j);
 	pthread_mutex_lock(&l->lock);
 	if (!--l->closers)
@@ -104,54 +101,61 @@ static void *close_job__run(void *arg)
 }
 
 /*
- * A link's close waits for an RCU grace period (~60 ms here): closing from short-lived threads keeps the ptrace
- * loop going and lets the waits of many exiting processes overlap.
+ * A link's close waits for RCU grace periods (20-40 ms here): one short-lived thread per link keeps the ptrace loop
+ * going and lets the waits overlap, those of one process's entry and return links as well as those of many
+ * exiting processes.
  */
-static void links__close(struct links *l, const struct bound *b)
+static void links__close_fd(struct links *l, int fd)
 {
 	struct close_job *j = malloc(sizeof(*j));
 	pthread_attr_t attr;
 	pthread_t t;
-	int i, started = 0;
+	bool started = false;
 
-	if (j && l->closers < CLOSERS_MAX) {
-		*j = (struct close_job){ .l = l, .fds = { b->fds[0], b->fds[1] }, .nfds = b->nfds };
+	if (j) {
+		*j = (struct close_job){ .l = l, .fd = fd };
 		pthread_attr_init(&attr);
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 		pthread_mutex_lock(&l->lock);
-		l->closers++;
-		started = !pthread_create(&t, &attr, close_job__run, j);
-		if (!started)
-			l->closers--;
+		if (l->closers < CLOSERS_MAX) {
+			started = !pthread_create(&t, &attr, close_job__run, j);
+			l->closers += started;
+		}
 		pthread_mutex_unlock(&l->lock);
 		pthread_attr_destroy(&attr);
 	}
 	if (started)
 		return;
 	free(j);
-	for (i = 0; i < b->nfds; i++)
-		close(b->fds[i]);
+	close(fd);
 }
 
 void links__release(struct links *l, pid_t pid)
 {
 	size_t i = l->n;
+	int j;
 
 	while (i--) {
 		if (l->v[i].pid != pid)
 			continue;
 		bpf_session__proc_file(l->bpf, pid, l->v[i].dev, l->v[i].ino, false);
-		links__close(l, &l->v[i]);
+		for (j = 0; j < l->v[i].nfds; j++)
+			links__close_fd(l, l->v[i].fds[j]);
 		l->v[i] = l->v[--l->n];
 	}
+}
+
+void links__release_all(struct links *l)
+{
+	while (l->n)
+		links__release(l, l->v[0].pid);
 }
 
 void links__free(struct links *l)
 {
 	if (!l)
 		return;
-	while (l->n)
-		links__release(l, l->v[0].pid);
+	links__release_all(l);
 	pthread_mutex_lock(&l->lock);
 	while (l->closers)
 		pthread_cond_wait(&l->idle, &l->lock);

@@ -19,6 +19,7 @@
 
 #define MT_RING_DEFAULT (32u << 20)
 #define MT_EXIT_SETUP 2
+#define MT_LOAD_HEAP (24u << 20)	/* what libbpf's load of the BPF object mallocs at most, the kernel's BTF twice */
 /* Allocation times to the µs: a probe hit costs more than that, so finer digits are noise that zstd cannot shrink
  * (on churn, 1.1 of 3.3 bytes per event). Much coarser ones would blur the order against exec and fork records. */
 #define MT_TS_RESOLUTION_DEFAULT 1000u
@@ -196,8 +197,11 @@ static int record__setup_bpf(struct record *r)
 
 	if (err)
 		return err;
+	heap__prefer_huge_pages(MT_LOAD_HEAP);
 	r->bpf = bpf_session__open(&r->opt);
-	return r->bpf ? 0 : -errno;
+	err = r->bpf ? 0 : -errno;
+	heap__trim();
+	return err;
 }
 
 /* Blocked before fork so that no SIGCHLD is missed; the child restores the original mask before exec. */
@@ -299,8 +303,8 @@ static int record__finish(struct record *r, int status)
 {
 	int err, close_err;
 
-	attach__free(r->attach);
-	r->attach = NULL;
+	/* The links' grace periods pass while the artifact is finished and summed up; record__cleanup waits. */
+	attach__flush(r->attach);
 	err = end__write(r->w, r->bpf, r->sp.pid, status);
 	close_err = mt_writer__close(r->w);
 	r->w = NULL;
@@ -320,12 +324,15 @@ static void record__cleanup(struct record *r)
 		waitpid(r->sp.pid, NULL, __WALL);
 	}
 	consumer__free(r->cons);
-	attach__free(r->attach);
+	if (r->attach)
+		attach__flush(r->attach);
 	mt_writer__close(r->w);
 	modules__finish(r->mods);
 	metadata__free(r->meta);
 	mt_model__free(r->model);
+	/* Its tracepoint links' grace periods pass while the uprobe links' do; flushed, attach needs no session. */
 	bpf_session__close(r->bpf);
+	attach__free(r->attach);
 	if (r->sig_fd >= 0)
 		close(r->sig_fd);
 }

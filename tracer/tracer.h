@@ -20,6 +20,11 @@ struct mt_options {
 	bool quiet;
 };
 
+/* heap.c: the malloc heap's next bytes in transparent huge pages (0, -EOPNOTSUPP without THP); heap__trim undoes it
+ * and gives the freed heap back. */
+int heap__prefer_huge_pages(size_t bytes);
+void heap__trim(void);
+
 /* privileges.c: 0, or -EPERM / -ENOENT with the reason already printed. */
 int privileges__check(void);
 
@@ -97,6 +102,8 @@ bool links__has(const struct links *l, pid_t pid, size_t file);
 int links__bind(struct links *l, pid_t pid, const struct link_file *f);
 size_t links__files(const struct links *l, pid_t pid, size_t *out, size_t max);
 void links__release(struct links *l, pid_t pid);
+/* Every link starts closing in the background; links__free waits for them. */
+void links__release_all(struct links *l);
 void links__free(struct links *l);
 
 /* attach.c: the attach worker: looks at each requested file once, probes it, lets its held threads go. */
@@ -107,6 +114,9 @@ bool attach__on_hold_stop(struct attach *a, pid_t tid);
 void attach__on_exec_stop(struct attach *a, pid_t pid);
 void attach__on_fork(struct attach *a, pid_t parent, pid_t child);
 void attach__on_exit(struct attach *a, pid_t tid);
+/* The last log records written and every link closing in the background; attach__free waits for them, and after
+ * a flush it uses neither the writer nor the BPF session. */
+void attach__flush(struct attach *a);
 void attach__free(struct attach *a);
 
 /* consumer.c: moves ring records into the artifact and learns the process tree from them; feeds attach requests

@@ -1,0 +1,77 @@
+/* heap.c — the tracer's malloc heap in transparent huge pages while libbpf parses the kernel's BTF. */
+#include <errno.h>
+#include <malloc.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "tracer.h"
+
+#define HUGE_PAGE (2u << 20)
+#define MALLOC_DEFAULT_PAD (128u << 10)	/* glibc's M_TOP_PAD, M_TRIM_THRESHOLD and first M_MMAP_THRESHOLD */
+#define THP_ENABLED "/sys/kernel/mm/transparent_hugepage/enabled"
+
+static char *huge_lo, *huge_hi;		/* the range advised, while it is */
+static bool thp_always;			/* the whole heap gets huge pages anyway: nothing to undo */
+
+/* "always" or "madvise" selected: a MADV_HUGEPAGE region gets huge pages at its first touch. */
+static bool thp__available(void)
+{
+	char line[128] = "";
+	FILE *f = fopen(THP_ENABLED, "re");
+
+	if (!f)
+		return false;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = 0;
+	fclose(f);
+	thp_always = strstr(line, "[always]");
+	return thp_always || strstr(line, "[madvise]");
+}
+
+/*
+ * libbpf reads the kernel's BTF (~5 MiB) twice and indexes it: ~2900 page faults, one per 4 KiB, ~10 ms of a ~60 ms
+ * load. The heap grows by bytes at once, big blocks come from it rather than from their own mmap, and that range is
+ * advised to use 2 MiB pages: under 1000 faults. Nothing is touched yet, and without THP nothing changes.
+ */
+int heap__prefer_huge_pages(size_t bytes)
+{
+	void *volatile p;	/* a malloc freed unused would be optimised out, and the heap not grown */
+	char *lo, *hi;
+	int err;
+
+	if (!thp__available())
+		return -EOPNOTSUPP;
+	mallopt(M_MMAP_THRESHOLD, bytes);
+	mallopt(M_TRIM_THRESHOLD, bytes);
+	mallopt(M_TOP_PAD, bytes);
+	lo = sbrk(0);
+	p = malloc(HUGE_PAGE);	/* more than the top chunk holds: the heap grows by it and the pad */
+	free(p);
+	hi = sbrk(0);
+	huge_lo = (char *)(((uintptr_t)lo + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+	huge_hi = (char *)((uintptr_t)hi & ~(uintptr_t)(HUGE_PAGE - 1));
+	err = huge_hi > huge_lo ? 0 : -ENOMEM;
+	if (!err && madvise(huge_lo, huge_hi - huge_lo, MADV_HUGEPAGE))
+		err = -errno;
+	if (err)
+		huge_hi = huge_lo;	/* nothing advised; heap__trim still restores malloc's settings */
+	return err;
+}
+
+/* Back to glibc's defaults, and the freed heap goes back to the kernel: the tracer's RSS does not stay high, and
+ * its heap grows 4 KiB at a time again while it traces. */
+void heap__trim(void)
+{
+	if (!huge_lo)
+		return;
+	mallopt(M_TOP_PAD, MALLOC_DEFAULT_PAD);
+	mallopt(M_TRIM_THRESHOLD, MALLOC_DEFAULT_PAD);
+	mallopt(M_MMAP_THRESHOLD, MALLOC_DEFAULT_PAD);
+	if (huge_hi > huge_lo && !thp_always)
+		madvise(huge_lo, huge_hi - huge_lo, MADV_NOHUGEPAGE);
+	huge_lo = huge_hi = NULL;
+	malloc_trim(0);
+}
