@@ -104,8 +104,11 @@ enum thread_mode { THREAD_SAME, THREAD_INDEX, THREAD_NEW };
 enum stack_mode { STACK_ZERO, STACK_INDEX, STACK_NEW };
 
 /* u64_slot.held: nothing, a seq in the live list, or with HELD_FREED a seq in the freed list. */
-#define HELD_NONE 0xffff
-#define HELD_FREED 0x8000
+#define HELD_NONE 0xffffffffu
+#define HELD_FREED 0x80000000u
+/* The most slots the encoder's maps grow to: a full frame's keys fill them at most 2/3 (checked below). */
+#define MT_ADDRS_SLOTS (MT_FRAME_MAX_CONTENT / 16)
+#define MT_STACKS_SLOTS (MT_FRAME_MAX_CONTENT / 32)
 /* Encoder maps start a frame this small (256 KiB), to stay in cache, and grow when a frame has more keys. */
 #define MAP_SLOTS_MIN (1u << 14)
 
@@ -141,8 +144,8 @@ struct u64_map {
 	struct u64_slot {
 		__u64 key;
 		__u32 gen;	/* the slot is empty unless this is the map's gen, so clearing is gen++ */
-		__u16 held;	/* HELD_*: the list entry holding this address; the stacks map: the table index */
-		__u16 after;	/* a live seq whose mt_next_addr is this address, valid if live_next still says so */
+		__u32 held;	/* HELD_*: the list entry holding this address; the stacks map: the table index */
+		__u32 after;	/* a live seq whose mt_next_addr is this address, valid if live_next still says so */
 	} *slot;		/* the table in use: mask + 1 slots, a small one unless the frame needs more */
 	struct u64_slot *spare;	/* where growing rehashes to; both hold max slots */
 	__u32 max;
@@ -546,9 +549,9 @@ static struct mt_encoder *encoder_new(void)
 	if (!err)
 		err = rank_list__init(&e->freed, 2 * MT_FRAME_ALLOCS_MAX);
 	if (!err)
-		err = u64_map__init(&e->addrs, 1u << 16);
+		err = u64_map__init(&e->addrs, MT_ADDRS_SLOTS);
 	if (!err)
-		err = u64_map__init(&e->stacks, 1u << 15);
+		err = u64_map__init(&e->stacks, MT_STACKS_SLOTS);
 	if (err) {
 		encoder_free(e);
 		return NULL;
@@ -559,8 +562,8 @@ static struct mt_encoder *encoder_new(void)
 	return e;
 }
 
-_Static_assert(3 * MT_FRAME_ALLOCS_MAX <= (1u << 16) * 2 / 3, "addrs map load");
-_Static_assert(MT_FRAME_ALLOCS_MAX <= (1u << 15) * 2 / 3, "stacks map load");
+_Static_assert(3 * MT_FRAME_ALLOCS_MAX <= MT_ADDRS_SLOTS * 2 / 3, "addrs map load");
+_Static_assert(MT_FRAME_ALLOCS_MAX <= MT_STACKS_SLOTS * 2 / 3, "stacks map load");
 _Static_assert(2 * MT_FRAME_ALLOCS_MAX < HELD_FREED, "a freed seq fits in u64_slot.held");
 
 static size_t col_len(const struct col *k)
