@@ -304,7 +304,7 @@ static void test_round_trip(void **state)
 	assert_whole(&g, &e, &st);
 	buf = slurp(f->file, &len);
 	assert_int_equal(len, e.frame_end[e.nframes - 1]);
-	assert_memory_equal(buf, "MEMTRACK\2\0\0\0\40\0\0\0", 16);
+	assert_memory_equal(buf, "MEMTRACK\3\0\0\0\40\0\0\0", 16);
 	free(buf);
 	expect_free(&e);
 	expect_free(&g.e);
@@ -458,9 +458,9 @@ static void test_header_fields(void **state)
 	struct mt_read_status st;
 	struct got g = { 0 };
 
-	write_header(f->file, 3, 32);
+	write_header(f->file, 4, 32);
 	assert_int_equal(read_into(f->dir, &g, &st), -EPROTONOSUPPORT);
-	assert_string_equal(st.reason, "unsupported artifact version 3 (this memtrack reads versions 1 to 2)");
+	assert_string_equal(st.reason, "unsupported artifact version 4 (this memtrack reads versions 1 to 3)");
 	write_header(f->file, 0, 32);
 	assert_int_equal(read_into(f->dir, &g, &st), -EPROTONOSUPPORT);
 	write_header(f->file, 2, 32);
