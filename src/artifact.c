@@ -20,12 +20,13 @@ _Static_assert(MT_FRAME_MAX_CONTENT >= UINT16_MAX, "a record fits in a frame");
 _Static_assert(MT_FRAME_MAX_CONTENT <= MT_FRAME_READ_LIMIT, "the reader accepts the writer's frames");
 
 /*
- * Columns leave zstd little to match: its Huffman coding of literals does most of the work. Level 1 with small tables
- * and long matches only compresses churn's columns as well as level 3 does, at two thirds of the time.
+ * Columns leave zstd little to match: its Huffman coding of literals does most of the work, and a match found in a
+ * column of random numbers (ranks, sizes) costs more than the literals it replaces. Level 1 with a hash table of 64
+ * slots finds the long repeats (tags, flags) and few others: 1.5% smaller than 4096 slots, and no slower.
  */
 #define MT_ZSTD_LEVEL 1
 #define MT_ZSTD_WINDOW_LOG 17
-#define MT_ZSTD_HASH_LOG 12
+#define MT_ZSTD_HASH_LOG 6
 #define MT_ZSTD_MIN_MATCH 7
 #define MT_READ_CHUNK (256u << 10)
 /* ZSTD_FRAMEHEADERSIZE_MAX, which zstd.h only declares for static linking. */
