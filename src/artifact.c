@@ -112,24 +112,28 @@ enum addr_mode {
 };
 
 /*
- * Version 3 HEAD byte of a coded record, its first: the time step and the usual flags, so that zstd codes them as one
- * symbol (a column of near-binary bytes costs a whole bit per byte). Its MORE byte has the rarer ones.
+ * Version 3 HEAD byte of a coded record, its first: the time step and the usual fields, so that zstd codes them as one
+ * symbol (a column of near-binary bytes costs a whole bit per byte); a release's holds the high part of its live
+ * rank too. Its MORE byte has the rarer ones.
  */
 #define HD_TS_MASK 0x0f		/* ts - previous ts when 0..14; 15: a ts number follows */
 #define HD_TS_NUMBER 15
-#define HD_ADDR_SHIFT 4		/* 2 bits: enum v3_addr of addr */
-#define HD_SIZE 0x40		/* as FL_SIZE */
 #define HD_MORE 0x80		/* a MORE byte follows */
+#define HD_ADDR_SHIFT 4		/* taking: 2 bits, enum v3_addr of addr */
+#define HD_SIZE 0x40		/* taking: as FL_SIZE */
+#define HD_PLACE_SHIFT 4	/* releasing: 3 bits, the live rank of addr >> 8, or HD_PLACE_HI */
+#define HD_PLACE_HI 7		/* releasing: the live rank >> 8 is 7 + a LEB128 of live_hi */
 #define MO_OLD_SHIFT 0		/* 2 bits: enum addr_mode of old_addr */
 #define MO_THREAD_SHIFT 2	/* 2 bits: enum thread_mode */
 #define MO_EXTRA 0x10		/* an EXTRA byte follows */
-#define MO_ADDR_ZERO 0x20	/* addr is 0; the head's address mode is then 0 */
-#define MO_RESERVED 0xc0
+#define MO_SIZE 0x20		/* releasing: as FL_SIZE */
+#define MO_ADDR_SHIFT 6		/* 2 bits: 0, addr as the head says; else MO_ADDR_ZERO, or releasing, AFTER or DELTA */
+#define MO_ADDR_ZERO 1		/* addr is 0, and the head's address mode (place) is 0 */
 
-/* Version 3 address modes of the head. A released address is a V3_LIST rank in the live list, never V3_OTHER. */
+/* Version 3 address modes of a taking record's head. */
 enum v3_addr {
-	V3_LIST,		/* released: ADDR_REF; taken: a rank in the freed list of the size's class */
-	V3_OTHER,		/* taken: a class number, then a rank in that class's freed list */
+	V3_LIST,		/* a rank in the freed list of the size's class */
+	V3_OTHER,		/* a class number, then a rank in that class's freed list */
 	V3_AFTER,		/* as ADDR_AFTER */
 	V3_DELTA,		/* as ADDR_DELTA */
 };
@@ -745,8 +749,11 @@ static enum addr_mode encode_elsewhere(struct mt_encoder *e, const struct u64_sl
 	return ADDR_DELTA;
 }
 
-/* addr of a free, old_addr of a realloc: the block leaves the live list and becomes the newest freed entry. */
-static enum addr_mode encode_freeing(struct mt_encoder *e, __u64 v)
+/*
+ * addr of a free, old_addr of a realloc: the block leaves the live list and becomes the newest freed entry. A REF's
+ * live rank goes into *rank, or when rank is NULL into the live column.
+ */
+static enum addr_mode encode_freeing(struct mt_encoder *e, __u64 v, __u32 *rank)
 {
 	unsigned int cls = CLASS_BIG;	/* a block the frame has not seen taken: its size is unknown */
 	struct u64_slot *s;
@@ -756,7 +763,10 @@ static enum addr_mode encode_freeing(struct mt_encoder *e, __u64 v)
 		return ADDR_ZERO;
 	s = u64_map__get(&e->addrs, v);
 	if (!(s->held & HELD_FREED)) {
-		put_number(e, COL_LIVE_LO, rank_list__rank(&e->live, s->held));
+		if (rank)
+			*rank = rank_list__rank(&e->live, s->held);
+		else
+			put_number(e, COL_LIVE_LO, rank_list__rank(&e->live, s->held));
 		rank_list__remove(&e->live, s->held);
 		e->live_next[s->held] = 0;
 		cls = e->live_cls[s->held];
@@ -835,15 +845,48 @@ static __u8 encode_extra(struct mt_encoder *e, const struct mt_alloc *a)
 	return extra;
 }
 
-/* The head's 2 bits of a non-zero address's mode. */
+/* The head's 2 bits of a taken non-zero address's mode. */
 static enum v3_addr v3_addr_of(enum addr_mode mode)
 {
 	switch (mode) {
 	case ADDR_OTHER: return V3_OTHER;
 	case ADDR_AFTER: return V3_AFTER;
 	case ADDR_DELTA: return V3_DELTA;
-	default: return V3_LIST;	/* ADDR_REF of a released address, ADDR_CLASS of a taken one */
+	default: return V3_LIST;	/* ADDR_CLASS */
 	}
+}
+
+/* A released addr: a live rank, its high part in the head (its place) and its low byte in live_lo; others via MORE. */
+static void encode_released(struct mt_encoder *e, __u64 v, __u8 *head, __u8 *more)
+{
+	enum addr_mode mode;
+	__u32 rank = 0;
+
+	mode = encode_freeing(e, v, &rank);
+	if (mode != ADDR_REF) {
+		*more |= (mode == ADDR_ZERO ? MO_ADDR_ZERO : mode) << MO_ADDR_SHIFT;	/* ADDR_AFTER, ADDR_DELTA: 2, 3 */
+		return;
+	}
+	put_u8(e, COL_LIVE_LO, rank & 0xff);
+	if (rank >> 8 < HD_PLACE_HI) {
+		*head |= rank >> 8 << HD_PLACE_SHIFT;
+		return;
+	}
+	*head |= HD_PLACE_HI << HD_PLACE_SHIFT;
+	put_varint(e, COL_LIVE_HI, (rank >> 8) - HD_PLACE_HI);
+}
+
+static void encode_taken(struct mt_encoder *e, const struct mt_alloc *a, __u8 *head, __u8 *more)
+{
+	if (a->size) {
+		*head |= HD_SIZE;
+		put_number(e, COL_SIZE_LO, a->size);
+	}
+	*more |= encode_freeing(e, a->old_addr, NULL) << MO_OLD_SHIFT;
+	if (a->addr)
+		*head |= v3_addr_of(encode_taking(e, a->addr, a->size)) << HD_ADDR_SHIFT;
+	else
+		*more |= MO_ADDR_ZERO << MO_ADDR_SHIFT;
 }
 
 /* The decoder's order: thread, ts, size, old_addr, addr, extra. Only the two addresses share state. */
@@ -856,17 +899,16 @@ static void encode_alloc(struct mt_encoder *e, const struct mt_alloc *a)
 	put_u8(e, COL_TAG, a->func | a->allocator << 5);
 	more = encode_thread(e, a->hdr.pid, a->hdr.tid) << MO_THREAD_SHIFT;
 	head = encode_ts(e, a->hdr.ts_ns, is_free);
-	if (a->size) {
-		head |= HD_SIZE;
-		put_number(e, COL_SIZE_LO, a->size);
+	if (!is_free) {
+		encode_taken(e, a, &head, &more);
+	} else {
+		if (a->size) {
+			more |= MO_SIZE;
+			put_number(e, COL_SIZE_LO, a->size);
+		}
+		more |= encode_freeing(e, a->old_addr, NULL) << MO_OLD_SHIFT;
+		encode_released(e, a->addr, &head, &more);
 	}
-	more |= encode_freeing(e, a->old_addr) << MO_OLD_SHIFT;
-	if (!a->addr)
-		more |= MO_ADDR_ZERO;
-	else if (is_free)
-		head |= v3_addr_of(encode_freeing(e, a->addr)) << HD_ADDR_SHIFT;
-	else
-		head |= v3_addr_of(encode_taking(e, a->addr, a->size)) << HD_ADDR_SHIFT;
 	extra = encode_extra(e, a);
 	if (extra) {
 		more |= MO_EXTRA;
@@ -1542,14 +1584,17 @@ static void decode_ts(struct mt_decoder *d, struct mt_rec_hdr *h, bool is_free, 
 }
 
 /* The seq of the entry a rank names, or -1 when the list has no such entry. */
-static long long get_rank(struct mt_decoder *d, enum mt_col lo, const struct rank_list *l, const char *what)
+static long long find_rank(struct mt_decoder *d, __u64 rank, const struct rank_list *l, const char *what)
 {
-	__u64 rank = get_number(d, lo);
-
 	if (rank < l->count)
 		return rank_list__find(l, rank);
 	dec_fail(d, "%s rank %llu, the list has %u entries", what, (unsigned long long)rank, l->count);
 	return -1;
+}
+
+static long long get_rank(struct mt_decoder *d, enum mt_col lo, const struct rank_list *l, const char *what)
+{
+	return find_rank(d, get_number(d, lo), l, what);
 }
 
 static __u64 decode_elsewhere(struct mt_decoder *d, enum addr_mode mode)
@@ -1562,7 +1607,8 @@ static __u64 decode_elsewhere(struct mt_decoder *d, enum addr_mode mode)
 	return seq < 0 ? 0 : mt_next_addr(d->live_addr[seq], d->live_size[seq]);
 }
 
-static __u64 decode_freeing(struct mt_decoder *d, enum addr_mode mode)
+/* rank: of a REF, the live rank, or -1 when it is a number in the live column. */
+static __u64 decode_freeing(struct mt_decoder *d, enum addr_mode mode, long long rank)
 {
 	unsigned int cls = CLASS_BIG;
 	long long seq;
@@ -1572,7 +1618,10 @@ static __u64 decode_freeing(struct mt_decoder *d, enum addr_mode mode)
 	if (mode == ADDR_ZERO)
 		return 0;
 	if (mode == ADDR_REF) {
-		seq = get_rank(d, COL_LIVE_LO, &d->live, "live");
+		if (rank < 0)
+			seq = get_rank(d, COL_LIVE_LO, &d->live, "live");
+		else
+			seq = find_rank(d, rank, &d->live, "live");
 		if (seq >= 0) {
 			v = d->live_addr[seq];
 			cls = size_class(d->live_size[seq]);
@@ -1672,36 +1721,46 @@ static void decode_alloc_v2(struct mt_decoder *d, struct mt_alloc *a, bool is_fr
 	decode_ts(d, &a->hdr, is_free, HD_TS_NUMBER);
 	if (flags & FL_SIZE)
 		a->size = get_number(d, COL_SIZE_LO);
-	a->old_addr = decode_freeing(d, flags >> FL_OLD_SHIFT & 3);
+	a->old_addr = decode_freeing(d, flags >> FL_OLD_SHIFT & 3, -1);
 	if (is_free)
-		a->addr = decode_freeing(d, flags >> FL_ADDR_SHIFT & 3);
+		a->addr = decode_freeing(d, flags >> FL_ADDR_SHIFT & 3, -1);
 	else
 		a->addr = decode_taking(d, flags >> FL_ADDR_SHIFT & 3, a->size);
 	decode_extra(d, a, extra);
 }
 
-/* The mode of addr from a version 3 head, or -1 for a mode that record cannot have. */
-static int v3_addr_mode(enum v3_addr m, bool is_free)
+/* A released addr: as MORE's address field says, or a live rank whose high part is the head's place. */
+static __u64 decode_released(struct mt_decoder *d, __u8 head, __u8 more)
 {
-	switch (m) {
-	case V3_LIST: return is_free ? ADDR_REF : ADDR_CLASS;
-	case V3_OTHER: return is_free ? -1 : ADDR_OTHER;
-	default: return m;	/* V3_AFTER, V3_DELTA: ADDR_AFTER, ADDR_DELTA */
-	}
+	unsigned int place = head >> HD_PLACE_SHIFT & 7, field = more >> MO_ADDR_SHIFT;
+	struct cursor *hi = &d->col[COL_LIVE_HI];
+	bool bad = false;
+	__u64 high = place;
+
+	if (field && place)
+		dec_fail(d, "place %u with address field %u", place, field);
+	if (field)
+		return decode_freeing(d, field == MO_ADDR_ZERO ? ADDR_ZERO : field, -1);
+	if (place == HD_PLACE_HI)
+		high += cursor_varint(hi, &bad);
+	if (bad || high >> 48)
+		dec_fail(d, "column live_hi: bad number");
+	return decode_freeing(d, ADDR_REF, high << 8 | get_u8(d, COL_LIVE_LO));
 }
 
-static void decode_addr_v3(struct mt_decoder *d, struct mt_alloc *a, bool is_free, __u8 head, __u8 more)
-{
-	int mode = v3_addr_mode(head >> HD_ADDR_SHIFT & 3, is_free);
+static const enum addr_mode v3_taking[] = { ADDR_CLASS, ADDR_OTHER, ADDR_AFTER, ADDR_DELTA };
 
-	if (mode < 0 || ((more & MO_ADDR_ZERO) && mode != ADDR_REF && mode != ADDR_CLASS))
-		dec_fail(d, "address mode %d in head 0x%02x, more 0x%02x", head >> HD_ADDR_SHIFT & 3, head, more);
-	else if (more & MO_ADDR_ZERO)
-		a->addr = 0;
-	else if (is_free)
-		a->addr = decode_freeing(d, mode);
-	else
-		a->addr = decode_taking(d, mode, a->size);
+static void decode_taken(struct mt_decoder *d, struct mt_alloc *a, __u8 head, __u8 more)
+{
+	unsigned int mode = head >> HD_ADDR_SHIFT & 3, field = more >> MO_ADDR_SHIFT;
+
+	if (more & MO_SIZE || field > MO_ADDR_ZERO || (field == MO_ADDR_ZERO && mode))
+		dec_fail(d, "more 0x%02x with head 0x%02x", more, head);
+	if (head & HD_SIZE)
+		a->size = get_number(d, COL_SIZE_LO);
+	a->old_addr = decode_freeing(d, more >> MO_OLD_SHIFT & 3, -1);
+	if (field != MO_ADDR_ZERO)
+		a->addr = decode_taking(d, v3_taking[mode], a->size);
 }
 
 static void decode_alloc_v3(struct mt_decoder *d, struct mt_alloc *a, bool is_free)
@@ -1713,14 +1772,16 @@ static void decode_alloc_v3(struct mt_decoder *d, struct mt_alloc *a, bool is_fr
 		more = get_u8(d, COL_MORE);
 	if (more & MO_EXTRA)
 		extra = get_u8(d, COL_EXTRA);
-	if (more & MO_RESERVED)
-		dec_fail(d, "reserved more bits 0x%02x", more);
 	decode_thread(d, &a->hdr, more >> MO_THREAD_SHIFT & 3);
 	decode_ts(d, &a->hdr, is_free, head & HD_TS_MASK);
-	if (head & HD_SIZE)
-		a->size = get_number(d, COL_SIZE_LO);
-	a->old_addr = decode_freeing(d, more >> MO_OLD_SHIFT & 3);
-	decode_addr_v3(d, a, is_free, head, more);
+	if (is_free) {
+		if (more & MO_SIZE)
+			a->size = get_number(d, COL_SIZE_LO);
+		a->old_addr = decode_freeing(d, more >> MO_OLD_SHIFT & 3, -1);
+		a->addr = decode_released(d, head, more);
+	} else {
+		decode_taken(d, a, head, more);
+	}
 	decode_extra(d, a, extra);
 }
 
