@@ -40,9 +40,9 @@ _Static_assert(MT_FRAME_MAX_CONTENT <= MT_FRAME_READ_LIMIT, "the reader accepts 
 #define MT_REC_ALIGN 8
 
 /*
- * Version 2 frame content (docs/FORMAT.md, "Frame content"): a header, then columns. MT_REC_ALLOC records are
+ * Version 2 and 3 frame content (docs/FORMAT.md, "Frame content"): a header, then columns. MT_REC_ALLOC records are
  * split into fields, coded against what the frame has seen so far (the live and freed blocks, the previous time
- * and address); every other record is copied whole into the verbatim column.
+ * and address); every other record is copied whole into the verbatim column. The writer writes version 3.
  */
 #define MT_LAYOUT_COLUMNS 1	/* the first byte of the content; the only layout of versions 2 and 3 */
 #define MT_THREADS_MAX 256	/* thread table entries, so that an index is one byte */
