@@ -281,7 +281,6 @@ struct mt_decoder {
 	struct rank_list live, freed;
 	struct rank_list cls[MT_CLASSES];	/* version 3: freed entries by size class, numbered by freed seq */
 	__u64 *live_addr, *live_size, *freed_addr;
-	__u8 *freed_cls;	/* version 3: by freed seq, its class */
 	size_t cap;		/* coded records the arrays are sized for */
 	__u8 *out;		/* the decoded records, as a version 1 frame holds them */
 	size_t out_len;
@@ -1632,10 +1631,8 @@ static __u64 decode_freeing(struct mt_decoder *d, enum addr_mode mode, long long
 	}
 	fseq = rank_list__append(&d->freed);
 	d->freed_addr[fseq] = v;
-	if (d->version >= 3) {	/* version 3 takes blocks by class: d->freed only numbers them */
-		d->freed_cls[fseq] = cls;
+	if (d->version >= 3)	/* version 3 takes blocks by class: d->freed only numbers them */
 		rank_list__add(&d->cls[cls], fseq);
-	}
 	d->addr = *d->thread_addr = v;
 	return v;
 }
@@ -1859,7 +1856,6 @@ static int decode_header(struct mt_reader *r, struct mt_decoder *d)
 static int decoder_grow(struct mt_decoder *d, size_t n)
 {
 	__u64 *la, *ls, *fa, *st;
-	__u8 *fc;
 	int err, c;
 
 	la = realloc(d->live_addr, n * sizeof(*la));
@@ -1871,13 +1867,10 @@ static int decoder_grow(struct mt_decoder *d, size_t n)
 	fa = realloc(d->freed_addr, 2 * n * sizeof(*fa));
 	if (fa)
 		d->freed_addr = fa;
-	fc = realloc(d->freed_cls, 2 * n);
-	if (fc)
-		d->freed_cls = fc;
 	st = realloc(d->stacks, n * sizeof(*st));
 	if (st)
 		d->stacks = st;
-	err = la && ls && fa && fc && st ? 0 : -ENOMEM;
+	err = la && ls && fa && st ? 0 : -ENOMEM;
 	if (!err)
 		err = rank_list__init(&d->live, n);
 	if (!err)
@@ -2111,7 +2104,6 @@ static void decoder_free(struct mt_decoder *d)
 
 	free(d->out);
 	free(d->stacks);
-	free(d->freed_cls);
 	free(d->freed_addr);
 	free(d->live_size);
 	free(d->live_addr);
