@@ -107,7 +107,7 @@ enum addr_mode {
 	ADDR_AFTER,		/* where the next block after a live entry would start (mt_next_addr) */
 	ADDR_DELTA,		/* the previous address plus a zigzag delta */
 	/* Version 3 only, never in a flags or MORE byte: */
-	ADDR_CLASS,		/* taken: a rank in the freed list of the size's class (V3_LIST) */
+	ADDR_CLASS,		/* taken: a rank in the freed list of the size's class (V3_CLASS) */
 	ADDR_OTHER,		/* taken: a class number, then a rank in that class's freed list (V3_OTHER) */
 };
 
@@ -132,7 +132,7 @@ enum addr_mode {
 
 /* Version 3 address modes of a taking record's head. */
 enum v3_addr {
-	V3_LIST,		/* a rank in the freed list of the size's class */
+	V3_CLASS,		/* a rank in the freed list of the size's class */
 	V3_OTHER,		/* a class number, then a rank in that class's freed list */
 	V3_AFTER,		/* as ADDR_AFTER */
 	V3_DELTA,		/* as ADDR_DELTA */
@@ -851,7 +851,7 @@ static enum v3_addr v3_addr_of(enum addr_mode mode)
 	case ADDR_OTHER: return V3_OTHER;
 	case ADDR_AFTER: return V3_AFTER;
 	case ADDR_DELTA: return V3_DELTA;
-	default: return V3_LIST;	/* ADDR_CLASS */
+	default: return V3_CLASS;	/* ADDR_CLASS */
 	}
 }
 
