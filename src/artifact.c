@@ -20,12 +20,13 @@ _Static_assert(MT_FRAME_MAX_CONTENT >= UINT16_MAX, "a record fits in a frame");
 _Static_assert(MT_FRAME_MAX_CONTENT <= MT_FRAME_READ_LIMIT, "the reader accepts the writer's frames");
 
 /*
- * Columns leave zstd little to match: its Huffman coding of literals does most of the work. Level 1 with small tables
- * and long matches only compresses churn's columns as well as level 3 does, at two thirds of the time.
+ * Columns leave zstd little to match: its Huffman coding of literals does most of the work, and a match found in a
+ * column of random numbers (ranks, sizes) costs more than the literals it replaces. Level 1 with a hash table of 64
+ * slots finds the long repeats (tags, flags) and few others: 1.5% smaller than 4096 slots, and no slower.
  */
 #define MT_ZSTD_LEVEL 1
 #define MT_ZSTD_WINDOW_LOG 17
-#define MT_ZSTD_HASH_LOG 12
+#define MT_ZSTD_HASH_LOG 6
 #define MT_ZSTD_MIN_MATCH 7
 #define MT_READ_CHUNK (256u << 10)
 /* ZSTD_FRAMEHEADERSIZE_MAX, which zstd.h only declares for static linking. */
@@ -39,11 +40,11 @@ _Static_assert(MT_FRAME_MAX_CONTENT <= MT_FRAME_READ_LIMIT, "the reader accepts 
 #define MT_REC_ALIGN 8
 
 /*
- * Version 2 frame content (docs/FORMAT.md, "Frame content"): a header, then columns. MT_REC_ALLOC records are
+ * Version 2 and 3 frame content (docs/FORMAT.md, "Frame content"): a header, then columns. MT_REC_ALLOC records are
  * split into fields, coded against what the frame has seen so far (the live and freed blocks, the previous time
- * and address); every other record is copied whole into the verbatim column.
+ * and address); every other record is copied whole into the verbatim column. The writer writes version 3.
  */
-#define MT_LAYOUT_COLUMNS 1	/* the first byte of the content; the only layout of version 2 */
+#define MT_LAYOUT_COLUMNS 1	/* the first byte of the content; the only layout of versions 2 and 3 */
 #define MT_THREADS_MAX 256	/* thread table entries, so that an index is one byte */
 #define MT_VARINT_MAX 10	/* LEB128 bytes of a u64 */
 #define MT_CONTENT_HEADER_MAX (1 + MT_VARINT_MAX * (3 + COL__COUNT))
@@ -51,10 +52,13 @@ _Static_assert(MT_FRAME_MAX_CONTENT <= MT_FRAME_READ_LIMIT, "the reader accepts 
 #define MT_FRAME_RECORDS_MAX (MT_FRAME_MAX_CONTENT / sizeof(struct mt_rec_hdr))
 #define MT_FRAME_ALLOCS_MAX (MT_FRAME_MAX_CONTENT / sizeof(struct mt_alloc))
 
-/* Column numbers are part of the format: the content header gives their lengths in this order. */
+/*
+ * Column numbers are part of the format: the content header gives their lengths in this order. Version 2 has the
+ * first COL_V2_COUNT; version 3 all of them, and its head bytes where version 2 has flags.
+ */
 enum mt_col {
 	COL_TAG,		/* u8 per record: 0 verbatim, else func | allocator << 5 */
-	COL_FLAGS_FREE,		/* u8 per coded record whose func releases a block */
+	COL_FLAGS_FREE,		/* u8 per coded record whose func releases a block: v2 flags, v3 head */
 	COL_FLAGS_ALLOC,	/* u8 per other coded record */
 	COL_EXTRA,		/* u8 per coded record with FL_EXTRA */
 	COL_THREAD,		/* u8: thread table index */
@@ -71,6 +75,10 @@ enum mt_col {
 	COL_DELTA_LO, COL_DELTA_HI,
 	COL_ALIGN_LO, COL_ALIGN_HI,
 	COL_STACK_LO, COL_STACK_HI,
+	COL_V2_COUNT,
+	COL_MORE = COL_V2_COUNT,	/* v3: u8 per coded record with HD_MORE */
+	COL_CLASS,		/* v3: u8, the size class of a CLASS_OTHER address */
+	COL_SMALL_LO, COL_SMALL_HI,	/* v3: a rank in a small size class's freed list (COL_FREED_*: the big one's) */
 	COL__COUNT,
 };
 
@@ -78,7 +86,7 @@ static const char *const col_names[COL__COUNT] = {
 	"tag", "flags_free", "flags_alloc", "extra", "thread", "thread_new", "stack_new", "verbatim",
 	"ts_free_lo", "ts_free_hi", "ts_alloc_lo", "ts_alloc_hi", "size_lo", "size_hi", "live_lo", "live_hi",
 	"freed_lo", "freed_hi", "after_lo", "after_hi", "delta_lo", "delta_hi", "align_lo", "align_hi",
-	"stack_lo", "stack_hi",
+	"stack_lo", "stack_hi", "more", "class", "small_lo", "small_hi",
 };
 
 /* FLAGS byte of a coded record. */
@@ -98,14 +106,55 @@ enum addr_mode {
 	ADDR_REF,		/* a rank in the live list (and removed from it) or in the freed list (likewise) */
 	ADDR_AFTER,		/* where the next block after a live entry would start (mt_next_addr) */
 	ADDR_DELTA,		/* the previous address plus a zigzag delta */
+	/* Version 3 only, never in a flags or MORE byte: */
+	ADDR_CLASS,		/* taken: a rank in the freed list of the size's class (V3_CLASS) */
+	ADDR_OTHER,		/* taken: a class number, then a rank in that class's freed list (V3_OTHER) */
 };
+
+/*
+ * Version 3 HEAD byte of a coded record, its first: the time step and the usual fields, so that zstd codes them as one
+ * symbol (a column of near-binary bytes costs a whole bit per byte); a release's holds the high part of its live
+ * rank too. Its MORE byte has the rarer ones.
+ */
+#define HD_TS_MASK 0x0f		/* ts - previous ts when 0..14; 15: a ts number follows */
+#define HD_TS_NUMBER 15
+#define HD_MORE 0x80		/* a MORE byte follows */
+#define HD_ADDR_SHIFT 4		/* taking: 2 bits, enum v3_addr of addr */
+#define HD_SIZE 0x40		/* taking: as FL_SIZE */
+#define HD_PLACE_SHIFT 4	/* releasing: 3 bits, the live rank of addr >> 8, or HD_PLACE_HI */
+#define HD_PLACE_HI 7		/* releasing: the live rank >> 8 is 7 + a LEB128 of live_hi */
+#define MO_OLD_SHIFT 0		/* 2 bits: enum addr_mode of old_addr */
+#define MO_THREAD_SHIFT 2	/* 2 bits: enum thread_mode */
+#define MO_EXTRA 0x10		/* an EXTRA byte follows */
+#define MO_SIZE 0x20		/* releasing: as FL_SIZE */
+#define MO_ADDR_SHIFT 6		/* 2 bits: 0, addr as the head says; else MO_ADDR_ZERO, or releasing, AFTER or DELTA */
+#define MO_ADDR_ZERO 1		/* addr is 0, and the head's address mode (place) is 0 */
+
+/* Version 3 address modes of a taking record's head. */
+enum v3_addr {
+	V3_CLASS,		/* a rank in the freed list of the size's class */
+	V3_OTHER,		/* a class number, then a rank in that class's freed list */
+	V3_AFTER,		/* as ADDR_AFTER */
+	V3_DELTA,		/* as ADDR_DELTA */
+};
+
+/*
+ * Freed blocks are listed by size class as well, since glibc hands a request a block of its own size class first
+ * (tcache: chunks of 32 to 1040 bytes by 16). The rest, and blocks whose size the frame never saw, are one class.
+ */
+#define CLASS_SMALL_MAX 1032	/* the largest request of a small class */
+#define CLASS_BIG 64
+#define MT_CLASSES 65
 
 enum thread_mode { THREAD_SAME, THREAD_INDEX, THREAD_NEW };
 enum stack_mode { STACK_ZERO, STACK_INDEX, STACK_NEW };
 
 /* u64_slot.held: nothing, a seq in the live list, or with HELD_FREED a seq in the freed list. */
-#define HELD_NONE 0xffff
-#define HELD_FREED 0x8000
+#define HELD_NONE 0xffffffffu
+#define HELD_FREED 0x80000000u
+/* The most slots the encoder's maps grow to: a full frame's keys fill them at most 2/3 (checked below). */
+#define MT_ADDRS_SLOTS (MT_FRAME_MAX_CONTENT / 16)
+#define MT_STACKS_SLOTS (MT_FRAME_MAX_CONTENT / 32)
 /* Encoder maps start a frame this small (256 KiB), to stay in cache, and grow when a frame has more keys. */
 #define MAP_SLOTS_MIN (1u << 14)
 
@@ -141,8 +190,8 @@ struct u64_map {
 	struct u64_slot {
 		__u64 key;
 		__u32 gen;	/* the slot is empty unless this is the map's gen, so clearing is gen++ */
-		__u16 held;	/* HELD_*: the list entry holding this address; the stacks map: the table index */
-		__u16 after;	/* a live seq whose mt_next_addr is this address, valid if live_next still says so */
+		__u32 held;	/* HELD_*: the list entry holding this address; the stacks map: the table index */
+		__u32 after;	/* a live seq whose mt_next_addr is this address, valid if live_next still says so */
 	} *slot;		/* the table in use: mask + 1 slots, a small one unless the frame needs more */
 	struct u64_slot *spare;	/* where growing rehashes to; both hold max slots */
 	__u32 max;
@@ -178,7 +227,11 @@ struct mt_encoder {
 	unsigned int nthreads;
 	__u16 thread_hint[MT_THREADS_MAX];	/* by tid: thread table index + 1, 0 for none */
 	__u32 nstacks;
-	struct rank_list live, freed;
+	struct rank_list live;
+	struct rank_list cls[MT_CLASSES];	/* freed entries by size class, numbered by freed seq */
+	__u32 nfreed;			/* freed entries appended: the next freed seq */
+	__u8 *freed_cls;		/* by freed seq: its class */
+	__u8 *live_cls;			/* by live seq: the class of its size */
 	__u64 *live_next;		/* by live seq: mt_next_addr of a present entry, 0 once removed */
 	struct u64_map addrs;
 	struct u64_map stacks;
@@ -224,7 +277,9 @@ struct mt_decoder {
 	unsigned int nthreads;
 	__u64 *stacks;
 	__u32 nstacks;
+	__u32 version;		/* the file's: 2 or 3 */
 	struct rank_list live, freed;
+	struct rank_list cls[MT_CLASSES];	/* version 3: freed entries by size class, numbered by freed seq */
 	__u64 *live_addr, *live_size, *freed_addr;
 	size_t cap;		/* coded records the arrays are sized for */
 	__u8 *out;		/* the decoded records, as a version 1 frame holds them */
@@ -330,22 +385,47 @@ static int rank_list__init(struct rank_list *l, size_t cap)
 	return 0;
 }
 
-/* Returns the new entry's seq; n < cap. Counts are cleared as the list reaches them. */
-static __u32 rank_list__append(struct rank_list *l)
+/*
+ * Adds entry seq (n <= seq < cap). Lists may share one numbering, each holding some of its seqs (the size classes'
+ * freed lists): words and counts are cleared as the list reaches them, and the seqs it skipped are absent.
+ */
+static void rank_list__add(struct rank_list *l, __u32 seq)
 {
-	__u32 seq = l->n++;
+	__u32 i;
 
-	if (seq % 64 == 0) {
-		l->bits[seq / 64] = 0;
-		l->count64[seq / 64] = 0;
+	for (i = l->n ? (l->n - 1) / 64 + 1 : 0; i <= seq / 64; i++) {
+		l->bits[i] = 0;
+		l->count64[i] = 0;
 	}
-	if (seq % 512 == 0)
-		l->count512[seq / 512] = 0;
+	for (i = l->n ? (l->n - 1) / 512 + 1 : 0; i <= seq / 512; i++)
+		l->count512[i] = 0;
+	l->n = seq + 1;
 	l->bits[seq / 64] |= 1ull << seq % 64;
 	l->count64[seq / 64]++;
 	l->count512[seq / 512]++;
 	l->count++;
+}
+
+/* Returns the new entry's seq; n < cap. */
+static __u32 rank_list__append(struct rank_list *l)
+{
+	__u32 seq = l->n;
+
+	rank_list__add(l, seq);
 	return seq;
+}
+
+static void rank_list__free(struct rank_list *l)
+{
+	free(l->count512);
+	free(l->count64);
+	free(l->bits);
+}
+
+/* Class c of a freed block of that many bytes: glibc's tcache bin of its chunk, or CLASS_BIG. */
+static unsigned int size_class(__u64 size)
+{
+	return size > CLASS_SMALL_MAX ? CLASS_BIG : (mt_next_addr(0, size) - 32) / 16;
 }
 
 /* seq must be present. */
@@ -478,7 +558,8 @@ static size_t col_cap(enum mt_col c)
 {
 	switch (c) {
 	case COL_TAG: return MT_FRAME_RECORDS_MAX;
-	case COL_FLAGS_FREE: case COL_FLAGS_ALLOC: case COL_EXTRA: case COL_THREAD: return MT_FRAME_ALLOCS_MAX;
+	case COL_FLAGS_FREE: case COL_FLAGS_ALLOC: case COL_EXTRA: case COL_THREAD: case COL_MORE: case COL_CLASS:
+		return MT_FRAME_ALLOCS_MAX;
 	case COL_THREAD_NEW: case COL_STACK_NEW: return 8 * MT_FRAME_ALLOCS_MAX;
 	case COL_VERBATIM: return MT_FRAME_MAX_CONTENT;
 	default: break;
@@ -489,6 +570,8 @@ static size_t col_cap(enum mt_col c)
 
 static void encoder_free(struct mt_encoder *e)
 {
+	int c;
+
 	if (!e)
 		return;
 	free(e->stacks.spare);
@@ -496,12 +579,11 @@ static void encoder_free(struct mt_encoder *e)
 	free(e->addrs.spare);
 	free(e->addrs.slot);
 	free(e->live_next);
-	free(e->freed.count512);
-	free(e->freed.count64);
-	free(e->freed.bits);
-	free(e->live.count512);
-	free(e->live.count64);
-	free(e->live.bits);
+	free(e->live_cls);
+	free(e->freed_cls);
+	for (c = 0; c < MT_CLASSES; c++)
+		rank_list__free(&e->cls[c]);
+	rank_list__free(&e->live);
 	free(e->arena);
 	free(e);
 }
@@ -522,7 +604,9 @@ static void encoder_reset(struct mt_encoder *e, uint64_t ts_res)
 	memset(e->thread_hint, 0, sizeof(e->thread_hint));
 	e->nstacks = 0;
 	e->live.n = e->live.count = 0;
-	e->freed.n = e->freed.count = 0;
+	for (c = 0; c < MT_CLASSES; c++)
+		e->cls[c].n = e->cls[c].count = 0;
+	e->nfreed = 0;
 	u64_map__clear(&e->addrs);
 	u64_map__clear(&e->stacks);
 }
@@ -540,15 +624,17 @@ static struct mt_encoder *encoder_new(void)
 		total += col_cap(c);
 	e->arena = malloc(total);
 	e->live_next = malloc(MT_FRAME_ALLOCS_MAX * sizeof(*e->live_next));
-	err = e->arena && e->live_next ? 0 : -ENOMEM;
+	e->live_cls = malloc(MT_FRAME_ALLOCS_MAX);
+	e->freed_cls = malloc(2 * MT_FRAME_ALLOCS_MAX);
+	err = e->arena && e->live_next && e->live_cls && e->freed_cls ? 0 : -ENOMEM;
 	if (!err)
 		err = rank_list__init(&e->live, MT_FRAME_ALLOCS_MAX);
+	for (c = 0; c < MT_CLASSES && !err; c++)
+		err = rank_list__init(&e->cls[c], 2 * MT_FRAME_ALLOCS_MAX);
 	if (!err)
-		err = rank_list__init(&e->freed, 2 * MT_FRAME_ALLOCS_MAX);
+		err = u64_map__init(&e->addrs, MT_ADDRS_SLOTS);
 	if (!err)
-		err = u64_map__init(&e->addrs, 1u << 16);
-	if (!err)
-		err = u64_map__init(&e->stacks, 1u << 15);
+		err = u64_map__init(&e->stacks, MT_STACKS_SLOTS);
 	if (err) {
 		encoder_free(e);
 		return NULL;
@@ -559,8 +645,8 @@ static struct mt_encoder *encoder_new(void)
 	return e;
 }
 
-_Static_assert(3 * MT_FRAME_ALLOCS_MAX <= (1u << 16) * 2 / 3, "addrs map load");
-_Static_assert(MT_FRAME_ALLOCS_MAX <= (1u << 15) * 2 / 3, "stacks map load");
+_Static_assert(3 * MT_FRAME_ALLOCS_MAX <= MT_ADDRS_SLOTS * 2 / 3, "addrs map load");
+_Static_assert(MT_FRAME_ALLOCS_MAX <= MT_STACKS_SLOTS * 2 / 3, "stacks map load");
 _Static_assert(2 * MT_FRAME_ALLOCS_MAX < HELD_FREED, "a freed seq fits in u64_slot.held");
 
 static size_t col_len(const struct col *k)
@@ -633,12 +719,16 @@ static __u64 quantize(const struct mt_encoder *e, __u64 ts_ns)
 	return q;
 }
 
-static void encode_ts(struct mt_encoder *e, __u64 ts_ns, bool is_free)
+/* Returns the head's time step: the difference itself when small, else HD_TS_NUMBER and a number. */
+static __u8 encode_ts(struct mt_encoder *e, __u64 ts_ns, bool is_free)
 {
-	__u64 ts = e->ts_magic ? quantize(e, ts_ns) : ts_ns;
+	__u64 ts = e->ts_magic ? quantize(e, ts_ns) : ts_ns, delta = ts - e->ts;
 
-	put_number(e, is_free ? COL_TS_FREE_LO : COL_TS_ALLOC_LO, zigzag(ts - e->ts));
 	e->ts = ts;
+	if (delta < HD_TS_NUMBER)
+		return delta;
+	put_number(e, is_free ? COL_TS_FREE_LO : COL_TS_ALLOC_LO, zigzag(delta));
+	return HD_TS_NUMBER;
 }
 
 /* An address neither list holds: after a live block when one ends there (and the rank is the smaller number). */
@@ -658,9 +748,13 @@ static enum addr_mode encode_elsewhere(struct mt_encoder *e, const struct u64_sl
 	return ADDR_DELTA;
 }
 
-/* addr of a free, old_addr of a realloc: the block leaves the live list and becomes the newest freed entry. */
-static enum addr_mode encode_freeing(struct mt_encoder *e, __u64 v)
+/*
+ * addr of a free, old_addr of a realloc: the block leaves the live list and becomes the newest freed entry. A REF's
+ * live rank goes into *rank, or when rank is NULL into the live column.
+ */
+static enum addr_mode encode_freeing(struct mt_encoder *e, __u64 v, __u32 *rank)
 {
+	unsigned int cls = CLASS_BIG;	/* a block the frame has not seen taken: its size is unknown */
 	struct u64_slot *s;
 	enum addr_mode mode;
 
@@ -668,21 +762,40 @@ static enum addr_mode encode_freeing(struct mt_encoder *e, __u64 v)
 		return ADDR_ZERO;
 	s = u64_map__get(&e->addrs, v);
 	if (!(s->held & HELD_FREED)) {
-		put_number(e, COL_LIVE_LO, rank_list__rank(&e->live, s->held));
+		if (rank)
+			*rank = rank_list__rank(&e->live, s->held);
+		else
+			put_number(e, COL_LIVE_LO, rank_list__rank(&e->live, s->held));
 		rank_list__remove(&e->live, s->held);
 		e->live_next[s->held] = 0;
+		cls = e->live_cls[s->held];
 		mode = ADDR_REF;
 	} else {
 		mode = encode_elsewhere(e, s, v);
 	}
-	s->held = rank_list__append(&e->freed) | HELD_FREED;
+	e->freed_cls[e->nfreed] = cls;
+	rank_list__add(&e->cls[cls], e->nfreed);
+	s->held = e->nfreed++ | HELD_FREED;
 	e->addr = *e->thread_addr = v;
 	return mode;
+}
+
+/* A freed block taken again: by its rank among the freed blocks of its class, named first if not the size's. */
+static enum addr_mode encode_freed(struct mt_encoder *e, __u32 seq, unsigned int want)
+{
+	unsigned int cls = e->freed_cls[seq];
+
+	if (cls != want)
+		put_u8(e, COL_CLASS, cls);
+	put_number(e, cls == CLASS_BIG ? COL_FREED_LO : COL_SMALL_LO, rank_list__rank(&e->cls[cls], seq));
+	rank_list__remove(&e->cls[cls], seq);
+	return cls == want ? ADDR_CLASS : ADDR_OTHER;
 }
 
 /* addr of an allocation: often a block freed recently, which leaves the freed list; it becomes the newest live one. */
 static enum addr_mode encode_taking(struct mt_encoder *e, __u64 v, __u64 size)
 {
+	unsigned int want = size_class(size);
 	struct u64_slot *s;
 	enum addr_mode mode;
 	__u32 seq;
@@ -690,15 +803,12 @@ static enum addr_mode encode_taking(struct mt_encoder *e, __u64 v, __u64 size)
 	if (!v)
 		return ADDR_ZERO;
 	s = u64_map__get(&e->addrs, v);
-	if (s->held != HELD_NONE && (s->held & HELD_FREED)) {
-		seq = s->held & ~HELD_FREED;
-		put_number(e, COL_FREED_LO, rank_list__rank(&e->freed, seq));
-		rank_list__remove(&e->freed, seq);
-		mode = ADDR_REF;
-	} else {
+	if (s->held != HELD_NONE && (s->held & HELD_FREED))
+		mode = encode_freed(e, s->held & ~HELD_FREED, want);
+	else
 		mode = encode_elsewhere(e, s, v);
-	}
 	s->held = seq = rank_list__append(&e->live);
+	e->live_cls[seq] = want;
 	e->live_next[seq] = mt_next_addr(v, size);
 	u64_map__get(&e->addrs, e->live_next[seq])->after = seq;
 	e->addr = *e->thread_addr = v;
@@ -734,31 +844,80 @@ static __u8 encode_extra(struct mt_encoder *e, const struct mt_alloc *a)
 	return extra;
 }
 
+/* The head's 2 bits of a taken non-zero address's mode. */
+static enum v3_addr v3_addr_of(enum addr_mode mode)
+{
+	switch (mode) {
+	case ADDR_OTHER: return V3_OTHER;
+	case ADDR_AFTER: return V3_AFTER;
+	case ADDR_DELTA: return V3_DELTA;
+	default: return V3_CLASS;	/* ADDR_CLASS */
+	}
+}
+
+/* A released addr: a live rank, its high part in the head (its place) and its low byte in live_lo; others via MORE. */
+static void encode_released(struct mt_encoder *e, __u64 v, __u8 *head, __u8 *more)
+{
+	enum addr_mode mode;
+	__u32 rank = 0;
+
+	mode = encode_freeing(e, v, &rank);
+	if (mode != ADDR_REF) {
+		*more |= (mode == ADDR_ZERO ? MO_ADDR_ZERO : mode) << MO_ADDR_SHIFT;	/* ADDR_AFTER, ADDR_DELTA: 2, 3 */
+		return;
+	}
+	put_u8(e, COL_LIVE_LO, rank & 0xff);
+	if (rank >> 8 < HD_PLACE_HI) {
+		*head |= rank >> 8 << HD_PLACE_SHIFT;
+		return;
+	}
+	*head |= HD_PLACE_HI << HD_PLACE_SHIFT;
+	put_varint(e, COL_LIVE_HI, (rank >> 8) - HD_PLACE_HI);
+}
+
+static void encode_taken(struct mt_encoder *e, const struct mt_alloc *a, __u8 *head, __u8 *more)
+{
+	if (a->size) {
+		*head |= HD_SIZE;
+		put_number(e, COL_SIZE_LO, a->size);
+	}
+	*more |= encode_freeing(e, a->old_addr, NULL) << MO_OLD_SHIFT;
+	if (a->addr)
+		*head |= v3_addr_of(encode_taking(e, a->addr, a->size)) << HD_ADDR_SHIFT;
+	else
+		*more |= MO_ADDR_ZERO << MO_ADDR_SHIFT;
+}
+
 /* The decoder's order: thread, ts, size, old_addr, addr, extra. Only the two addresses share state. */
 static void encode_alloc(struct mt_encoder *e, const struct mt_alloc *a)
 {
 	bool is_free = mt_func__is_free(a->func);
-	__u8 flags, extra;
+	__u8 head, more, extra;
 
 	u64_map__reserve(&e->addrs, 3);	/* old_addr, addr, mt_next_addr(addr) */
 	put_u8(e, COL_TAG, a->func | a->allocator << 5);
-	flags = encode_thread(e, a->hdr.pid, a->hdr.tid) << FL_THREAD_SHIFT;
-	encode_ts(e, a->hdr.ts_ns, is_free);
-	if (a->size) {
-		flags |= FL_SIZE;
-		put_number(e, COL_SIZE_LO, a->size);
+	more = encode_thread(e, a->hdr.pid, a->hdr.tid) << MO_THREAD_SHIFT;
+	head = encode_ts(e, a->hdr.ts_ns, is_free);
+	if (!is_free) {
+		encode_taken(e, a, &head, &more);
+	} else {
+		if (a->size) {
+			more |= MO_SIZE;
+			put_number(e, COL_SIZE_LO, a->size);
+		}
+		more |= encode_freeing(e, a->old_addr, NULL) << MO_OLD_SHIFT;
+		encode_released(e, a->addr, &head, &more);
 	}
-	flags |= encode_freeing(e, a->old_addr) << FL_OLD_SHIFT;
-	if (is_free)
-		flags |= encode_freeing(e, a->addr) << FL_ADDR_SHIFT;
-	else
-		flags |= encode_taking(e, a->addr, a->size) << FL_ADDR_SHIFT;
 	extra = encode_extra(e, a);
 	if (extra) {
-		flags |= FL_EXTRA;
+		more |= MO_EXTRA;
 		put_u8(e, COL_EXTRA, extra);
 	}
-	put_u8(e, is_free ? COL_FLAGS_FREE : COL_FLAGS_ALLOC, flags);
+	if (more) {
+		head |= HD_MORE;
+		put_u8(e, COL_MORE, more);
+	}
+	put_u8(e, is_free ? COL_FLAGS_FREE : COL_FLAGS_ALLOC, head);
 }
 
 /*
@@ -1198,7 +1357,7 @@ static int read_header(struct mt_reader *r)
 				   h.header_size, (unsigned long long)reader_offset(r));
 	if (err)
 		return err;
-	r->version = h.version;
+	r->version = r->dec.version = h.version;
 	r->st->good_bytes = h.header_size;
 	return 0;
 }
@@ -1413,21 +1572,28 @@ static void decode_thread(struct mt_decoder *d, struct mt_rec_hdr *h, enum threa
 	h->tid = d->thread.tid;
 }
 
-static void decode_ts(struct mt_decoder *d, struct mt_rec_hdr *h, bool is_free)
+/* step: a version 3 head's time step, HD_TS_NUMBER (always, in version 2) when a number follows. */
+static void decode_ts(struct mt_decoder *d, struct mt_rec_hdr *h, bool is_free, unsigned int step)
 {
-	d->ts += unzigzag(get_number(d, is_free ? COL_TS_FREE_LO : COL_TS_ALLOC_LO));
+	if (step == HD_TS_NUMBER)
+		d->ts += unzigzag(get_number(d, is_free ? COL_TS_FREE_LO : COL_TS_ALLOC_LO));
+	else
+		d->ts += step;
 	h->ts_ns = d->ts * d->ts_res;
 }
 
 /* The seq of the entry a rank names, or -1 when the list has no such entry. */
-static long long get_rank(struct mt_decoder *d, enum mt_col lo, const struct rank_list *l, const char *what)
+static long long find_rank(struct mt_decoder *d, __u64 rank, const struct rank_list *l, const char *what)
 {
-	__u64 rank = get_number(d, lo);
-
 	if (rank < l->count)
 		return rank_list__find(l, rank);
 	dec_fail(d, "%s rank %llu, the list has %u entries", what, (unsigned long long)rank, l->count);
 	return -1;
+}
+
+static long long get_rank(struct mt_decoder *d, enum mt_col lo, const struct rank_list *l, const char *what)
+{
+	return find_rank(d, get_number(d, lo), l, what);
 }
 
 static __u64 decode_elsewhere(struct mt_decoder *d, enum addr_mode mode)
@@ -1440,25 +1606,52 @@ static __u64 decode_elsewhere(struct mt_decoder *d, enum addr_mode mode)
 	return seq < 0 ? 0 : mt_next_addr(d->live_addr[seq], d->live_size[seq]);
 }
 
-static __u64 decode_freeing(struct mt_decoder *d, enum addr_mode mode)
+/* rank: of a REF, the live rank, or -1 when it is a number in the live column. */
+static __u64 decode_freeing(struct mt_decoder *d, enum addr_mode mode, long long rank)
 {
+	unsigned int cls = CLASS_BIG;
 	long long seq;
+	__u32 fseq;
 	__u64 v = 0;
 
 	if (mode == ADDR_ZERO)
 		return 0;
 	if (mode == ADDR_REF) {
-		seq = get_rank(d, COL_LIVE_LO, &d->live, "live");
+		if (rank < 0)
+			seq = get_rank(d, COL_LIVE_LO, &d->live, "live");
+		else
+			seq = find_rank(d, rank, &d->live, "live");
 		if (seq >= 0) {
 			v = d->live_addr[seq];
+			cls = size_class(d->live_size[seq]);
 			rank_list__remove(&d->live, seq);
 		}
 	} else {
 		v = decode_elsewhere(d, mode);
 	}
-	d->freed_addr[rank_list__append(&d->freed)] = v;
+	fseq = rank_list__append(&d->freed);
+	d->freed_addr[fseq] = v;
+	if (d->version >= 3)	/* version 3 takes blocks by class: d->freed only numbers them */
+		rank_list__add(&d->cls[cls], fseq);
 	d->addr = *d->thread_addr = v;
 	return v;
+}
+
+/* Version 3: a freed block named by its rank in a class's list, the size's own (ADDR_CLASS) or a named one. */
+static __u64 decode_freed(struct mt_decoder *d, enum addr_mode mode, __u64 size)
+{
+	unsigned int cls = mode == ADDR_OTHER ? get_u8(d, COL_CLASS) : size_class(size);
+	long long seq;
+
+	if (cls >= MT_CLASSES) {
+		dec_fail(d, "size class %u", cls);
+		return 0;
+	}
+	seq = get_rank(d, cls == CLASS_BIG ? COL_FREED_LO : COL_SMALL_LO, &d->cls[cls], "freed");
+	if (seq < 0)
+		return 0;
+	rank_list__remove(&d->cls[cls], seq);
+	return d->freed_addr[seq];
 }
 
 static __u64 decode_taking(struct mt_decoder *d, enum addr_mode mode, __u64 size)
@@ -1475,6 +1668,8 @@ static __u64 decode_taking(struct mt_decoder *d, enum addr_mode mode, __u64 size
 			v = d->freed_addr[seq];
 			rank_list__remove(&d->freed, seq);
 		}
+	} else if (mode == ADDR_CLASS || mode == ADDR_OTHER) {
+		v = decode_freed(d, mode, size);
 	} else {
 		v = decode_elsewhere(d, mode);
 	}
@@ -1512,11 +1707,85 @@ static void decode_extra(struct mt_decoder *d, struct mt_alloc *a, __u8 extra)
 	}
 }
 
+static void decode_alloc_v2(struct mt_decoder *d, struct mt_alloc *a, bool is_free)
+{
+	__u8 flags, extra = 0;
+
+	flags = get_u8(d, is_free ? COL_FLAGS_FREE : COL_FLAGS_ALLOC);
+	if (flags & FL_EXTRA)
+		extra = get_u8(d, COL_EXTRA);
+	decode_thread(d, &a->hdr, flags >> FL_THREAD_SHIFT & 3);
+	decode_ts(d, &a->hdr, is_free, HD_TS_NUMBER);
+	if (flags & FL_SIZE)
+		a->size = get_number(d, COL_SIZE_LO);
+	a->old_addr = decode_freeing(d, flags >> FL_OLD_SHIFT & 3, -1);
+	if (is_free)
+		a->addr = decode_freeing(d, flags >> FL_ADDR_SHIFT & 3, -1);
+	else
+		a->addr = decode_taking(d, flags >> FL_ADDR_SHIFT & 3, a->size);
+	decode_extra(d, a, extra);
+}
+
+/* A released addr: as MORE's address field says, or a live rank whose high part is the head's place. */
+static __u64 decode_released(struct mt_decoder *d, __u8 head, __u8 more)
+{
+	unsigned int place = head >> HD_PLACE_SHIFT & 7, field = more >> MO_ADDR_SHIFT;
+	struct cursor *hi = &d->col[COL_LIVE_HI];
+	bool bad = false;
+	__u64 high = place;
+
+	if (field && place)
+		dec_fail(d, "place %u with address field %u", place, field);
+	if (field)
+		return decode_freeing(d, field == MO_ADDR_ZERO ? ADDR_ZERO : field, -1);
+	if (place == HD_PLACE_HI)
+		high += cursor_varint(hi, &bad);
+	if (bad || high >> 48)
+		dec_fail(d, "column live_hi: bad number");
+	return decode_freeing(d, ADDR_REF, high << 8 | get_u8(d, COL_LIVE_LO));
+}
+
+static const enum addr_mode v3_taking[] = { ADDR_CLASS, ADDR_OTHER, ADDR_AFTER, ADDR_DELTA };
+
+static void decode_taken(struct mt_decoder *d, struct mt_alloc *a, __u8 head, __u8 more)
+{
+	unsigned int mode = head >> HD_ADDR_SHIFT & 3, field = more >> MO_ADDR_SHIFT;
+
+	if (more & MO_SIZE || field > MO_ADDR_ZERO || (field == MO_ADDR_ZERO && mode))
+		dec_fail(d, "more 0x%02x with head 0x%02x", more, head);
+	if (head & HD_SIZE)
+		a->size = get_number(d, COL_SIZE_LO);
+	a->old_addr = decode_freeing(d, more >> MO_OLD_SHIFT & 3, -1);
+	if (field != MO_ADDR_ZERO)
+		a->addr = decode_taking(d, v3_taking[mode], a->size);
+}
+
+static void decode_alloc_v3(struct mt_decoder *d, struct mt_alloc *a, bool is_free)
+{
+	__u8 head, more = 0, extra = 0;
+
+	head = get_u8(d, is_free ? COL_FLAGS_FREE : COL_FLAGS_ALLOC);
+	if (head & HD_MORE)
+		more = get_u8(d, COL_MORE);
+	if (more & MO_EXTRA)
+		extra = get_u8(d, COL_EXTRA);
+	decode_thread(d, &a->hdr, more >> MO_THREAD_SHIFT & 3);
+	decode_ts(d, &a->hdr, is_free, head & HD_TS_MASK);
+	if (is_free) {
+		if (more & MO_SIZE)
+			a->size = get_number(d, COL_SIZE_LO);
+		a->old_addr = decode_freeing(d, more >> MO_OLD_SHIFT & 3, -1);
+		a->addr = decode_released(d, head, more);
+	} else {
+		decode_taken(d, a, head, more);
+	}
+	decode_extra(d, a, extra);
+}
+
 static void decode_alloc(struct mt_decoder *d, __u8 tag)
 {
 	struct mt_alloc a;
 	bool is_free;
-	__u8 flags, extra = 0;
 
 	memset(&a, 0, sizeof(a));
 	a.hdr.type = MT_REC_ALLOC;
@@ -1524,19 +1793,10 @@ static void decode_alloc(struct mt_decoder *d, __u8 tag)
 	a.func = tag & 31;
 	a.allocator = tag >> 5;
 	is_free = mt_func__is_free(a.func);
-	flags = get_u8(d, is_free ? COL_FLAGS_FREE : COL_FLAGS_ALLOC);
-	if (flags & FL_EXTRA)
-		extra = get_u8(d, COL_EXTRA);
-	decode_thread(d, &a.hdr, flags >> FL_THREAD_SHIFT & 3);
-	decode_ts(d, &a.hdr, is_free);
-	if (flags & FL_SIZE)
-		a.size = get_number(d, COL_SIZE_LO);
-	a.old_addr = decode_freeing(d, flags >> FL_OLD_SHIFT & 3);
-	if (is_free)
-		a.addr = decode_freeing(d, flags >> FL_ADDR_SHIFT & 3);
+	if (d->version >= 3)
+		decode_alloc_v3(d, &a, is_free);
 	else
-		a.addr = decode_taking(d, flags >> FL_ADDR_SHIFT & 3, a.size);
-	decode_extra(d, &a, extra);
+		decode_alloc_v2(d, &a, is_free);
 	memcpy(d->out + d->out_len, &a, sizeof(a));
 	d->out_len += sizeof(a);
 }
@@ -1566,7 +1826,7 @@ static void decode_verbatim(struct mt_decoder *d)
 static int decode_header(struct mt_reader *r, struct mt_decoder *d)
 {
 	struct cursor k = { r->frame, r->frame_len, 1 };
-	__u64 ncol, len[COL__COUNT];
+	__u64 ncol, want = r->version >= 3 ? COL__COUNT : COL_V2_COUNT, len[COL__COUNT] = { 0 };
 	bool bad = false;
 	size_t off;
 	int c;
@@ -1576,10 +1836,10 @@ static int decode_header(struct mt_reader *r, struct mt_decoder *d)
 	d->nrec = cursor_varint(&k, &bad);
 	d->ts_res = cursor_varint(&k, &bad);
 	ncol = cursor_varint(&k, &bad);
-	if (bad || !d->ts_res || ncol != COL__COUNT)
+	if (bad || !d->ts_res || ncol != want)
 		return reader_corrupt(r, "bad frame header (%llu columns, time resolution %llu)",
 				      (unsigned long long)ncol, (unsigned long long)d->ts_res);
-	for (c = 0; c < COL__COUNT; c++)
+	for (c = 0; c < (int)ncol; c++)
 		len[c] = cursor_varint(&k, &bad);
 	for (c = 0, off = k.pos; c < COL__COUNT && !bad; off += len[c], c++) {
 		bad = len[c] > r->frame_len - off;
@@ -1593,35 +1853,47 @@ static int decode_header(struct mt_reader *r, struct mt_decoder *d)
 }
 
 /* Sizes the state for n coded records: each takes at most one live entry, two freed ones and one stack. */
-static int decoder_reserve(struct mt_decoder *d, size_t n)
+static int decoder_grow(struct mt_decoder *d, size_t n)
 {
 	__u64 *la, *ls, *fa, *st;
-	int err;
+	int err, c;
+
+	la = realloc(d->live_addr, n * sizeof(*la));
+	if (la)
+		d->live_addr = la;
+	ls = realloc(d->live_size, n * sizeof(*ls));
+	if (ls)
+		d->live_size = ls;
+	fa = realloc(d->freed_addr, 2 * n * sizeof(*fa));
+	if (fa)
+		d->freed_addr = fa;
+	st = realloc(d->stacks, n * sizeof(*st));
+	if (st)
+		d->stacks = st;
+	err = la && ls && fa && st ? 0 : -ENOMEM;
+	if (!err)
+		err = rank_list__init(&d->live, n);
+	if (!err)
+		err = rank_list__init(&d->freed, 2 * n);
+	for (c = 0; c < MT_CLASSES && !err; c++)
+		err = rank_list__init(&d->cls[c], 2 * n);
+	return err;
+}
+
+static int decoder_reserve(struct mt_decoder *d, size_t n)
+{
+	int err, c;
 
 	if (n > d->cap) {
-		la = realloc(d->live_addr, n * sizeof(*la));
-		if (la)
-			d->live_addr = la;
-		ls = realloc(d->live_size, n * sizeof(*ls));
-		if (ls)
-			d->live_size = ls;
-		fa = realloc(d->freed_addr, 2 * n * sizeof(*fa));
-		if (fa)
-			d->freed_addr = fa;
-		st = realloc(d->stacks, n * sizeof(*st));
-		if (st)
-			d->stacks = st;
-		err = la && ls && fa && st ? 0 : -ENOMEM;
-		if (!err)
-			err = rank_list__init(&d->live, n);
-		if (!err)
-			err = rank_list__init(&d->freed, 2 * n);
+		err = decoder_grow(d, n);
 		if (err)
 			return err;
 		d->cap = n;
 	}
 	d->live.n = d->live.count = 0;
 	d->freed.n = d->freed.count = 0;
+	for (c = 0; c < MT_CLASSES; c++)
+		d->cls[c].n = d->cls[c].count = 0;
 	return 0;
 }
 
@@ -1828,17 +2100,17 @@ static int reader_open(struct mt_reader *r, const char *path)
 
 static void decoder_free(struct mt_decoder *d)
 {
+	int c;
+
 	free(d->out);
 	free(d->stacks);
 	free(d->freed_addr);
 	free(d->live_size);
 	free(d->live_addr);
-	free(d->freed.count512);
-	free(d->freed.count64);
-	free(d->freed.bits);
-	free(d->live.count512);
-	free(d->live.count64);
-	free(d->live.bits);
+	for (c = 0; c < MT_CLASSES; c++)
+		rank_list__free(&d->cls[c]);
+	rank_list__free(&d->freed);
+	rank_list__free(&d->live);
 }
 
 static void reader_close(struct mt_reader *r)
