@@ -137,7 +137,8 @@ static __always_inline int call__result(struct mt_call *c, __u64 rc, __u64 *addr
 	return 0;
 }
 
-static __always_inline int alloc__return(__u64 ret)
+SEC("uretprobe")
+int BPF_KRETPROBE(alloc_return, void *ret)
 {
 	struct mt_call *c = call__state(0);
 	__u64 addr = 0;
@@ -146,19 +147,13 @@ static __always_inline int alloc__return(__u64 ret)
 		return 0;
 	if (--c->depth)
 		return 0;
-	if (call__result(c, ret, &addr))
+	if (call__result(c, (__u64)ret, &addr))
 		return 0;
 	/* NULL is no allocation, but realloc(p, 0) returning NULL freed p. */
 	if (!addr && !(mt_func__is_realloc(c->func) && c->old_addr && !c->size))
 		return 0;
 	alloc__emit(c->func, c->allocator, addr, c->size, c->old_addr, c->align, c->stack);
 	return 0;
-}
-
-SEC("uretprobe")
-int BPF_KRETPROBE(alloc_return, void *ret)
-{
-	return alloc__return((__u64)ret);
 }
 
 /*
@@ -187,8 +182,10 @@ static __always_inline int free__enter(struct pt_regs *ctx, __u64 cookie, __u64 
 }
 
 /* One entry program for every allocator entry point: the tracer's cookie says how to read the arguments. */
-static __always_inline int alloc__enter(struct pt_regs *ctx, __u64 cookie, __u64 a0, __u64 a1, __u64 a2)
+SEC("uprobe")
+int BPF_KPROBE(alloc_enter, __u64 a0, __u64 a1, __u64 a2)
 {
+	__u64 cookie = bpf_get_attach_cookie(ctx);
 	struct mt_args_val v = {};
 
 	switch (MT_COOKIE_ARGS(cookie)) {
@@ -205,31 +202,6 @@ static __always_inline int alloc__enter(struct pt_regs *ctx, __u64 cookie, __u64
 	default: return 0;
 	}
 	return call__enter(ctx, cookie, &v);
-}
-
-SEC("uprobe")
-int BPF_KPROBE(alloc_enter, __u64 a0, __u64 a1, __u64 a2)
-{
-	return alloc__enter(ctx, bpf_get_attach_cookie(ctx), a0, a1, a2);
-}
-
-extern bool bpf_session_is_return(void) __ksym __weak;
-
-/*
- * Entry and return in one program, on kernels with uprobe sessions (6.13+): one link per file and process instead of
- * two, so its tear-down waits for one RCU Tasks Trace grace period, not two in a row. The entry of a free asks for
- * no return (1); every other entry gets its return, whatever it decided, as with a separate return link.
- */
-SEC("uprobe")
-int BPF_KPROBE(alloc_session, __u64 a0, __u64 a1, __u64 a2)
-{
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u8 args = MT_COOKIE_ARGS(cookie);
-
-	if (bpf_session_is_return())
-		return alloc__return(PT_REGS_RC(ctx));
-	alloc__enter(ctx, cookie, a0, a1, a2);
-	return args == MT_ARGS_FREE || args == MT_ARGS_FREE_SIZED;
 }
 
 /* x86-64 syscall numbers of the memory syscalls recorded. */

@@ -4,7 +4,6 @@
 #include <stddef.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,13 +20,11 @@
 
 #define MT_MAX_LINKS 32
 #define MT_BPF_F_UPROBE_MULTI_RETURN 1	/* two per allocator file mapped by the tree */
-#define MT_BPF_TRACE_UPROBE_SESSION 57	/* enum bpf_attach_type in kernels 6.13+ */
 
 struct bpf_session {
 	struct memtrack_bpf *skel;
 	struct bpf_link *links[MT_MAX_LINKS];
 	size_t nlinks;
-	bool uprobe_session;	/* alloc_session serves entries and returns: one link per file and process */
 };
 
 /* libbpf speaks through the same pr_* family; its debug chatter only with -v. */
@@ -65,7 +62,7 @@ static int session__attach_tracepoints(struct bpf_session *s)
 
 	bpf_object__for_each_program(prog, s->skel->obj) {
 		if (!bpf_program__autoload(prog) || prog == s->skel->progs.alloc_enter ||
-		    prog == s->skel->progs.alloc_return || prog == s->skel->progs.alloc_session)
+		    prog == s->skel->progs.alloc_return)
 			continue;
 		err = session__add_link(s, bpf_program__attach(prog));
 		if (err) {
@@ -119,32 +116,6 @@ static void session__size_maps(struct bpf_session *s, const struct mt_options *o
 	bpf_map__set_max_entries(s->skel->maps.exec_ranges, 1);
 }
 
-/* Uprobe sessions came with 6.13; the release's first two numbers say whether this kernel has them. */
-static bool kernel__has_uprobe_session(void)
-{
-	unsigned int major = 0, minor = 0;
-	struct utsname u;
-
-	if (uname(&u) || sscanf(u.release, "%u.%u", &major, &minor) != 2)
-		return false;
-	return major > 6 || (major == 6 && minor >= 13);
-}
-
-/* A link's tear-down waits for an RCU Tasks Trace grace period: one session link per file, or an entry link and a
- * return link, whose waits do not overlap, on older kernels. */
-static void session__choose_uprobe_progs(struct bpf_session *s)
-{
-	struct memtrack_bpf *k = s->skel;
-
-	s->uprobe_session = kernel__has_uprobe_session();
-	bpf_program__set_autoload(k->progs.alloc_session, s->uprobe_session);
-	bpf_program__set_autoload(k->progs.alloc_enter, !s->uprobe_session);
-	bpf_program__set_autoload(k->progs.alloc_return, !s->uprobe_session);
-	bpf_program__set_expected_attach_type(k->progs.alloc_session, MT_BPF_TRACE_UPROBE_SESSION);
-	bpf_program__set_expected_attach_type(k->progs.alloc_enter, MT_BPF_TRACE_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(k->progs.alloc_return, MT_BPF_TRACE_UPROBE_MULTI);
-}
-
 struct bpf_session *bpf_session__open(const struct mt_options *o)
 {
 	struct bpf_session *s = calloc(1, sizeof(*s));
@@ -160,7 +131,8 @@ struct bpf_session *bpf_session__open(const struct mt_options *o)
 		goto free_session;
 	}
 	session__size_maps(s, o);
-	session__choose_uprobe_progs(s);
+	bpf_program__set_expected_attach_type(s->skel->progs.alloc_enter, MT_BPF_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(s->skel->progs.alloc_return, MT_BPF_TRACE_UPROBE_MULTI);
 	session__choose_syscall_hooks(s, o->syscall_tracepoints);
 	s->skel->rodata->wakeup_bytes = o->ring_bytes / 16;
 	s->skel->rodata->stack_bytes = o->stack_bytes;
@@ -205,8 +177,8 @@ struct uprobe_multi_attr {
  * here); its pid filter keeps the breakpoints out of every process that is not the tracked one (it follows the
  * process's exec).
  */
-static int uprobe_link__create(int prog_fd, __u32 type, __u32 flags, const char *path, const unsigned long *offs,
-			       const __u64 *cookies, size_t n, pid_t pid)
+int uprobe_multi__link(int prog_fd, const char *path, const unsigned long *offs, const __u64 *cookies, size_t n,
+		       bool ret, pid_t pid)
 {
 	union bpf_attr attr;
 	struct uprobe_multi_attr *um = (void *)&attr.link_create;
@@ -216,22 +188,15 @@ static int uprobe_link__create(int prog_fd, __u32 type, __u32 flags, const char 
 		       "uprobe_multi attr fits");
 	memset(&attr, 0, sizeof(attr));
 	um->prog_fd = prog_fd;
-	um->attach_type = type;
+	um->attach_type = MT_BPF_TRACE_UPROBE_MULTI;
 	um->path = (unsigned long)path;
 	um->offsets = (unsigned long)offs;
 	um->cookies = (unsigned long)cookies;
 	um->cnt = n;
-	um->um_flags = flags;
+	um->um_flags = ret ? MT_BPF_F_UPROBE_MULTI_RETURN : 0;
 	um->pid = pid;
 	fd = syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 	return fd < 0 ? -errno : fd;
-}
-
-int uprobe_multi__link(int prog_fd, const char *path, const unsigned long *offs, const __u64 *cookies, size_t n,
-		       bool ret, pid_t pid)
-{
-	return uprobe_link__create(prog_fd, MT_BPF_TRACE_UPROBE_MULTI, ret ? MT_BPF_F_UPROBE_MULTI_RETURN : 0, path,
-				   offs, cookies, n, pid);
 }
 
 static void plan__explain(const char *path, int err)
@@ -260,14 +225,6 @@ int bpf_session__link_plan(struct bpf_session *s, const char *path, const struct
 			roffs[rn] = plan->sites[i].offset;
 			rcookies[rn++] = plan->sites[i].cookie;
 		}
-	}
-	if (s->uprobe_session && n) {	/* alloc_session's entry of a free asks for no return */
-		fd = uprobe_link__create(bpf_program__fd(s->skel->progs.alloc_session), MT_BPF_TRACE_UPROBE_SESSION, 0,
-					 path, offs, cookies, n, pid);
-		if (fd < 0)
-			goto fail;
-		fds[(*nfds)++] = fd;
-		return 0;
 	}
 	/* Returns first: an entry must never save a call whose return nobody sees. */
 	if (rn) {
