@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
@@ -23,7 +25,9 @@ struct pidset {
 };
 
 struct consumer {
-	struct ring_buffer *rb;
+	struct ring *events;	/* the records: read in place (ring.c) */
+	struct ring_buffer *rb;	/* attach requests, few: libbpf's reader */
+	int epfd;		/* ready when either has data */
 	__u8 *pack;		/* a stack definition packed to its documented layout */
 	struct mt_writer *w;
 	struct attach *attach;
@@ -133,6 +137,20 @@ static int consumer__on_attach(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* One descriptor for the ptrace loop's epoll: the events ring's and the attach ring's readiness together. */
+static int consumer__open_epoll(struct consumer *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	c->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (c->epfd < 0)
+		return -errno;
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, ring__fd(c->events), &ev) ||
+	    epoll_ctl(c->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(c->rb), &ev))
+		return -errno;
+	return 0;
+}
+
 struct consumer *consumer__new(struct bpf_session *s, struct mt_writer *w, struct attach *a)
 {
 	struct consumer *c = calloc(1, sizeof(*c));
@@ -142,41 +160,35 @@ struct consumer *consumer__new(struct bpf_session *s, struct mt_writer *w, struc
 		return NULL;
 	c->w = w;
 	c->attach = a;
+	c->epfd = -1;
 	c->pack = malloc(MT_STACK_PACK_MAX);
-	if (!c->pack)
-		goto fail;
-	c->rb = ring_buffer__new(bpf_map__fd(bpf_session__ring_map(s)), consumer__on_record, c, NULL);
+	c->events = c->pack ? ring__new(bpf_map__fd(bpf_session__ring_map(s))) : NULL;
+	c->rb = c->events ? ring_buffer__new(bpf_map__fd(bpf_session__attach_map(s)), consumer__on_attach, c, NULL)
+			  : NULL;
 	if (!c->rb)
-		goto fail;
-	if (ring_buffer__add(c->rb, bpf_map__fd(bpf_session__attach_map(s)), consumer__on_attach, c))
-		goto free_rb;
-	return c;
-
-free_rb:
-	err = -errno;
-	ring_buffer__free(c->rb);
-	free(c->pack);
-	free(c);
+		goto free_consumer;
+	err = consumer__open_epoll(c);
+	if (!err)
+		return c;
 	errno = -err;
-	return NULL;
-fail:
-	err = -errno;
-	free(c->pack);
-	free(c);
-	errno = -err;
+free_consumer:
+	err = errno;
+	consumer__free(c);
+	errno = err;
 	return NULL;
 }
 
 int consumer__fd(const struct consumer *c)
 {
-	return ring_buffer__epoll_fd(c->rb);
+	return c->epfd;
 }
 
 int consumer__drain(struct consumer *c)
 {
-	int n = ring_buffer__consume(c->rb);
+	long n = ring__consume(c->events, consumer__on_record, c);
+	int m = ring_buffer__consume(c->rb);
 
-	return n < 0 ? n : 0;
+	return n < 0 ? (int)n : m < 0 ? m : 0;
 }
 
 void consumer__add_process(struct consumer *c, pid_t pid)
@@ -211,7 +223,10 @@ void consumer__free(struct consumer *c)
 {
 	if (!c)
 		return;
+	if (c->epfd >= 0)
+		close(c->epfd);
 	ring_buffer__free(c->rb);
+	ring__free(c->events);
 	free(c->pack);
 	free(c->procs.slots);
 	free(c);

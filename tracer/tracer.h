@@ -119,6 +119,14 @@ void attach__on_exit(struct attach *a, pid_t tid);
 void attach__flush(struct attach *a);
 void attach__free(struct attach *a);
 
+/* ring.c: a BPF ring buffer map read in place; ring__consume hands each record to cb, returns how many or an error. */
+struct ring;
+typedef int (*ring_cb)(void *ctx, void *data, size_t size);
+struct ring *ring__new(int map_fd);
+int ring__fd(const struct ring *r);
+long ring__consume(struct ring *r, ring_cb cb, void *ctx);
+void ring__free(struct ring *r);
+
 /* consumer.c: moves ring records into the artifact and learns the process tree from them; feeds attach requests
  * from the attach ring to the worker. */
 struct consumer;
