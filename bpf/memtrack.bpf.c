@@ -302,11 +302,12 @@ static __always_inline int sys__exit(long id, long ret, struct pt_regs *regs)
 	return 0;
 }
 
-/* Fallback when tracefs cannot be mounted: every syscall of the machine passes here (BTF, no tracefs needed). */
+/* Every syscall of the machine passes here (BTF, no tracefs needed), the uretprobe trampoline's too: the number
+ * is read straight from the trusted regs, without a helper call, so that the others leave at once. */
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
-	return sys__exit(BPF_CORE_READ(regs, orig_ax), ret, regs);
+	return sys__exit(regs->orig_ax, ret, regs);
 }
 
 /* Per-syscall tracepoints (tracefs): only the five syscalls that matter trap, for untracked processes too. */
