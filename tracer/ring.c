@@ -69,14 +69,18 @@ int ring__fd(const struct ring *r)
 	return r->fd;
 }
 
-/* Hands every committed record to cb (a discarded one is skipped); returns how many were handed, or cb's error. */
+/*
+ * Hands every committed record to cb (a discarded one is skipped); returns how many were handed, or cb's error.
+ * One call takes at most a ring's worth, so that producers as fast as the consumer cannot keep the ptrace loop,
+ * which calls it, from its stops.
+ */
 long ring__consume(struct ring *r, ring_cb cb, void *ctx)
 {
-	unsigned long cons = *r->consumer_pos, published = cons, prod;
+	unsigned long cons = *r->consumer_pos, published = cons, limit = cons + r->data_bytes, prod;
 	long n = 0;
 	int err = 0;
 
-	while (!err && cons < (prod = __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE))) {
+	while (!err && cons < limit && cons < (prod = __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE))) {
 		while (!err && cons < prod) {
 			__u32 *hdr = (__u32 *)(r->data + (cons & (r->data_bytes - 1)));
 			__u32 len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
