@@ -172,10 +172,9 @@ struct uprobe_multi_attr {
 };
 
 /*
- * One multi-uprobe link per file and process (and direction, without sessions): its detach waits for RCU grace
- * periods once however many sites it holds, where one perf-event uprobe per site waited once each (~100 ms apiece
- * here); its pid filter keeps the breakpoints out of every process that is not the tracked one (it follows the
- * process's exec).
+ * One multi-uprobe link per file, direction and process: its detach waits for RCU grace periods once however many
+ * sites it holds, where one perf-event uprobe per site waited once each (~100 ms apiece here); its pid filter keeps
+ * the breakpoints out of every process that is not the tracked one (it follows the process's exec).
  */
 int uprobe_multi__link(int prog_fd, const char *path, const unsigned long *offs, const __u64 *cookies, size_t n,
 		       bool ret, pid_t pid)

@@ -47,20 +47,16 @@ struct ring *ring__new(int map_fd)
 	r->consumer_pos = p;
 	/* The data follows twice, so that a record wrapping at the end reads as one piece. */
 	p = mmap(NULL, r->page + 2 * r->data_bytes, PROT_READ, MAP_SHARED, map_fd, r->page);
-	if (p == MAP_FAILED)
-		goto unmap_consumer;
-	r->producer_pos = p;
-	r->data = (__u8 *)p + r->page;
-	return r;
-
-unmap_consumer:
+	if (p != MAP_FAILED) {
+		r->producer_pos = p;
+		r->data = (__u8 *)p + r->page;
+		return r;
+	}
 	err = errno;
 	munmap(r->consumer_pos, r->page);
 	errno = err;
 free_ring:
-	err = errno;
 	free(r);
-	errno = err;
 	return NULL;
 }
 
