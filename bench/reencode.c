@@ -65,18 +65,20 @@ static double write_all(const struct recs *r, const char *dir, uint64_t ts_res, 
 	double t0 = now();
 	size_t off;
 
-	if (!w || mt_writer__set_ts_resolution(w, ts_res))
+	int err;
+
+	if (!w)
 		return -1;
-	for (off = 0; off < r->len; off += h->size) {
+	err = mt_writer__set_ts_resolution(w, ts_res);
+	for (off = 0; !err && off < r->len; off += h->size) {
 		h = (const void *)(r->buf + off);
-		if (mt_writer__append(w, h, h->size))
-			return -1;
+		err = mt_writer__append(w, h, h->size);
 	}
-	if (mt_writer__flush(w))
-		return -1;
+	if (!err)
+		err = mt_writer__flush(w);
 	t0 = now() - t0;
 	*bytes = mt_writer__bytes(w);
-	return mt_writer__close(w) ? -1 : t0;
+	return mt_writer__close(w) || err ? -1 : t0;
 }
 
 int main(int argc, char **argv)
