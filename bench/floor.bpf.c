@@ -1,4 +1,4 @@
-/* floor.bpf.c — empty uprobe and uretprobe programs: the least any probe at memtrack's sites can cost. */
+/* floor.bpf.c — empty uprobe, uretprobe and sys_exit programs: the least any probe at memtrack's sites can cost. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
@@ -12,6 +12,14 @@ int floor_enter(void *ctx)
 
 SEC("uretprobe")
 int floor_return(void *ctx)
+{
+	return 0;
+}
+
+/* With -s: memtrack's memory-syscall hook, empty. Every syscall of the machine runs it, and so does the syscall
+ * that the uretprobe trampoline makes at each malloc return. */
+SEC("tp_btf/sys_exit")
+int floor_sys_exit(void *ctx)
 {
 	return 0;
 }

@@ -25,6 +25,7 @@ struct floor {
 	int fds[2 * FLOOR_FILES_MAX];	/* uprobe_multi links: entries and returns of each file */
 	size_t nfds;
 	size_t nprobes;			/* sites, counting an entry and its return as one */
+	struct bpf_link *sys_exit;	/* -s: the empty memory-syscall hook */
 };
 
 /* Milliseconds since *t, which then moves to now: one call per phase boundary. */
@@ -113,13 +114,14 @@ static int floor__attach(struct floor *f, char *const *files, size_t nfiles)
 	return err;
 }
 
-static int floor__load(struct floor *f)
+static int floor__load(struct floor *f, bool sys_exit)
 {
 	int err;
 
 	f->skel = floor_bpf__open();
 	if (!f->skel)
 		return -errno;
+	bpf_program__set_autoload(f->skel->progs.floor_sys_exit, sys_exit);
 	bpf_program__set_expected_attach_type(f->skel->progs.floor_enter, MT_BPF_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(f->skel->progs.floor_return, MT_BPF_TRACE_UPROBE_MULTI);
 	err = floor_bpf__load(f->skel);
@@ -135,6 +137,8 @@ static void floor__close(struct floor *f)
 	for (i = 0; i < f->nfds; i++)
 		close(f->fds[i]);
 	f->nfds = 0;
+	bpf_link__destroy(f->sys_exit);
+	f->sys_exit = NULL;
 	floor_bpf__destroy(f->skel);
 	f->skel = NULL;
 }
@@ -165,7 +169,18 @@ struct floor_args {
 	size_t nfiles;
 	char *const *argv;
 	bool timing;
+	bool sys_exit;		/* -s */
 };
+
+/* memtrack's default memory-syscall hook, a raw tracepoint at every syscall's exit: empty here too. */
+static int floor__attach_sys_exit(struct floor *f)
+{
+	f->sys_exit = bpf_program__attach(f->skel->progs.floor_sys_exit);
+	if (f->sys_exit)
+		return 0;
+	fprintf(stderr, "floor: cannot attach to sys_exit: %s\n", strerror(errno));
+	return -errno;
+}
 
 /* Load, attach, run the command, detach: the command's wait status or -errno, and each phase's duration. */
 static int floor__trace(struct floor *f, const struct floor_args *a, double ms[PH__COUNT])
@@ -174,8 +189,10 @@ static int floor__trace(struct floor *f, const struct floor_args *a, double ms[P
 	int status;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	status = floor__load(f);
+	status = floor__load(f, a->sys_exit);
 	ms[PH_LOAD] = ms_lap(&t);
+	if (!status && a->sys_exit)
+		status = floor__attach_sys_exit(f);
 	if (!status)
 		status = floor__attach(f, a->files, a->nfiles);
 	ms[PH_ATTACH] = ms_lap(&t);
@@ -192,9 +209,10 @@ static int floor__trace(struct floor *f, const struct floor_args *a, double ms[P
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: floor [-t] [-f FILE]... -- COMMAND [ARGS...]\n"
+	fprintf(stderr, "usage: floor [-t] [-s] [-f FILE]... -- COMMAND [ARGS...]\n"
 			"  runs COMMAND with empty BPF programs at memtrack's allocator probe sites, system-wide\n"
 			"  -f FILE  probe FILE as memtrack would, if it holds an allocator (default: the C library)\n"
+			"  -s       also hook every syscall's exit (tp_btf/sys_exit), as memtrack does for memory syscalls\n"
 			"  -t       print the time of each phase (load, attach, command, detach) on stderr\n");
 	return EXIT_FAILURE;
 }
@@ -206,6 +224,8 @@ static int args__parse(int argc, char **argv, struct floor_args *a, char libc[PA
 	for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
 		if (!strcmp(argv[i], "-t"))
 			a->timing = true;
+		else if (!strcmp(argv[i], "-s"))
+			a->sys_exit = true;
 		else if (!strcmp(argv[i], "-f") && i + 1 < argc && a->nfiles < FLOOR_FILES_MAX)
 			a->files[a->nfiles++] = argv[++i];
 		else

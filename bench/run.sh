@@ -67,7 +67,8 @@ command -v jq >/dev/null || die "jq is missing (Debian package jq): it reads mem
 # The tree as the suite starts (others may commit meanwhile); the binaries are whatever was last built from it.
 VERSION=$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')
 TMP=$(mktemp -d /tmp/memtrack-bench.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+STATS_WAS=
+trap 'rm -rf "$TMP"; [[ -z $STATS_WAS ]] || sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"' EXIT
 # One line per run: workload config rep wall_ns self_kb tree_kb bytes drops allocs frees other_ms self_cpu_ms, where
 # other_ms is the CPU time that processes outside the run used meanwhile (the machine may be shared).
 RESULTS=$TMP/results
@@ -124,10 +125,10 @@ for w in "${WORKLOADS[@]}" "${TREES[@]}" true; do
 done
 
 # ---- configurations
-CONFIGS=(untraced memtrack stacks floor heaptrack massif)
+CONFIGS=(untraced memtrack stacks floor floorsys heaptrack massif)
 declare -A HAVE LABEL
 LABEL=([untraced]=untraced [memtrack]=memtrack [stacks]="memtrack --stacks" [floor]=floor
-	[heaptrack]=heaptrack [massif]="valgrind massif")
+	[floorsys]="floor + sys_exit" [heaptrack]=heaptrack [massif]="valgrind massif")
 for c in "${CONFIGS[@]}"; do HAVE[$c]=1; done
 # Captured first: grep -q in a pipe could end the writer early, and pipefail would then read that as "absent".
 help=$("$MEMTRACK" record --help 2>&1 || true)
@@ -163,6 +164,7 @@ config_cmd() {
 	memtrack) CMDLINE=("$MEMTRACK" record -q -o "$art" -- "${wcmd[@]}") ;;
 	stacks) CMDLINE=("$MEMTRACK" record -q --stacks -o "$art" -- "${wcmd[@]}") ;;
 	floor) CMDLINE=("$BENCH/floor" -t "${ff[@]}" -- "${wcmd[@]}") ;;
+	floorsys) CMDLINE=("$BENCH/floor" -s "${ff[@]}" -- "${wcmd[@]}") ;;
 	heaptrack) CMDLINE=(heaptrack "${HEAPTRACK_OPTS[@]}" -o "$art" "${wcmd[@]}") ;;
 	massif) CMDLINE=(valgrind --tool=massif --massif-out-file="$art" "${wcmd[@]}") ;;
 	esac
@@ -320,6 +322,30 @@ neighbour() {
 	echo "nb_$mode x $rep $(kv wall_ns "$line") -1 -1 -1 -1 -1 -1 -1 -1" >>"$RESULTS"
 }
 
+# ---- what each BPF program costs a run: kernel.bpf_stats_enabled times every run (and adds two clock reads of its
+# own, which the floor's empty programs show). One churn under memtrack and one under the floor with -s, after the
+# timed runs, so that the statistics' cost is in none of them.
+BPF_PROGS="alloc_enter|alloc_return|sys_exit|floor_enter|floor_return|floor_sys_exit"
+bpf_sample() { # "name run_cnt run_time_ns" of those programs
+	bpftool prog show -j 2>/dev/null | jq -r --arg re "^($BPF_PROGS)\$" '.[] | select(.name != null and
+		(.name | test($re)) and .run_cnt != null) | "\(.name) \(.run_cnt) \(.run_time_ns)"' 2>/dev/null || true
+}
+# Runs config $1 on churn, sampling the statistics until it ends: the last sample goes to $TMP/bpf.$1.
+bpf_costs() {
+	local pid
+	wait_quiet
+	config_cmd "$1" churn "$TMP/bpf-art"
+	"${CMDLINE[@]}" >/dev/null 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		bpf_sample >"$TMP/bpf.tmp"
+		[[ -s $TMP/bpf.tmp ]] && mv "$TMP/bpf.tmp" "$TMP/bpf.$1"
+		sleep 0.2
+	done
+	wait "$pid" || note "$1 on churn with BPF statistics failed"
+	rm -rf "$TMP/bpf-art"
+}
+
 # ---- the runs: round-robin over configurations within each repetition, so drift hits all alike.
 T0=$SECONDS
 for ((rep = 1; rep <= RUNS; rep++)); do
@@ -349,6 +375,15 @@ for c in memtrack stacks; do
 	note "rss: $c on churn / 10"
 	measure "$c" churn_tenth 1
 done
+if command -v bpftool >/dev/null && STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null); then
+	sysctl -qw kernel.bpf_stats_enabled=1
+	for c in memtrack floorsys; do
+		note "BPF statistics: $c on churn"
+		bpf_costs "$c"
+	done
+	sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"
+	STATS_WAS=
+fi
 ELAPSED=$((SECONDS - T0))
 
 # ---- statistics
@@ -395,27 +430,29 @@ cpu_of() {
 }
 
 row() {
-	local w=$1 c=$2 t t0 tf add addf ev bytes drops=—
+	local w=$1 c=$2 t t0 tf ts add addf adds=— ev bytes drops=—
 	t=$(agg "$w" "$c" $F_WALL median)
 	if ((!HAVE[$c])); then
-		echo "| $w | ${LABEL[$c]} | n/a | | | | | | | | |"
+		echo "| $w | ${LABEL[$c]} | n/a | | | | | | | | | |"
 		return
 	fi
 	if [[ -z $t ]]; then
-		echo "| $w | ${LABEL[$c]} | failed | | | | | | | | |"
+		echo "| $w | ${LABEL[$c]} | failed | | | | | | | | | |"
 		return
 	fi
 	t0=$(agg "$w" untraced $F_WALL median)
 	tf=$(agg "$w" floor $F_WALL median)
+	ts=$(agg "$w" floorsys $F_WALL median)
 	add=$(calc "%.0f" "(a - b) / c" "$t" "$t0" "${ALLOCS[$w]}")
 	addf=—
 	[[ $c != untraced && $c != floor ]] && addf=$(calc "%.2f" "(b - d) > 0 ? (a - d) / (b - d) : 0" "$t" "$tf" 0 "$t0")
+	[[ $c == memtrack || $c == stacks ]] && adds=$(calc "%.2f" "(b - d) > 0 ? (a - d) / (b - d) : 0" "$t" "$ts" 0 "$t0")
 	[[ $c == untraced ]] && add=—
 	ev=$(calc "%.2f" "b / (a / 1e9) / 1e6" "$t" "${EVENTS[$w]}")
 	bytes=$(agg "$w" "$c" $F_BYTES median)
 	[[ -n $bytes ]] && bytes=$(calc "%.2f" "a / b" "$bytes" "${EVENTS[$w]}") || bytes=—
 	[[ $c == memtrack || $c == stacks ]] && drops=$(agg "$w" "$c" $F_DROPS max) && drops=${drops:-?}
-	echo "| $w | ${LABEL[$c]} | $(calc "%.3f" "a / 1e9" "$t") | $(calc "%.1f" "a / b" "$t" "$t0") | $add | $addf |" \
+	echo "| $w | ${LABEL[$c]} | $(calc "%.3f" "a / 1e9" "$t") | $(calc "%.1f" "a / b" "$t" "$t0") | $add | $addf | $adds |" \
 		"$ev | $bytes | $drops | $(rss_of "$w" "$c") | $(cpu_of "$w" "$c") |"
 }
 
@@ -431,7 +468,7 @@ startup_section() {
 	local c f
 	echo "| configuration | \`-- /bin/true\`, median ms |"
 	echo "|---|---:|"
-	for c in untraced memtrack stacks floor; do
+	for c in untraced memtrack stacks floor floorsys; do
 		((HAVE[$c])) && echo "| ${LABEL[$c]} | $(ms_of "$c") |" || echo "| ${LABEL[$c]} | n/a |"
 	done
 	echo
@@ -490,6 +527,40 @@ trees_section() {
 	done
 }
 
+# Per program: runs per allocation call (relative to the return program, which runs once per call on churn), ns per
+# run, ns per call; then the sums against the wall time each configuration adds.
+bpf_section() {
+	local c f name cnt ns calls sum where
+	if [[ ! -s $TMP/bpf.memtrack || ! -s $TMP/bpf.floorsys ]]; then
+		echo "n/a (no bpftool, or the statistics could not be read)."
+		return
+	fi
+	echo "| configuration | program | runs at | runs / allocation call | ns / run | ns / allocation call |"
+	echo "|---|---|---|---:|---:|---:|"
+	for c in memtrack floorsys; do
+		f=$TMP/bpf.$c
+		calls=$(awk '$1 ~ /_return$/ { print $2 }' "$f")
+		sum=0
+		while read -r name cnt ns; do
+			case $name in
+			*_enter) where="each allocator entry and each free" ;;
+			*_return) where="each allocation's return (uretprobe)" ;;
+			*) where="every syscall's exit; here the uretprobe trampoline's" ;;
+			esac
+			echo "| ${LABEL[$c]} | $name | $where | $(calc "%.2f" "a / b" "$cnt" "$calls") |" \
+				"$(calc "%.0f" "b / a" "$cnt" "$ns") | $(calc "%.0f" "b / c" "$cnt" "$ns" "$calls") |"
+			sum=$(calc "%.0f" "a + c / b" "$sum" "$calls" "$ns")
+		done < <(sort "$f")
+		echo "$c $sum" >>"$TMP/bpf.sums"
+	done
+	echo
+	echo "BPF run time per allocation call, as the statistics count it: memtrack $(awk '$1 == "memtrack" { print $2 }' \
+		"$TMP/bpf.sums") ns, the floor's empty programs $(awk '$1 == "floorsys" { print $2 }' "$TMP/bpf.sums") ns" \
+		"(what the statistics and the dispatch cost). Wall time memtrack adds above floor + sys_exit on churn:" \
+		"$(calc "%.0f" "(a - b) / c" "$(agg churn memtrack $F_WALL median)" "$(agg churn floorsys $F_WALL median)" \
+		"${ALLOCS[churn]}") ns per allocation call."
+}
+
 # Median and maximum over runs of the CPUs that processes outside the run kept busy meanwhile.
 other_load() {
 	awk -v f=$F_OTHER -v t=$F_WALL '$f >= 0 && $t > 0 { printf "%.3f\n", $f / ($t / 1e6) }' "$RESULTS" | sort -n |
@@ -515,9 +586,9 @@ report() {
 			"$(agg "$w" memtrack $F_ALLOCS median || true) / $(agg "$w" memtrack $F_FREES median || true) |"
 	done
 	echo
-	echo "| workload | configuration | wall s | slowdown × | ns added / alloc | added ÷ floor's | M events/s |" \
-		"bytes / event | drops | tracer RSS MiB | tracer CPU s |"
-	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| workload | configuration | wall s | slowdown × | ns added / alloc | added ÷ floor's |" \
+		"added ÷ floor + sys_exit's | M events/s | bytes / event | drops | tracer RSS MiB | tracer CPU s |"
+	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for w in "${WORKLOADS[@]}"; do
 		for c in "${CONFIGS[@]}"; do row "$w" "$c"; done
 	done
@@ -536,6 +607,10 @@ report() {
 		echo "- ${LABEL[$c]}: $(mib "$(agg churn_tenth "$c" $F_SELF max)") MiB at $((EVENTS[churn] / 10)) events," \
 			"$(mib "$(agg churn "$c" $F_SELF max)") MiB at ${EVENTS[churn]} events."
 	done
+	echo
+	echo "### Where memtrack's time goes (churn, BPF statistics)"
+	echo
+	bpf_section
 	echo
 	echo "### Untracked neighbour"
 	echo

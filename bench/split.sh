@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# split.sh — where memtrack's time above the floor goes on churn: the workload's own CPU time, configurations interleaved.
+set -euo pipefail
+
+usage() {
+	cat <<'EOF'
+usage: bash bench/split.sh [--runs N] [--n PAIRS] [--build-dir DIR] [--also LABEL=MEMTRACK]...
+  Runs `churn PAIRS` pinned to CPU 1 under each configuration (untraced, floor, floor -s, memtrack,
+  memtrack --syscall-tracepoints, and each --also binary, e.g. a build with an experimental BPF change),
+  round-robin, N times, and prints per configuration the median CPU time the workload's thread used
+  (perf stat -e task-clock: the probes' cost is charged to it, the tracer's own threads are not), the
+  microseconds added per malloc/free pair and the ratio to the floor's.
+  --runs N     repetitions (default 15)      --n PAIRS   churn's malloc/free pairs (default 400000)
+Needs root, perf, and a build: cmake -S . -B build && cmake --build build -j2
+EOF
+}
+
+die() {
+	echo "split: $*" >&2
+	exit 1
+}
+
+RUNS=15
+PAIRS=400000
+BUILD_DIR=build
+declare -a LABELS=(untraced floor "floor + sys_exit" memtrack "memtrack --syscall-tracepoints")
+declare -A BIN
+while (($#)); do
+	case $1 in
+	--runs | --n | --build-dir | --also) (($# >= 2)) || die "$1 needs a value" ;;&
+	--runs) RUNS=$2 && shift 2 ;;
+	--n) PAIRS=$2 && shift 2 ;;
+	--build-dir) BUILD_DIR=$2 && shift 2 ;;
+	--also)
+		[[ $2 == ?*=?* ]] || die "--also takes LABEL=PATH"
+		LABELS+=("${2%%=*}") && BIN[${2%%=*}]=${2#*=} && shift 2
+		;;
+	-h | --help) usage && exit 0 ;;
+	*) usage >&2 && die "unknown option '$1'" ;;
+	esac
+done
+[[ $RUNS =~ ^[1-9][0-9]*$ && $PAIRS =~ ^[1-9][0-9]*$ ]] || die "--runs and --n take positive integers"
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+[[ $BUILD_DIR == /* ]] || BUILD_DIR=$ROOT/$BUILD_DIR
+MEMTRACK=$BUILD_DIR/memtrack
+CHURN=$BUILD_DIR/bench/churn
+FLOOR=$BUILD_DIR/bench/floor
+for b in "$MEMTRACK" "$CHURN" "$FLOOR" "${BIN[@]}"; do
+	[[ -x $b ]] || die "$b is missing; build first"
+done
+(($(id -u) == 0)) || die "must run as root"
+command -v perf >/dev/null || die "perf is missing (Debian package linux-perf)"
+
+TMP=$(mktemp -d /tmp/memtrack-split.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+FF=()	# the files memtrack would probe: churn and the libraries it loads (the floor skips those without an allocator)
+for f in "$CHURN" $(ldd "$CHURN" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'); do FF+=(-f "$f"); done
+WORK=(taskset -c 1 perf stat -o "$TMP/perf" -x ',' -e task-clock "$CHURN" "$PAIRS")
+
+# The workload's task-clock in ms under configuration $1.
+run_one() {
+	rm -rf "$TMP/art" "$TMP/perf"
+	case $1 in
+	untraced) "${WORK[@]}" ;;
+	floor) "$FLOOR" "${FF[@]}" -- "${WORK[@]}" ;;
+	"floor + sys_exit") "$FLOOR" -s "${FF[@]}" -- "${WORK[@]}" ;;
+	memtrack) "$MEMTRACK" record -q -o "$TMP/art" -- "${WORK[@]}" ;;
+	"memtrack --syscall-tracepoints") "$MEMTRACK" record -q --syscall-tracepoints -o "$TMP/art" -- "${WORK[@]}" ;;
+	*) "${BIN[$1]}" record -q -o "$TMP/art" -- "${WORK[@]}" ;;
+	esac >/dev/null 2>&1 || die "$1 failed"
+	awk -F, '$3 ~ /^task-clock/ { print $1 }' "$TMP/perf"
+}
+
+declare -A MS
+for ((r = 1; r <= RUNS; r++)); do
+	for l in "${LABELS[@]}"; do
+		echo "split: run $r/$RUNS: $l" >&2
+		MS[$l]+="$(run_one "$l") "
+	done
+done
+
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+base=$(median <<<"${MS[untraced]}")
+floor=$(median <<<"${MS[floor]}")
+echo "churn $PAIRS pairs on CPU 1, median of $RUNS runs; workload CPU untraced $base ms"
+echo
+echo "| configuration | workload CPU ms | added µs / pair | ÷ floor's |"
+echo "|---|---:|---:|---:|"
+for l in "${LABELS[@]}"; do
+	[[ $l == untraced ]] && continue
+	m=$(median <<<"${MS[$l]}")
+	awk -v l="$l" -v m="$m" -v b="$base" -v f="$floor" -v n="$PAIRS" \
+		'BEGIN { printf "| %s | %.0f | %.2f | %.2f |\n", l, m, (m - b) * 1e3 / n, (m - b) / (f - b) }'
+done
