@@ -128,6 +128,8 @@ enum mt_drop {
 	MT_DROP_TRACKED,	/* a new process could not be added to the tracked map: its events are lost */
 	MT_DROP_ATTACH,		/* an attach request was lost (attach ring full): that file's calls may be missed */
 	MT_DROP_HOLD,		/* a mapping thread could not be held (signal failed): its first calls may be missed */
+	MT_DROP_MALFORMED,	/* counted by the tracer: a ring record it could not write (shorter than its type, or
+				 * a stack definition that does not add up); 0 unless the kernel and tracer disagree */
 	MT_DROP__COUNT = 8,
 };
 

@@ -733,6 +733,7 @@ static const char *const drop_names[MT_DROP__COUNT] = {
 	[MT_DROP_TRACKED] = "tracked",
 	[MT_DROP_ATTACH] = "attach",
 	[MT_DROP_HOLD] = "hold",
+	[MT_DROP_MALFORMED] = "malformed",
 };
 
 const char *mt_func__name(unsigned int func)

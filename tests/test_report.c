@@ -471,6 +471,26 @@ static void test_end_drops_and_syscalls(void **state)
 	assert_int_equal(t->dropped_events, 8);
 }
 
+/* The tracer's own cause, malformed ring records, sums with the kernel's and has a name in every report. */
+static void test_end_malformed_drops(void **state)
+{
+	struct fix *f = *state;
+	struct mt_end e = { .status = EXITED(0) };
+	const struct mt_totals *t;
+
+	start_session(f, 10);
+	hdr_init(&e.hdr, MT_REC_END, sizeof(e), T0 + 1, 10, 10);
+	e.drops[MT_DROP_RINGBUF] = 1;
+	e.drops[MT_DROP_MALFORMED] = 4;
+	put(&f->s, &e, sizeof(e));
+	finish_and_find(f, 10);
+	t = mt_model__totals(f->m);
+
+	assert_int_equal(t->drops[MT_DROP_MALFORMED], 4);
+	assert_int_equal(t->dropped_events, 5);
+	assert_string_equal(mt_drop__name(MT_DROP_MALFORMED), "malformed");
+}
+
 static void test_pid_reuse(void **state)
 {
 	struct fix *f = *state;
@@ -1050,6 +1070,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_peak_two_processes, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_missing_end, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_end_drops_and_syscalls, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_end_malformed_drops, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_pid_reuse, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_no_session_time_base, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_records_skipped, fix_setup, fix_teardown),

@@ -33,6 +33,7 @@ struct consumer {
 	struct attach *attach;
 	struct pidset procs;
 	uint64_t records;
+	uint64_t malformed;	/* records not written: the end record counts them as drops */
 	int err;		/* first writer failure: recording goes on, the end says so */
 };
 
@@ -105,21 +106,40 @@ static const void *stack__pack(struct consumer *c, const struct mt_stack *s, siz
 	return p;
 }
 
+/* Said once: a kernel side that disagrees with this tracer makes every record of a kind malformed. */
+static void consumer__malformed(struct consumer *c, const void *data, size_t size)
+{
+	const struct mt_rec_hdr *h = data;
+
+	if (!c->malformed++)
+		pr_warn("a malformed record (type %u, %zu bytes) from the kernel was not written; the end record counts "
+			"all such as dropped (malformed)\n", size >= sizeof(*h) ? h->type : 0, size);
+}
+
 static int consumer__on_record(void *ctx, void *data, size_t size)
 {
 	struct consumer *c = ctx;
 	const struct mt_rec_hdr *h = data;
+	const void *packed;
 	int err;
 
-	if (size < sizeof(*h) || h->size > size)
+	if (size < sizeof(*h) || h->size > size) {
+		consumer__malformed(c, data, size);
 		return 0;
-	if (h->type == MT_REC_STACK && !(h = data = (void *)stack__pack(c, data, h->size)))
-		return 0;
+	}
+	if (h->type == MT_REC_STACK) {
+		packed = stack__pack(c, data, h->size);
+		if (!packed) {
+			consumer__malformed(c, data, size);
+			return 0;
+		}
+		h = data = (void *)packed;
+	}
 	if (h->type == MT_REC_FORK && h->size >= sizeof(struct mt_fork))
 		pidset__add(&c->procs, ((const struct mt_fork *)data)->child, h->pid, ((const struct mt_fork *)data)->flags);
 	err = mt_writer__append(c->w, data, h->size);
 	if (err == -EINVAL) {
-		pr_warn("a malformed record (type %u, %u bytes) from the kernel was not written\n", h->type, h->size);
+		consumer__malformed(c, data, h->size);
 	} else if (err && !c->err) {
 		c->err = err;
 		pr_err("cannot write the artifact: %s; events from now on are lost\n", strerror(-err));
@@ -212,6 +232,11 @@ pid_t consumer__parent(const struct consumer *c, pid_t pid, uint32_t *flags)
 uint64_t consumer__records(const struct consumer *c)
 {
 	return c->records;
+}
+
+uint64_t consumer__malformed_records(const struct consumer *c)
+{
+	return c->malformed;
 }
 
 int consumer__error(const struct consumer *c)

@@ -155,7 +155,8 @@ static int session__write(struct mt_writer *w, pid_t pid, char *const *argv)
 	return err;
 }
 
-static int end__write(struct mt_writer *w, struct bpf_session *bpf, pid_t pid, int status)
+static int end__write(struct mt_writer *w, struct bpf_session *bpf, const struct consumer *cons, pid_t pid,
+		      int status)
 {
 	struct mt_end e = {};
 	struct timespec ts;
@@ -170,6 +171,7 @@ static int end__write(struct mt_writer *w, struct bpf_session *bpf, pid_t pid, i
 	err = bpf_session__drops(bpf, e.drops);
 	if (err)
 		pr_warn("cannot read the drop counters: %s\n", strerror(-err));
+	e.drops[MT_DROP_MALFORMED] += consumer__malformed_records(cons);
 	return mt_writer__append(w, &e, sizeof(e));
 }
 
@@ -305,7 +307,7 @@ static int record__finish(struct record *r, int status)
 
 	/* The links' grace periods pass while the artifact is finished and summed up; record__cleanup waits. */
 	attach__flush(r->attach);
-	err = end__write(r->w, r->bpf, r->sp.pid, status);
+	err = end__write(r->w, r->bpf, r->cons, r->sp.pid, status);
 	close_err = mt_writer__close(r->w);
 	r->w = NULL;
 	err = err ? err : close_err;

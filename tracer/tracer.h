@@ -138,6 +138,7 @@ bool consumer__is_process(const struct consumer *c, pid_t pid);
 /* The parent of a process seen forked (0: unknown or the command), and its MT_FORK_* flags. */
 pid_t consumer__parent(const struct consumer *c, pid_t pid, uint32_t *flags);
 uint64_t consumer__records(const struct consumer *c);
+uint64_t consumer__malformed_records(const struct consumer *c);
 int consumer__error(const struct consumer *c);
 void consumer__free(struct consumer *c);
 
