@@ -8,12 +8,9 @@
 
 #include "tracer.h"
 
-#define SITE(args, ...) site((const uint8_t[]){ __VA_ARGS__, 0, 0, 0, 0, 0, 0, 0, 0 }, args)
-
-static uint64_t site(const uint8_t *code, uint8_t args)
-{
-	return allocators__site(code, 24, args);
-}
+/* The bytes, then 8 zero bytes (`add %al,(%rax)`, a memory write: no walk goes past them). */
+#define CODE(...) ((const uint8_t[]){ __VA_ARGS__, 0, 0, 0, 0, 0, 0, 0, 0 })
+#define SITE(args, ...) allocators__site(CODE(__VA_ARGS__), sizeof(CODE(__VA_ARGS__)), args)
 
 /* glibc's malloc: push %r12 first, already emulated. */
 static void test_push_first(void **state)
@@ -47,18 +44,58 @@ static void test_free_null_branch(void **state)
 	assert_int_equal(SITE(MT_ARGS_MEMPTR_ALIGN_SIZE, 0x80, 0x3d, 0x11, 0x22, 0x33, 0x00, 0x00, 0x41, 0x55), 7);
 }
 
-/* A branch a real allocation could take, or an instruction that writes an argument, keeps the probe at the entry. */
+/* Leaf fast paths start with moves and compares; their first emulated instruction is a conditional branch, which
+ * every call reaches (the probe fires before it branches). */
+static void test_leaf_prologues(void **state)
+{
+	(void)state;
+	/* jemalloc's malloc: cmp $0x1000,%rdi; ja */
+	assert_int_equal(SITE(MT_ARGS_SIZE, 0x48, 0x81, 0xff, 0x00, 0x10, 0x00, 0x00, 0x0f, 0x87, 0x93, 0x00, 0x00, 0x00),
+			 7);
+	/* jemalloc's free: ten moves, shifts, ands and adds (rdx, rcx: not free's argument) before cmp; jne */
+	assert_int_equal(SITE(MT_ARGS_FREE, 0x48, 0x89, 0xf8, 0x48, 0x8b, 0x15, 0x0e, 0x53, 0x0a, 0x00, 0x48, 0x89, 0xf9,
+			      0x48, 0xc1, 0xe8, 0x1a, 0x48, 0x81, 0xe1, 0x00, 0x00, 0x00, 0xc0, 0x25, 0xf0, 0x00, 0x00, 0x00,
+			      0x64, 0x48, 0x03, 0x04, 0x25, 0x00, 0x00, 0x00, 0x00, 0x48, 0x01, 0xd0, 0x48, 0x3b, 0x88, 0xb0,
+			      0x01, 0x00, 0x00, 0x0f, 0x85, 0x8a, 0x00, 0x00, 0x00),
+			 48);
+	/* tcmalloc's malloc: mov disp32(%rip),%rax; mov %rdi,%r8; test %rax,%rax; jne */
+	assert_int_equal(SITE(MT_ARGS_SIZE, 0x48, 0x8b, 0x05, 0xf9, 0x32, 0x01, 0x00, 0x49, 0x89, 0xf8, 0x48, 0x85, 0xc0,
+			      0x0f, 0x85, 0x8e, 0x00, 0x00, 0x00),
+			 13);
+	/* tcmalloc's calloc: mov disp32(%rip),%rcx; cmpb $0,%fs:0x10(%rcx); jne */
+	assert_int_equal(SITE(MT_ARGS_NMEMB_SIZE, 0x48, 0x8b, 0x0d, 0x19, 0x39, 0x01, 0x00, 0x64, 0x80, 0x79, 0x10, 0x00,
+			      0x0f, 0x85, 0x6d, 0x01, 0x00, 0x00),
+			 12);
+	/* mimalloc's free: mov %rdi,%rcx; test %rdi,%rdi; je; then lea -1(%rdi),%rdi: the je, reached by every call */
+	assert_int_equal(SITE(MT_ARGS_FREE, 0x48, 0x89, 0xf9, 0x48, 0x85, 0xff, 0x74, 0x5d, 0x48, 0x8d, 0x7f, 0xff), 6);
+	/* a malloc that tests its size first: the je itself, which malloc(0) reaches too */
+	assert_int_equal(SITE(MT_ARGS_SIZE, 0x48, 0x85, 0xff, 0x74, 0x20, 0x55), 3);
+}
+
+/* An instruction that writes what the BPF program reads, or memory, or one not decoded keeps the probe at the entry. */
 static void test_unsafe_stays(void **state)
 {
 	(void)state;
-	/* the same test+je in malloc: malloc(0) would skip the site */
-	assert_int_equal(SITE(MT_ARGS_SIZE, 0x48, 0x85, 0xff, 0x74, 0x20, 0x55), 0);
-	/* mimalloc's free: mov %rdi,%rcx writes rcx, the fourth argument register */
-	assert_int_equal(SITE(MT_ARGS_FREE, 0x48, 0x89, 0xf9, 0x48, 0x85, 0xff, 0x74, 0x5d, 0x55), 0);
 	/* mov $imm32,%edi: the first argument */
 	assert_int_equal(SITE(MT_ARGS_SIZE, 0xbf, 0x01, 0x00, 0x00, 0x00, 0x55), 0);
-	/* jemalloc's malloc: cmp $0x1000,%rdi; ja */
-	assert_int_equal(SITE(MT_ARGS_SIZE, 0x48, 0x81, 0xff, 0x00, 0x10, 0x00, 0x00, 0x77, 0x10, 0x55), 0);
+	/* mimalloc's malloc: mov disp32(%rip),%rax; mov %rdi,%rsi; mov %fs:(%rax),%rdi: the size leaves rdi */
+	assert_int_equal(SITE(MT_ARGS_SIZE, 0x48, 0x8b, 0x05, 0x49, 0xb4, 0x00, 0x00, 0x48, 0x89, 0xfe, 0x64, 0x48, 0x8b,
+			      0x38, 0x48, 0x81, 0xfe, 0x00, 0x04, 0x00, 0x00, 0x77, 0x29),
+			 0);
+	/* realloc: mov %rdi,%rsi writes its second argument */
+	assert_int_equal(SITE(MT_ARGS_PTR_SIZE, 0x48, 0x89, 0xfe, 0x55), 0);
+	/* sized free: xor %esi,%esi */
+	assert_int_equal(SITE(MT_ARGS_FREE_SIZED, 0x31, 0xf6, 0x55), 0);
+	/* mov %rdi,%rbx: a callee-saved register (--stacks unwinds from the site) */
+	assert_int_equal(SITE(MT_ARGS_SIZE, 0x48, 0x89, 0xfb, 0x55), 0);
+	/* sub $8,%rsp; mov %rax,(%rsp): the stack pointer, memory */
+	assert_int_equal(SITE(MT_ARGS_SIZE, 0x48, 0x83, 0xec, 0x08, 0x55), 0);
+	assert_int_equal(SITE(MT_ARGS_SIZE, 0x48, 0x89, 0x04, 0x24, 0x55), 0);
+	/* addl $1, disp32(%rip): a memory write; ret: not decoded */
+	assert_int_equal(SITE(MT_ARGS_SIZE, 0x83, 0x05, 0x10, 0x20, 0x30, 0x00, 0x01, 0x55), 0);
+	assert_int_equal(SITE(MT_ARGS_SIZE, 0xc3, 0x55), 0);
+	/* free's NULL check, then an argument written: back on the je */
+	assert_int_equal(SITE(MT_ARGS_FREE, 0x48, 0x85, 0xff, 0x0f, 0x84, 0x10, 0x01, 0x00, 0x00, 0x31, 0xff, 0x55), 3);
 }
 
 /* Fewer bytes than an instruction may need: the entry. */
@@ -75,7 +112,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_push_first),	 cmocka_unit_test(test_operator_new),
 		cmocka_unit_test(test_tail_call),	 cmocka_unit_test(test_free_null_branch),
-		cmocka_unit_test(test_unsafe_stays),	 cmocka_unit_test(test_short_code),
+		cmocka_unit_test(test_leaf_prologues),	 cmocka_unit_test(test_unsafe_stays),
+		cmocka_unit_test(test_short_code),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -126,52 +126,10 @@ static void symset__free(struct symset *s)
 	free(s->v);
 }
 
-/* Bytes of an instruction a probe may be moved over: it changes no argument register, rsp or [rsp]; 0 otherwise.
- * free's `test %rdi,%rdi; je` is the one branch allowed: it skips nothing but free(NULL). */
-static size_t insn__harmless(const uint8_t *c, bool frees)
-{
-	if (c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e && c[3] == 0xfa)
-		return 4;					/* endbr64 */
-	if (c[0] == 0x80 && c[1] == 0x3d)
-		return 7;					/* cmpb $imm8, disp32(%rip) */
-	if (frees && c[0] == 0x48 && c[1] == 0x85 && c[2] == 0xff && c[3] == 0x74)
-		return 5;					/* test %rdi,%rdi; je rel8 */
-	if (frees && c[0] == 0x48 && c[1] == 0x85 && c[2] == 0xff && c[3] == 0x0f && c[4] == 0x84)
-		return 9;					/* test %rdi,%rdi; je rel32 */
-	if ((c[0] & 0xf0) == 0x40 && c[1] == 0x85 && c[2] >= 0xc0)
-		return 3;					/* test %r64,%r64: flags only */
-	if (c[0] == 0xb8)
-		return 5;					/* mov $imm32,%eax: no argument */
-	return 0;
-}
-
-/*
- * A uprobe on an instruction the kernel emulates (push, jmp) costs ~0.45 us a hit; one it must single-step (test,
- * mov, endbr64) ~18 us. The site moves forward over a prologue's leading instructions only when that is provably
- * safe: each is harmless (above), so arguments, rsp and [rsp] are at the site as at the entry, and nothing but
- * free(NULL) can skip it. Anything else keeps the probe at the entry.
- */
-uint64_t allocators__site(const uint8_t *c, size_t len, uint8_t args)
-{
-	bool frees = args == MT_ARGS_FREE || args == MT_ARGS_FREE_SIZED;
-	size_t pos = 0, n;
-
-	while (pos + 8 <= len) {
-		if ((c[pos] >= 0x50 && c[pos] <= 0x57) || (c[pos] == 0x41 && c[pos + 1] >= 0x50 && c[pos + 1] <= 0x57))
-			return pos;					/* push %reg */
-		if (c[pos] == 0xe9 || c[pos] == 0xeb)
-			return pos;					/* jmp: a tail call */
-		n = insn__harmless(c + pos, frees);
-		if (!n)
-			return 0;
-		pos += n;
-	}
-	return 0;
-}
-
+/* 96 bytes: jemalloc's free reaches its first branch 48 bytes in. */
 static uint64_t site__place(int fd, uint64_t off, uint8_t args)
 {
-	uint8_t code[48];
+	uint8_t code[96];
 	ssize_t n = fd >= 0 ? pread(fd, code, sizeof(code), off) : -1;
 
 	return n > 0 ? off + allocators__site(code, n, args) : off;

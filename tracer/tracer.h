@@ -66,8 +66,8 @@ struct alloc_plan {
 	struct alloc_site sites[MT_PLAN_MAX];
 };
 int allocators__plan(const char *path, struct alloc_plan *plan);
-/* Where in a function whose first bytes are code (len of them) its probe goes: the offset of the first instruction
- * the kernel emulates when only harmless ones come before it, else 0. args: enum mt_args. */
+/* probe_site.c: where in a function whose first bytes are code (len of them) its probe goes: the offset of the first
+ * instruction the kernel emulates when only harmless ones come before it, else 0. args: enum mt_args. */
 uint64_t allocators__site(const uint8_t *code, size_t len, uint8_t args);
 
 /* bpf_session.c: the loaded and attached BPF programs. */
