@@ -4,13 +4,14 @@ set -euo pipefail
 
 usage() {
 	cat <<'EOF'
-usage: bash bench/split.sh [--runs N] [--n PAIRS] [--build-dir DIR] [--also LABEL=MEMTRACK]...
+usage: bash bench/split.sh [--runs N] [--n PAIRS] [--build-dir DIR] [--preload LIB] [--also LABEL=MEMTRACK]...
   Runs `churn PAIRS` pinned to CPU 1 under each configuration (untraced, floor, floor -s, memtrack,
   memtrack --syscall-tracepoints, and each --also binary, e.g. a build with an experimental BPF change),
   round-robin, N times, and prints per configuration the median CPU time the workload's thread used
   (perf stat -e task-clock: the probes' cost is charged to it, the tracer's own threads are not), the
   microseconds added per malloc/free pair and the ratio to the floor's.
   --runs N     repetitions (default 15)      --n PAIRS   churn's malloc/free pairs (default 400000)
+  --preload LIB  churn runs with LD_PRELOAD=LIB (e.g. libjemalloc.so.2), and the floor probes LIB too
 Needs root, perf, and a build: cmake -S . -B build && cmake --build build -j2
 EOF
 }
@@ -23,11 +24,13 @@ die() {
 RUNS=15
 PAIRS=400000
 BUILD_DIR=build
+PRELOAD=
 declare -a LABELS=(untraced floor "floor + sys_exit" memtrack "memtrack --syscall-tracepoints")
 declare -A BIN
 while (($#)); do
 	case $1 in
-	--runs | --n | --build-dir | --also) (($# >= 2)) || die "$1 needs a value" ;;&
+	--runs | --n | --build-dir | --preload | --also) (($# >= 2)) || die "$1 needs a value" ;;&
+	--preload) PRELOAD=$2 && shift 2 ;;
 	--runs) RUNS=$2 && shift 2 ;;
 	--n) PAIRS=$2 && shift 2 ;;
 	--build-dir) BUILD_DIR=$2 && shift 2 ;;
@@ -54,8 +57,8 @@ command -v perf >/dev/null || die "perf is missing (Debian package linux-perf)"
 TMP=$(mktemp -d /tmp/memtrack-split.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 FF=()	# the files memtrack would probe: churn and the libraries it loads (the floor skips those without an allocator)
-for f in "$CHURN" $(ldd "$CHURN" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'); do FF+=(-f "$f"); done
-WORK=(taskset -c 1 perf stat -o "$TMP/perf" -x ',' -e task-clock "$CHURN" "$PAIRS")
+for f in "$CHURN" $(ldd "$CHURN" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }') $PRELOAD; do FF+=(-f "$f"); done
+WORK=(taskset -c 1 perf stat -o "$TMP/perf" -x ',' -e task-clock env "LD_PRELOAD=$PRELOAD" "$CHURN" "$PAIRS")
 
 # The workload's task-clock in ms under configuration $1.
 run_one() {
@@ -82,7 +85,7 @@ done
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 base=$(median <<<"${MS[untraced]}")
 floor=$(median <<<"${MS[floor]}")
-echo "churn $PAIRS pairs on CPU 1, median of $RUNS runs; workload CPU untraced $base ms"
+echo "churn $PAIRS pairs on CPU 1${PRELOAD:+ with LD_PRELOAD=$PRELOAD}, median of $RUNS runs; workload CPU untraced $base ms"
 echo
 echo "| configuration | workload CPU ms | added µs / pair | ÷ floor's |"
 echo "|---|---:|---:|---:|"

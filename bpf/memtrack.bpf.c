@@ -181,12 +181,45 @@ static __always_inline int free__enter(struct pt_regs *ctx, __u64 cookie, __u64 
 	return 0;
 }
 
-/* One entry program for every allocator entry point: the tracer's cookie says how to read the arguments. */
+/* The probed thread's registers by x86 number (0 rax ... 7 rdi, 8-15 r8-r15). Read one by one into the stack:
+ * the verifier refuses a context read at a computed offset, which a switch would compile to. */
+static __always_inline void regs__by_nr(struct pt_regs *ctx, __u64 r[16])
+{
+	r[0] = ctx->ax;
+	r[1] = ctx->cx;
+	r[2] = ctx->dx;
+	r[3] = ctx->bx;
+	r[4] = ctx->sp;
+	r[5] = ctx->bp;
+	r[6] = ctx->si;
+	r[7] = ctx->di;
+	r[8] = ctx->r8;
+	r[9] = ctx->r9;
+	r[10] = ctx->r10;
+	r[11] = ctx->r11;
+	r[12] = ctx->r12;
+	r[13] = ctx->r13;
+	r[14] = ctx->r14;
+	r[15] = ctx->r15;
+}
+
+/* One entry program for every allocator entry point: the tracer's cookie says how to read the arguments, and where
+ * they are when the probe sits past a prologue that moved one (mimalloc's malloc copies its size to rsi). */
 SEC("uprobe")
 int BPF_KPROBE(alloc_enter, __u64 a0, __u64 a1, __u64 a2)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 regs = MT_COOKIE_REGS(cookie);
 	struct mt_args_val v = {};
+
+	if (regs) {
+		__u64 r[16];
+
+		regs__by_nr(ctx, r);
+		a0 = r[regs & 15];
+		a1 = r[(regs >> 4) & 15];
+		a2 = r[(regs >> 8) & 15];
+	}
 
 	switch (MT_COOKIE_ARGS(cookie)) {
 	case MT_ARGS_SIZE: v.size = a0; break;

@@ -97,6 +97,9 @@ enum mt_args {
 #define MT_COOKIE_ARGS(c) ((c) & 0xff)
 #define MT_COOKIE_FUNC(c) (((c) >> 8) & 0xff)
 #define MT_COOKIE_ALLOCATOR(c) (((c) >> 16) & 0xff)
+/* 0: the arguments are in rdi, rsi, rdx, as at the entry. Else the probe sits past a move of one
+ * (tracer/probe_site.c), and nibble k is the x86 register number (0 rax ... 7 rdi, 8-15 r8-r15) of argument k. */
+#define MT_COOKIE_REGS(c) (((c) >> 32) & 0xfff)
 
 /* Why a file was looked at by the attach worker (mt_attach.reason). */
 enum mt_attach_reason {

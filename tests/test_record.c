@@ -674,6 +674,84 @@ static void test_static_tcmalloc(void **state)
 	assert_int_equal(attach_log(dir, "/static_tc").kind, MT_ALLOCATOR_TCMALLOC);
 }
 
+/* Frees of the blocks alloc_sizes made (the allocator's own start-up blocks aside: tcmalloc frees some). */
+struct known {
+	uint32_t pid;
+	uint64_t live[64];
+	int n, frees;
+};
+
+static int known__on_record(const struct mt_rec_hdr *h, void *ctx)
+{
+	const struct mt_alloc *a = (const void *)h;
+	struct known *k = ctx;
+	int i;
+
+	if (h->type != MT_REC_ALLOC || h->pid != k->pid)
+		return 0;
+	for (i = 0; a->func == MT_FN_FREE && i < k->n; i++)
+		if (k->live[i] == a->addr) {
+			k->live[i] = k->live[--k->n];
+			k->frees++;
+			return 0;
+		}
+	for (i = 0; a->func == MT_FN_REALLOC && i < k->n; i++)
+		if (k->live[i] == a->old_addr)
+			k->live[i] = a->addr;
+	if ((a->size == 3131 || a->size == 70000 || a->size == 7 * 737 || a->size == 2525) && k->n < 64)
+		k->live[k->n++] = a->addr;
+	return 0;
+}
+
+static int known_frees(const char *dir, uint32_t pid)
+{
+	struct mt_read_status st;
+	struct known k = { .pid = pid };
+
+	assert_int_equal(mt_artifact__read(dir, known__on_record, &k, &st), 0);
+	assert_int_equal(k.n, 0);
+	return k.frees;
+}
+
+/*
+ * jemalloc's and tcmalloc's malloc and free, mimalloc's malloc and free start with moves and compares: their probes
+ * sit on the first conditional jump (mimalloc's malloc finds its size in rsi there), and count as at the entry.
+ */
+static void preloaded(const char *name, const char *lib, uint32_t allocator)
+{
+	char dir[256], env[256], *argv[] = { "/usr/bin/env", env, PROG("alloc_sizes"), NULL };
+	uint32_t root;
+
+	snprintf(env, sizeof(env), "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/%s", lib);
+	test_dir(dir, sizeof(dir), name);
+	assert_int_equal(record_run(dir, name, argv), 0);
+	root = root_pid(dir);
+	assert_int_equal(allocs_by(dir, root, MT_FN_MALLOC, 3131, allocator), 30);
+	assert_int_equal(allocs_by(dir, root, MT_FN_MALLOC, 70000, allocator), 10);
+	assert_int_equal(allocs_by(dir, root, MT_FN_REALLOC, 4141, allocator), 20);
+	assert_int_equal(allocs_by(dir, root, MT_FN_CALLOC, 7 * 737, allocator), 15);
+	assert_int_equal(allocs_where(dir, root, MT_FN_POSIX_MEMALIGN, 2525, 256, allocator), 5);
+	assert_int_equal(known_frees(dir, root), 60);
+}
+
+static void test_preloaded_jemalloc(void **state)
+{
+	(void)state;
+	preloaded("pre_je", "libjemalloc.so.2", MT_ALLOCATOR_JEMALLOC);
+}
+
+static void test_preloaded_tcmalloc(void **state)
+{
+	(void)state;
+	preloaded("pre_tc", "libtcmalloc.so.4", MT_ALLOCATOR_TCMALLOC);
+}
+
+static void test_preloaded_mimalloc(void **state)
+{
+	(void)state;
+	preloaded("pre_mi", "libmimalloc.so.2", MT_ALLOCATOR_MIMALLOC);
+}
+
 /* new/new[]/delete/delete[] once each, never again as the malloc/free inside them. */
 static void test_cxx_new_delete(void **state)
 {
@@ -717,6 +795,8 @@ int main(void)
 		cmocka_unit_test(test_attach_only_mapped),	 cmocka_unit_test(test_dlopen_mimalloc),
 		cmocka_unit_test(test_dlopen_two_at_once),	 cmocka_unit_test(test_static_jemalloc),
 		cmocka_unit_test(test_static_tcmalloc),		 cmocka_unit_test(test_cxx_new_delete),
+		cmocka_unit_test(test_preloaded_jemalloc),	 cmocka_unit_test(test_preloaded_tcmalloc),
+		cmocka_unit_test(test_preloaded_mimalloc),
 		cmocka_unit_test(test_hold_invisible),		 cmocka_unit_test(test_exit_with_command),
 		cmocka_unit_test(test_two_allocators_in_one_file),
 	};

@@ -10,7 +10,21 @@
 
 /* The bytes, then 8 zero bytes (`add %al,(%rax)`, a memory write: no walk goes past them). */
 #define CODE(...) ((const uint8_t[]){ __VA_ARGS__, 0, 0, 0, 0, 0, 0, 0, 0 })
-#define SITE(args, ...) allocators__site(CODE(__VA_ARGS__), sizeof(CODE(__VA_ARGS__)), args)
+#define SITE(args, ...) site(CODE(__VA_ARGS__), sizeof(CODE(__VA_ARGS__)), args, NULL)
+#define SITE_REGS(args, regs, ...) site(CODE(__VA_ARGS__), sizeof(CODE(__VA_ARGS__)), args, regs)
+
+/* The site; *regs (when asked) where the arguments are there: 0, or nibbles of register numbers. */
+static uint64_t site(const uint8_t *code, size_t len, uint8_t args, uint16_t *regs)
+{
+	uint16_t r;
+	uint64_t off = allocators__site(code, len, args, &r);
+
+	if (regs)
+		*regs = r;
+	else
+		assert_int_equal(r, 0);
+	return off;
+}
 
 /* glibc's malloc: push %r12 first, already emulated. */
 static void test_push_first(void **state)
@@ -72,16 +86,39 @@ static void test_leaf_prologues(void **state)
 	assert_int_equal(SITE(MT_ARGS_SIZE, 0x48, 0x85, 0xff, 0x74, 0x20, 0x55), 3);
 }
 
+/* A prologue that copies an argument and then overwrites its register: the site says where the copy is. */
+static void test_moved_arguments(void **state)
+{
+	uint16_t regs;
+
+	(void)state;
+	/* mimalloc's malloc: mov disp32(%rip),%rax; mov %rdi,%rsi; mov %fs:(%rax),%rdi; cmp $0x400,%rsi; ja: the
+	 * size is in rsi (6); the unused nibbles name rsi and rdx */
+	assert_int_equal(SITE_REGS(MT_ARGS_SIZE, &regs, 0x48, 0x8b, 0x05, 0x49, 0xb4, 0x00, 0x00, 0x48, 0x89, 0xfe, 0x64,
+				   0x48, 0x8b, 0x38, 0x48, 0x81, 0xfe, 0x00, 0x04, 0x00, 0x00, 0x77, 0x29),
+			 21);
+	assert_int_equal(regs, 0x266);
+	/* mimalloc's calloc: mov disp32(%rip),%rdx; mov %rdi,%rax; mov %fs:(%rdx),%rdi; cmp $1,%rax; je: nmemb in rax
+	 * (0), size still in rsi (6) */
+	assert_int_equal(SITE_REGS(MT_ARGS_NMEMB_SIZE, &regs, 0x48, 0x8b, 0x15, 0xc9, 0xad, 0x00, 0x00, 0x48, 0x89, 0xf8,
+				   0x64, 0x48, 0x8b, 0x3a, 0x48, 0x83, 0xf8, 0x01, 0x74, 0x0a),
+			 18);
+	assert_int_equal(regs, 0x260);
+	/* the same through 8b (mov r/m64 to r64): mov %rdi,%r9 written as 4c 8b cf, then xor %edi,%edi */
+	assert_int_equal(SITE_REGS(MT_ARGS_SIZE, &regs, 0x4c, 0x8b, 0xcf, 0x31, 0xff, 0x55), 5);
+	assert_int_equal(regs, 0x269);
+	/* a 32-bit move truncates: no copy */
+	assert_int_equal(SITE(MT_ARGS_SIZE, 0x89, 0xfe, 0x31, 0xff, 0x55), 0);
+}
+
 /* An instruction that writes what the BPF program reads, or memory, or one not decoded keeps the probe at the entry. */
 static void test_unsafe_stays(void **state)
 {
 	(void)state;
 	/* mov $imm32,%edi: the first argument */
 	assert_int_equal(SITE(MT_ARGS_SIZE, 0xbf, 0x01, 0x00, 0x00, 0x00, 0x55), 0);
-	/* mimalloc's malloc: mov disp32(%rip),%rax; mov %rdi,%rsi; mov %fs:(%rax),%rdi: the size leaves rdi */
-	assert_int_equal(SITE(MT_ARGS_SIZE, 0x48, 0x8b, 0x05, 0x49, 0xb4, 0x00, 0x00, 0x48, 0x89, 0xfe, 0x64, 0x48, 0x8b,
-			      0x38, 0x48, 0x81, 0xfe, 0x00, 0x04, 0x00, 0x00, 0x77, 0x29),
-			 0);
+	/* mov %rdi,%rsi; mov $0,%edi: the size survives in rsi, but the next write loses it */
+	assert_int_equal(SITE(MT_ARGS_SIZE, 0x48, 0x89, 0xfe, 0xbf, 0x00, 0x00, 0x00, 0x00, 0x31, 0xf6, 0x55), 0);
 	/* realloc: mov %rdi,%rsi writes its second argument */
 	assert_int_equal(SITE(MT_ARGS_PTR_SIZE, 0x48, 0x89, 0xfe, 0x55), 0);
 	/* sized free: xor %esi,%esi */
@@ -104,7 +141,7 @@ static void test_short_code(void **state)
 	const uint8_t code[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x53 };
 
 	(void)state;
-	assert_int_equal(allocators__site(code, sizeof(code), MT_ARGS_SIZE), 0);
+	assert_int_equal(site(code, sizeof(code), MT_ARGS_SIZE, NULL), 0);
 }
 
 int main(void)
@@ -112,7 +149,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_push_first),	 cmocka_unit_test(test_operator_new),
 		cmocka_unit_test(test_tail_call),	 cmocka_unit_test(test_free_null_branch),
-		cmocka_unit_test(test_leaf_prologues),	 cmocka_unit_test(test_unsafe_stays),
+		cmocka_unit_test(test_leaf_prologues),	 cmocka_unit_test(test_moved_arguments),
+		cmocka_unit_test(test_unsafe_stays),
 		cmocka_unit_test(test_short_code),
 	};
 

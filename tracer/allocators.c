@@ -127,16 +127,18 @@ static void symset__free(struct symset *s)
 }
 
 /* 96 bytes: jemalloc's free reaches its first branch 48 bytes in. */
-static uint64_t site__place(int fd, uint64_t off, uint8_t args)
+static uint64_t site__place(int fd, uint64_t off, uint8_t args, uint16_t *regs)
 {
 	uint8_t code[96];
 	ssize_t n = fd >= 0 ? pread(fd, code, sizeof(code), off) : -1;
 
-	return n > 0 ? off + allocators__site(code, n, args) : off;
+	*regs = 0;
+	return n > 0 ? off + allocators__site(code, n, args, regs) : off;
 }
 
 static void plan__add(struct alloc_plan *p, uint64_t off, const struct entry *e, uint8_t allocator)
 {
+	uint16_t regs;
 	size_t i;
 
 	if (!off || p->n == MT_PLAN_MAX)
@@ -145,11 +147,11 @@ static void plan__add(struct alloc_plan *p, uint64_t off, const struct entry *e,
 		if (p->sites[i].entry == off)
 			return;
 	p->sites[p->n].entry = off;
-	p->sites[p->n].offset = site__place(p->fd, off, e->args);
+	p->sites[p->n].offset = site__place(p->fd, off, e->args, &regs);
 	if (p->sites[p->n].offset != off)
-		pr_debug("%s: probed at +%llu, an emulated instruction\n", e->name,
-			 (unsigned long long)(p->sites[p->n].offset - off));
-	p->sites[p->n].cookie = MT_COOKIE(e->args, e->func, allocator);
+		pr_debug("%s: probed at +%llu, an emulated instruction (arguments in registers %#x)\n", e->name,
+			 (unsigned long long)(p->sites[p->n].offset - off), regs);
+	p->sites[p->n].cookie = MT_COOKIE(e->args, e->func, allocator) | (uint64_t)regs << 32;
 	p->sites[p->n].ret = e->args != MT_ARGS_FREE && e->args != MT_ARGS_FREE_SIZED;
 	p->n++;
 }

@@ -67,8 +67,9 @@ struct alloc_plan {
 };
 int allocators__plan(const char *path, struct alloc_plan *plan);
 /* probe_site.c: where in a function whose first bytes are code (len of them) its probe goes: the offset of the first
- * instruction the kernel emulates when only harmless ones come before it, else 0. args: enum mt_args. */
-uint64_t allocators__site(const uint8_t *code, size_t len, uint8_t args);
+ * instruction the kernel emulates when only harmless ones come before it, else 0. args: enum mt_args; *regs: 0, or
+ * where the arguments are at the site (MT_COOKIE_REGS). */
+uint64_t allocators__site(const uint8_t *code, size_t len, uint8_t args, uint16_t *regs);
 
 /* bpf_session.c: the loaded and attached BPF programs. */
 struct bpf_session;
