@@ -114,6 +114,8 @@ static void test_moved_arguments(void **state)
 /* An instruction that writes what the BPF program reads, or memory, or one not decoded keeps the probe at the entry. */
 static void test_unsafe_stays(void **state)
 {
+	uint16_t regs;
+
 	(void)state;
 	/* mov $imm32,%edi: the first argument */
 	assert_int_equal(SITE(MT_ARGS_SIZE, 0xbf, 0x01, 0x00, 0x00, 0x00, 0x55), 0);
@@ -131,6 +133,12 @@ static void test_unsafe_stays(void **state)
 	/* addl $1, disp32(%rip): a memory write; ret: not decoded */
 	assert_int_equal(SITE(MT_ARGS_SIZE, 0x83, 0x05, 0x10, 0x20, 0x30, 0x00, 0x01, 0x55), 0);
 	assert_int_equal(SITE(MT_ARGS_SIZE, 0xc3, 0x55), 0);
+	/* a NULL check of rdi after the pointer left it: an ordinary test, and the je is the site */
+	assert_int_equal(SITE_REGS(MT_ARGS_FREE, &regs, 0x48, 0x89, 0xf8, 0x31, 0xff, 0x48, 0x85, 0xff, 0x74, 0x05, 0x55),
+			 8);
+	assert_int_equal(regs, 0x260);
+	/* lea with a register operand is no instruction */
+	assert_int_equal(SITE(MT_ARGS_SIZE, 0x48, 0x8d, 0xc7, 0x55), 0);
 	/* free's NULL check, then an argument written: back on the je */
 	assert_int_equal(SITE(MT_ARGS_FREE, 0x48, 0x85, 0xff, 0x0f, 0x84, 0x10, 0x01, 0x00, 0x00, 0x31, 0xff, 0x55), 3);
 }

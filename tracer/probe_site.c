@@ -140,7 +140,7 @@ static size_t insn__decode(const uint8_t *c, size_t len, struct insn *in)
 	}
 	f = opcode__form(op, &imm);
 	m = f == F_NONE ? 0 : modrm__len(c + p, len - p, &is_reg);
-	if (!m || p + m + imm > len)
+	if (!m || p + m + imm > len || (op == 0x8d && is_reg))	/* lea of a register: not an instruction */
 		return 0;
 	in->len = p + m + imm;
 	if (f == F_TO_REG)
@@ -232,7 +232,8 @@ uint64_t allocators__site(const uint8_t *c, size_t len, uint8_t args, uint16_t *
 
 	*regs = 0;
 	while (pos + 8 <= len) {
-		n = insn__null_check(c + pos, len - pos, frees);
+		/* the NULL check proves nothing once rdi no longer holds the pointer */
+		n = loc.in[0] & REG(R_DI) ? insn__null_check(c + pos, len - pos, frees) : 0;
 		if (n) {
 			fallback = pos + 3;	/* the je after the test */
 			fallback_regs = args_loc__regs(&loc);
