@@ -175,11 +175,14 @@ struct floor_args {
 /* memtrack's default memory-syscall hook, a raw tracepoint at every syscall's exit: empty here too. */
 static int floor__attach_sys_exit(struct floor *f)
 {
+	int err;
+
 	f->sys_exit = bpf_program__attach(f->skel->progs.floor_sys_exit);
 	if (f->sys_exit)
 		return 0;
-	fprintf(stderr, "floor: cannot attach to sys_exit: %s\n", strerror(errno));
-	return -errno;
+	err = errno;
+	fprintf(stderr, "floor: cannot attach to sys_exit: %s\n", strerror(err));
+	return -err;
 }
 
 /* Load, attach, run the command, detach: the command's wait status or -errno, and each phase's duration. */

@@ -225,12 +225,11 @@ static uint16_t args_loc__regs(const struct args_loc *a)
 uint64_t allocators__site(const uint8_t *c, size_t len, uint8_t args, uint16_t *regs)
 {
 	bool frees = args == MT_ARGS_FREE || args == MT_ARGS_FREE_SIZED;
-	struct args_loc loc = { args__count(args), { REG(R_DI), REG(R_SI), REG(R_DX) } };
+	struct args_loc loc = { args__count(args), { REG(arg_regs[0]), REG(arg_regs[1]), REG(arg_regs[2]) } };
 	size_t pos = 0, n, fallback = 0;
 	uint16_t fallback_regs = 0;
 	struct insn in;
 
-	*regs = 0;
 	while (pos + 8 <= len) {
 		/* the NULL check proves nothing once rdi no longer holds the pointer */
 		n = loc.in[0] & REG(R_DI) ? insn__null_check(c + pos, len - pos, frees) : 0;
