@@ -264,7 +264,8 @@ other_ms() { # CPU time used by processes outside the run, from an rss line
 	((busy >= 0 && tree >= 0)) && echo $((busy > tree ? busy - tree : 0)) || echo -1
 }
 
-# memtrack's start-up / command / tear-down, from rss's clock and the artifact's session and end records (same clock),
+# memtrack's start-up / command / tear-down, from rss's clock and the artifact's session and end records (the tick's
+# times read within a tick of it),
 # appended to $3 in microseconds.
 startup_split() {
 	local start end session fin

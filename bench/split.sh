@@ -7,12 +7,12 @@ usage() {
 usage: bash bench/split.sh [--runs N] [--n PAIRS] [--build-dir DIR] [--preload LIB] [--also LABEL=MEMTRACK]...
   Runs `churn PAIRS` pinned to CPU 1 under each configuration (untraced, floor, floor -s, memtrack,
   memtrack --syscall-tracepoints, and each --also binary, e.g. a build with an experimental BPF change),
-  round-robin, N times, and prints per configuration the median CPU time the workload's thread used
-  (perf stat -e task-clock: the probes' cost is charged to it, the tracer's own threads are not), the
+  round-robin, N times, and prints per configuration the median CPU time the workload used (churn --cpu
+  reports its own getrusage: the probes' cost is charged to it, the tracer's threads are not), the
   microseconds added per malloc/free pair and the ratio to the floor's.
   --runs N     repetitions (default 15)      --n PAIRS   churn's malloc/free pairs (default 400000)
   --preload LIB  churn runs with LD_PRELOAD=LIB (e.g. libjemalloc.so.2), and the floor probes LIB too
-Needs root, perf, and a build: cmake -S . -B build && cmake --build build -j2
+Needs root and a build: cmake -S . -B build && cmake --build build -j2
 EOF
 }
 
@@ -52,17 +52,18 @@ for b in "$MEMTRACK" "$CHURN" "$FLOOR" "${BIN[@]}"; do
 	[[ -x $b ]] || die "$b is missing; build first"
 done
 (($(id -u) == 0)) || die "must run as root"
-command -v perf >/dev/null || die "perf is missing (Debian package linux-perf)"
 
 TMP=$(mktemp -d /tmp/memtrack-split.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 FF=()	# the files memtrack would probe: churn and the libraries it loads (the floor skips those without an allocator)
 for f in "$CHURN" $(ldd "$CHURN" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }') $PRELOAD; do FF+=(-f "$f"); done
-WORK=(taskset -c 1 perf stat -o "$TMP/perf" -x ',' -e task-clock env "LD_PRELOAD=$PRELOAD" "$CHURN" "$PAIRS")
+# churn reports its own CPU time: a measuring wrapper (perf stat) would be traced too, and its process's probes on the
+# same libc functions would make a second consumer run at each of churn's hits.
+WORK=(taskset -c 1 env "LD_PRELOAD=$PRELOAD" "$CHURN" "$PAIRS" --cpu)
 
-# The workload's task-clock in ms under configuration $1.
+# The workload's CPU time in ms under configuration $1.
 run_one() {
-	rm -rf "$TMP/art" "$TMP/perf"
+	rm -rf "$TMP/art"
 	case $1 in
 	untraced) "${WORK[@]}" ;;
 	floor) "$FLOOR" "${FF[@]}" -- "${WORK[@]}" ;;
@@ -70,8 +71,8 @@ run_one() {
 	memtrack) "$MEMTRACK" record -q -o "$TMP/art" -- "${WORK[@]}" ;;
 	"memtrack --syscall-tracepoints") "$MEMTRACK" record -q --syscall-tracepoints -o "$TMP/art" -- "${WORK[@]}" ;;
 	*) "${BIN[$1]}" record -q -o "$TMP/art" -- "${WORK[@]}" ;;
-	esac >/dev/null 2>&1 || die "$1 failed"
-	awk -F, '$3 ~ /^task-clock/ { print $1 }' "$TMP/perf"
+	esac >"$TMP/out" 2>/dev/null || die "$1 failed"
+	awk '$1 == "cpu_ms" { print $2 }' "$TMP/out"
 }
 
 declare -A MS

@@ -359,6 +359,17 @@ SYS_TP(brk, NR_BRK)
 SYS_TP(mremap, NR_MREMAP)
 SYS_TP(mprotect, NR_MPROTECT)
 
+/* The tracer's reading of the records' clock, by BPF_PROG_TEST_RUN: the records it writes itself (session, exit,
+ * end) sort among BPF's by the very same counter. */
+SEC("syscall")
+int clock_now(struct mt_clock *c)
+{
+	c->jiffies = bpf_jiffies64();
+	c->ktime_ns = bpf_ktime_get_ns();
+	c->ts_ns = ts__now();
+	return 0;
+}
+
 /* Children join the tree here, before they first run; threads share their process's entry. */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child)

@@ -138,7 +138,7 @@ enum mt_drop {
 
 /* Common head of every record; size covers the whole record, so readers skip unknown types. */
 struct mt_rec_hdr {
-	__u64 ts_ns;		/* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
+	__u64 ts_ns;		/* the records' clock: CLOCK_MONOTONIC, or its tick (see ts__now) */
 	__u32 pid;		/* thread group id */
 	__u32 tid;
 	__u16 type;		/* enum mt_rec_type */
@@ -195,7 +195,8 @@ struct mt_exit {
 
 /* Attach request, BPF -> tracer on the attach ring (not in the artifact): a file not known yet was mapped. */
 struct mt_attach_req {
-	__u64 ts_ns;
+	__u64 ts_ns;		/* the records' clock */
+	__u64 ktime_ns;		/* CLOCK_MONOTONIC: how long the thread is held is measured from here */
 	__u64 dev;		/* dev and ino 0: BPF could not read the mapping; start is an address in it */
 	__u64 ino;
 	__u64 start;		/* the mapping, to open the file through /proc/PID/map_files even when deleted */
@@ -265,6 +266,13 @@ struct mt_stack {
 };
 
 /* Followed by argc NUL-terminated strings; hdr.size covers them. */
+/* What the tracer's test run of clock_now reads: the records' clock, and what places it on CLOCK_MONOTONIC. */
+struct mt_clock {
+	__u64 ts_ns;
+	__u64 ktime_ns;
+	__u64 jiffies;
+};
+
 struct mt_session {
 	struct mt_rec_hdr hdr;	/* pid: the command's pid */
 	__u64 realtime_ns;	/* CLOCK_REALTIME at start, to place ts_ns on a calendar */
@@ -282,7 +290,7 @@ struct mt_end {
 _Static_assert(sizeof(struct mt_rec_hdr) == 24, "mt_rec_hdr size");
 _Static_assert(sizeof(struct mt_alloc) == 72, "mt_alloc size");
 _Static_assert(sizeof(struct mt_attach) == 312, "mt_attach size");
-_Static_assert(sizeof(struct mt_attach_req) == 56, "mt_attach_req size");
+_Static_assert(sizeof(struct mt_attach_req) == 64, "mt_attach_req size");
 _Static_assert(sizeof(struct mt_mapping) == 72, "mt_mapping size");
 _Static_assert(sizeof(struct mt_file) == 320, "mt_file size");
 _Static_assert(sizeof(struct mt_stack) == 104, "mt_stack size");
@@ -290,6 +298,7 @@ _Static_assert(sizeof(struct mt_syscall) == 80, "mt_syscall size");
 _Static_assert(sizeof(struct mt_fork) == 32, "mt_fork size");
 _Static_assert(sizeof(struct mt_exec) == 304, "mt_exec size");
 _Static_assert(sizeof(struct mt_exit) == 32, "mt_exit size");
+_Static_assert(sizeof(struct mt_clock) == 24, "mt_clock size");
 _Static_assert(sizeof(struct mt_session) == 40, "mt_session size");
 _Static_assert(sizeof(struct mt_end) == 96, "mt_end size");
 

@@ -117,7 +117,8 @@ static __always_inline void watch__request(const struct mt_vma *v, __u8 reason, 
 		drop__count(MT_DROP_ATTACH);
 		return;
 	}
-	r->ts_ns = bpf_ktime_get_ns();
+	r->ts_ns = ts__now();
+	r->ktime_ns = bpf_ktime_get_ns();
 	r->dev = v->dev;
 	r->ino = v->ino;
 	r->start = v->start;

@@ -4,7 +4,8 @@
  *
  * Order. Records pass through a reorder window of MT_REORDER_WINDOW records (a min-heap keyed by ts_ns, then
  * arrival order) before they are accounted, so accounting sees time order as long as no record is more than the
- * window late. Later ones are accounted when they come out and counted in totals.late_records.
+ * window late. With the tick's times (the default) most neighbours have equal times and keep their arrival order.
+ * Later ones are accounted when they come out and counted in totals.late_records.
  *
  * Processes are keyed by pid (the thread group id). One is created by MT_REC_SESSION (the root: pid = hdr.pid,
  * ppid = tracer_pid), by MT_REC_FORK (the child, ppid = hdr.pid; it inherits the parent's exe and comm, and starts

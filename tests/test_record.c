@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -503,6 +504,124 @@ static void test_exit_with_command(void **state)
 	assert_int_equal(query__run(dir, MT_REC_END, ANY, ANY, ANY_SIZE).end_seen, 1);
 }
 
+/* The order a reader sorts records into, (ts_ns, arrival), must be causal: session first, a fork before its
+ * child's records, an exit after its process's. The tick gives whole ticks (at least 1 ms); --precise-time not. */
+struct clock_check {
+	uint64_t seq, gcd, session_ts, fork_key[8][2], first_key[8][2], exit_key[8][2], last_key[8][2];
+	uint32_t pids[8], npids;
+	bool session_first;
+};
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static uint32_t clock_check__slot(struct clock_check *c, uint32_t pid)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->npids && c->pids[i] != pid; i++)
+		;
+	if (i == c->npids && c->npids < 8) {
+		c->pids[c->npids++] = pid;
+		c->first_key[i][0] = UINT64_MAX;
+	}
+	return i < 8 ? i : 7;
+}
+
+static void key__set(uint64_t k[2], uint64_t ts, uint64_t seq)
+{
+	k[0] = ts;
+	k[1] = seq;
+}
+
+static bool key__before(const uint64_t a[2], const uint64_t b[2])
+{
+	return a[0] < b[0] || (a[0] == b[0] && a[1] < b[1]);
+}
+
+static int clock_check__on_record(const struct mt_rec_hdr *h, void *ctx)
+{
+	struct clock_check *c = ctx;
+	uint64_t seq = ++c->seq;
+	uint32_t i;
+
+	c->gcd = gcd64(c->gcd, h->ts_ns);
+	if (h->type == MT_REC_SESSION)
+		c->session_first = seq == 1, c->session_ts = h->ts_ns;
+	assert_true(h->ts_ns >= c->session_ts);
+	if (h->type == MT_REC_FORK) {
+		i = clock_check__slot(c, ((const struct mt_fork *)h)->child);
+		key__set(c->fork_key[i], h->ts_ns, seq);
+	}
+	i = clock_check__slot(c, h->pid);
+	if (h->type == MT_REC_EXIT) {
+		key__set(c->exit_key[i], h->ts_ns, seq);
+	} else if (h->type != MT_REC_FORK && h->type != MT_REC_END && h->type != MT_REC_SESSION) {
+		if (key__before((uint64_t[2]){ h->ts_ns, seq }, c->first_key[i]))
+			key__set(c->first_key[i], h->ts_ns, seq);
+		key__set(c->last_key[i], h->ts_ns, seq);
+	}
+	return 0;
+}
+
+static void clock__check(const char *opt, bool tick)
+{
+	char dir[256], *argv[] = { MT_BINARY, "record", "-q", (char *)opt, "-o", dir, "--", PROG("alloc_tree"), NULL };
+	struct clock_check c = { 0 };
+	struct mt_read_status st;
+	struct mt_model *m;
+	uint32_t i;
+
+	test_dir(dir, sizeof(dir), tick ? "clock-tick" : "clock-precise");
+	assert_int_equal(mt_test__run(argv, NULL, NULL), 0);
+	assert_int_equal(mt_artifact__read(dir, clock_check__on_record, &c, &st), 0);
+	assert_true(c.session_first);
+	assert_int_equal(c.npids, 4);	/* the command, its fork, vfork and spawn children */
+	if (tick)
+		assert_true(c.gcd >= 1000000);
+	else
+		assert_true(c.gcd < 1000000);
+	for (i = 0; i < c.npids; i++) {
+		assert_true(key__before(c.last_key[i], c.exit_key[i]));
+		if (c.pids[i] != c.pids[0])
+			assert_true(key__before(c.fork_key[i], c.first_key[i]));
+	}
+	assert_int_equal(mt_model__load(dir, &m, &st), 0);
+	assert_int_equal(mt_model__totals(m)->late_records, 0);
+	assert_int_equal(mt_model__nr_procs(m), 4);
+	for (i = 0; i < 4; i++) {
+		assert_true(mt_model__proc(m, i)->ppid != 0);
+		assert_true(mt_model__proc(m, i)->exited);
+	}
+	mt_model__free(m);
+}
+
+/* Without the kernel's configuration memtrack cannot know the tick's length, and falls back to the precise clock. */
+static void test_clock_tick(void **state)
+{
+	char boot[320];
+	struct utsname u;
+
+	(void)state;
+	uname(&u);
+	snprintf(boot, sizeof(boot), "/boot/config-%s", u.release);
+	clock__check("-q", !access("/proc/config.gz", R_OK) || !access(boot, R_OK));
+}
+
+static void test_clock_precise(void **state)
+{
+	(void)state;
+	clock__check("--precise-time", false);
+}
+
 static void test_usage_errors(void **state)
 {
 	char dir[256], err[2048], *none[] = { NULL };
@@ -798,7 +917,8 @@ int main(void)
 		cmocka_unit_test(test_preloaded_jemalloc),	 cmocka_unit_test(test_preloaded_tcmalloc),
 		cmocka_unit_test(test_preloaded_mimalloc),
 		cmocka_unit_test(test_hold_invisible),		 cmocka_unit_test(test_exit_with_command),
-		cmocka_unit_test(test_two_allocators_in_one_file),
+		cmocka_unit_test(test_two_allocators_in_one_file), cmocka_unit_test(test_clock_tick),
+		cmocka_unit_test(test_clock_precise),
 	};
 
 	return mt_test__main("test_record", tests, sizeof(tests) / sizeof(tests[0]));

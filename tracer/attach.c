@@ -184,11 +184,14 @@ void attach__on_fork(struct attach *a, pid_t parent, pid_t child)
 	}
 }
 
+/* resumed is CLOCK_MONOTONIC, like the request's ktime_ns: the hold they measure goes onto the records' clock,
+ * which may be the tick, so that resumed_ns - ts_ns is the hold to the ns either way. */
 static void pending__log(struct attach *a, size_t i, uint64_t resumed)
 {
 	struct pending *p = &a->pend[i];
+	uint64_t held = resumed > p->req.ktime_ns ? resumed - p->req.ktime_ns : 0;
 
-	p->rec.resumed_ns = resumed;
+	p->rec.resumed_ns = resumed ? p->rec.hdr.ts_ns + held : 0;
 	mt_writer__append(a->w, &p->rec, sizeof(p->rec));
 	a->pend[i] = a->pend[--a->npend];
 }

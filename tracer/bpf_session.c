@@ -1,18 +1,22 @@
 /* bpf_session.c — the BPF programs' lifecycle: open, size the ring, load, attach, track pids, read drops, destroy. */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <zlib.h>
 
 #include "log.h"
 #include "memtrack.skel.h"
@@ -25,6 +29,7 @@ struct bpf_session {
 	struct memtrack_bpf *skel;
 	struct bpf_link *links[MT_MAX_LINKS];
 	size_t nlinks;
+	uint64_t tick_ns;	/* the records' clock ticks this often; 0: the precise clock */
 };
 
 /* libbpf speaks through the same pr_* family; its debug chatter only with -v. */
@@ -54,7 +59,8 @@ static int session__add_link(struct bpf_session *s, struct bpf_link *link)
 	return 0;
 }
 
-/* Every loaded program but the two uprobe ones, which are linked per file and process by the attach worker. */
+/* Every loaded program but the two uprobe ones, which are linked per file and process by the attach worker, and
+ * the clock, which the tracer runs. */
 static int session__attach_tracepoints(struct bpf_session *s)
 {
 	struct bpf_program *prog;
@@ -62,7 +68,7 @@ static int session__attach_tracepoints(struct bpf_session *s)
 
 	bpf_object__for_each_program(prog, s->skel->obj) {
 		if (!bpf_program__autoload(prog) || prog == s->skel->progs.alloc_enter ||
-		    prog == s->skel->progs.alloc_return)
+		    prog == s->skel->progs.alloc_return || prog == s->skel->progs.clock_now)
 			continue;
 		err = session__add_link(s, bpf_program__attach(prog));
 		if (err) {
@@ -116,6 +122,82 @@ static void session__size_maps(struct bpf_session *s, const struct mt_options *o
 	bpf_map__set_max_entries(s->skel->maps.exec_ranges, 1);
 }
 
+/* CONFIG_HZ from the kernel's configuration (gzopen reads the plain /boot file as well); 0 when none says. */
+static unsigned int kernel__hz(void)
+{
+	char path[PATH_MAX], line[128];
+	const char *paths[] = { "/proc/config.gz", path };
+	struct utsname u;
+	unsigned int hz = 0;
+
+	snprintf(path, sizeof(path), "/boot/config-%s", uname(&u) ? "" : u.release);
+	for (size_t i = 0; i < 2 && !hz; i++) {
+		gzFile f = gzopen(paths[i], "r");
+
+		if (!f)
+			continue;
+		while (!hz && gzgets(f, line, sizeof(line)))
+			if (sscanf(line, "CONFIG_HZ=%u", &hz) != 1)
+				hz = 0;
+		gzclose(f);
+	}
+	return hz;
+}
+
+/* The tick, unless --precise-time or the kernel's tick is unknown (then the precise clock, with a note). */
+static void session__choose_clock(struct bpf_session *s, const struct mt_options *o)
+{
+	unsigned int hz = o->precise_time ? 0 : kernel__hz();
+
+	if (!o->precise_time && !hz)
+		pr_info("the kernel's CONFIG_HZ is unknown (no /proc/config.gz or /boot/config-*): precise timestamps\n");
+	s->tick_ns = hz ? 1000000000u / hz : 0;
+	s->skel->rodata->tick_ns = s->tick_ns;
+}
+
+static int session__read_clock(const struct bpf_session *s, struct mt_clock *c)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = c, .ctx_size_in = sizeof(*c));
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	err = bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.clock_now), &opts);
+	return err ? -errno : 0;
+}
+
+/* Shifts the tick by whole ticks so that it reads within a tick of CLOCK_MONOTONIC: times stay multiples of it. */
+static int session__place_clock(struct bpf_session *s)
+{
+	struct mt_clock c;
+	int err;
+
+	if (!s->tick_ns)
+		return 0;
+	err = session__read_clock(s, &c);
+	if (err) {
+		pr_err("cannot read the tick through BPF: %s\n", strerror(-err));
+		return err;
+	}
+	s->skel->bss->tick_offset_ns = (c.jiffies - c.ktime_ns / s->tick_ns) * s->tick_ns;
+	return 0;
+}
+
+uint64_t bpf_session__now(const struct bpf_session *s)
+{
+	struct mt_clock c;
+	struct timespec ts;
+
+	if (s->tick_ns && !session__read_clock(s, &c))
+		return c.ts_ns;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+uint64_t bpf_session__tick_ns(const struct bpf_session *s)
+{
+	return s->tick_ns;
+}
+
 struct bpf_session *bpf_session__open(const struct mt_options *o)
 {
 	struct bpf_session *s = calloc(1, sizeof(*s));
@@ -136,12 +218,15 @@ struct bpf_session *bpf_session__open(const struct mt_options *o)
 	session__choose_syscall_hooks(s, o->syscall_tracepoints);
 	s->skel->rodata->wakeup_bytes = o->ring_bytes / 16;
 	s->skel->rodata->stack_bytes = o->stack_bytes;
+	session__choose_clock(s, o);
 	err = memtrack_bpf__load(s->skel);
 	if (err) {
 		pr_err("cannot load the BPF programs: %s (libbpf's reason is above)\n", strerror(-err));
 		goto destroy_skel;
 	}
-	err = session__attach_tracepoints(s);
+	err = session__place_clock(s);
+	if (!err)
+		err = session__attach_tracepoints(s);
 	if (err)
 		goto destroy_skel;
 	return s;

@@ -132,7 +132,7 @@ static void loop__on_exit(struct loop_state *st, pid_t pid, int status)
 	attach__on_exit(l->attach, pid);
 	if (!consumer__is_process(l->cons, pid))
 		return;
-	e.hdr.ts_ns = now_ns();
+	e.hdr.ts_ns = bpf_session__now(l->bpf);
 	e.hdr.pid = pid;
 	e.hdr.tid = pid;
 	e.hdr.type = MT_REC_EXIT;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/param.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,8 +28,8 @@
 static void record__usage(FILE *f)
 {
 	fprintf(f, "usage: memtrack record [-o DIR] [-q] [-v] [--stacks [--stack-bytes N]] [--exit-with-command]\n"
-		   "                       [--ring-size MIB] [--ts-resolution NS] [--syscall-tracepoints] -- PROGRAM "
-		   "[ARGS...]\n"
+		   "                       [--ring-size MIB] [--precise-time] [--ts-resolution NS] [--syscall-tracepoints]\n"
+		   "                       -- PROGRAM [ARGS...]\n"
 		   "  -o, --output DIR     write the artifact to DIR (default: memtrack.<pid>)\n"
 		   "  -q, --quiet          no summary on stderr when the command ends\n"
 		   "  -v, --verbose        more diagnostics (twice: libbpf's too)\n"
@@ -37,8 +38,10 @@ static void record__usage(FILE *f)
 		   "                       (default: trace them to their end; SIGINT/SIGTERM then stops waiting)\n"
 		   "      --stack-bytes N  raw stack bytes copied per new call path (default %u, at most %u)\n"
 		   "      --ring-size N    BPF ring buffer of N MiB, a power of two (default: %u)\n"
-		   "      --ts-resolution NS  allocation timestamps rounded down to NS nanoseconds (default %u:\n"
-		   "                       1 us, far finer than a probe's own cost; 1: exact); coarser is smaller\n"
+		   "      --precise-time   time events with the precise clock (~60 ns more per event here), not with\n"
+		   "                       the kernel's tick (1/CONFIG_HZ: 4 ms at 250 Hz); the order is exact either way\n"
+		   "      --ts-resolution NS  timestamps rounded down to NS nanoseconds (default %u: 1 us, or the tick\n"
+		   "                       when that is coarser; 1: exact); coarser is smaller\n"
 		   "      --syscall-tracepoints  hook only the memory syscalls (mounts tracefs): other processes\n"
 		   "                       pay nothing per syscall, but five links take longer to set up and remove\n",
 		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_RING_DEFAULT >> 20, MT_TS_RESOLUTION_DEFAULT);
@@ -68,7 +71,7 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		{ "help", no_argument, NULL, 'h' },	    { "stacks", no_argument, NULL, 's' },
 		{ "stack-bytes", required_argument, NULL, 'b' }, { "exit-with-command", no_argument, NULL, 'x' },
 		{ "syscall-tracepoints", no_argument, NULL, 't' }, { "ts-resolution", required_argument, NULL, 'T' },
-		{},
+		{ "precise-time", no_argument, NULL, 'P' }, {},
 	};
 	unsigned long long n;
 	bool stacks = false;
@@ -83,6 +86,7 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		case 's': stacks = true; break;
 		case 'x': o->exit_with_command = true; break;
 		case 't': o->syscall_tracepoints = true; break;
+		case 'P': o->precise_time = true; break;
 		case 'T':
 			if (number__parse("ts-resolution", optarg, 1, UINT64_MAX, false, &n))
 				return -EINVAL;
@@ -123,7 +127,7 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 	return 0;
 }
 
-static int session__write(struct mt_writer *w, pid_t pid, char *const *argv)
+static int session__write(struct mt_writer *w, const struct bpf_session *bpf, pid_t pid, char *const *argv)
 {
 	size_t i, len = sizeof(struct mt_session);
 	struct mt_session *s;
@@ -139,8 +143,7 @@ static int session__write(struct mt_writer *w, pid_t pid, char *const *argv)
 	s = calloc(1, len);
 	if (!s)
 		return -ENOMEM;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	s->hdr.ts_ns = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	s->hdr.ts_ns = bpf_session__now(bpf);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	s->realtime_ns = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	s->hdr.pid = s->hdr.tid = pid;
@@ -159,11 +162,9 @@ static int end__write(struct mt_writer *w, struct bpf_session *bpf, const struct
 		      int status)
 {
 	struct mt_end e = {};
-	struct timespec ts;
 	int err;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	e.hdr.ts_ns = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	e.hdr.ts_ns = bpf_session__now(bpf);
 	e.hdr.pid = e.hdr.tid = pid;
 	e.hdr.type = MT_REC_END;
 	e.hdr.size = sizeof(e);
@@ -225,7 +226,7 @@ static int record__signals(struct record *r)
 /* Everything the loop needs, set up while the command waits in its pre-exec stop. */
 static int record__prepare(struct record *r)
 {
-	int err = session__write(r->w, r->sp.pid, r->opt.argv);
+	int err = session__write(r->w, r->bpf, r->sp.pid, r->opt.argv);
 
 	if (!err)
 		err = bpf_session__track(r->bpf, r->sp.pid);
@@ -274,7 +275,8 @@ static int record__start(struct record *r)
 		pr_err("cannot create the artifact in %s: %s\n", r->dir, strerror(-err));
 		return err;
 	}
-	err = mt_writer__set_ts_resolution(r->w, r->opt.ts_resolution);
+	/* The tick's times are whole ticks: stored by the tick, they cost nothing to keep exact. */
+	err = mt_writer__set_ts_resolution(r->w, MAX(r->opt.ts_resolution, bpf_session__tick_ns(r->bpf)));
 	if (err) {
 		pr_err("cannot set the timestamp resolution: %s\n", strerror(-err));
 		return err;
@@ -375,7 +377,7 @@ static void record__conclude(struct record *r)
 
 static int record__trace(struct record *r)
 {
-	struct trace_loop l = { .sp = &r->sp, .cons = r->cons, .attach = r->attach, .meta = r->meta, .w = r->w,
+	struct trace_loop l = { .sp = &r->sp, .bpf = r->bpf, .cons = r->cons, .attach = r->attach, .meta = r->meta, .w = r->w,
 				.sig_fd = r->sig_fd, .exit_with_command = r->opt.exit_with_command,
 				.quiet = r->opt.quiet };
 	int err = trace_loop__run(&l);

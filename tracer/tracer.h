@@ -16,6 +16,7 @@ struct mt_options {
 	uint32_t stack_bytes;	/* --stacks: raw stack bytes per definition (a multiple of 512); 0: no stacks */
 	bool exit_with_command;	/* --exit-with-command */
 	bool syscall_tracepoints;	/* --syscall-tracepoints: per-syscall tracepoints instead of the raw ones */
+	bool precise_time;	/* --precise-time: bpf_ktime_get_ns instead of the kernel's tick */
 	uint64_t ts_resolution;	/* --ts-resolution: allocation timestamps rounded to this many ns (1: exact) */
 	bool quiet;
 };
@@ -89,6 +90,10 @@ int bpf_session__track(struct bpf_session *s, pid_t pid);
 struct bpf_map *bpf_session__ring_map(const struct bpf_session *s);
 int bpf_session__drops(const struct bpf_session *s, __u64 drops[MT_DROP__COUNT]);
 void bpf_session__close(struct bpf_session *s);
+/* Now, on the records' clock (the tick or CLOCK_MONOTONIC), for the records the tracer writes itself. */
+uint64_t bpf_session__now(const struct bpf_session *s);
+/* The records' clock's step in ns: the tick's length, or 0 for the precise clock. */
+uint64_t bpf_session__tick_ns(const struct bpf_session *s);
 
 /* links.c: which allocator files each process has probes for; their links, closed in the background at exit. */
 struct link_file {
@@ -154,6 +159,7 @@ int spawn__seize(struct spawn *sp);
 /* ptrace_loop.c: runs the tree to its end. Returns the command's wait status, or -errno. */
 struct trace_loop {
 	struct spawn *sp;
+	const struct bpf_session *bpf;	/* the records' clock */
 	struct consumer *cons;
 	struct attach *attach;
 	struct metadata *meta;
