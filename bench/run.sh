@@ -265,7 +265,7 @@ other_ms() { # CPU time used by processes outside the run, from an rss line
 }
 
 # memtrack's start-up / command / tear-down, from rss's clock and the artifact's session and end records (the tick's
-# times read within a tick of it),
+# times read within about a tick of it),
 # appended to $3 in microseconds.
 startup_split() {
 	local start end session fin

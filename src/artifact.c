@@ -250,6 +250,7 @@ struct mt_writer {
 	uint64_t bytes;
 	mt_record_fn tap;	/* mt_writer__set_tap */
 	void *tap_ctx;
+	_Alignas(8) __u8 tap_buf[UINT16_MAX];	/* a record as the reader will give it back */
 };
 
 /* The reader's outcome for one frame position; errors are negative errno. */
@@ -945,8 +946,13 @@ static void encode_record(struct mt_encoder *e, const void *rec, size_t size)
 	if (codable) {
 		encode_alloc(e, &a);
 	} else {
+		/* Rounded down like the coded ones: an exact time would sort a fork or an exec after the calls that
+		 * follow it but whose times were rounded below it. */
+		__u64 ts = e->ts_magic ? quantize(e, a.hdr.ts_ns) * e->ts_res : a.hdr.ts_ns;
+
 		put_u8(e, COL_TAG, 0);
 		put_raw(e, COL_VERBATIM, rec, size);
+		memcpy(e->col[COL_VERBATIM].pos - size + offsetof(struct mt_rec_hdr, ts_ns), &ts, sizeof(ts));
 	}
 	e->nrec++;
 }
@@ -1069,19 +1075,18 @@ err_free:
 	return NULL;
 }
 
-/* The record as the reader gives it back: only the time of a coded allocation record can differ. */
+/* The record as the reader gives it back: only its time can differ, rounded down to the resolution. */
 static void writer__tap(struct mt_writer *w, const void *rec, size_t size)
 {
-	struct mt_alloc a;
+	struct mt_rec_hdr *copy = (struct mt_rec_hdr *)w->tap_buf;
 
-	if (w->ts_res == 1 || size != sizeof(a) || ((const struct mt_rec_hdr *)rec)->type != MT_REC_ALLOC) {
+	if (w->ts_res == 1) {
 		w->tap(rec, w->tap_ctx);
 		return;
 	}
-	memcpy(&a, rec, sizeof(a));
-	if (alloc_codable(&a))
-		a.hdr.ts_ns = quantize(w->enc, a.hdr.ts_ns) * w->ts_res;
-	w->tap(&a.hdr, w->tap_ctx);
+	memcpy(copy, rec, size);
+	copy->ts_ns = quantize(w->enc, copy->ts_ns) * w->ts_res;
+	w->tap(copy, w->tap_ctx);
 }
 
 int mt_writer__append(struct mt_writer *w, const void *rec, size_t size)

@@ -505,9 +505,10 @@ static void test_exit_with_command(void **state)
 }
 
 /* The order a reader sorts records into, (ts_ns, arrival), must be causal: session first, a fork before its
- * child's records, an exit after its process's. The tick gives whole ticks (at least 1 ms); --precise-time not. */
+ * child's records, an exit after its process's, and each (single-threaded) process's own calls, syscalls, forks,
+ * execs and exit in the order they happened. The tick gives whole ticks (at least 1 ms); --precise-time not. */
 struct clock_check {
-	uint64_t seq, gcd, session_ts, fork_key[8][2], first_key[8][2], exit_key[8][2], last_key[8][2];
+	uint64_t seq, gcd, session_ts, fork_key[8][2], first_key[8][2], exit_key[8][2], last_key[8][2], last_ts[8];
 	uint32_t pids[8], npids;
 	bool session_first;
 };
@@ -562,6 +563,10 @@ static int clock_check__on_record(const struct mt_rec_hdr *h, void *ctx)
 		key__set(c->fork_key[i], h->ts_ns, seq);
 	}
 	i = clock_check__slot(c, h->pid);
+	if (h->type <= MT_REC_EXIT) {	/* the main ring's records and exits come in the process's own order */
+		assert_true(h->ts_ns >= c->last_ts[i]);
+		c->last_ts[i] = h->ts_ns;
+	}
 	if (h->type == MT_REC_EXIT) {
 		key__set(c->exit_key[i], h->ts_ns, seq);
 	} else if (h->type != MT_REC_FORK && h->type != MT_REC_END && h->type != MT_REC_SESSION) {
@@ -572,23 +577,40 @@ static int clock_check__on_record(const struct mt_rec_hdr *h, void *ctx)
 	return 0;
 }
 
-static void clock__check(const char *opt, bool tick)
+static uint64_t monotonic_ns(void)
 {
-	char dir[256], *argv[] = { MT_BINARY, "record", "-q", (char *)opt, "-o", dir, "--", PROG("alloc_tree"), NULL };
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Runs alloc_tree with opt and opt2; step: the least the times' common divisor may be (0: under 1 ms). Returns it. */
+static uint64_t clock__check(const char *name, const char *opt, const char *opt2, uint64_t step)
+{
+	char dir[256], *argv[] = { MT_BINARY, "record", "-q", (char *)opt, (char *)opt2, "-o", dir, "--",
+				   PROG("alloc_tree"), NULL };
 	struct clock_check c = { 0 };
 	struct mt_read_status st;
 	struct mt_model *m;
+	uint64_t t0, t1;
 	uint32_t i;
 
-	test_dir(dir, sizeof(dir), tick ? "clock-tick" : "clock-precise");
+	test_dir(dir, sizeof(dir), name);
+	t0 = monotonic_ns();
 	assert_int_equal(mt_test__run(argv, NULL, NULL), 0);
+	t1 = monotonic_ns();
 	assert_int_equal(mt_artifact__read(dir, clock_check__on_record, &c, &st), 0);
 	assert_true(c.session_first);
 	assert_int_equal(c.npids, 4);	/* the command, its fork, vfork and spawn children */
-	if (tick)
-		assert_true(c.gcd >= 1000000);
-	else
+	if (step) {
+		assert_true(c.gcd >= step);
+		/* within about a tick of CLOCK_MONOTONIC: two ticks either side */
+		assert_true(c.session_ts + 2 * c.gcd >= t0 && c.session_ts <= t1 + 2 * c.gcd);
+	} else {
 		assert_true(c.gcd < 1000000);
+		assert_true(c.session_ts >= t0 && c.session_ts <= t1);
+	}
 	for (i = 0; i < c.npids; i++) {
 		assert_true(key__before(c.last_key[i], c.exit_key[i]));
 		if (c.pids[i] != c.pids[0])
@@ -602,6 +624,7 @@ static void clock__check(const char *opt, bool tick)
 		assert_true(mt_model__proc(m, i)->exited);
 	}
 	mt_model__free(m);
+	return c.gcd;
 }
 
 /* Without the kernel's configuration memtrack cannot know the tick's length, and falls back to the precise clock. */
@@ -613,13 +636,20 @@ static void test_clock_tick(void **state)
 	(void)state;
 	uname(&u);
 	snprintf(boot, sizeof(boot), "/boot/config-%s", u.release);
-	clock__check("-q", !access("/proc/config.gz", R_OK) || !access(boot, R_OK));
+	clock__check("clock-tick", "-q", "-q", !access("/proc/config.gz", R_OK) || !access(boot, R_OK) ? 1000000 : 0);
 }
 
 static void test_clock_precise(void **state)
 {
 	(void)state;
-	clock__check("--precise-time", false);
+	clock__check("clock-precise", "--precise-time", "-q", 0);
+}
+
+/* Times rounded to 8 ms, the exec and fork records' too: none sorts after the calls that followed it. */
+static void test_clock_coarse(void **state)
+{
+	(void)state;
+	assert_int_equal(clock__check("clock-coarse", "--precise-time", "--ts-resolution=8000000", 8000000) % 8000000, 0);
 }
 
 static void test_usage_errors(void **state)
@@ -918,7 +948,7 @@ int main(void)
 		cmocka_unit_test(test_preloaded_mimalloc),
 		cmocka_unit_test(test_hold_invisible),		 cmocka_unit_test(test_exit_with_command),
 		cmocka_unit_test(test_two_allocators_in_one_file), cmocka_unit_test(test_clock_tick),
-		cmocka_unit_test(test_clock_precise),
+		cmocka_unit_test(test_clock_precise),		 cmocka_unit_test(test_clock_coarse),
 	};
 
 	return mt_test__main("test_record", tests, sizeof(tests) / sizeof(tests[0]));

@@ -30,6 +30,7 @@ struct bpf_session {
 	struct bpf_link *links[MT_MAX_LINKS];
 	size_t nlinks;
 	uint64_t tick_ns;	/* the records' clock ticks this often; 0: the precise clock */
+	uint64_t last_now;	/* bpf_session__now's last reading */
 };
 
 /* libbpf speaks through the same pr_* family; its debug chatter only with -v. */
@@ -179,18 +180,28 @@ static int session__place_clock(struct bpf_session *s)
 		return err;
 	}
 	s->skel->bss->tick_offset_ns = (c.jiffies - c.ktime_ns / s->tick_ns) * s->tick_ns;
+	s->last_now = c.jiffies * s->tick_ns - s->skel->bss->tick_offset_ns;
 	return 0;
 }
 
-uint64_t bpf_session__now(const struct bpf_session *s)
+uint64_t bpf_session__now(struct bpf_session *s)
 {
 	struct mt_clock c;
 	struct timespec ts;
+	int err = 0;
 
-	if (s->tick_ns && !session__read_clock(s, &c))
-		return c.ts_ns;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	if (!s->tick_ns) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	}
+	for (int i = 0; i < 3; i++) {
+		err = session__read_clock(s, &c);
+		if (!err)
+			return s->last_now = c.ts_ns;
+	}
+	/* Never seen: the program ran at start. CLOCK_MONOTONIC would not be on the records' counter. */
+	pr_warn("cannot read the tick through BPF: %s; a record gets the last time read\n", strerror(-err));
+	return s->last_now;
 }
 
 uint64_t bpf_session__tick_ns(const struct bpf_session *s)

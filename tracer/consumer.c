@@ -203,12 +203,22 @@ int consumer__fd(const struct consumer *c)
 	return c->epfd;
 }
 
-int consumer__drain(struct consumer *c)
+static int consumer__drain_rings(struct consumer *c, bool past)
 {
-	long n = ring__consume(c->events, consumer__on_record, c);
+	long n = (past ? ring__consume_past : ring__consume)(c->events, consumer__on_record, c);
 	int m = ring_buffer__consume(c->rb);
 
 	return n < 0 ? (int)n : m < 0 ? m : 0;
+}
+
+int consumer__drain(struct consumer *c)
+{
+	return consumer__drain_rings(c, false);
+}
+
+int consumer__drain_past(struct consumer *c)
+{
+	return consumer__drain_rings(c, true);
 }
 
 void consumer__add_process(struct consumer *c, pid_t pid)

@@ -128,7 +128,7 @@ static void loop__on_exit(struct loop_state *st, pid_t pid, int status)
 		l->root_status = status;
 	}
 	/* Everything the process did is in the ring by now; drain it so its exit record comes last. */
-	consumer__drain(l->cons);
+	consumer__drain_past(l->cons);
 	attach__on_exit(l->attach, pid);
 	if (!consumer__is_process(l->cons, pid))
 		return;
@@ -261,6 +261,6 @@ int trace_loop__run(struct trace_loop *l)
 	if (l->sp->err_fd >= 0)
 		loop__on_errpipe(&st, ep);
 	close(ep);
-	consumer__drain(l->cons);
+	consumer__drain_past(l->cons);
 	return st.root_done ? 0 : -ECHILD;
 }

@@ -127,7 +127,7 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 	return 0;
 }
 
-static int session__write(struct mt_writer *w, const struct bpf_session *bpf, pid_t pid, char *const *argv)
+static int session__write(struct mt_writer *w, struct bpf_session *bpf, pid_t pid, char *const *argv)
 {
 	size_t i, len = sizeof(struct mt_session);
 	struct mt_session *s;

@@ -91,7 +91,7 @@ struct bpf_map *bpf_session__ring_map(const struct bpf_session *s);
 int bpf_session__drops(const struct bpf_session *s, __u64 drops[MT_DROP__COUNT]);
 void bpf_session__close(struct bpf_session *s);
 /* Now, on the records' clock (the tick or CLOCK_MONOTONIC), for the records the tracer writes itself. */
-uint64_t bpf_session__now(const struct bpf_session *s);
+uint64_t bpf_session__now(struct bpf_session *s);
 /* The records' clock's step in ns: the tick's length, or 0 for the precise clock. */
 uint64_t bpf_session__tick_ns(const struct bpf_session *s);
 
@@ -131,6 +131,8 @@ typedef int (*ring_cb)(void *ctx, void *data, size_t size);
 struct ring *ring__new(int map_fd);
 int ring__fd(const struct ring *r);
 long ring__consume(struct ring *r, ring_cb cb, void *ctx);
+/* Consumes until every record reserved before the call has been handed, past any another CPU still fills. */
+long ring__consume_past(struct ring *r, ring_cb cb, void *ctx);
 void ring__free(struct ring *r);
 
 /* consumer.c: moves ring records into the artifact and learns the process tree from them; feeds attach requests
@@ -139,6 +141,9 @@ struct consumer;
 struct consumer *consumer__new(struct bpf_session *s, struct mt_writer *w, struct attach *a);
 int consumer__fd(const struct consumer *c);
 int consumer__drain(struct consumer *c);
+/* The same, and past records still being written: what was reserved before the call is all written after it.
+ * Before a record the tracer stamps now (an exit, the end), which may share its tick with the last of them. */
+int consumer__drain_past(struct consumer *c);
 void consumer__add_process(struct consumer *c, pid_t pid);
 bool consumer__is_process(const struct consumer *c, pid_t pid);
 /* The parent of a process seen forked (0: unknown or the command), and its MT_FORK_* flags. */
@@ -159,7 +164,7 @@ int spawn__seize(struct spawn *sp);
 /* ptrace_loop.c: runs the tree to its end. Returns the command's wait status, or -errno. */
 struct trace_loop {
 	struct spawn *sp;
-	const struct bpf_session *bpf;	/* the records' clock */
+	struct bpf_session *bpf;	/* the records' clock */
 	struct consumer *cons;
 	struct attach *attach;
 	struct metadata *meta;
