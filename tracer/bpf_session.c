@@ -138,8 +138,8 @@ static unsigned int kernel__hz(void)
 		if (!f)
 			continue;
 		while (!hz && gzgets(f, line, sizeof(line)))
-			if (sscanf(line, "CONFIG_HZ=%u", &hz) != 1)
-				hz = 0;
+			if (sscanf(line, "CONFIG_HZ=%u", &hz) != 1 || hz < 10 || hz > 10000)
+				hz = 0;	/* Kconfig offers 100 to 1000 */
 		gzclose(f);
 	}
 	return hz;
