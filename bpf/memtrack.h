@@ -265,7 +265,6 @@ struct mt_stack {
 	__u8 _pad;
 };
 
-/* Followed by argc NUL-terminated strings; hdr.size covers them. */
 /* What the tracer's test run of clock_now reads: the records' clock, and what places it on CLOCK_MONOTONIC. */
 struct mt_clock {
 	__u64 ts_ns;
@@ -273,6 +272,7 @@ struct mt_clock {
 	__u64 jiffies;
 };
 
+/* Followed by argc NUL-terminated strings; hdr.size covers them. */
 struct mt_session {
 	struct mt_rec_hdr hdr;	/* pid: the command's pid */
 	__u64 realtime_ns;	/* CLOCK_REALTIME at start, to place ts_ns on a calendar */

@@ -721,6 +721,12 @@ static __u64 quantize(const struct mt_encoder *e, __u64 ts_ns)
 }
 
 /* Returns the head's time step: the difference itself when small, else HD_TS_NUMBER and a number. */
+/* ts_ns as the reader gives it back: rounded down to the resolution. */
+static __u64 round_ts(const struct mt_encoder *e, __u64 ts_ns)
+{
+	return e->ts_magic ? quantize(e, ts_ns) * e->ts_res : ts_ns;
+}
+
 static __u8 encode_ts(struct mt_encoder *e, __u64 ts_ns, bool is_free)
 {
 	__u64 ts = e->ts_magic ? quantize(e, ts_ns) : ts_ns, delta = ts - e->ts;
@@ -948,7 +954,7 @@ static void encode_record(struct mt_encoder *e, const void *rec, size_t size)
 	} else {
 		/* Rounded down like the coded ones: an exact time would sort a fork or an exec after the calls that
 		 * follow it but whose times were rounded below it. */
-		__u64 ts = e->ts_magic ? quantize(e, a.hdr.ts_ns) * e->ts_res : a.hdr.ts_ns;
+		__u64 ts = round_ts(e, a.hdr.ts_ns);
 
 		put_u8(e, COL_TAG, 0);
 		put_raw(e, COL_VERBATIM, rec, size);
@@ -1085,7 +1091,7 @@ static void writer__tap(struct mt_writer *w, const void *rec, size_t size)
 		return;
 	}
 	memcpy(copy, rec, size);
-	copy->ts_ns = quantize(w->enc, copy->ts_ns) * w->ts_res;
+	copy->ts_ns = round_ts(w->enc, copy->ts_ns);
 	w->tap(copy, w->tap_ctx);
 }
 

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "array.h"
@@ -41,14 +40,6 @@ struct attach {
 	size_t nfiles, cap_files;
 	struct links *links;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 struct attach *attach__new(struct bpf_session *s, struct mt_writer *w, struct modules *mods)
 {
@@ -257,13 +248,13 @@ int attach__on_request(struct attach *a, const struct mt_attach_req *in)
 	a->npend++;
 	/* A thread BPF could not hold has been running all along: there is no stop to wait for. */
 	if (r->reason == MT_ATTACH_MMAP && !r->held)
-		pending__log(a, a->npend - 1, now_ns());
+		pending__log(a, a->npend - 1, clock__monotonic_ns());
 	return 0;
 }
 
 bool attach__on_hold_stop(struct attach *a, pid_t tid)
 {
-	uint64_t now = now_ns();
+	uint64_t now = clock__monotonic_ns();
 	bool ours = false;
 	size_t i = a->npend;
 
@@ -278,7 +269,7 @@ bool attach__on_hold_stop(struct attach *a, pid_t tid)
 
 void attach__on_exec_stop(struct attach *a, pid_t pid)
 {
-	uint64_t now = now_ns();
+	uint64_t now = clock__monotonic_ns();
 	size_t i = a->npend;
 
 	while (i--)

@@ -184,16 +184,21 @@ static int session__place_clock(struct bpf_session *s)
 	return 0;
 }
 
+uint64_t clock__monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 uint64_t bpf_session__now(struct bpf_session *s)
 {
 	struct mt_clock c;
-	struct timespec ts;
 	int err = 0;
 
-	if (!s->tick_ns) {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-	}
+	if (!s->tick_ns)
+		return clock__monotonic_ns();
 	for (int i = 0; i < 3; i++) {
 		err = session__read_clock(s, &c);
 		if (!err)

@@ -6,7 +6,6 @@
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -24,14 +23,6 @@ struct loop_state {
 	bool sigcont_pending;	/* spawn__seize's SIGCONT, not the program's: suppress it once */
 	uint64_t last_flush;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static bool sig__is_stop(int sig)
 {
@@ -222,9 +213,9 @@ static void loop__tick(struct loop_state *st, struct epoll_event *evs, int n, in
 			loop__on_errpipe(st, ep);
 	}
 	consumer__drain(st->l->cons);
-	if (now_ns() - st->last_flush >= LOOP_FLUSH_NS) {
+	if (clock__monotonic_ns() - st->last_flush >= LOOP_FLUSH_NS) {
 		mt_writer__flush(st->l->w);
-		st->last_flush = now_ns();
+		st->last_flush = clock__monotonic_ns();
 	}
 }
 
@@ -241,7 +232,7 @@ static void loop__tell_outliving(struct loop_state *st)
 /* When it stops early, the descendants still running are detached (memtrack's exit does it) and go on untraced. */
 int trace_loop__run(struct trace_loop *l)
 {
-	struct loop_state st = { .l = l, .sigcont_pending = true, .last_flush = now_ns() };
+	struct loop_state st = { .l = l, .sigcont_pending = true, .last_flush = clock__monotonic_ns() };
 	struct epoll_event evs[4];
 	int ep = loop__epoll(l), n;
 

@@ -377,8 +377,8 @@ static void record__conclude(struct record *r)
 
 static int record__trace(struct record *r)
 {
-	struct trace_loop l = { .sp = &r->sp, .bpf = r->bpf, .cons = r->cons, .attach = r->attach, .meta = r->meta, .w = r->w,
-				.sig_fd = r->sig_fd, .exit_with_command = r->opt.exit_with_command,
+	struct trace_loop l = { .sp = &r->sp, .bpf = r->bpf, .cons = r->cons, .attach = r->attach, .meta = r->meta,
+				.w = r->w, .sig_fd = r->sig_fd, .exit_with_command = r->opt.exit_with_command,
 				.quiet = r->opt.quiet };
 	int err = trace_loop__run(&l);
 

@@ -90,6 +90,8 @@ int bpf_session__track(struct bpf_session *s, pid_t pid);
 struct bpf_map *bpf_session__ring_map(const struct bpf_session *s);
 int bpf_session__drops(const struct bpf_session *s, __u64 drops[MT_DROP__COUNT]);
 void bpf_session__close(struct bpf_session *s);
+/* CLOCK_MONOTONIC in ns: the precise clock, which bpf_ktime_get_ns reads too. */
+uint64_t clock__monotonic_ns(void);
 /* Now, on the records' clock (the tick or CLOCK_MONOTONIC), for the records the tracer writes itself. */
 uint64_t bpf_session__now(struct bpf_session *s);
 /* The records' clock's step in ns: the tick's length, or 0 for the precise clock. */
