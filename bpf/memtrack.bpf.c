@@ -19,13 +19,29 @@ struct mt_call {
 	__u64 free_ptr;		/* the block an operator delete/dallocx just released: its inner free is no event */
 	__u64 free_sp;
 	__u64 stack;		/* call path hash, captured at the outermost entry (--stacks) */
+	__u64 owner;		/* call_slots: the tid whose slot this is, 0 when free (64 bits: BPF's cmpxchg) */
 	__u32 depth;		/* allocator entries not yet returned on this thread */
 	__u8 func;
 	__u8 allocator;
 	__u8 _pad[2];
 };
 
-/* The thread's call in flight, in task-local storage: one pointer away, no hash lookup, freed with the thread. */
+#define MT_CALL_SLOTS 32768	/* Linux's default pid_max: every tid has its own slot */
+
+/*
+ * The thread's call in flight. A thread of the tree owns the slot its tid indexes from its fork (or its process's
+ * exec) to its exit: an array load the verifier inlines, where the task storage helper costs ~20 ns, three times a
+ * malloc/free pair. A thread whose slot another live thread holds (pid_max above MT_CALL_SLOTS) keeps its calls in
+ * task storage for its whole life, so that a call's entry and its return always meet in the same place.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MT_CALL_SLOTS);
+	__type(key, __u32);
+	__type(value, struct mt_call);
+} call_slots SEC(".maps");
+
+/* The others' place: task-local storage, one pointer away, freed with the thread. */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -33,9 +49,44 @@ struct {
 	__type(value, struct mt_call);
 } calls SEC(".maps");
 
+static __always_inline struct mt_call *call__slot(__u32 tid)
+{
+	__u32 i = tid & (MT_CALL_SLOTS - 1);
+
+	return bpf_map_lookup_elem(&call_slots, &i);
+}
+
 static __always_inline struct mt_call *call__state(__u64 flags)
 {
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct mt_call *c = call__slot(tid);
+
+	if (c && c->owner == tid)
+		return c;
 	return bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, flags);
+}
+
+/* Taken for a new thread before it runs (fork), or at exec, when no call can be in flight: a slot still marked
+ * with this tid is a leftover (an exec that changed the thread's tid) and is taken over. */
+static __always_inline void call__claim(__u32 tid)
+{
+	struct mt_call *c = call__slot(tid);
+
+	if (!c || !tid)
+		return;
+	if (c->owner != tid && __sync_val_compare_and_swap(&c->owner, 0, tid) != 0)
+		return;
+	c->depth = 0;
+	c->free_ptr = 0;
+	c->free_sp = 0;
+}
+
+static __always_inline void call__release(__u32 tid)
+{
+	struct mt_call *c = call__slot(tid);
+
+	if (c && tid && c->owner == tid)
+		c->owner = 0;
 }
 
 /* At an entry whose stack pointer equals the saved call's, [sp] tells a tail call (realloc(NULL, n) jumps to
@@ -379,7 +430,10 @@ int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child
 	__u32 active = MT_PROC_ACTIVE;
 	struct mt_fork *e;
 
-	if (ptgid == ctgid || !proc__lookup(ptgid))
+	if (!proc__lookup(ptgid))
+		return 0;
+	call__claim(BPF_CORE_READ(child, pid));
+	if (ptgid == ctgid)
 		return 0;
 	if (bpf_map_update_elem(&tracked, &ctgid, &active, BPF_ANY))
 		drop__count(MT_DROP_TRACKED);
@@ -416,6 +470,9 @@ int BPF_PROG(process_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 	if (!state)
 		return 0;
 	*state = MT_PROC_ACTIVE;	/* in place: an update would allocate a new element, and could fail */
+	if (old_pid != BPF_CORE_READ(p, pid))
+		call__release(old_pid);	/* a thread that execs takes its leader's tid */
+	call__claim(BPF_CORE_READ(p, pid));
 	e = rec__reserve(sizeof(*e), MT_REC_EXEC);
 	if (e) {
 		e->old_pid = old_pid;
@@ -435,6 +492,7 @@ int BPF_PROG(process_exit, struct task_struct *p, bool group_dead)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid);
 
+	call__release(BPF_CORE_READ(p, pid));
 	if (group_dead) {
 		bpf_map_delete_elem(&tracked, &tgid);
 		bpf_map_delete_elem(&exec_ranges, &tgid);

@@ -265,8 +265,9 @@ static void test_process_tree(void **state)
 	assert_int_equal(query__run(dir, MT_REC_EXIT, ANY, ANY, ANY_SIZE).count, 4);
 }
 
-/* Frees that release the block the same thread's last malloc(64..71) returned: the workers' own pairs. */
+/* Frees that release the block the same thread's last malloc(lo..hi-1) returned: the workers' own pairs. */
 struct pairs {
+	uint64_t lo, hi;
 	uint64_t last[1 << 16];
 	uint64_t paired;
 };
@@ -279,7 +280,7 @@ static int pairs__on_record(const struct mt_rec_hdr *h, void *ctx)
 
 	if (h->type != MT_REC_ALLOC)
 		return 0;
-	if (a->func == MT_FN_MALLOC && a->size >= 64 && a->size < 72)
+	if (a->func == MT_FN_MALLOC && a->size >= p->lo && a->size < p->hi)
 		*last = a->addr;
 	else if (a->func == MT_FN_FREE && a->addr == *last)
 		p->paired++, *last = 0;
@@ -297,6 +298,7 @@ static void test_threads(void **state)
 	(void)state;
 	test_dir(dir, sizeof(dir), "threads");
 	assert_int_equal(record_run(dir, "threads", argv), 0);
+	p->lo = 64, p->hi = 72;
 	root = root_pid(dir);
 	for (t = 0; t < 8; t++)
 		assert_int_equal(allocs(dir, root, MT_FN_MALLOC, 64 + t), 10000);
@@ -311,6 +313,64 @@ static void test_threads(void **state)
 	assert_int_equal(q.end_seen, 1);
 	for (t = 0; t < MT_DROP__COUNT; t++)
 		assert_int_equal(q.drops[t], 0);
+}
+
+static void pid_max__set(long v)
+{
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "w");
+
+	assert_non_null(f);
+	fprintf(f, "%ld\n", v);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * A thread whose tid indexes the same BPF call slot as its main thread's keeps its calls in task storage, both
+ * allocating at once; a thread that is not the leader execs and takes the leader's tid, and the new image's calls
+ * count. The tid is had by raising pid_max past the slots and asking for it through ns_last_pid.
+ */
+static void test_call_slots(void **state)
+{
+	char dir[256], out[512], *argv[] = { PROG("alloc_slots"), NULL };
+	struct pairs *p = calloc(1, sizeof(*p));
+	struct mt_read_status st;
+	long pid_max = 0;
+	uint32_t root, tid;
+	struct query q;
+	FILE *f;
+
+	(void)state;
+	f = fopen("/proc/sys/kernel/pid_max", "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%ld", &pid_max), 1);
+	fclose(f);
+	if (pid_max < 4 * 32768)
+		pid_max__set(4 * 32768);
+	test_dir(dir, sizeof(dir), "slots");
+	assert_int_equal(record_run(dir, "slots", argv), 0);
+	if (pid_max < 4 * 32768)
+		pid_max__set(pid_max);
+	read_file("slots", "out", out, sizeof(out));
+	root = root_pid(dir);
+	tid = child_pid(out, "collide");
+	assert_int_equal(tid % 32768, root % 32768);
+	q = query__run(dir, MT_REC_ALLOC, root, MT_FN_MALLOC, 3301);
+	assert_int_equal(q.count, 2000);
+	assert_int_equal(q.ntids, 1);
+	assert_int_equal(q.tids[0], tid);
+	q = query__run(dir, MT_REC_ALLOC, root, MT_FN_MALLOC, 3302);
+	assert_int_equal(q.count, 2000);
+	assert_int_equal(q.tids[0], root);
+	p->lo = 3301, p->hi = 3303;
+	assert_int_equal(mt_artifact__read(dir, pairs__on_record, p, &st), 0);
+	assert_int_equal(p->paired, 4000);
+	free(p);
+	q = query__run(dir, MT_REC_ALLOC, root, MT_FN_MALLOC, 3303);
+	assert_int_equal(q.count, 3);
+	assert_int_equal(q.tids[0], root);
+	assert_int_equal(query__run(dir, MT_REC_EXEC, root, ANY, ANY_SIZE).count, 2);
+	for (int i = 0; i < MT_DROP__COUNT; i++)
+		assert_int_equal(q.drops[i], 0);
 }
 
 /*
@@ -949,6 +1009,7 @@ int main(void)
 		cmocka_unit_test(test_hold_invisible),		 cmocka_unit_test(test_exit_with_command),
 		cmocka_unit_test(test_two_allocators_in_one_file), cmocka_unit_test(test_clock_tick),
 		cmocka_unit_test(test_clock_precise),		 cmocka_unit_test(test_clock_coarse),
+		cmocka_unit_test(test_call_slots),
 	};
 
 	return mt_test__main("test_record", tests, sizeof(tests) / sizeof(tests[0]));

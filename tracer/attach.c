@@ -160,19 +160,27 @@ static void file__handle(struct attach *a, const char *open_path, struct mt_atta
 			mt_allocator__name(lf.plan->kind), rec->hdr.pid);
 }
 
-/* A fork child runs its parent's image: it gets the parent's probes before its first instruction. */
-void attach__on_fork(struct attach *a, pid_t parent, pid_t child)
+/* Binds to pid the files of the index list, as attach__on_fork and a thread's exec need. */
+static void attach__bind_files(struct attach *a, pid_t pid, const size_t *files, size_t n)
 {
-	size_t files[FORK_FILES_MAX], i, n = links__files(a->links, parent, files, FORK_FILES_MAX);
 	struct link_file lf;
+	size_t i;
 	int err;
 
 	for (i = 0; i < n; i++) {
 		lf = file__link(a, files[i]);
-		err = links__bind(a->links, child, &lf);
+		err = links__bind(a->links, pid, &lf);
 		if (err)
-			pr_warn("cannot probe %s for %d: %s\n", lf.path, child, strerror(-err));
+			pr_warn("cannot probe %s for %d: %s\n", lf.path, pid, strerror(-err));
 	}
+}
+
+/* A fork child runs its parent's image: it gets the parent's probes before its first instruction. */
+void attach__on_fork(struct attach *a, pid_t parent, pid_t child)
+{
+	size_t files[FORK_FILES_MAX], n = links__files(a->links, parent, files, FORK_FILES_MAX);
+
+	attach__bind_files(a, child, files, n);
 }
 
 /* resumed is CLOCK_MONOTONIC, like the request's ktime_ns: the hold they measure goes onto the records' clock,
@@ -267,14 +275,24 @@ bool attach__on_hold_stop(struct attach *a, pid_t tid)
 	return ours;
 }
 
-void attach__on_exec_stop(struct attach *a, pid_t pid)
+/*
+ * A link runs its programs for the task it was made for, the process's leader. A thread that is not the leader
+ * and execs takes the leader's pid, and the old leader's task is gone: the process's links are made anew for it,
+ * before the new image runs.
+ */
+void attach__on_exec_stop(struct attach *a, pid_t pid, pid_t former_tid)
 {
+	size_t files[FORK_FILES_MAX], n, i = a->npend;
 	uint64_t now = clock__monotonic_ns();
-	size_t i = a->npend;
 
 	while (i--)
 		if (a->pend[i].req.pid == (uint32_t)pid && a->pend[i].req.reason != MT_ATTACH_MMAP)
 			pending__log(a, i, now);
+	if (former_tid == pid)
+		return;
+	n = links__files(a->links, pid, files, FORK_FILES_MAX);
+	links__release(a->links, pid);
+	attach__bind_files(a, pid, files, n);
 }
 
 /* A held thread that died before its stop was seen is logged without a resume time; a process's links go. */

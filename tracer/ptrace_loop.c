@@ -52,13 +52,17 @@ static void loop__on_new(struct loop_state *st, pid_t pid)
 		attach__on_fork(st->l->attach, parent, pid);
 }
 
-/* The new image's executable and interpreter were requested by BPF before this stop: attach, then go on. */
+/* The new image's executable and interpreter were requested by BPF before this stop: attach, then go on. The
+ * event message is the tid that called exec, which another thread than the leader's makes differ from pid. */
 static void loop__on_exec(struct loop_state *st, pid_t pid)
 {
+	unsigned long former = pid;
+
 	if (pid == st->l->sp->pid)
 		st->root_execd = true;
+	ptrace(PTRACE_GETEVENTMSG, pid, NULL, &former);
 	consumer__drain(st->l->cons);
-	attach__on_exec_stop(st->l->attach, pid);
+	attach__on_exec_stop(st->l->attach, pid, (pid_t)former);
 	metadata__on_exec(st->l->meta, pid);
 }
 

@@ -119,7 +119,7 @@ struct attach;
 struct attach *attach__new(struct bpf_session *s, struct mt_writer *w, struct modules *mods);
 int attach__on_request(struct attach *a, const struct mt_attach_req *r);
 bool attach__on_hold_stop(struct attach *a, pid_t tid);
-void attach__on_exec_stop(struct attach *a, pid_t pid);
+void attach__on_exec_stop(struct attach *a, pid_t pid, pid_t former_tid);
 void attach__on_fork(struct attach *a, pid_t parent, pid_t child);
 void attach__on_exit(struct attach *a, pid_t tid);
 /* The last log records written and every link closing in the background; attach__free waits for them, and after
