@@ -19,7 +19,7 @@ struct mt_call {
 	__u64 free_ptr;		/* the block an operator delete/dallocx just released: its inner free is no event */
 	__u64 free_sp;
 	__u64 stack;		/* call path hash, captured at the outermost entry (--stacks) */
-	__u64 owner;		/* call_slots: the tid whose slot this is, 0 when free (64 bits: BPF's cmpxchg) */
+	__u64 owner;		/* call_slots: the task whose slot this is (its address), 0 when free */
 	__u32 depth;		/* allocator entries not yet returned on this thread */
 	__u8 func;
 	__u8 allocator;
@@ -30,9 +30,11 @@ struct mt_call {
 
 /*
  * The thread's call in flight. A thread of the tree owns the slot its tid indexes from its fork (or its process's
- * exec) to its exit: an array load the verifier inlines, where the task storage helper costs ~20 ns, three times a
- * malloc/free pair. A thread whose slot another live thread holds (pid_max above MT_CALL_SLOTS) keeps its calls in
- * task storage for its whole life, so that a call's entry and its return always meet in the same place.
+ * exec) to its exit: an array load the verifier inlines, where each of a malloc/free pair's three task storage
+ * lookups costs ~20 ns. A slot names its owner by task, not tid: a tid is free for another thread while the exec of
+ * a thread that is not the leader swaps tids with the leader, before the exec's tracepoint releases the old one. A
+ * thread whose slot another live thread holds (pid_max above MT_CALL_SLOTS, or that window) keeps its calls in task
+ * storage for its whole life, so that a call's entry and its return always meet in the same place.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -56,36 +58,45 @@ static __always_inline struct mt_call *call__slot(__u32 tid)
 	return bpf_map_lookup_elem(&call_slots, &i);
 }
 
-static __always_inline struct mt_call *call__state(__u64 flags)
+static __always_inline struct mt_call *call__state(struct task_struct *task, __u64 flags)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct mt_call *c = call__slot(tid);
+	struct mt_call *c = call__slot(task->pid);
 
-	if (c && c->owner == tid)
+	if (c && c->owner == (__u64)task)
 		return c;
-	return bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, flags);
+	return bpf_task_storage_get(&calls, task, 0, flags);
 }
 
-/* Taken for a new thread before it runs (fork), or at exec, when no call can be in flight: a slot still marked
- * with this tid is a leftover (an exec that changed the thread's tid) and is taken over. */
-static __always_inline void call__claim(__u32 tid)
+static __always_inline void call__reset(struct mt_call *c)
 {
-	struct mt_call *c = call__slot(tid);
-
-	if (!c || !tid)
-		return;
-	if (c->owner != tid && __sync_val_compare_and_swap(&c->owner, 0, tid) != 0)
-		return;
 	c->depth = 0;
 	c->free_ptr = 0;
 	c->free_sp = 0;
 }
 
-static __always_inline void call__release(__u32 tid)
+/* For a new thread before it runs (fork), or at exec, when no call of the task's can be in flight. A slot that
+ * names the task already is its own (an exec), or was left by a task that died unreleased at that address. */
+static __always_inline void call__claim(struct task_struct *t)
+{
+	struct mt_call *c = call__slot(t->pid);
+	__u64 me = (__u64)t;
+
+	if (!c)
+		return;
+	if (c->owner != me && __sync_val_compare_and_swap(&c->owner, 0, me) != 0) {
+		c = bpf_task_storage_get(&calls, t, 0, 0);
+		if (c)
+			call__reset(c);	/* an exec in task storage: a longjmp'd call must not outlive the image */
+		return;
+	}
+	call__reset(c);
+}
+
+static __always_inline void call__release(struct task_struct *t, __u32 tid)
 {
 	struct mt_call *c = call__slot(tid);
 
-	if (c && tid && c->owner == tid)
+	if (c && c->owner == (__u64)t)
 		c->owner = 0;
 }
 
@@ -122,7 +133,7 @@ struct mt_args_val {
 static __always_inline int call__enter(struct pt_regs *ctx, __u64 cookie, const struct mt_args_val *v)
 {
 	__u64 sp = PT_REGS_SP(ctx);
-	struct mt_call *c = call__state(BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct mt_call *c = call__state(bpf_get_current_task_btf(), BPF_LOCAL_STORAGE_GET_F_CREATE);
 
 	if (!c) {
 		drop__count(MT_DROP_CALLSTATE);
@@ -146,10 +157,11 @@ static __always_inline int call__enter(struct pt_regs *ctx, __u64 cookie, const 
 	return 0;
 }
 
-static __always_inline void alloc__emit(__u8 func, __u8 allocator, __u64 addr, __u64 size, __u64 old, __u64 align,
-					__u64 stack)
+/* The caller's task gives the header's ids: a field load each, where bpf_get_current_pid_tgid is a call. */
+static __always_inline void alloc__emit(struct task_struct *task, __u8 func, __u8 allocator, __u64 addr, __u64 size,
+					__u64 old, __u64 align, __u64 stack)
 {
-	struct mt_alloc *e = rec__reserve(sizeof(*e), MT_REC_ALLOC);
+	struct mt_alloc *e = rec__reserve_as(sizeof(*e), MT_REC_ALLOC, task->tgid, task->pid);
 
 	if (!e)
 		return;
@@ -191,7 +203,8 @@ static __always_inline int call__result(struct mt_call *c, __u64 rc, __u64 *addr
 SEC("uretprobe")
 int BPF_KRETPROBE(alloc_return, void *ret)
 {
-	struct mt_call *c = call__state(0);
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct mt_call *c = call__state(task, 0);
 	__u64 addr = 0;
 
 	if (!c || !c->depth)
@@ -203,7 +216,7 @@ int BPF_KRETPROBE(alloc_return, void *ret)
 	/* NULL is no allocation, but realloc(p, 0) returning NULL freed p. */
 	if (!addr && !(mt_func__is_realloc(c->func) && c->old_addr && !c->size))
 		return 0;
-	alloc__emit(c->func, c->allocator, addr, c->size, c->old_addr, c->align, c->stack);
+	alloc__emit(task, c->func, c->allocator, addr, c->size, c->old_addr, c->align, c->stack);
 	return 0;
 }
 
@@ -215,16 +228,18 @@ int BPF_KRETPROBE(alloc_return, void *ret)
 static __always_inline int free__enter(struct pt_regs *ctx, __u64 cookie, __u64 ptr, __u64 size)
 {
 	__u64 sp = PT_REGS_SP(ctx);
+	struct task_struct *task;
 	struct mt_call *c;
 
 	if (!ptr)
 		return 0;
-	c = call__state(BPF_LOCAL_STORAGE_GET_F_CREATE);
+	task = bpf_get_current_task_btf();
+	c = call__state(task, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (call__nested(c, sp))
 		return 0;
 	if (c && c->free_ptr == ptr && sp <= c->free_sp)	/* kept: sized delete -> delete -> free is a chain */
 		return 0;
-	alloc__emit(MT_COOKIE_FUNC(cookie), MT_COOKIE_ALLOCATOR(cookie), ptr, size, 0, 0, 0);
+	alloc__emit(task, MT_COOKIE_FUNC(cookie), MT_COOKIE_ALLOCATOR(cookie), ptr, size, 0, 0, 0);
 	if (c) {
 		c->free_ptr = ptr;
 		c->free_sp = sp;
@@ -432,7 +447,7 @@ int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child
 
 	if (!proc__lookup(ptgid))
 		return 0;
-	call__claim(BPF_CORE_READ(child, pid));
+	call__claim(child);
 	if (ptgid == ctgid)
 		return 0;
 	if (bpf_map_update_elem(&tracked, &ctgid, &active, BPF_ANY))
@@ -470,9 +485,9 @@ int BPF_PROG(process_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 	if (!state)
 		return 0;
 	*state = MT_PROC_ACTIVE;	/* in place: an update would allocate a new element, and could fail */
-	if (old_pid != BPF_CORE_READ(p, pid))
-		call__release(old_pid);	/* a thread that execs takes its leader's tid */
-	call__claim(BPF_CORE_READ(p, pid));
+	if (old_pid != p->pid)
+		call__release(p, old_pid);	/* a thread that execs takes its leader's tid */
+	call__claim(p);
 	e = rec__reserve(sizeof(*e), MT_REC_EXEC);
 	if (e) {
 		e->old_pid = old_pid;
@@ -492,7 +507,7 @@ int BPF_PROG(process_exit, struct task_struct *p, bool group_dead)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid);
 
-	call__release(BPF_CORE_READ(p, pid));
+	call__release(p, p->pid);
 	if (group_dead) {
 		bpf_map_delete_elem(&tracked, &tgid);
 		bpf_map_delete_elem(&exec_ranges, &tgid);

@@ -74,22 +74,28 @@ static __always_inline bool proc__active(__u32 tgid)
 }
 
 /* Reserve a record and fill its header; NULL (and a drop counted) when the ring is full. */
-static __always_inline void *rec__reserve(__u32 size, __u16 type)
+static __always_inline void *rec__reserve_as(__u32 size, __u16 type, __u32 pid, __u32 tid)
 {
 	struct mt_rec_hdr *h = bpf_ringbuf_reserve(&rb, size, 0);
-	__u64 id = bpf_get_current_pid_tgid();
 
 	if (!h) {
 		drop__count(MT_DROP_RINGBUF);
 		return NULL;
 	}
 	h->ts_ns = ts__now();
-	h->pid = id >> 32;
-	h->tid = (__u32)id;
+	h->pid = pid;
+	h->tid = tid;
 	h->type = type;
 	h->size = size;
 	h->_pad = 0;
 	return h;
+}
+
+static __always_inline void *rec__reserve(__u32 size, __u16 type)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	return rec__reserve_as(size, type, id >> 32, (__u32)id);
 }
 
 /* Submit without waking the consumer unless this record pushed the ring past the watermark:

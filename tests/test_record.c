@@ -338,6 +338,7 @@ static void test_call_slots(void **state)
 	uint32_t root, tid;
 	struct query q;
 	FILE *f;
+	int rc;
 
 	(void)state;
 	f = fopen("/proc/sys/kernel/pid_max", "r");
@@ -347,9 +348,10 @@ static void test_call_slots(void **state)
 	if (pid_max < 4 * 32768)
 		pid_max__set(4 * 32768);
 	test_dir(dir, sizeof(dir), "slots");
-	assert_int_equal(record_run(dir, "slots", argv), 0);
+	rc = record_run(dir, "slots", argv);
 	if (pid_max < 4 * 32768)
 		pid_max__set(pid_max);
+	assert_int_equal(rc, 0);
 	read_file("slots", "out", out, sizeof(out));
 	root = root_pid(dir);
 	tid = child_pid(out, "collide");
@@ -360,6 +362,7 @@ static void test_call_slots(void **state)
 	assert_int_equal(q.tids[0], tid);
 	q = query__run(dir, MT_REC_ALLOC, root, MT_FN_MALLOC, 3302);
 	assert_int_equal(q.count, 2000);
+	assert_int_equal(q.ntids, 1);
 	assert_int_equal(q.tids[0], root);
 	p->lo = 3301, p->hi = 3303;
 	assert_int_equal(mt_artifact__read(dir, pairs__on_record, p, &st), 0);

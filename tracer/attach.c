@@ -276,9 +276,9 @@ bool attach__on_hold_stop(struct attach *a, pid_t tid)
 }
 
 /*
- * A link runs its programs for the task it was made for, the process's leader. A thread that is not the leader
- * and execs takes the leader's pid, and the old leader's task is gone: the process's links are made anew for it,
- * before the new image runs.
+ * A link's pid filter holds the task it was made for, the process's leader, and the kernel plants breakpoints only
+ * in that task's memory. A thread that is not the leader and execs takes the leader's pid, and the old leader's
+ * task is gone: the process's links are made anew for it, before the new image runs.
  */
 void attach__on_exec_stop(struct attach *a, pid_t pid, pid_t former_tid)
 {
@@ -290,6 +290,10 @@ void attach__on_exec_stop(struct attach *a, pid_t pid, pid_t former_tid)
 			pending__log(a, i, now);
 	if (former_tid == pid)
 		return;
+	i = a->npend;
+	while (i--)	/* holds of the old leader, which died unseen: its tid is the exec'ing thread's now */
+		if (a->pend[i].req.tid == (uint32_t)pid)
+			pending__log(a, i, 0);
 	n = links__files(a->links, pid, files, FORK_FILES_MAX);
 	links__release(a->links, pid);
 	attach__bind_files(a, pid, files, n);

@@ -60,7 +60,7 @@ static void loop__on_exec(struct loop_state *st, pid_t pid)
 
 	if (pid == st->l->sp->pid)
 		st->root_execd = true;
-	ptrace(PTRACE_GETEVENTMSG, pid, NULL, &former);
+	ptrace(PTRACE_GETEVENTMSG, pid, NULL, &former);	/* on failure former stays pid: the leader's exec */
 	consumer__drain(st->l->cons);
 	attach__on_exec_stop(st->l->attach, pid, (pid_t)former);
 	metadata__on_exec(st->l->meta, pid);

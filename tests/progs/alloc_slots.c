@@ -1,6 +1,8 @@
 /* alloc_slots.c — a thread whose tid shares memtrack's BPF call slot with its main thread's (the kernel is asked for
  * that tid through ns_last_pid), both allocating at once; then a thread that is not the leader execs. */
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -48,14 +50,35 @@ static int next_pid(pid_t pid)
 	return ok ? 0 : -1;
 }
 
+/* A free tid a whole number of slots away from the main thread's, below pid_max; one candidate per try. */
+static pid_t candidate(int try)
+{
+	pid_t tid = syscall(SYS_gettid), c;
+	long pid_max = 0;
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+
+	if (!f || fscanf(f, "%ld", &pid_max) != 1)
+		pid_max = 0;
+	if (f)
+		fclose(f);
+	for (int k = 1 + try / 2; k < 1 + try / 2 + 128; k++) {
+		c = try % 2 ? tid - k * SLOTS : tid + k * SLOTS;
+		if (c > 300 && c < pid_max && kill(c, 0) && errno == ESRCH)
+			return c;
+	}
+	return 0;
+}
+
 /* The colliding thread and the main thread allocate at once, in the same slot's reach. */
 static int collide(void)
 {
 	pthread_t t;
 	bool hit = false;
 
-	wanted = syscall(SYS_gettid) + SLOTS;
 	for (int i = 0; i < TRIES && !hit; i++) {
+		wanted = candidate(i);
+		if (!wanted)
+			continue;
 		if (next_pid(wanted) || pthread_create(&t, NULL, worker, NULL))
 			return -1;
 		pthread_barrier_wait(&start);
@@ -85,7 +108,7 @@ int main(int argc, char **argv)
 	}
 	pthread_barrier_init(&start, NULL, 2);
 	if (collide()) {
-		fprintf(stderr, "alloc_slots: no thread got tid %d\n", wanted);
+		fprintf(stderr, "alloc_slots: no thread got a tid that shares the main thread's slot\n");
 		return 2;
 	}
 	printf("collide %d\n", seen);
