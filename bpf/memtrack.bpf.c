@@ -445,8 +445,10 @@ int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child
 	__u32 active = MT_PROC_ACTIVE;
 	struct mt_fork *e;
 
-	if (!proc__lookup(ptgid))
+	if (!proc__lookup(ptgid)) {
+		call__release(child, child->pid);	/* a slot naming a new task was left by a dead one */
 		return 0;
+	}
 	call__claim(child);
 	if (ptgid == ctgid)
 		return 0;

@@ -292,7 +292,7 @@ void attach__on_exec_stop(struct attach *a, pid_t pid, pid_t former_tid)
 		return;
 	i = a->npend;
 	while (i--)	/* holds of the old leader, which died unseen: its tid is the exec'ing thread's now */
-		if (a->pend[i].req.tid == (uint32_t)pid)
+		if (a->pend[i].req.tid == (uint32_t)pid && a->pend[i].req.held)
 			pending__log(a, i, 0);
 	n = links__files(a->links, pid, files, FORK_FILES_MAX);
 	links__release(a->links, pid);
