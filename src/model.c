@@ -38,6 +38,8 @@
  * MT_REC_END: complete = true, its wait status, drops[] by enum mt_drop, dropped_events = their sum. Without an
  * END record the run did not finish (complete = false) and the drop counts are unknown (reported as 0 here).
  *
+ * MT_REC_ATTACH with an error counts in attach_failed: a file whose probes could not be bound, its calls missing.
+ *
  * Records of an unknown type, or shorter than their type's struct, are skipped and counted in bad_records.
  */
 #include <errno.h>
@@ -595,6 +597,7 @@ static int model_apply(const struct mt_rec_hdr *rec, void *ctx)
 	case MT_REC_EXIT: return apply_exit(m, (const struct mt_exit *)rec);
 	case MT_REC_SESSION: return apply_session(m, (const struct mt_session *)rec);
 	case MT_REC_END: apply_end(m, (const struct mt_end *)rec); return 0;
+	case MT_REC_ATTACH: m->tot.attach_failed += ((const struct mt_attach *)rec)->err != 0; return 0;
 	default: return 0;
 	}
 }

@@ -72,6 +72,7 @@ struct mt_totals {
 	uint64_t records;		/* records accounted */
 	uint64_t late_records;		/* see mt_reorder__late */
 	uint64_t bad_records;		/* unknown type or too short for their type: skipped */
+	uint64_t attach_failed;		/* attach records with an error: files whose calls are missing */
 	uint64_t drops[MT_DROP__COUNT];	/* from the END record, by enum mt_drop */
 	uint64_t dropped_events;	/* sum of drops */
 	bool complete;			/* the END record was seen: the run finished */

@@ -149,6 +149,9 @@ static void text_anomalies(FILE *f, const struct mt_totals *t)
 		fprintf(f, "  late records:     %" PRIu64 " (beyond the reorder window)\n", t->late_records);
 	if (t->bad_records)
 		fprintf(f, "  skipped records:  %" PRIu64 " (unknown or malformed)\n", t->bad_records);
+	if (t->attach_failed)
+		fprintf(f, "  attach failures:  %" PRIu64 " allocator files not probed: their calls are missing "
+			"(report --attach)\n", t->attach_failed);
 }
 
 /* "1.5 KiB (1536 B)", or just "100 B" when that is exact already. */
@@ -234,6 +237,9 @@ int mt_report__summary(FILE *f, const struct mt_model *m, const char *dir)
 	fprintf(f, "memtrack: leaked at exit %" PRIu64 " blocks (%s); dropped events %" PRIu64 "%s\n",
 		h->leaked_allocations, human(c, h->leaked_bytes), t->dropped_events,
 		t->dropped_events ? " (the counts above miss them)" : "");
+	if (t->attach_failed)
+		fprintf(f, "memtrack: %" PRIu64 " allocator files could not be probed: their calls are missing "
+			"(`memtrack report --attach %s`)\n", t->attach_failed, dir);
 	fprintf(f, "memtrack: artifact %s: `memtrack report %s` for more\n", dir, dir);
 	return ferror(f) ? -EIO : 0;
 }
@@ -304,6 +310,7 @@ static void json_totals(struct mt_json *j, const struct mt_model *m)
 	mt_json__kv_u64(j, "records", t->records);
 	mt_json__kv_u64(j, "late_records", t->late_records);
 	mt_json__kv_u64(j, "bad_records", t->bad_records);
+	mt_json__kv_u64(j, "attach_failed", t->attach_failed);
 	mt_json__end_object(j);
 }
 

@@ -737,6 +737,7 @@ struct attach_log {
 	const char *suffix;
 	uint32_t rows, probes, kind, tid;
 	uint32_t total;
+	int err;
 	bool resumed;
 };
 
@@ -755,6 +756,7 @@ static int attach__on_record(const struct mt_rec_hdr *h, void *ctx)
 	l->probes = a->probes;
 	l->kind = a->kind;
 	l->tid = h->tid;
+	l->err = a->err;
 	l->resumed = a->resumed_ns >= h->ts_ns;
 	return 0;
 }
@@ -785,6 +787,36 @@ static void test_attach_only_mapped(void **state)
 	assert_true(l.resumed);
 	assert_int_equal(attach_log(dir, "/alloc_glibc").rows, 1);
 	assert_int_equal(attach_log(dir, "/ld-linux-x86-64.so.2").rows, 1);
+}
+
+/*
+ * A process whose main thread has exited cannot get new probes: the kernel binds a link to the leader's memory.
+ * The file mapped after that is logged with the error and the summary says its calls are missing; the probes made
+ * before keep counting exactly.
+ */
+static void test_leader_exited(void **state)
+{
+	char dir[256], err[4096], errf[512], *argv[] = { MT_BINARY, "record", "-o", dir, "--", PROG("leader_exit"),
+							     NULL };
+	struct attach_log l;
+	uint32_t root;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "leader_exit");
+	snprintf(errf, sizeof(errf), "%s/leader_exit.err", tmp_root);
+	assert_int_equal(mt_test__run(argv, "/dev/null", errf), 0);
+	root = root_pid(dir);
+	assert_int_equal(allocs(dir, root, MT_FN_MALLOC, 4343), 50);
+	assert_int_equal(allocs(dir, root, ANY, 4242), 0);
+	l = attach_log(dir, "/libmimalloc.so.2.0");
+	assert_int_equal(l.rows, 1);
+	assert_int_equal(l.kind, MT_ALLOCATOR_MIMALLOC);
+	assert_int_equal(l.probes, 0);
+	assert_int_equal(l.err, -EOWNERDEAD);
+	assert_int_not_equal(l.tid, root);
+	read_file("leader_exit", "err", err, sizeof(err));
+	assert_non_null(strstr(err, "no probes attached for"));
+	assert_non_null(strstr(err, "memtrack: 1 allocator files could not be probed: their calls are missing"));
 }
 
 static void test_dlopen_mimalloc(void **state)
@@ -1012,7 +1044,7 @@ int main(void)
 		cmocka_unit_test(test_hold_invisible),		 cmocka_unit_test(test_exit_with_command),
 		cmocka_unit_test(test_two_allocators_in_one_file), cmocka_unit_test(test_clock_tick),
 		cmocka_unit_test(test_clock_precise),		 cmocka_unit_test(test_clock_coarse),
-		cmocka_unit_test(test_call_slots),
+		cmocka_unit_test(test_call_slots),		 cmocka_unit_test(test_leader_exited),
 	};
 
 	return mt_test__main("test_record", tests, sizeof(tests) / sizeof(tests[0]));

@@ -76,15 +76,16 @@ static struct link_file file__link(const struct attach *a, size_t i)
 }
 
 /*
- * /proc/PID/map_files/START-END opens the very file that is mapped, even when it was deleted or lives in an overlay;
- * the record keeps the name it links to. The uprobe goes by that name when it still is the same inode.
+ * /proc/TID/map_files/START-END opens the very file that is mapped, even when it was deleted or lives in an overlay;
+ * the record keeps the name it links to. The uprobe goes by that name when it still is the same inode. By the
+ * mapping thread's id, not the process's: a leader that called pthread_exit is a zombie without memory.
  */
 static void file__paths(const struct mt_attach_req *r, char *map_path, size_t mlen, char *name, size_t nlen)
 {
 	struct stat st;
 	ssize_t n;
 
-	snprintf(map_path, mlen, "/proc/%u/map_files/%llx-%llx", r->pid, (unsigned long long)r->start,
+	snprintf(map_path, mlen, "/proc/%u/map_files/%llx-%llx", r->tid, (unsigned long long)r->start,
 		 (unsigned long long)r->end);
 	n = readlink(map_path, name, nlen - 1);
 	name[n > 0 ? n : 0] = 0;
@@ -135,6 +136,15 @@ static ssize_t file__classify(struct attach *a, const char *open_path, struct mt
 	return a->nfiles++;
 }
 
+/* Why links__bind failed, in words; EOWNERDEAD is its own: see links.c. */
+static const char *bind__why(int err)
+{
+	if (err == -EOWNERDEAD)
+		return "its main thread has exited, and the kernel binds probes to that thread: its calls into this "
+		       "file go unrecorded";
+	return strerror(-err);
+}
+
 /* Bind the file's probes to the requesting process (each process has its own: untracked ones never trap). */
 static void file__handle(struct attach *a, const char *open_path, struct mt_attach *rec)
 {
@@ -154,7 +164,7 @@ static void file__handle(struct attach *a, const char *open_path, struct mt_atta
 	rec->probes = err ? 0 : lf.plan->n;
 	rec->err = err;
 	if (err)
-		pr_warn("%s: no probes attached for %u: %s\n", rec->path, rec->hdr.pid, strerror(-err));
+		pr_warn("%s: no probes attached for %u: %s\n", rec->path, rec->hdr.pid, bind__why(err));
 	else
 		pr_info("%s: %zu %s entry points probed for %u\n", rec->path, lf.plan->n,
 			mt_allocator__name(lf.plan->kind), rec->hdr.pid);
@@ -171,7 +181,7 @@ static void attach__bind_files(struct attach *a, pid_t pid, const size_t *files,
 		lf = file__link(a, files[i]);
 		err = links__bind(a->links, pid, &lf);
 		if (err)
-			pr_warn("cannot probe %s for %d: %s\n", lf.path, pid, strerror(-err));
+			pr_warn("cannot probe %s for %d: %s\n", lf.path, pid, bind__why(err));
 	}
 }
 
@@ -195,7 +205,7 @@ static void pending__log(struct attach *a, size_t i, uint64_t resumed)
 	a->pend[i] = a->pend[--a->npend];
 }
 
-/* BPF could not read the mapping (the mmap lock was taken): find it in /proc/PID/maps and record it here. */
+/* BPF could not read the mapping (the mmap lock was taken): find it in /proc/TID/maps and record it here. */
 static int req__resolve(struct attach *a, struct mt_attach_req *r)
 {
 	unsigned long long start, end, pgoff, ino;
@@ -206,7 +216,7 @@ static int req__resolve(struct attach *a, struct mt_attach_req *r)
 	FILE *f;
 	int found = 0;
 
-	snprintf(path, sizeof(path), "/proc/%u/maps", r->pid);
+	snprintf(path, sizeof(path), "/proc/%u/maps", r->tid);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;

@@ -1,6 +1,8 @@
 /* links.c — each tracked process's probe links, per allocator file; closed in the background when it exits. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -55,6 +57,27 @@ bool links__has(const struct links *l, pid_t pid, size_t file)
 	return false;
 }
 
+/*
+ * A link's pid filter holds the process's leader, and the kernel plants breakpoints only in that task's memory:
+ * once the leader has called pthread_exit (a zombie, its memory gone from it) a new link would plant none, and the
+ * file's calls would go unrecorded without a word. /proc/PID/stat gives the leader's own state.
+ */
+static bool leader__exited(pid_t pid)
+{
+	char path[64], line[512], *p;
+	bool gone = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fgets(line, sizeof(line), f) && (p = strrchr(line, ')')) && p[1] == ' ')
+		gone = p[2] == 'Z' || p[2] == 'X';
+	fclose(f);
+	return gone;
+}
+
 int links__bind(struct links *l, pid_t pid, const struct link_file *f)
 {
 	struct bound b = { .pid = pid, .file = f->index, .dev = f->dev, .ino = f->ino };
@@ -62,6 +85,8 @@ int links__bind(struct links *l, pid_t pid, const struct link_file *f)
 
 	if (links__has(l, pid, f->index))
 		return 0;
+	if (leader__exited(pid))
+		return -EOWNERDEAD;
 	if (mt_array__grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)))
 		return -ENOMEM;
 	err = bpf_session__link_plan(l->bpf, f->path, f->plan, pid, b.fds, &b.nfds);

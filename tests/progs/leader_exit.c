@@ -1,0 +1,44 @@
+/* leader_exit.c — the main thread calls pthread_exit; the other one makes 50 malloc(4343) + free, then dlopens
+ * libmimalloc, which the kernel can no longer probe for this process, and makes 100 mi_malloc(4242) + mi_free. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+void *(*volatile v_malloc)(size_t) = malloc;
+void (*volatile v_free)(void *) = free;
+static pthread_t main_thread;
+
+static void *run(void *arg)
+{
+	void *lib, *(*mi_malloc)(size_t);
+	void (*mi_free)(void *);
+
+	(void)arg;
+	pthread_join(main_thread, NULL);	/* returns once the main thread has exited */
+	for (int i = 0; i < 50; i++)
+		v_free(v_malloc(4343));
+	lib = dlopen("libmimalloc.so.2", RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		fprintf(stderr, "leader_exit: %s\n", dlerror());
+		exit(2);
+	}
+	mi_malloc = (void *(*)(size_t))dlsym(lib, "mi_malloc");
+	mi_free = (void (*)(void *))dlsym(lib, "mi_free");
+	if (!mi_malloc || !mi_free)
+		exit(3);
+	for (int i = 0; i < 100; i++)
+		mi_free(mi_malloc(4242));
+	exit(0);
+}
+
+int main(void)
+{
+	pthread_t t;
+
+	main_thread = pthread_self();
+	if (pthread_create(&t, NULL, run, NULL))
+		return 1;
+	pthread_exit(NULL);
+}
