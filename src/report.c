@@ -150,8 +150,8 @@ static void text_anomalies(FILE *f, const struct mt_totals *t)
 	if (t->bad_records)
 		fprintf(f, "  skipped records:  %" PRIu64 " (unknown or malformed)\n", t->bad_records);
 	if (t->attach_failed)
-		fprintf(f, "  attach failures:  %" PRIu64 " allocator files not probed: their calls are missing "
-			"(report --attach)\n", t->attach_failed);
+		fprintf(f, "  attach failures:  %" PRIu64 " (allocator files not probed: their calls are missing; "
+			"report --attach)\n", t->attach_failed);
 }
 
 /* "1.5 KiB (1536 B)", or just "100 B" when that is exact already. */
@@ -238,7 +238,7 @@ int mt_report__summary(FILE *f, const struct mt_model *m, const char *dir)
 		h->leaked_allocations, human(c, h->leaked_bytes), t->dropped_events,
 		t->dropped_events ? " (the counts above miss them)" : "");
 	if (t->attach_failed)
-		fprintf(f, "memtrack: %" PRIu64 " allocator files could not be probed: their calls are missing "
+		fprintf(f, "memtrack: %" PRIu64 " attach failures: calls into those allocator files are missing "
 			"(`memtrack report --attach %s`)\n", t->attach_failed, dir);
 	fprintf(f, "memtrack: artifact %s: `memtrack report %s` for more\n", dir, dir);
 	return ferror(f) ? -EIO : 0;

@@ -491,6 +491,30 @@ static void test_end_malformed_drops(void **state)
 	assert_string_equal(mt_drop__name(MT_DROP_MALFORMED), "malformed");
 }
 
+/* Attach records with an error count as attach failures, said in the summary; those without do not. */
+static void test_attach_failed(void **state)
+{
+	struct fix *f = *state;
+	struct mt_attach a = { .kind = MT_ALLOCATOR_MIMALLOC, .err = -EOWNERDEAD };
+	char buf[1024] = "";
+	FILE *out = fmemopen(buf, sizeof(buf) - 1, "w");
+
+	start_session(f, 10);
+	hdr_init(&a.hdr, MT_REC_ATTACH, sizeof(a), T0 + 1, 10, 11);
+	put(&f->s, &a, sizeof(a));
+	a.err = 0;
+	hdr_init(&a.hdr, MT_REC_ATTACH, sizeof(a), T0 + 2, 10, 10);
+	put(&f->s, &a, sizeof(a));
+	finish_and_find(f, 10);
+
+	assert_int_equal(mt_model__totals(f->m)->attach_failed, 1);
+	assert_non_null(out);
+	assert_int_equal(mt_report__summary(out, f->m, "DIR"), 0);
+	fclose(out);
+	assert_non_null(strstr(buf, "memtrack: 1 attach failures: calls into those allocator files are missing "
+				    "(`memtrack report --attach DIR`)\n"));
+}
+
 static void test_pid_reuse(void **state)
 {
 	struct fix *f = *state;
@@ -1071,6 +1095,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_missing_end, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_end_drops_and_syscalls, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_end_malformed_drops, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_attach_failed, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_pid_reuse, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_no_session_time_base, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_records_skipped, fix_setup, fix_teardown),

@@ -82,12 +82,15 @@ static struct link_file file__link(const struct attach *a, size_t i)
  */
 static void file__paths(const struct mt_attach_req *r, char *map_path, size_t mlen, char *name, size_t nlen)
 {
+	uint32_t ids[2] = { r->tid, r->pid };	/* the process's too: a thread that was not held may be gone */
 	struct stat st;
-	ssize_t n;
+	ssize_t n = 0;
 
-	snprintf(map_path, mlen, "/proc/%u/map_files/%llx-%llx", r->tid, (unsigned long long)r->start,
-		 (unsigned long long)r->end);
-	n = readlink(map_path, name, nlen - 1);
+	for (size_t k = 0; k < 2 && n <= 0; k++) {
+		snprintf(map_path, mlen, "/proc/%u/map_files/%llx-%llx", ids[k], (unsigned long long)r->start,
+			 (unsigned long long)r->end);
+		n = readlink(map_path, name, nlen - 1);
+	}
 	name[n > 0 ? n : 0] = 0;
 	if (n <= 0) {
 		pr_warn("cannot resolve %s: %s\n", map_path, strerror(errno));
@@ -160,7 +163,9 @@ static void file__handle(struct attach *a, const char *open_path, struct mt_atta
 	if (links__has(a->links, rec->hdr.pid, i))
 		return;
 	lf = file__link(a, i);
-	err = links__bind(a->links, rec->hdr.pid, &lf);
+	err = links__bind(a->links, rec->hdr.pid, rec->hdr.tid, &lf);
+	if (err == -ESRCH)	/* the process is exiting: nothing of it is left to probe */
+		return;
 	rec->probes = err ? 0 : lf.plan->n;
 	rec->err = err;
 	if (err)
@@ -179,8 +184,8 @@ static void attach__bind_files(struct attach *a, pid_t pid, const size_t *files,
 
 	for (i = 0; i < n; i++) {
 		lf = file__link(a, files[i]);
-		err = links__bind(a->links, pid, &lf);
-		if (err)
+		err = links__bind(a->links, pid, pid, &lf);
+		if (err && err != -ESRCH)
 			pr_warn("cannot probe %s for %d: %s\n", lf.path, pid, bind__why(err));
 	}
 }
@@ -218,6 +223,10 @@ static int req__resolve(struct attach *a, struct mt_attach_req *r)
 
 	snprintf(path, sizeof(path), "/proc/%u/maps", r->tid);
 	f = fopen(path, "re");
+	if (!f) {
+		snprintf(path, sizeof(path), "/proc/%u/maps", r->pid);
+		f = fopen(path, "re");
+	}
 	if (!f)
 		return -errno;
 	while (!found && fgets(line, sizeof(line), f)) {

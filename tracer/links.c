@@ -1,7 +1,6 @@
 /* links.c — each tracked process's probe links, per allocator file; closed in the background when it exits. */
 #include <errno.h>
 #include <pthread.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,48 +56,82 @@ bool links__has(const struct links *l, pid_t pid, size_t file)
 	return false;
 }
 
-/*
- * A link's pid filter holds the process's leader, and the kernel plants breakpoints only in that task's memory:
- * once the leader has called pthread_exit (a zombie, its memory gone from it) a new link would plant none, and the
- * file's calls would go unrecorded without a word. /proc/PID/stat gives the leader's own state.
- */
-static bool leader__exited(pid_t pid)
+/* The state letter and vsize of /proc/PID[/task/TID]/stat; -1 when unreadable. Read whole: comm may hold ')'. */
+static int stat__read(const char *path, char *state, unsigned long *vsize)
 {
-	char path[64], line[512], *p;
-	bool gone = false;
-	FILE *f;
+	char buf[1024], *p;
+	size_t n;
+	FILE *f = fopen(path, "re");
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "re");
 	if (!f)
-		return false;
-	if (fgets(line, sizeof(line), f) && (p = strrchr(line, ')')) && p[1] == ' ')
-		gone = p[2] == 'Z' || p[2] == 'X';
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
-	return gone;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %*u %lu",
+			 state, vsize) != 2)
+		return -1;
+	return 0;
 }
 
-int links__bind(struct links *l, pid_t pid, const struct link_file *f)
+/*
+ * A link's pid filter holds the process's leader, and the kernel plants breakpoints only in that task's memory:
+ * once the leader has called pthread_exit (its memory dropped, then a zombie) a new link would plant none, and the
+ * file's calls would go unrecorded without a word. -EOWNERDEAD when the leader has let its memory go while the
+ * requesting thread still runs; -ESRCH when the requester is gone too (the whole process exits: nothing is missed).
+ * A leader exiting during the link's making escapes this, in a window of microseconds.
+ */
+static int leader__check(pid_t pid, pid_t tid)
+{
+	char path[64], state;
+	unsigned long vsize;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (stat__read(path, &state, &vsize) || (state != 'Z' && state != 'X' && vsize))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	if (tid == pid || stat__read(path, &state, &vsize) || state == 'Z' || state == 'X')
+		return -ESRCH;
+	return -EOWNERDEAD;
+}
+
+static int links__add(struct links *l, const struct bound *b)
+{
+	if (mt_array__grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)))
+		return -ENOMEM;
+	l->v[l->n++] = *b;
+	return 0;
+}
+
+/*
+ * Binds the file's probes to pid, for the thread tid that asked. A file the kernel cannot probe for a process whose
+ * leader has exited is still entered, without links, and marked in BPF as this process's: it is refused once, not
+ * at each mapping, and a child forked later gets it probed for itself.
+ */
+int links__bind(struct links *l, pid_t pid, pid_t tid, const struct link_file *f)
 {
 	struct bound b = { .pid = pid, .file = f->index, .dev = f->dev, .ino = f->ino };
 	int err, i;
 
 	if (links__has(l, pid, f->index))
 		return 0;
-	if (leader__exited(pid))
-		return -EOWNERDEAD;
-	if (mt_array__grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)))
-		return -ENOMEM;
+	err = leader__check(pid, tid);
+	if (err == -EOWNERDEAD && !links__add(l, &b))
+		bpf_session__proc_file(l->bpf, pid, f->dev, f->ino, true);
+	if (err)
+		return err;
 	err = bpf_session__link_plan(l->bpf, f->path, f->plan, pid, b.fds, &b.nfds);
 	if (!err)
 		err = bpf_session__proc_file(l->bpf, pid, f->dev, f->ino, true);
+	if (!err)
+		err = links__add(l, &b);
 	if (err) {
+		bpf_session__proc_file(l->bpf, pid, f->dev, f->ino, false);
 		for (i = 0; i < b.nfds; i++)
 			close(b.fds[i]);
-		return err;
 	}
-	l->v[l->n++] = b;
-	return 0;
+	return err;
 }
 
 size_t links__files(const struct links *l, pid_t pid, size_t *out, size_t max)

@@ -4,11 +4,32 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 void *(*volatile v_malloc)(size_t) = malloc;
 void (*volatile v_free)(void *) = free;
 static pthread_t main_thread;
+
+/* The join returns before the leader has dropped its memory: wait until /proc/self/stat (the leader's) says Z. */
+static int leader_gone(void)
+{
+	char buf[1024], *p;
+
+	for (int i = 0; i < 5000; i++) {
+		FILE *f = fopen("/proc/self/stat", "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f)
+			fclose(f);
+		buf[n] = 0;
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] == 'Z')
+			return 1;
+		usleep(1000);
+	}
+	return 0;
+}
 
 static void *run(void *arg)
 {
@@ -16,7 +37,9 @@ static void *run(void *arg)
 	void (*mi_free)(void *);
 
 	(void)arg;
-	pthread_join(main_thread, NULL);	/* returns once the main thread has exited */
+	pthread_join(main_thread, NULL);	/* returns once the main thread is on its way out */
+	if (!leader_gone())
+		exit(4);
 	for (int i = 0; i < 50; i++)
 		v_free(v_malloc(4343));
 	lib = dlopen("libmimalloc.so.2", RTLD_NOW | RTLD_LOCAL);
