@@ -1,10 +1,12 @@
 /* leader_exit.c — the main thread calls pthread_exit; the other one makes 50 malloc(4343) + free, then dlopens
- * libmimalloc, which the kernel can no longer probe for this process, and makes 100 mi_malloc(4242) + mi_free. */
+ * libmimalloc, which the kernel can no longer probe for this process, and makes 100 mi_malloc(4242) + mi_free; a
+ * child it forks then makes 7 mi_malloc(4141) + mi_free. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 void *(*volatile v_malloc)(size_t) = malloc;
@@ -35,6 +37,8 @@ static void *run(void *arg)
 {
 	void *lib, *(*mi_malloc)(size_t);
 	void (*mi_free)(void *);
+	int status;
+	pid_t child;
 
 	(void)arg;
 	pthread_join(main_thread, NULL);	/* returns once the main thread is on its way out */
@@ -53,7 +57,14 @@ static void *run(void *arg)
 		exit(3);
 	for (int i = 0; i < 100; i++)
 		mi_free(mi_malloc(4242));
-	exit(0);
+	child = fork();
+	if (child == 0) {	/* a process of its own, with a leader: it can be probed */
+		for (int i = 0; i < 7; i++)
+			mi_free(mi_malloc(4141));
+		_exit(0);
+	}
+	printf("child %d\n", child);
+	exit(child > 0 && waitpid(child, &status, 0) == child && status == 0 ? 0 : 5);
 }
 
 int main(void)
