@@ -199,7 +199,7 @@ struct mt_attach_req {
 	__u64 ktime_ns;		/* CLOCK_MONOTONIC: how long the thread is held is measured from here */
 	__u64 dev;		/* dev and ino 0: BPF could not read the mapping; start is an address in it */
 	__u64 ino;
-	__u64 start;		/* the mapping, to open the file through /proc/PID/map_files even when deleted */
+	__u64 start;		/* the mapping, to open the file through /proc/TID/map_files even when deleted */
 	__u64 end;
 	__u32 pid;
 	__u32 tid;

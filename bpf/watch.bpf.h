@@ -34,9 +34,10 @@ struct mt_proc_file_key {
 };
 
 /*
- * (tgid, dev, ino) -> 1: allocator files whose probes this process has. Probes are bound to the processes of the
- * tree (uprobe_multi's pid filter), so that untracked processes never trap; the tracer adds an entry when it links
- * a file for a process (at its mmap, or at a fork child's first stop) and removes them when the process exits.
+ * (tgid, dev, ino) -> 1: allocator files whose probes this process has, or which the tracer refused to probe for it
+ * (its leader had exited: asked once). Probes are bound to the processes of the tree (uprobe_multi's pid filter),
+ * so that untracked processes never trap; the tracer adds an entry when it links a file for a process (at its mmap,
+ * or at a fork child's first stop) and removes them when the process exits.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -136,7 +137,7 @@ static __always_inline void watch__request(const struct mt_vma *v, __u8 reason, 
 /*
  * addr lies in the mapping to look at; a mapping without a file (anonymous JIT code) needs no probes. When the
  * mapping cannot be read here (bpf_find_vma only trylocks the mmap lock), the request goes out unresolved (dev and
- * ino 0, start = addr): the tracer reads /proc/PID/maps at the stop and records the mapping itself.
+ * ino 0, start = addr): the tracer reads /proc/TID/maps at the stop and records the mapping itself.
  */
 static __always_inline void watch__addr(struct task_struct *task, __u64 addr, __u8 reason, bool hold,
 					__u64 *seen_ino)

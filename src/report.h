@@ -24,7 +24,8 @@ int mt_report__sites_text(FILE *f, const struct mt_sites *sites, size_t top);
 /* The "sites" key; with stacks also "sites_by_count", "sites_total", "sites_chains", "undefined_stack_allocations". */
 void mt_report__sites_json(struct mt_json *j, const struct mt_sites *sites, size_t top);
 
-/* The end-of-run summary of `memtrack record` (three lines, each "memtrack: ..."). 0 or -EIO. */
+/* The end-of-run summary of `memtrack record` (three lines, four with attach failures, each "memtrack: ..."). 0 or
+ * -EIO. */
 int mt_report__summary(FILE *f, const struct mt_model *m, const char *dir);
 /* {"ringbuf": N, "callstate": N, "read": N}, plus "drop_<i>" for unnamed causes that are not 0. */
 void mt_report__json_drops(struct mt_json *j, const uint64_t drops[MT_DROP__COUNT]);

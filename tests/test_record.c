@@ -370,6 +370,7 @@ static void test_call_slots(void **state)
 	free(p);
 	q = query__run(dir, MT_REC_ALLOC, root, MT_FN_MALLOC, 3303);
 	assert_int_equal(q.count, 3);
+	assert_int_equal(q.ntids, 1);
 	assert_int_equal(q.tids[0], root);
 	assert_int_equal(query__run(dir, MT_REC_EXEC, root, ANY, ANY_SIZE).count, 2);
 	for (int i = 0; i < MT_DROP__COUNT; i++)

@@ -85,8 +85,9 @@ static void file__paths(const struct mt_attach_req *r, char *map_path, size_t ml
 	uint32_t ids[2] = { r->tid, r->pid };	/* the process's too: a thread that was not held may be gone */
 	struct stat st;
 	ssize_t n = 0;
+	size_t k;
 
-	for (size_t k = 0; k < 2 && n <= 0; k++) {
+	for (k = 0; k < 2 && n <= 0; k++) {
 		snprintf(map_path, mlen, "/proc/%u/map_files/%llx-%llx", ids[k], (unsigned long long)r->start,
 			 (unsigned long long)r->end);
 		n = readlink(map_path, name, nlen - 1);
@@ -163,7 +164,7 @@ static void file__handle(struct attach *a, const char *open_path, struct mt_atta
 	if (links__has(a->links, rec->hdr.pid, i))
 		return;
 	lf = file__link(a, i);
-	err = links__bind(a->links, rec->hdr.pid, rec->hdr.tid, &lf);
+	err = links__bind(a->links, rec->hdr.pid, &lf);
 	if (err == -ESRCH)	/* the process is exiting: nothing of it is left to probe */
 		return;
 	rec->probes = err ? 0 : lf.plan->n;
@@ -184,7 +185,7 @@ static void attach__bind_files(struct attach *a, pid_t pid, const size_t *files,
 
 	for (i = 0; i < n; i++) {
 		lf = file__link(a, files[i]);
-		err = links__bind(a->links, pid, pid, &lf);
+		err = links__bind(a->links, pid, &lf);
 		if (err && err != -ESRCH)
 			pr_warn("cannot probe %s for %d: %s\n", lf.path, pid, bind__why(err));
 	}

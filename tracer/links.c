@@ -1,6 +1,8 @@
 /* links.c — each tracked process's probe links, per allocator file; closed in the background when it exits. */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +58,7 @@ bool links__has(const struct links *l, pid_t pid, size_t file)
 	return false;
 }
 
-/* The state letter and vsize of /proc/PID[/task/TID]/stat; -1 when unreadable. Read whole: comm may hold ')'. */
+/* The state letter and vsize of /proc/PID[/task/TID]/stat. Read whole: comm may hold ')'. 0 or -errno. */
 static int stat__read(const char *path, char *state, unsigned long *vsize)
 {
 	char buf[1024], *p;
@@ -64,36 +66,65 @@ static int stat__read(const char *path, char *state, unsigned long *vsize)
 	FILE *f = fopen(path, "re");
 
 	if (!f)
-		return -1;
+		return -errno;
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = 0;
 	p = strrchr(buf, ')');
 	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %*u %lu",
 			 state, vsize) != 2)
-		return -1;
+		return -EINVAL;
 	return 0;
+}
+
+/* A thread that runs on: neither dead nor about to be (exit_group and fatal signals queue SIGKILL to each thread). */
+static bool thread__lives(pid_t pid, pid_t tid)
+{
+	char path[96], line[128], state;
+	unsigned long long pending = 0;
+	unsigned long vsize;
+	bool killed = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	if (stat__read(path, &state, &vsize) || state == 'Z' || state == 'X')
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+	f = fopen(path, "re");
+	while (f && !killed && fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigPnd: %llx", &pending) == 1 || sscanf(line, "ShdPnd: %llx", &pending) == 1)
+			killed = pending & (1ull << (SIGKILL - 1));
+	if (f)
+		fclose(f);
+	return !killed;
 }
 
 /*
  * A link's pid filter holds the process's leader, and the kernel plants breakpoints only in that task's memory:
  * once the leader has called pthread_exit (its memory dropped, then a zombie) a new link would plant none, and the
- * file's calls would go unrecorded without a word. -EOWNERDEAD when the leader has let its memory go while the
- * requesting thread still runs; -ESRCH when the requester is gone too (the whole process exits: nothing is missed).
- * A leader exiting during the link's making escapes this, in a window of microseconds.
+ * file's calls would go unrecorded without a word. -EOWNERDEAD when the leader has let its memory go while another
+ * thread runs on; -ESRCH when none does (the whole process exits: nothing is missed). A leader exiting during the
+ * link's making escapes this, in a window of microseconds.
  */
-static int leader__check(pid_t pid, pid_t tid)
+static int leader__check(pid_t pid)
 {
 	char path[64], state;
 	unsigned long vsize;
+	struct dirent *d;
+	int err = -ESRCH;
+	DIR *dir;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	if (stat__read(path, &state, &vsize) || (state != 'Z' && state != 'X' && vsize))
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	if (tid == pid || stat__read(path, &state, &vsize) || state == 'Z' || state == 'X')
-		return -ESRCH;
-	return -EOWNERDEAD;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	while (dir && err == -ESRCH && (d = readdir(dir)))
+		if (d->d_name[0] != '.' && atoi(d->d_name) != pid && thread__lives(pid, atoi(d->d_name)))
+			err = -EOWNERDEAD;
+	if (dir)
+		closedir(dir);
+	return err;
 }
 
 static int links__add(struct links *l, const struct bound *b)
@@ -105,18 +136,18 @@ static int links__add(struct links *l, const struct bound *b)
 }
 
 /*
- * Binds the file's probes to pid, for the thread tid that asked. A file the kernel cannot probe for a process whose
+ * Binds the file's probes to pid. A file the kernel cannot probe for a process whose
  * leader has exited is still entered, without links, and marked in BPF as this process's: it is refused once, not
  * at each mapping, and a child forked later gets it probed for itself.
  */
-int links__bind(struct links *l, pid_t pid, pid_t tid, const struct link_file *f)
+int links__bind(struct links *l, pid_t pid, const struct link_file *f)
 {
 	struct bound b = { .pid = pid, .file = f->index, .dev = f->dev, .ino = f->ino };
 	int err, i;
 
 	if (links__has(l, pid, f->index))
 		return 0;
-	err = leader__check(pid, tid);
+	err = leader__check(pid);
 	if (err == -EOWNERDEAD && !links__add(l, &b))
 		bpf_session__proc_file(l->bpf, pid, f->dev, f->ino, true);
 	if (err)
