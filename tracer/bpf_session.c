@@ -217,7 +217,7 @@ uint64_t bpf_session__tick_ns(const struct bpf_session *s)
 struct bpf_session *bpf_session__open(const struct mt_options *o)
 {
 	struct bpf_session *s = calloc(1, sizeof(*s));
-	int err;
+	int err, ncpus = libbpf_num_possible_cpus();
 
 	if (!s)
 		return NULL;
@@ -232,7 +232,7 @@ struct bpf_session *bpf_session__open(const struct mt_options *o)
 	bpf_program__set_expected_attach_type(s->skel->progs.alloc_enter, MT_BPF_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(s->skel->progs.alloc_return, MT_BPF_TRACE_UPROBE_MULTI);
 	session__choose_syscall_hooks(s, o->syscall_tracepoints);
-	s->skel->rodata->wakeup_bytes = o->ring_bytes / 16;
+	s->skel->rodata->wakeup_bytes = o->ring_bytes / 16 / (ncpus > 0 ? ncpus : 1);
 	s->skel->rodata->stack_bytes = o->stack_bytes;
 	session__choose_clock(s, o);
 	err = memtrack_bpf__load(s->skel);
