@@ -37,7 +37,7 @@ const volatile __u64 wakeup_bytes = 1 << 20;
 
 /* Bytes this CPU submitted since it last woke the consumer. Counted here rather than read from the ring: asking the
  * ring its fill level (bpf_ringbuf_query) reads the consumer's position, a cache line the consumer's CPU writes,
- * and cost ~40 ns a malloc/free pair. Two programs interleaving on one CPU may lose an addition: the watermark is
+ * and cost ~25-30 ns a malloc/free pair. Two programs interleaving on one CPU may lose an addition: the watermark is
  * approximate, and the tracer's periodic poll drains whatever it leaves. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
