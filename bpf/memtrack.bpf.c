@@ -31,10 +31,11 @@ struct mt_call {
 /*
  * The thread's call in flight. A thread of the tree owns the slot its tid indexes from its fork (or its process's
  * exec) to its exit: an array load the verifier inlines, where a malloc/free pair's three task storage lookups
- * cost 110-150 ns by the BPF statistics. A slot names its owner by task, not tid: a tid is free for another thread while the exec of
- * a thread that is not the leader swaps tids with the leader, before the exec's tracepoint releases the old one. A
- * thread whose slot another live thread holds (pid_max above MT_CALL_SLOTS, or that window) keeps its calls in task
- * storage for its whole life, so that a call's entry and its return always meet in the same place.
+ * cost 110-150 ns by the BPF statistics. A slot names its owner by task, not tid: a tid is free for another thread
+ * while the exec of a thread that is not the leader swaps tids with the leader, before the exec's tracepoint
+ * releases the old one. A thread whose slot another live thread holds (pid_max above MT_CALL_SLOTS, or that window)
+ * keeps its calls in task storage until an exec gives it a slot: a call's entry and its return always meet in the
+ * same place.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -126,7 +126,7 @@ enum mt_reg {
 /* Why an event could not be delivered; index into mt_end.drops and the BPF drop counters. */
 enum mt_drop {
 	MT_DROP_RINGBUF = 0,	/* bpf_ringbuf_reserve failed: ring full */
-	MT_DROP_CALLSTATE,	/* per-thread call state (slot, else task storage) could not be had: a call went unrecorded */
+	MT_DROP_CALLSTATE,	/* per-thread call state (slot, else task storage) not to be had: a call unrecorded */
 	MT_DROP_READ,		/* bpf_probe_read_user of posix_memalign's *memptr failed */
 	MT_DROP_TRACKED,	/* a new process could not be added to the tracked map: its events are lost */
 	MT_DROP_ATTACH,		/* an attach request was lost (attach ring full): that file's calls may be missed */

@@ -720,13 +720,13 @@ static __u64 quantize(const struct mt_encoder *e, __u64 ts_ns)
 	return q;
 }
 
-/* Returns the head's time step: the difference itself when small, else HD_TS_NUMBER and a number. */
 /* ts_ns as the reader gives it back: rounded down to the resolution. */
 static __u64 round_ts(const struct mt_encoder *e, __u64 ts_ns)
 {
 	return e->ts_magic ? quantize(e, ts_ns) * e->ts_res : ts_ns;
 }
 
+/* Returns the head's time step: the difference itself when small, else HD_TS_NUMBER and a number. */
 static __u8 encode_ts(struct mt_encoder *e, __u64 ts_ns, bool is_free)
 {
 	__u64 ts = e->ts_magic ? quantize(e, ts_ns) : ts_ns, delta = ts - e->ts;

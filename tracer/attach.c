@@ -164,7 +164,9 @@ static void file__handle(struct attach *a, const char *open_path, struct mt_atta
 	if (links__has(a->links, rec->hdr.pid, i))
 		return;
 	lf = file__link(a, i);
-	err = links__bind(a->links, rec->hdr.pid, &lf);
+	err = links__check_leader(a->links, rec->hdr.pid, &lf);
+	if (!err)
+		err = links__bind(a->links, rec->hdr.pid, &lf);
 	if (err == -ESRCH)	/* the process is exiting: nothing of it is left to probe */
 		return;
 	rec->probes = err ? 0 : lf.plan->n;

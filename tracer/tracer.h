@@ -107,6 +107,7 @@ struct link_file {
 struct links;
 struct links *links__new(struct bpf_session *s);
 bool links__has(const struct links *l, pid_t pid, size_t file);
+int links__check_leader(struct links *l, pid_t pid, const struct link_file *f);
 int links__bind(struct links *l, pid_t pid, const struct link_file *f);
 size_t links__files(const struct links *l, pid_t pid, size_t *out, size_t max);
 void links__release(struct links *l, pid_t pid);
