@@ -106,6 +106,8 @@ enum mt_attach_reason {
 	MT_ATTACH_EXEC = 1,	/* the new executable of an exec */
 	MT_ATTACH_INTERP,	/* its program interpreter (ld.so) */
 	MT_ATTACH_MMAP,		/* an mmap/mprotect with PROT_EXEC */
+	MT_ATTACH_INHERIT,	/* no request: a fork child bound to its parent's files, or a process bound again after
+				 * a thread that is not its leader exec'd (written only when that fails) */
 };
 
 /* x86-64 registers captured with a stack, in mt_stack.regs order: what DWARF unwinding needs to start. */

@@ -12,9 +12,9 @@ struct attach_table {
 
 static const char *reason__name(unsigned int r)
 {
-	static const char *const names[] = { "?", "exec", "interp", "mmap" };
+	static const char *const names[] = { "?", "exec", "interp", "mmap", "inherit" };
 
-	return r < 4 ? names[r] : "?";
+	return r < sizeof(names) / sizeof(*names) ? names[r] : "?";
 }
 
 static int attach__row(const struct mt_rec_hdr *h, void *ctx)

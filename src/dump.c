@@ -148,18 +148,21 @@ static void dump_end(struct mt_json *j, const struct mt_end *e)
 
 static const char *const attach_reasons[] = {
 	[MT_ATTACH_EXEC] = "exec", [MT_ATTACH_INTERP] = "interpreter", [MT_ATTACH_MMAP] = "mmap",
+	[MT_ATTACH_INHERIT] = "inherit",
 };
 
 /* The attach log: ts is when the file was mapped (and its thread held), resumed_ns when the thread went on. */
 static void dump_attach(struct mt_json *j, const struct mt_attach *a)
 {
 	const char *kind = mt_allocator__name(a->kind);
+	size_t nreasons = sizeof(attach_reasons) / sizeof(*attach_reasons);
+	const char *reason = a->reason < nreasons ? attach_reasons[a->reason] : NULL;
 
 	mt_json__kv_string(j, "event", "attach");
 	mt_json__kv_string_n(j, "path", a->path, sizeof(a->path));
 	mt_json__kv_u64(j, "dev", a->dev);
 	mt_json__kv_u64(j, "ino", a->ino);
-	mt_json__kv_string(j, "reason", a->reason < 4 && attach_reasons[a->reason] ? attach_reasons[a->reason] : "?");
+	mt_json__kv_string(j, "reason", reason ? reason : "?");
 	mt_json__kv_string(j, "kind", kind ? kind : "none");
 	mt_json__kv_u64(j, "probes", a->probes);
 	mt_json__kv_u64(j, "resumed_ns", a->resumed_ns);

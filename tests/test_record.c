@@ -175,7 +175,8 @@ static void test_glibc_functions(void **state)
 	root = root_pid(dir);
 	assert_int_equal(allocs(dir, root, MT_FN_MALLOC, 1001), 10);
 	assert_int_equal(allocs(dir, root, MT_FN_MALLOC, 1234), 1);
-	assert_int_equal(allocs(dir, root, MT_FN_MALLOC, ANY_SIZE), 11);	/* realloc(NULL, n) is no malloc */
+	assert_int_equal(allocs(dir, root, MT_FN_MALLOC, 0), 3);
+	assert_int_equal(allocs(dir, root, MT_FN_MALLOC, ANY_SIZE), 14);	/* realloc(NULL, n) is no malloc */
 	assert_int_equal(allocs(dir, root, MT_FN_CALLOC, 1010), 5);
 	assert_int_equal(allocs(dir, root, MT_FN_CALLOC, ANY_SIZE), 5);
 	assert_int_equal(allocs(dir, root, MT_FN_REALLOC, ANY_SIZE), 4);
@@ -188,8 +189,8 @@ static void test_glibc_functions(void **state)
 	assert_int_equal(allocs(dir, root, MT_FN_POSIX_MEMALIGN, ANY_SIZE), 6);	/* not the bad alignment */
 	assert_int_equal(allocs(dir, root, MT_FN_VALLOC, 5000), 2);
 	assert_int_equal(allocs(dir, root, MT_FN_PVALLOC, 6000), 2);
-	assert_int_equal(allocs(dir, root, MT_FN_FREE, ANY_SIZE), 34);	/* free(NULL) is no event */
-	assert_int_equal(allocs(dir, root, ANY, ANY_SIZE), 11 + 5 + 4 + 2 + 7 + 6 + 2 + 2 + 34);
+	assert_int_equal(allocs(dir, root, MT_FN_FREE, ANY_SIZE), 37);	/* free(NULL) is no event */
+	assert_int_equal(allocs(dir, root, ANY, ANY_SIZE), 14 + 5 + 4 + 2 + 7 + 6 + 2 + 2 + 37);
 }
 
 /* The realloc chain: NULL -> 100 -> 200 -> 40000 -> realloc(p, 0) frees. */
@@ -738,6 +739,7 @@ struct attach_log {
 	const char *suffix;
 	uint32_t rows, probes, kind, tid;
 	uint32_t total;
+	uint32_t inherit_failed;	/* rows of binds no request asked for (a fork child's) that failed */
 	int err;
 	bool resumed;
 };
@@ -754,6 +756,7 @@ static int attach__on_record(const struct mt_rec_hdr *h, void *ctx)
 	if (n < k || strcmp(a->path + n - k, l->suffix))
 		return 0;
 	l->rows++;
+	l->inherit_failed += a->reason == MT_ATTACH_INHERIT && a->err == -EMFILE;
 	l->probes = a->probes;
 	l->kind = a->kind;
 	l->tid = h->tid;
@@ -821,6 +824,57 @@ static void test_leader_exited(void **state)
 	read_file("leader_exit", "err", err, sizeof(err));
 	assert_non_null(strstr(err, "no probes attached for"));
 	assert_non_null(strstr(err, "memtrack: 1 attach failures: calls into those allocator files are missing"));
+}
+
+#define FORK_MANY 300
+#define FORK_MANY_SOFT 256
+
+/* Runs fork_many (FORK_MANY children alive at once) under memtrack started with the open-file limit soft:hard
+ * (prlimit: the test's own limit stays); returns memtrack's exit code. */
+static int fork_many_run(const char *dir, const char *name, unsigned int soft, const char *hard)
+{
+	char n[16], want[32], lim[64], out[512], err[512];
+	char *argv[] = { "/usr/bin/prlimit", lim, MT_BINARY, "record", "-q", "-o", (char *)dir, "--", PROG("fork_many"),
+			 n, want, NULL };
+
+	snprintf(n, sizeof(n), "%d", FORK_MANY);
+	snprintf(want, sizeof(want), "%u", soft);
+	snprintf(lim, sizeof(lim), "--nofile=%u:%s", soft, hard);
+	snprintf(out, sizeof(out), "%s/%s.out", tmp_root, name);
+	snprintf(err, sizeof(err), "%s/%s.err", tmp_root, name);
+	return mt_test__run(argv, out, err);
+}
+
+/* 300 live processes hold 600 links, past a soft limit of 256: memtrack raises its own, and the command still
+ * sees 256 (fork_many checks it). Every child's malloc counts. */
+static void test_many_live_processes(void **state)
+{
+	char dir[256];
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "fork_many");
+	assert_int_equal(fork_many_run(dir, "fork_many", FORK_MANY_SOFT, ""), 0);
+	assert_int_equal(allocs(dir, ANY, MT_FN_MALLOC, 5151), FORK_MANY);
+	assert_int_equal(attach_log(dir, "/libc.so.6").inherit_failed, 0);
+}
+
+/* A hard limit memtrack cannot pass: each child whose links did not fit is logged (an inherit row with EMFILE),
+ * and counted in the summary; every other child's malloc counts. One or the other for each child, exactly. */
+static void test_fd_limit_failures(void **state)
+{
+	char dir[256], err[8192];
+	struct attach_log l;
+	uint64_t counted;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "fork_fds");
+	assert_int_equal(fork_many_run(dir, "fork_fds", 160, "160"), 0);
+	counted = allocs(dir, ANY, MT_FN_MALLOC, 5151);
+	l = attach_log(dir, "/libc.so.6");
+	assert_int_not_equal(l.inherit_failed, 0);
+	assert_int_equal(counted + l.inherit_failed, FORK_MANY);
+	read_file("fork_fds", "err", err, sizeof(err));
+	assert_non_null(strstr(err, "too many open files"));
 }
 
 static void test_dlopen_mimalloc(void **state)
@@ -1049,6 +1103,7 @@ int main(void)
 		cmocka_unit_test(test_two_allocators_in_one_file), cmocka_unit_test(test_clock_tick),
 		cmocka_unit_test(test_clock_precise),		 cmocka_unit_test(test_clock_coarse),
 		cmocka_unit_test(test_call_slots),		 cmocka_unit_test(test_leader_exited),
+		cmocka_unit_test(test_many_live_processes),	 cmocka_unit_test(test_fd_limit_failures),
 	};
 
 	return mt_test__main("test_record", tests, sizeof(tests) / sizeof(tests[0]));

@@ -39,6 +39,7 @@ struct attach {
 	struct seen_file *files;
 	size_t nfiles, cap_files;
 	struct links *links;
+	uint64_t inherit_failures;	/* binds of fork children and rebinds that failed: only the first is told */
 };
 
 struct attach *attach__new(struct bpf_session *s, struct mt_writer *w, struct modules *mods)
@@ -146,6 +147,8 @@ static const char *bind__why(int err)
 	if (err == -EOWNERDEAD)
 		return "its main thread has exited, and the kernel binds probes to that thread: its calls into this "
 		       "file go unrecorded";
+	if (err == -EMFILE)
+		return "too many open files (each live process holds two per allocator file: raise `ulimit -Hn`)";
 	return strerror(-err);
 }
 
@@ -178,6 +181,21 @@ static void file__handle(struct attach *a, const char *open_path, struct mt_atta
 			mt_allocator__name(lf.plan->kind), rec->hdr.pid);
 }
 
+/* A bind that no request asked for failed: logged like a request's, so that the report counts it. */
+static void attach__log_failure(struct attach *a, pid_t pid, const struct link_file *lf, int err)
+{
+	struct mt_attach rec = { .hdr = { .ts_ns = bpf_session__now(a->bpf), .pid = pid, .tid = pid,
+					  .type = MT_REC_ATTACH, .size = sizeof(rec) },
+				 .dev = lf->dev, .ino = lf->ino, .kind = a->files[lf->index].kind,
+				 .reason = MT_ATTACH_INHERIT, .err = err };
+	ssize_t n = readlink(lf->path, rec.path, sizeof(rec.path) - 1);
+
+	rec.path[n > 0 ? n : 0] = 0;
+	if (!a->inherit_failures++)	/* a tree may fail hundreds alike: the end's summary counts them all */
+		pr_warn("%s: no probes attached for %d: %s\n", n > 0 ? rec.path : lf->path, pid, bind__why(err));
+	mt_writer__append(a->w, &rec, sizeof(rec));
+}
+
 /* Binds to pid the files of the index list, as attach__on_fork and a thread's exec need. */
 static void attach__bind_files(struct attach *a, pid_t pid, const size_t *files, size_t n)
 {
@@ -189,7 +207,7 @@ static void attach__bind_files(struct attach *a, pid_t pid, const size_t *files,
 		lf = file__link(a, files[i]);
 		err = links__bind(a->links, pid, &lf);
 		if (err && err != -ESRCH)
-			pr_warn("cannot probe %s for %d: %s\n", lf.path, pid, bind__why(err));
+			attach__log_failure(a, pid, &lf, err);
 	}
 }
 

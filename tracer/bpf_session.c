@@ -299,14 +299,13 @@ int uprobe_multi__link(int prog_fd, const char *path, const unsigned long *offs,
 	return fd < 0 ? -errno : fd;
 }
 
+/* The callers say which file failed for which process, and why; only this cause needs more words. */
 static void plan__explain(const char *path, int err)
 {
 	if (err == -EINVAL)
 		pr_err("cannot attach uprobes to %s: %s (another tool's uprobe at one of these offsets with a "
 		       "different ref_ctr_offset does this: dmesg says \"ref_ctr_offset mismatch\")\n",
 		       path, strerror(-err));
-	else
-		pr_err("cannot attach uprobes to %s: %s\n", path, strerror(-err));
 }
 
 int bpf_session__link_plan(struct bpf_session *s, const char *path, const struct alloc_plan *plan, pid_t pid,

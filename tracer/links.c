@@ -29,6 +29,7 @@ struct links {
 	pthread_mutex_t lock;
 	pthread_cond_t idle;
 	int closers;		/* background threads still closing */
+	bool fds_full;		/* the last bind ran out of file descriptors, and no link was released since */
 };
 
 struct close_job {
@@ -153,6 +154,8 @@ int links__check_leader(struct links *l, pid_t pid, const struct link_file *f)
 	return err;
 }
 
+static void links__close_fd(struct links *l, int fd);
+
 int links__bind(struct links *l, pid_t pid, const struct link_file *f)
 {
 	struct bound b = { .pid = pid, .file = f->index, .dev = f->dev, .ino = f->ino };
@@ -160,15 +163,20 @@ int links__bind(struct links *l, pid_t pid, const struct link_file *f)
 
 	if (links__has(l, pid, f->index))
 		return 0;
+	/* A failed link costs ~40 ms: the kernel plants the probes before it finds no fd, and waits for RCU to take
+	 * them out again. While none was released, the next would fail alike. */
+	if (l->fds_full)
+		return -EMFILE;
 	err = bpf_session__link_plan(l->bpf, f->path, f->plan, pid, b.fds, &b.nfds);
+	l->fds_full = err == -EMFILE;
 	if (!err)
 		err = bpf_session__proc_file(l->bpf, pid, f->dev, f->ino, true);
 	if (!err)
 		err = links__add(l, &b);
 	if (err) {
 		bpf_session__proc_file(l->bpf, pid, f->dev, f->ino, false);
-		for (i = 0; i < b.nfds; i++)
-			close(b.fds[i]);
+		for (i = 0; i < b.nfds; i++)	/* in the background: each close waits for RCU (see below) */
+			links__close_fd(l, b.fds[i]);
 	}
 	return err;
 }
@@ -238,6 +246,7 @@ void links__release(struct links *l, pid_t pid)
 		bpf_session__proc_file(l->bpf, pid, l->v[i].dev, l->v[i].ino, false);
 		for (j = 0; j < l->v[i].nfds; j++)
 			links__close_fd(l, l->v[i].fds[j]);
+		l->fds_full = false;
 		l->v[i] = l->v[--l->n];
 	}
 }

@@ -7,8 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/param.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -256,10 +257,32 @@ static int record__tap(const struct mt_rec_hdr *rec, void *ctx)
 	return 0;
 }
 
+/*
+ * Every live process of the tree holds two links (uprobe fds) of this process per allocator file it maps: a tree of
+ * a few hundred processes at once outgrows the usual soft limit of 1024 open files. The command gets its own back.
+ */
+static void record__raise_fd_limit(struct record *r)
+{
+	struct rlimit l;
+
+	if (getrlimit(RLIMIT_NOFILE, &l) || l.rlim_cur >= l.rlim_max)
+		return;
+	r->sp.nofile = l;
+	l.rlim_cur = l.rlim_max == RLIM_INFINITY ? 1 << 20 : l.rlim_max;	/* the kernel's default nr_open */
+	if (setrlimit(RLIMIT_NOFILE, &l))
+		pr_warn("cannot raise the open-file limit to %llu: %s\n", (unsigned long long)l.rlim_cur,
+			strerror(errno));
+	else
+		r->sp.restore_nofile = true;
+}
+
 /* Each failure says what failed, in one line. */
 static int record__start(struct record *r)
 {
-	int err = spawn__start(&r->sp, r->opt.argv, &r->orig_mask);
+	int err;
+
+	record__raise_fd_limit(r);
+	err = spawn__start(&r->sp, r->opt.argv, &r->orig_mask);
 
 	if (err) {
 		pr_err("cannot start '%s': %s\n", r->opt.argv[0], strerror(-err));

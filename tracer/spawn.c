@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,11 +15,14 @@
 	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
 
 /* Runs in the forked child: only async-signal-safe calls until exec. */
-static void __attribute__((noreturn)) child__run(char *const *argv, const sigset_t *orig_mask, int err_fd)
+static void __attribute__((noreturn)) child__run(const struct spawn *sp, char *const *argv, const sigset_t *orig_mask,
+						  int err_fd)
 {
 	int err;
 
 	sigprocmask(SIG_SETMASK, orig_mask, NULL);
+	if (sp->restore_nofile)
+		setrlimit(RLIMIT_NOFILE, &sp->nofile);
 	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
 		raise(SIGSTOP);
 	execvp(argv[0], argv);
@@ -54,7 +58,7 @@ int spawn__start(struct spawn *sp, char *const *argv, const sigset_t *orig_mask)
 		return status;
 	}
 	if (sp->pid == 0)
-		child__run(argv, orig_mask, fds[1]);
+		child__run(sp, argv, orig_mask, fds[1]);
 	close(fds[1]);
 	sp->err_fd = fds[0];
 	status = wait__stopped(sp->pid, 0);

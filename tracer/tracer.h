@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "artifact.h"
@@ -160,6 +161,8 @@ void consumer__free(struct consumer *c);
 struct spawn {
 	pid_t pid;
 	int err_fd;		/* read end of the close-on-exec pipe that carries exec's errno */
+	bool restore_nofile;	/* the tracer raised its open-file limit: the command gets nofile back */
+	struct rlimit nofile;
 };
 int spawn__start(struct spawn *sp, char *const *argv, const sigset_t *orig_mask);
 int spawn__seize(struct spawn *sp);

@@ -62,6 +62,8 @@ int main(void)
 		v_free(check(v_malloc(1001)));
 	for (i = 0; i < 5; i++)
 		v_free(check(v_calloc(10, 101)));
+	for (i = 0; i < 3; i++)
+		v_free(check(v_malloc(0)));		/* a block of its own: an allocation of size 0 */
 	v_free(NULL);
 	chains();
 	aligned();
