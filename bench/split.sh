@@ -9,7 +9,8 @@ usage: bash bench/split.sh [--runs N] [--n PAIRS] [--build-dir DIR] [--preload L
   memtrack --syscall-tracepoints, and each --also binary, e.g. a build with an experimental BPF change),
   round-robin, N times, and prints per configuration the median CPU time the workload used (churn --cpu
   reports its own getrusage: the probes' cost is charged to it, the tracer's threads are not), the
-  microseconds added per malloc/free pair and the ratio to the floor's.
+  microseconds added per malloc/free pair and the ratio to the floor's, and
+  the median and quartiles of each round's own ratio (its configurations run back to back).
   --runs N     repetitions (default 15)      --n PAIRS   churn's malloc/free pairs (default 400000)
   --preload LIB  churn runs with LD_PRELOAD=LIB (e.g. libjemalloc.so.2), and the floor probes LIB too
 Needs root and a build: cmake -S . -B build && cmake --build build -j2
@@ -88,11 +89,21 @@ base=$(median <<<"${MS[untraced]}")
 floor=$(median <<<"${MS[floor]}")
 echo "churn $PAIRS pairs on CPU 1${PRELOAD:+ with LD_PRELOAD=$PRELOAD}, median of $RUNS runs; workload CPU untraced $base ms"
 echo
-echo "| configuration | workload CPU ms | added µs / pair | ÷ floor's |"
-echo "|---|---:|---:|---:|"
+# Each round's own ratio, its configurations run back to back, cancels the machine's slower drifts; the quartiles
+# of those ratios say how far one run can be trusted.
+round_ratios() {
+	awk -v m="$1" -v b="${MS[untraced]}" -v f="${MS[floor]}" 'BEGIN {
+		n = split(m, mm, " "); split(b, bb, " "); split(f, ff, " ")
+		for (i = 1; i <= n; i++) print (mm[i] - bb[i]) / (ff[i] - bb[i])
+	}' | sort -g
+}
+quartiles() { awk '{ v[NR] = $1 } END { q1 = int((NR + 3) / 4); q3 = int((3 * NR + 3) / 4); printf "%.2f (%.2f–%.2f)", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[q1], v[q3] }'; }
+echo "| configuration | workload CPU ms | added µs / pair | ÷ floor's | ÷ floor's, per round: median (quartiles) |"
+echo "|---|---:|---:|---:|---:|"
 for l in "${LABELS[@]}"; do
 	[[ $l == untraced ]] && continue
 	m=$(median <<<"${MS[$l]}")
-	awk -v l="$l" -v m="$m" -v b="$base" -v f="$floor" -v n="$PAIRS" \
-		'BEGIN { printf "| %s | %.0f | %.2f | %.2f |\n", l, m, (m - b) * 1e3 / n, (m - b) / (f - b) }'
+	q=$(round_ratios "${MS[$l]}" | quartiles)
+	awk -v l="$l" -v m="$m" -v b="$base" -v f="$floor" -v n="$PAIRS" -v q="$q" \
+		'BEGIN { printf "| %s | %.0f | %.2f | %.2f | %s |\n", l, m, (m - b) * 1e3 / n, (m - b) / (f - b), q }'
 done
