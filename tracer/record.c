@@ -283,7 +283,6 @@ static int record__start(struct record *r)
 
 	record__raise_fd_limit(r);
 	err = spawn__start(&r->sp, r->opt.argv, &r->orig_mask);
-
 	if (err) {
 		pr_err("cannot start '%s': %s\n", r->opt.argv[0], strerror(-err));
 		return err;
