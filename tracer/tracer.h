@@ -2,6 +2,7 @@
 #ifndef MEMTRACK_TRACER_H
 #define MEMTRACK_TRACER_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -105,6 +106,18 @@ struct link_file {
 	const char *path;	/* for the kernel to find the inode: /proc/self/fd/N of an fd kept open */
 	const struct alloc_plan *plan;
 };
+/* closer.c: link fds closed in the background, where their RCU grace periods hold no one. */
+struct close_pool {
+	pthread_mutex_t lock;
+	pthread_cond_t idle;
+	int running;		/* threads still closing */
+};
+void close_pool__init(struct close_pool *p);
+void close_pool__close(struct close_pool *p, int fd);	/* in a thread of its own, else at once */
+void close_pool__drain(struct close_pool *p);
+int closer__start(void);				/* the closer process's socket, or -errno */
+int closer__send(int sock, int fd);
+
 struct links;
 struct links *links__new(struct bpf_session *s);
 bool links__has(const struct links *l, pid_t pid, size_t file);

@@ -1,0 +1,157 @@
+/* closer.c — closes probe links in the background: in threads, and in a process of memtrack's that outlives it. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tracer.h"
+
+#define POOL_MAX 256	/* threads closing at once; past that the caller closes itself */
+
+struct close_job {
+	struct close_pool *p;
+	int fd;
+};
+
+void close_pool__init(struct close_pool *p)
+{
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->idle, NULL);
+	p->running = 0;
+}
+
+static void *close_job__run(void *arg)
+{
+	struct close_job *j = arg;
+	struct close_pool *p = j->p;
+
+	close(j->fd);
+	free(j);
+	pthread_mutex_lock(&p->lock);
+	if (!--p->running)
+		pthread_cond_broadcast(&p->idle);
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/*
+ * A link's close waits for RCU grace periods (20-60 ms here): one short-lived thread per link keeps the caller
+ * going and lets the waits overlap, those of one process's entry and return links as well as those of many
+ * exiting processes.
+ */
+void close_pool__close(struct close_pool *p, int fd)
+{
+	struct close_job *j = malloc(sizeof(*j));
+	pthread_attr_t attr;
+	pthread_t t;
+	bool started = false;
+
+	if (j) {
+		*j = (struct close_job){ .p = p, .fd = fd };
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		pthread_mutex_lock(&p->lock);
+		if (p->running < POOL_MAX) {
+			started = !pthread_create(&t, &attr, close_job__run, j);
+			p->running += started;
+		}
+		pthread_mutex_unlock(&p->lock);
+		pthread_attr_destroy(&attr);
+	}
+	if (started)
+		return;
+	free(j);
+	close(fd);
+}
+
+void close_pool__drain(struct close_pool *p)
+{
+	pthread_mutex_lock(&p->lock);
+	while (p->running)
+		pthread_cond_wait(&p->idle, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* The closer's life: each byte carries an fd, closed in the pool; at memtrack's end (EOF) it waits for them. */
+static void __attribute__((noreturn)) closer__serve(int sock)
+{
+	char ctl[CMSG_SPACE(sizeof(int))];
+	struct close_pool pool;
+	struct cmsghdr *c;
+	struct msghdr m;
+	struct iovec io;
+	char byte;
+	ssize_t n;
+	int fd;
+
+	close_pool__init(&pool);
+	for (;;) {
+		io = (struct iovec){ .iov_base = &byte, .iov_len = 1 };
+		m = (struct msghdr){ .msg_iov = &io, .msg_iovlen = 1, .msg_control = ctl,
+				     .msg_controllen = sizeof(ctl) };
+		n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		c = CMSG_FIRSTHDR(&m);
+		if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+			close_pool__close(&pool, fd);
+		}
+	}
+	close_pool__drain(&pool);
+	_exit(0);
+}
+
+/*
+ * Forked twice, so that it is no child of memtrack's (whose ptrace loop waits for any child), in a process group
+ * of its own (the terminal's signals are the command's), holding nothing but its socket: not the terminal, not the
+ * artifact. It starts before the ring is mapped and before any thread: the fork copies little, and safely.
+ */
+int closer__start(void)
+{
+	int sv[2], err;
+	pid_t pid;
+
+	/* A stream: a datagram socket queues only net.unix.max_dgram_qlen (10) messages, fewer than a burst of exits */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	pid = fork();
+	if (pid == 0) {
+		if (fork() != 0)
+			_exit(0);
+		close_range(0, sv[1] - 1, 0);
+		close_range(sv[1] + 1, ~0u, 0);
+		setpgid(0, 0);
+		prctl(PR_SET_NAME, "memtrack-close");
+		closer__serve(sv[1]);
+	}
+	err = pid < 0 ? -errno : 0;
+	close(sv[1]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	if (err)
+		close(sv[0]);
+	return err ? err : sv[0];
+}
+
+/* The closer takes over fd (the caller closes its own copy at once: not the last, it does not wait); -errno when
+ * it cannot, without blocking: the caller closes fd some other way. */
+int closer__send(int sock, int fd)
+{
+	char ctl[CMSG_SPACE(sizeof(int))] = { 0 }, byte = 0;
+	struct iovec io = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(fd));
+	return sendmsg(sock, &m, MSG_DONTWAIT | MSG_NOSIGNAL) == 1 ? 0 : -errno;
+}
