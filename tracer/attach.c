@@ -42,7 +42,7 @@ struct attach {
 	uint64_t inherit_failures;	/* binds of fork children and rebinds that failed: only the first is told */
 };
 
-struct attach *attach__new(struct bpf_session *s, struct mt_writer *w, struct modules *mods)
+struct attach *attach__new(struct bpf_session *s, struct mt_writer *w, struct modules *mods, int closer)
 {
 	struct attach *a = calloc(1, sizeof(*a));
 
@@ -51,7 +51,7 @@ struct attach *attach__new(struct bpf_session *s, struct mt_writer *w, struct mo
 	a->bpf = s;
 	a->w = w;
 	a->mods = mods;
-	a->links = links__new(s);
+	a->links = links__new(s, closer);
 	if (!a->links) {
 		free(a);
 		return NULL;

@@ -1,6 +1,7 @@
 /* closer.c — closes probe links in the background: in threads, and in a process of memtrack's that outlives it. */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -110,11 +111,13 @@ static void __attribute__((noreturn)) closer__serve(int sock)
 
 /*
  * Forked twice, so that it is no child of memtrack's (whose ptrace loop waits for any child), in a process group
- * of its own (the terminal's signals are the command's), holding nothing but its socket: not the terminal, not the
- * artifact. It starts before the ring is mapped and before any thread: the fork copies little, and safely.
+ * of its own (the terminal's signals are the command's), deaf to the others, holding nothing but its socket: not
+ * the terminal, not the artifact. memtrack starts it first thing, before any thread, with little memory for it
+ * to keep.
  */
 int closer__start(void)
 {
+	sigset_t all;
 	int sv[2], err;
 	pid_t pid;
 
@@ -125,9 +128,12 @@ int closer__start(void)
 	if (pid == 0) {
 		if (fork() != 0)
 			_exit(0);
-		close_range(0, sv[1] - 1, 0);
+		if (sv[1] > 0)
+			close_range(0, sv[1] - 1, 0);
 		close_range(sv[1] + 1, ~0u, 0);
 		setpgid(0, 0);
+		sigfillset(&all);
+		sigprocmask(SIG_BLOCK, &all, NULL);
 		prctl(PR_SET_NAME, "memtrack-close");
 		closer__serve(sv[1]);
 	}

@@ -24,12 +24,12 @@ struct links {
 	struct bpf_session *bpf;
 	struct bound *v;
 	size_t n, cap;
-	int closer;		/* the closer process's socket; -1: links close in the pool's threads */
+	int closer;		/* the closer process's socket (the caller's); -1: links close in the pool's threads */
 	struct close_pool pool;
 	bool fds_full;		/* the last bind ran out of file descriptors, and no link was released since */
 };
 
-struct links *links__new(struct bpf_session *s)
+struct links *links__new(struct bpf_session *s, int closer)
 {
 	struct links *l = calloc(1, sizeof(*l));
 
@@ -37,10 +37,7 @@ struct links *links__new(struct bpf_session *s)
 		return NULL;
 	l->bpf = s;
 	close_pool__init(&l->pool);
-	l->closer = closer__start();
-	if (l->closer < 0)
-		pr_debug("no closer process (%s): links close in threads, and memtrack's exit waits for them\n",
-			 strerror(-l->closer));
+	l->closer = closer;
 	return l;
 }
 
@@ -225,8 +222,6 @@ void links__free(struct links *l)
 	if (!l)
 		return;
 	links__release_all(l);
-	if (l->closer >= 0)
-		close(l->closer);	/* the closer finishes what it holds, then exits */
 	close_pool__drain(&l->pool);
 	free(l->v);
 	free(l);

@@ -190,6 +190,7 @@ struct record {
 	int model_err;		/* the first record the model could not take: the end reads the artifact back */
 	sigset_t orig_mask;
 	int sig_fd;
+	int closer;		/* the closer process's socket (closer.c), or -1 */
 	bool traced;		/* the loop ran: the command is the tracer's no more */
 	char dir[PATH_MAX];
 };
@@ -237,7 +238,7 @@ static int record__prepare(struct record *r)
 	r->meta = metadata__new();
 	if (!r->mods || !r->meta)
 		return -ENOMEM;
-	r->attach = attach__new(r->bpf, r->w, r->mods);
+	r->attach = attach__new(r->bpf, r->w, r->mods, r->closer);
 	if (!r->attach)
 		return -errno;
 	r->cons = consumer__new(r->bpf, r->w, r->attach);
@@ -359,8 +360,19 @@ static void record__cleanup(struct record *r)
 	/* Its tracepoint links' grace periods pass while the uprobe links' do; flushed, attach needs no session. */
 	bpf_session__close(r->bpf);
 	attach__free(r->attach);
+	if (r->closer >= 0)
+		close(r->closer);	/* the closer closes what it was handed, then exits */
 	if (r->sig_fd >= 0)
 		close(r->sig_fd);
+}
+
+/* First thing, while memtrack is small: the closer keeps what memtrack had when it was forked. */
+static void record__start_closer(struct record *r)
+{
+	r->closer = closer__start();
+	if (r->closer < 0)
+		pr_debug("no closer process (%s): links close in threads, and memtrack's exit waits for them\n",
+			 strerror(-r->closer));
 }
 
 /* The model of what was written: the one kept while writing, or, if it could not keep up, the file read back. */
@@ -421,11 +433,12 @@ static int record__trace(struct record *r)
 
 int mt_cmd_record(int argc, char **argv)
 {
-	struct record r = { .sig_fd = -1 };
+	struct record r = { .sig_fd = -1, .closer = -1 };
 	int ret = MT_EXIT_SETUP;
 
 	if (record__parse(argc, argv, &r.opt))
 		return MT_EXIT_SETUP;
+	record__start_closer(&r);
 	if (record__setup_bpf(&r) || record__signals(&r))
 		goto cleanup;
 	if (record__start(&r))

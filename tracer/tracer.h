@@ -119,7 +119,7 @@ int closer__start(void);				/* the closer process's socket, or -errno */
 int closer__send(int sock, int fd);
 
 struct links;
-struct links *links__new(struct bpf_session *s);
+struct links *links__new(struct bpf_session *s, int closer);	/* closer: closer__start's socket, or -1 */
 bool links__has(const struct links *l, pid_t pid, size_t file);
 int links__check_leader(struct links *l, pid_t pid, const struct link_file *f);
 int links__bind(struct links *l, pid_t pid, const struct link_file *f);
@@ -131,7 +131,7 @@ void links__free(struct links *l);
 
 /* attach.c: the attach worker: looks at each requested file once, probes it, lets its held threads go. */
 struct attach;
-struct attach *attach__new(struct bpf_session *s, struct mt_writer *w, struct modules *mods);
+struct attach *attach__new(struct bpf_session *s, struct mt_writer *w, struct modules *mods, int closer);
 int attach__on_request(struct attach *a, const struct mt_attach_req *r);
 bool attach__on_hold_stop(struct attach *a, pid_t tid);
 void attach__on_exec_stop(struct attach *a, pid_t pid, pid_t former_tid);
