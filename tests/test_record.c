@@ -115,17 +115,25 @@ static void test_dir(char *buf, size_t len, const char *name)
 	snprintf(buf, len, "%s/%s", tmp_root, name);
 }
 
-/* Runs `memtrack record -q -o DIR -- argv...` with stdout/stderr to files in tmp_root; returns its exit code. */
+/* Runs argv with stdout/stderr to NAME.out and NAME.err in tmp_root (read_file reads them); returns its exit code. */
+static int run_named(const char *name, char *const *argv)
+{
+	char out[512], err[512];
+
+	snprintf(out, sizeof(out), "%s/%s.out", tmp_root, name);
+	snprintf(err, sizeof(err), "%s/%s.err", tmp_root, name);
+	return mt_test__run(argv, out, err);
+}
+
+/* Runs `memtrack record -q -o DIR -- argv...` (run_named); returns its exit code. */
 static int record_run(const char *dir, const char *name, char *const *prog_argv)
 {
-	char *argv[16] = { MT_BINARY, "record", "-q", "-o", (char *)dir, "--" }, out[512], err[512];
+	char *argv[16] = { MT_BINARY, "record", "-q", "-o", (char *)dir, "--" };
 	int i;
 
 	for (i = 0; prog_argv[i] && i < 9; i++)
 		argv[6 + i] = prog_argv[i];
-	snprintf(out, sizeof(out), "%s/%s.out", tmp_root, name);
-	snprintf(err, sizeof(err), "%s/%s.err", tmp_root, name);
-	return mt_test__run(argv, out, err);
+	return run_named(name, argv);
 }
 
 static void read_file(const char *name, const char *ext, char *buf, size_t len)
@@ -800,16 +808,14 @@ static void test_attach_only_mapped(void **state)
  */
 static void test_leader_exited(void **state)
 {
-	char dir[256], err[4096], errf[512], outf[512], out[256];
+	char dir[256], err[4096], out[256];
 	char *argv[] = { MT_BINARY, "record", "-o", dir, "--", PROG("leader_exit"), NULL };
 	struct attach_log l;
 	uint32_t root;
 
 	(void)state;
 	test_dir(dir, sizeof(dir), "leader_exit");
-	snprintf(errf, sizeof(errf), "%s/leader_exit.err", tmp_root);
-	snprintf(outf, sizeof(outf), "%s/leader_exit.out", tmp_root);
-	assert_int_equal(mt_test__run(argv, outf, errf), 0);
+	assert_int_equal(run_named("leader_exit", argv), 0);
 	read_file("leader_exit", "out", out, sizeof(out));
 	root = root_pid(dir);
 	assert_int_equal(allocs(dir, root, MT_FN_MALLOC, 4343), 50);
@@ -830,19 +836,17 @@ static void test_leader_exited(void **state)
 #define FORK_MANY_SOFT 256
 
 /* Runs fork_many (FORK_MANY children alive at once) under memtrack started with the open-file limit soft:hard
- * (prlimit: the test's own limit stays); returns memtrack's exit code. */
+ * (prlimit, as root: the test's own limit stays); returns memtrack's exit code. */
 static int fork_many_run(const char *dir, const char *name, unsigned int soft, const char *hard)
 {
-	char n[16], want[32], lim[64], out[512], err[512];
+	char n[16], want[32], lim[64];
 	char *argv[] = { "/usr/bin/prlimit", lim, MT_BINARY, "record", "-q", "-o", (char *)dir, "--", PROG("fork_many"),
 			 n, want, NULL };
 
 	snprintf(n, sizeof(n), "%d", FORK_MANY);
 	snprintf(want, sizeof(want), "%u", soft);
 	snprintf(lim, sizeof(lim), "--nofile=%u:%s", soft, hard);
-	snprintf(out, sizeof(out), "%s/%s.out", tmp_root, name);
-	snprintf(err, sizeof(err), "%s/%s.err", tmp_root, name);
-	return mt_test__run(argv, out, err);
+	return run_named(name, argv);
 }
 
 /* 300 live processes hold 600 links, past a soft limit of 256: memtrack raises its own, and the command still
@@ -853,7 +857,7 @@ static void test_many_live_processes(void **state)
 
 	(void)state;
 	test_dir(dir, sizeof(dir), "fork_many");
-	assert_int_equal(fork_many_run(dir, "fork_many", FORK_MANY_SOFT, ""), 0);
+	assert_int_equal(fork_many_run(dir, "fork_many", FORK_MANY_SOFT, "4096"), 0);
 	assert_int_equal(allocs(dir, ANY, MT_FN_MALLOC, 5151), FORK_MANY);
 	assert_int_equal(attach_log(dir, "/libc.so.6").inherit_failed, 0);
 }
@@ -875,6 +879,34 @@ static void test_fd_limit_failures(void **state)
 	assert_int_equal(counted + l.inherit_failed, FORK_MANY);
 	read_file("fork_fds", "err", err, sizeof(err));
 	assert_non_null(strstr(err, "too many open files"));
+}
+
+/* A container without --pid=host: BPF's pids are not the namespace's, and memtrack says so instead of recording
+ * nothing. */
+static void test_pid_namespace_refused(void **state)
+{
+	char dir[256], err[1024];
+	char *argv[] = { "/usr/bin/unshare", "--pid", "--fork", "--mount-proc", MT_BINARY, "record", "-q", "-o", dir,
+			 "--", PROG("alloc_glibc"), NULL };
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "pidns");
+	assert_int_equal(run_named("pidns", argv), 2);
+	read_file("pidns", "err", err, sizeof(err));
+	assert_non_null(strstr(err, "memtrack: recording needs the host's PID namespace"));
+}
+
+/* Started as a subreaper (as a service manager may), memtrack would get its closer back as an orphan and wait for
+ * it: it closes its links itself then, and ends; the calls count as ever. */
+static void test_subreaper_no_closer(void **state)
+{
+	char dir[256], *argv[] = { PROG("subreaper_exec"), MT_BINARY, "record", "-q", "-o", dir, "--",
+				   PROG("alloc_glibc"), NULL };
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "subreaper");
+	assert_int_equal(run_named("subreaper", argv), 0);
+	assert_int_equal(allocs(dir, root_pid(dir), MT_FN_MALLOC, 1001), 10);
 }
 
 static void test_dlopen_mimalloc(void **state)
@@ -1104,6 +1136,7 @@ int main(void)
 		cmocka_unit_test(test_clock_precise),		 cmocka_unit_test(test_clock_coarse),
 		cmocka_unit_test(test_call_slots),		 cmocka_unit_test(test_leader_exited),
 		cmocka_unit_test(test_many_live_processes),	 cmocka_unit_test(test_fd_limit_failures),
+		cmocka_unit_test(test_pid_namespace_refused),	 cmocka_unit_test(test_subreaper_no_closer),
 	};
 
 	return mt_test__main("test_record", tests, sizeof(tests) / sizeof(tests[0]));

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@ void close_pool__init(struct close_pool *p)
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->idle, NULL);
 	p->running = 0;
+	p->closed = 0;
 }
 
 static void *close_job__run(void *arg)
@@ -33,6 +35,7 @@ static void *close_job__run(void *arg)
 	close(j->fd);
 	free(j);
 	pthread_mutex_lock(&p->lock);
+	p->closed++;
 	if (!--p->running)
 		pthread_cond_broadcast(&p->idle);
 	pthread_mutex_unlock(&p->lock);
@@ -67,6 +70,19 @@ void close_pool__close(struct close_pool *p, int fd)
 		return;
 	free(j);
 	close(fd);
+	pthread_mutex_lock(&p->lock);
+	p->closed++;
+	pthread_mutex_unlock(&p->lock);
+}
+
+uint64_t close_pool__closed(struct close_pool *p)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&p->lock);
+	n = p->closed;
+	pthread_mutex_unlock(&p->lock);
+	return n;
 }
 
 void close_pool__drain(struct close_pool *p)
@@ -109,41 +125,67 @@ static void __attribute__((noreturn)) closer__serve(int sock)
 	_exit(0);
 }
 
+/* Soft open-file limit to the hard one: links are fds, two per allocator file and live process. */
+int fd_limit__raise(struct rlimit *old)
+{
+	struct rlimit l;
+
+	if (getrlimit(RLIMIT_NOFILE, &l))
+		return -errno;
+	*old = l;
+	if (l.rlim_cur >= l.rlim_max)
+		return -EEXIST;
+	l.rlim_cur = l.rlim_max == RLIM_INFINITY ? 1 << 20 : l.rlim_max;	/* the kernel's default nr_open */
+	return setrlimit(RLIMIT_NOFILE, &l) ? -errno : 0;
+}
+
+/* The grandchild: nothing but its socket, a process group of its own, deaf to what signals it can be, and room
+ * for as many links as memtrack (a descriptor beyond its limit would be dropped from the message). */
+static void __attribute__((noreturn)) closer__become(int sock)
+{
+	struct rlimit old;
+	sigset_t all;
+
+	if (sock > 0)
+		close_range(0, sock - 1, 0);
+	close_range(sock + 1, ~0u, 0);
+	setpgid(0, 0);
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, NULL);
+	fd_limit__raise(&old);
+	prctl(PR_SET_NAME, "memtrack-close");
+	closer__serve(sock);
+}
+
 /*
- * Forked twice, so that it is no child of memtrack's (whose ptrace loop waits for any child), in a process group
- * of its own (the terminal's signals are the command's), deaf to the others, holding nothing but its socket: not
- * the terminal, not the artifact. memtrack starts it first thing, before any thread, with little memory for it
- * to keep.
+ * Forked twice, so that it is no child of memtrack's (whose ptrace loop waits for every child): not where
+ * orphans come back to memtrack (PID 1 of a namespace, a subreaper). memtrack starts it first thing, before any
+ * thread, with little memory for it to keep.
  */
 int closer__start(void)
 {
-	sigset_t all;
-	int sv[2], err;
-	pid_t pid;
+	int sv[2], status, sub = 0;
+	pid_t pid, g;
 
+	if (getpid() == 1 || (!prctl(PR_GET_CHILD_SUBREAPER, &sub) && sub))
+		return -ECHILD;
 	/* A stream: a datagram socket queues only net.unix.max_dgram_qlen (10) messages, fewer than a burst of exits */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return -errno;
 	pid = fork();
 	if (pid == 0) {
-		if (fork() != 0)
-			_exit(0);
-		if (sv[1] > 0)
-			close_range(0, sv[1] - 1, 0);
-		close_range(sv[1] + 1, ~0u, 0);
-		setpgid(0, 0);
-		sigfillset(&all);
-		sigprocmask(SIG_BLOCK, &all, NULL);
-		prctl(PR_SET_NAME, "memtrack-close");
-		closer__serve(sv[1]);
+		g = fork();
+		if (g != 0)
+			_exit(g < 0);
+		closer__become(sv[1]);
 	}
-	err = pid < 0 ? -errno : 0;
+	status = pid < 0 ? -errno : 0;
 	close(sv[1]);
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
-	if (err)
+	if (pid > 0 && (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)))
+		status = -ECHILD;
+	if (status < 0)
 		close(sv[0]);
-	return err ? err : sv[0];
+	return status < 0 ? status : sv[0];
 }
 
 /* The closer takes over fd (the caller closes its own copy at once: not the last, it does not wait); -errno when

@@ -26,7 +26,8 @@ struct links {
 	size_t n, cap;
 	int closer;		/* the closer process's socket (the caller's); -1: links close in the pool's threads */
 	struct close_pool pool;
-	bool fds_full;		/* the last bind ran out of file descriptors, and no link was released since */
+	uint64_t released;	/* link fds this process gave up (handed over, or closed) */
+	uint64_t full_mark;	/* 1 + fds given up when a bind ran out of them; 0: it did not */
 };
 
 struct links *links__new(struct bpf_session *s, int closer)
@@ -148,6 +149,12 @@ int links__check_leader(struct links *l, pid_t pid, const struct link_file *f)
 
 static void links__close_fd(struct links *l, int fd);
 
+/* Closed, or on their way in the pool's threads: those count once their thread is done. */
+static uint64_t links__given_up(struct links *l)
+{
+	return l->released + close_pool__closed(&l->pool);
+}
+
 int links__bind(struct links *l, pid_t pid, const struct link_file *f)
 {
 	struct bound b = { .pid = pid, .file = f->index, .dev = f->dev, .ino = f->ino };
@@ -156,11 +163,11 @@ int links__bind(struct links *l, pid_t pid, const struct link_file *f)
 	if (links__has(l, pid, f->index))
 		return 0;
 	/* A failed link costs ~40 ms: the kernel plants the probes before it finds no fd, and waits for RCU to take
-	 * them out again. While none was released, the next would fail alike. */
-	if (l->fds_full)
+	 * them out again. While no link fd was given up since, the next would fail alike. */
+	if (l->full_mark && l->full_mark == 1 + links__given_up(l))
 		return -EMFILE;
 	err = bpf_session__link_plan(l->bpf, f->path, f->plan, pid, b.fds, &b.nfds);
-	l->fds_full = err == -EMFILE;
+	l->full_mark = err == -EMFILE ? 1 + links__given_up(l) : 0;
 	if (!err)
 		err = bpf_session__proc_file(l->bpf, pid, f->dev, f->ino, true);
 	if (!err)
@@ -189,10 +196,12 @@ size_t links__files(const struct links *l, pid_t pid, size_t *out, size_t max)
  */
 static void links__close_fd(struct links *l, int fd)
 {
-	if (l->closer >= 0 && !closer__send(l->closer, fd))
+	if (l->closer >= 0 && !closer__send(l->closer, fd)) {
 		close(fd);
-	else
+		l->released++;
+	} else {
 		close_pool__close(&l->pool, fd);
+	}
 }
 
 void links__release(struct links *l, pid_t pid)
@@ -206,7 +215,6 @@ void links__release(struct links *l, pid_t pid)
 		bpf_session__proc_file(l->bpf, pid, l->v[i].dev, l->v[i].ino, false);
 		for (j = 0; j < l->v[i].nfds; j++)
 			links__close_fd(l, l->v[i].fds[j]);
-		l->fds_full = false;
 		l->v[i] = l->v[--l->n];
 	}
 }

@@ -1,6 +1,7 @@
-/* privileges.c — checks, before anything is loaded, that this process may use BPF and uprobes here. */
+/* privileges.c — checks before anything is loaded: BPF and uprobes allowed here, and the kernel's pids seen. */
 #include <errno.h>
 #include <linux/capability.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -35,6 +36,19 @@ static int caps__check(void)
 	return -EPERM;
 }
 
+#define MT_PID_NS_INIT_INO 0xeffffffcu	/* the kernel's PROC_PID_INIT_INO: the initial PID namespace */
+
+/* BPF sees the kernel's pids, and this process those of its own PID namespace: in a nested one (a container
+ * without --pid=host, unshare --pid) nothing would match, and nothing would be recorded. */
+static int pid_ns__check(void)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st))
+		return 0;	/* no namespaces: one set of pids */
+	return st.st_ino == MT_PID_NS_INIT_INO ? 0 : -EXDEV;
+}
+
 int privileges__check(void)
 {
 	int err = caps__check();
@@ -48,5 +62,9 @@ int privileges__check(void)
 		pr_err("this kernel has no BTF (%s is missing): it needs CONFIG_DEBUG_INFO_BTF=y\n", MT_BTF_PATH);
 		return err;
 	}
-	return 0;
+	err = pid_ns__check();
+	if (err)
+		pr_err("recording needs the host's PID namespace (BPF sees the kernel's pids, not this namespace's): "
+		       "run it on the host, or in a container started with --pid=host\n");
+	return err;
 }

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/param.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -264,17 +263,12 @@ static int record__tap(const struct mt_rec_hdr *rec, void *ctx)
  */
 static void record__raise_fd_limit(struct record *r)
 {
-	struct rlimit l;
+	int err = fd_limit__raise(&r->sp.nofile);
 
-	if (getrlimit(RLIMIT_NOFILE, &l) || l.rlim_cur >= l.rlim_max)
-		return;
-	r->sp.nofile = l;
-	l.rlim_cur = l.rlim_max == RLIM_INFINITY ? 1 << 20 : l.rlim_max;	/* the kernel's default nr_open */
-	if (setrlimit(RLIMIT_NOFILE, &l))
-		pr_warn("cannot raise the open-file limit to %llu: %s\n", (unsigned long long)l.rlim_cur,
-			strerror(errno));
-	else
-		r->sp.restore_nofile = true;
+	r->sp.restore_nofile = !err;
+	if (err && err != -EEXIST)
+		pr_warn("cannot raise the open-file limit to %llu: %s\n", (unsigned long long)r->sp.nofile.rlim_max,
+			strerror(-err));
 }
 
 /* Each failure says what failed, in one line. */

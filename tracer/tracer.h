@@ -111,11 +111,14 @@ struct close_pool {
 	pthread_mutex_t lock;
 	pthread_cond_t idle;
 	int running;		/* threads still closing */
+	uint64_t closed;	/* closes the threads finished */
 };
 void close_pool__init(struct close_pool *p);
 void close_pool__close(struct close_pool *p, int fd);	/* in a thread of its own, else at once */
 void close_pool__drain(struct close_pool *p);
+uint64_t close_pool__closed(struct close_pool *p);
 int closer__start(void);				/* the closer process's socket, or -errno */
+int fd_limit__raise(struct rlimit *old);		/* -EEXIST: soft is hard already */
 int closer__send(int sock, int fd);
 
 struct links;
