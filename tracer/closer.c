@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "tracer.h"
 
 #define POOL_MAX 256	/* threads closing at once; past that the caller closes itself */
@@ -93,34 +94,51 @@ void close_pool__drain(struct close_pool *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
-/* The closer's life: each byte carries an fd, closed in the pool; at memtrack's end (EOF) it waits for them. */
+/* Into the pool, each fd the closer holds: memtrack has closed its own copies (an ack said so), or is gone. */
+static void stash__flush(struct close_pool *pool, int *stash, size_t *n)
+{
+	while (*n)
+		close_pool__close(pool, stash[--*n]);
+}
+
+/*
+ * The closer's life: a byte with an fd is a link handed over, kept until a byte without says that memtrack has
+ * closed its own copy, so that the closer's close is the last one, the one that waits. At memtrack's end (EOF)
+ * everything is closed, and waited for.
+ */
 static void __attribute__((noreturn)) closer__serve(int sock)
 {
-	char ctl[CMSG_SPACE(sizeof(int))];
+	char ctl[CMSG_SPACE(sizeof(int))], byte;
 	struct close_pool pool;
+	size_t n = 0, cap = 0;
+	int fd, *stash = NULL;
 	struct cmsghdr *c;
 	struct msghdr m;
 	struct iovec io;
-	char byte;
-	ssize_t n;
-	int fd;
+	ssize_t got;
 
 	close_pool__init(&pool);
 	for (;;) {
 		io = (struct iovec){ .iov_base = &byte, .iov_len = 1 };
 		m = (struct msghdr){ .msg_iov = &io, .msg_iovlen = 1, .msg_control = ctl,
 				     .msg_controllen = sizeof(ctl) };
-		n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
-		if (n < 0 && errno == EINTR)
+		got = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
+		if (got < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (got <= 0)
 			break;
 		c = CMSG_FIRSTHDR(&m);
-		if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-			memcpy(&fd, CMSG_DATA(c), sizeof(fd));
-			close_pool__close(&pool, fd);
+		if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
+			stash__flush(&pool, stash, &n);
+			continue;
 		}
+		memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+		if (mt_array__grow((void **)&stash, &cap, n, sizeof(*stash)))
+			close_pool__close(&pool, fd);
+		else
+			stash[n++] = fd;
 	}
+	stash__flush(&pool, stash, &n);
 	close_pool__drain(&pool);
 	_exit(0);
 }
@@ -188,18 +206,38 @@ int closer__start(void)
 	return status < 0 ? status : sv[0];
 }
 
-/* The closer takes over fd (the caller closes its own copy at once: not the last, it does not wait); -errno when
- * it cannot, without blocking: the caller closes fd some other way. */
-int closer__send(int sock, int fd)
+/* One byte, with fd or (fd < 0) without: an ack. Never blocks, never raises SIGPIPE. */
+static int closer__byte(int sock, int fd)
 {
 	char ctl[CMSG_SPACE(sizeof(int))] = { 0 }, byte = 0;
 	struct iovec io = { .iov_base = &byte, .iov_len = 1 };
 	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl) };
 	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
 
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(fd));
+	if (fd < 0) {
+		m.msg_control = NULL;
+		m.msg_controllen = 0;
+	} else {
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(fd));
+	}
 	return sendmsg(sock, &m, MSG_DONTWAIT | MSG_NOSIGNAL) == 1 ? 0 : -errno;
+}
+
+/*
+ * Hands fd to the closer and closes the caller's copy, which is not the last and does not wait; then says so, and
+ * the closer closes its own. -errno, fd untouched, when the closer cannot take it: the caller closes it some other
+ * way. An ack that does not get through only delays the closer's close to the next one, or to the end.
+ */
+int closer__give(int sock, int fd)
+{
+	int err = closer__byte(sock, fd);
+
+	if (err)
+		return err;
+	close(fd);
+	closer__byte(sock, -1);
+	return 0;
 }

@@ -196,8 +196,7 @@ size_t links__files(const struct links *l, pid_t pid, size_t *out, size_t max)
  */
 static void links__close_fd(struct links *l, int fd)
 {
-	if (l->closer >= 0 && !closer__send(l->closer, fd)) {
-		close(fd);
+	if (l->closer >= 0 && !closer__give(l->closer, fd)) {
 		l->released++;
 	} else {
 		close_pool__close(&l->pool, fd);

@@ -119,7 +119,7 @@ void close_pool__drain(struct close_pool *p);
 uint64_t close_pool__closed(struct close_pool *p);
 int closer__start(void);				/* the closer process's socket, or -errno */
 int fd_limit__raise(struct rlimit *old);		/* -EEXIST: soft is hard already */
-int closer__send(int sock, int fd);
+int closer__give(int sock, int fd);			/* closes fd when it returns 0 */
 
 struct links;
 struct links *links__new(struct bpf_session *s, int closer);	/* closer: closer__start's socket, or -1 */
