@@ -1,5 +1,6 @@
 /* closer.c — closes probe links in the background: in threads, and in a process of memtrack's that outlives it. */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -10,7 +11,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "array.h"
 #include "tracer.h"
 
 #define POOL_MAX 256	/* threads closing at once; past that the caller closes itself */
@@ -94,31 +94,31 @@ void close_pool__drain(struct close_pool *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
-/* Into the pool, each fd the closer holds: memtrack has closed its own copies (an ack said so), or is gone. */
-static void stash__flush(struct close_pool *pool, int *stash, size_t *n)
-{
-	while (*n)
-		close_pool__close(pool, stash[--*n]);
-}
+#define CLOSER_ACK_WAIT_MS 100	/* an ack that did not get through: memtrack closed its copy long before this */
 
 /*
- * The closer's life: a byte with an fd is a link handed over, kept until a byte without says that memtrack has
- * closed its own copy, so that the closer's close is the last one, the one that waits. At memtrack's end (EOF)
- * everything is closed, and waited for.
+ * The closer's life: a byte with an fd is a link handed over, held until the next byte, or a while: memtrack
+ * sends from one thread and closes its own copy before it sends anything else (an ack, when the socket has room),
+ * so that the closer's close is the last one, the one that waits, in a thread of the pool. At memtrack's end (EOF)
+ * the rest is closed, and waited for.
  */
 static void __attribute__((noreturn)) closer__serve(int sock)
 {
 	char ctl[CMSG_SPACE(sizeof(int))], byte;
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
 	struct close_pool pool;
-	size_t n = 0, cap = 0;
-	int fd, *stash = NULL;
 	struct cmsghdr *c;
 	struct msghdr m;
 	struct iovec io;
+	int held = -1;
 	ssize_t got;
 
 	close_pool__init(&pool);
 	for (;;) {
+		if (held >= 0 && poll(&pfd, 1, CLOSER_ACK_WAIT_MS) == 0) {
+			close_pool__close(&pool, held);
+			held = -1;
+		}
 		io = (struct iovec){ .iov_base = &byte, .iov_len = 1 };
 		m = (struct msghdr){ .msg_iov = &io, .msg_iovlen = 1, .msg_control = ctl,
 				     .msg_controllen = sizeof(ctl) };
@@ -127,18 +127,15 @@ static void __attribute__((noreturn)) closer__serve(int sock)
 			continue;
 		if (got <= 0)
 			break;
+		if (held >= 0)
+			close_pool__close(&pool, held);
+		held = -1;
 		c = CMSG_FIRSTHDR(&m);
-		if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
-			stash__flush(&pool, stash, &n);
-			continue;
-		}
-		memcpy(&fd, CMSG_DATA(c), sizeof(fd));
-		if (mt_array__grow((void **)&stash, &cap, n, sizeof(*stash)))
-			close_pool__close(&pool, fd);
-		else
-			stash[n++] = fd;
+		if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			memcpy(&held, CMSG_DATA(c), sizeof(held));
 	}
-	stash__flush(&pool, stash, &n);
+	if (held >= 0)
+		close_pool__close(&pool, held);
 	close_pool__drain(&pool);
 	_exit(0);
 }
@@ -229,7 +226,7 @@ static int closer__byte(int sock, int fd)
 /*
  * Hands fd to the closer and closes the caller's copy, which is not the last and does not wait; then says so, and
  * the closer closes its own. -errno, fd untouched, when the closer cannot take it: the caller closes it some other
- * way. An ack that does not get through only delays the closer's close to the next one, or to the end.
+ * way. An ack that does not get through delays the closer's close to the next byte, or CLOSER_ACK_WAIT_MS.
  */
 int closer__give(int sock, int fd)
 {

@@ -360,9 +360,11 @@ static void record__cleanup(struct record *r)
 		close(r->sig_fd);
 }
 
-/* First thing, while memtrack is small: the closer keeps what memtrack had when it was forked. */
+/* First thing, while memtrack is small: the closer keeps what memtrack had when it was forked. An inherited
+ * SIG_IGN for SIGCHLD would have the kernel reap memtrack's children behind the ptrace loop's back. */
 static void record__start_closer(struct record *r)
 {
+	signal(SIGCHLD, SIG_DFL);
 	r->closer = closer__start();
 	if (r->closer < 0)
 		pr_debug("no closer process (%s): links close in threads, and memtrack's exit waits for them\n",
