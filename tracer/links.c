@@ -1,7 +1,6 @@
 /* links.c — each tracked process's probe links, per allocator file; handed to the closer when it exits. */
 #include <dirent.h>
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,11 +195,10 @@ size_t links__files(const struct links *l, pid_t pid, size_t *out, size_t max)
  */
 static void links__close_fd(struct links *l, int fd)
 {
-	if (l->closer >= 0 && !closer__give(l->closer, fd)) {
+	if (l->closer >= 0 && !closer__give(l->closer, fd))
 		l->released++;
-	} else {
+	else
 		close_pool__close(&l->pool, fd);
-	}
 }
 
 void links__release(struct links *l, pid_t pid)
