@@ -324,7 +324,8 @@ static int record__finish(struct record *r, int status)
 {
 	int err, close_err;
 
-	/* The links' grace periods pass while the artifact is finished and summed up; record__cleanup waits. */
+	/* The links go to the closer now; without one, their grace periods pass while the artifact is finished and
+	 * summed up, and record__cleanup waits. */
 	attach__flush(r->attach);
 	err = end__write(r->w, r->bpf, r->cons, r->sp.pid, status);
 	close_err = mt_writer__close(r->w);

@@ -99,7 +99,7 @@ uint64_t bpf_session__now(struct bpf_session *s);
 /* The records' clock's step in ns: the tick's length, or 0 for the precise clock. */
 uint64_t bpf_session__tick_ns(const struct bpf_session *s);
 
-/* links.c: which allocator files each process has probes for; their links, closed in the background at exit. */
+/* links.c: which allocator files each process has probes for; their links, given to the closer at exit. */
 struct link_file {
 	size_t index;		/* the attach worker's number for the file */
 	uint64_t dev, ino;
@@ -128,7 +128,7 @@ int links__check_leader(struct links *l, pid_t pid, const struct link_file *f);
 int links__bind(struct links *l, pid_t pid, const struct link_file *f);
 size_t links__files(const struct links *l, pid_t pid, size_t *out, size_t max);
 void links__release(struct links *l, pid_t pid);
-/* Every link starts closing in the background; links__free waits for them. */
+/* Every link goes to the closer (or, without one, starts closing in a thread: links__free waits for those). */
 void links__release_all(struct links *l);
 void links__free(struct links *l);
 
@@ -140,8 +140,8 @@ bool attach__on_hold_stop(struct attach *a, pid_t tid);
 void attach__on_exec_stop(struct attach *a, pid_t pid, pid_t former_tid);
 void attach__on_fork(struct attach *a, pid_t parent, pid_t child);
 void attach__on_exit(struct attach *a, pid_t tid);
-/* The last log records written and every link closing in the background; attach__free waits for them, and after
- * a flush it uses neither the writer nor the BPF session. */
+/* The last log records written and every link given up (see links__release_all); after a flush it uses neither
+ * the writer nor the BPF session. */
 void attach__flush(struct attach *a);
 void attach__free(struct attach *a);
 
