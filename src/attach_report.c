@@ -10,18 +10,11 @@ struct attach_table {
 	uint64_t rows, held_ns_max, held_ns_sum;
 };
 
-static const char *reason__name(unsigned int r)
-{
-	static const char *const names[] = { "?", "exec", "interp", "mmap", "inherit" };
-
-	return r < sizeof(names) / sizeof(*names) ? names[r] : "?";
-}
-
 static int attach__row(const struct mt_rec_hdr *h, void *ctx)
 {
 	const struct mt_attach *a = (const void *)h;
 	struct attach_table *t = ctx;
-	const char *kind;
+	const char *kind, *reason;
 	uint64_t held;
 
 	if (h->type == MT_REC_SESSION && !t->base)
@@ -29,10 +22,11 @@ static int attach__row(const struct mt_rec_hdr *h, void *ctx)
 	if (h->type != MT_REC_ATTACH)
 		return 0;
 	kind = mt_allocator__name(a->kind);
+	reason = mt_attach_reason__name(a->reason);
 	held = a->resumed_ns > h->ts_ns ? a->resumed_ns - h->ts_ns : 0;
 	fprintf(t->f, "%12.6f %7" PRIu32 " %7" PRIu32 "  %-6s %-9s %6" PRIu32 " %10.1f  %s%s\n",
 		(double)(h->ts_ns - (t->base && t->base < h->ts_ns ? t->base : h->ts_ns)) / 1e9, h->pid, h->tid,
-		reason__name(a->reason), kind ? kind : "-", a->probes, a->resumed_ns ? held / 1e3 : -1.0,
+		reason ? reason : "?", kind ? kind : "-", a->probes, a->resumed_ns ? held / 1e3 : -1.0,
 		a->path, a->err ? "  (attach failed)" : "");
 	t->rows++;
 	t->held_ns_sum += held;

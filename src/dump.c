@@ -146,17 +146,11 @@ static void dump_end(struct mt_json *j, const struct mt_end *e)
 	mt_json__kv_i64(j, "raw_status", e->status);
 }
 
-static const char *const attach_reasons[] = {
-	[MT_ATTACH_EXEC] = "exec", [MT_ATTACH_INTERP] = "interpreter", [MT_ATTACH_MMAP] = "mmap",
-	[MT_ATTACH_INHERIT] = "inherit",
-};
-
 /* The attach log: ts is when the file was mapped (and its thread held), resumed_ns when the thread went on. */
 static void dump_attach(struct mt_json *j, const struct mt_attach *a)
 {
 	const char *kind = mt_allocator__name(a->kind);
-	size_t nreasons = sizeof(attach_reasons) / sizeof(*attach_reasons);
-	const char *reason = a->reason < nreasons ? attach_reasons[a->reason] : NULL;
+	const char *reason = mt_attach_reason__name(a->reason);
 
 	mt_json__kv_string(j, "event", "attach");
 	mt_json__kv_string_n(j, "path", a->path, sizeof(a->path));

@@ -740,6 +740,14 @@ static const char *const drop_names[MT_DROP__COUNT] = {
 	[MT_DROP_MALFORMED] = "malformed",
 };
 
+/* Indexed by enum mt_attach_reason. */
+static const char *const attach_reason_names[] = {
+	[MT_ATTACH_EXEC] = "exec",
+	[MT_ATTACH_INTERP] = "interp",
+	[MT_ATTACH_MMAP] = "mmap",
+	[MT_ATTACH_INHERIT] = "inherit",
+};
+
 const char *mt_func__name(unsigned int func)
 {
 	return func < MT_FN__COUNT ? func_names[func] : NULL;
@@ -750,6 +758,13 @@ const char *mt_allocator__name(unsigned int allocator)
 	size_t n = sizeof(allocator_names) / sizeof(allocator_names[0]);
 
 	return allocator < n ? allocator_names[allocator] : NULL;
+}
+
+const char *mt_attach_reason__name(unsigned int reason)
+{
+	size_t n = sizeof(attach_reason_names) / sizeof(attach_reason_names[0]);
+
+	return reason < n ? attach_reason_names[reason] : NULL;
 }
 
 const char *mt_drop__name(unsigned int cause)

@@ -123,6 +123,7 @@ const char *mt_session__next_arg(const struct mt_session *s, size_t *pos, size_t
 /* Names used by report and dump; NULL for values without a name. */
 const char *mt_func__name(unsigned int func);		/* enum mt_func: "malloc", ..., "free" */
 const char *mt_allocator__name(unsigned int allocator);	/* enum mt_allocator: "glibc" */
+const char *mt_attach_reason__name(unsigned int reason);	/* enum mt_attach_reason: "exec", "interp" */
 const char *mt_drop__name(unsigned int cause);		/* enum mt_drop: "ringbuf", "callstate", "read" */
 
 /* A wait status the way a shell reports it: the exit code, or 128 + the terminating signal. */

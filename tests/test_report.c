@@ -773,6 +773,10 @@ static void test_status_helpers(void **state)
 	assert_null(mt_allocator__name(7));
 	assert_string_equal(mt_drop__name(MT_DROP_CALLSTATE), "callstate");
 	assert_null(mt_drop__name(MT_DROP__COUNT - 1));
+	assert_string_equal(mt_attach_reason__name(MT_ATTACH_INTERP), "interp");	/* report and dump alike */
+	assert_string_equal(mt_attach_reason__name(MT_ATTACH_INHERIT), "inherit");
+	assert_null(mt_attach_reason__name(0));
+	assert_null(mt_attach_reason__name(MT_ATTACH_INHERIT + 1));
 }
 
 /* ---- golden files: a small artifact through the writer, then report text, report JSON and dump ---- */

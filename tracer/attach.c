@@ -76,6 +76,12 @@ static struct link_file file__link(const struct attach *a, size_t i)
 	return (struct link_file){ .index = i, .dev = f->dev, .ino = f->ino, .path = f->fd_path, .plan = f->plan };
 }
 
+/* Try k = 0 first: the mapping thread's entry. k = 1 is its process's: a thread that was not held may be gone. */
+static void req__proc_path(const struct mt_attach_req *r, int k, const char *what, char *path, size_t n)
+{
+	snprintf(path, n, "/proc/%u/%s", k ? r->pid : r->tid, what);
+}
+
 /*
  * /proc/TID/map_files/START-END opens the very file that is mapped, even when it was deleted or lives in an overlay;
  * the record keeps the name it links to. The uprobe goes by that name when it still is the same inode. By the
@@ -83,14 +89,14 @@ static struct link_file file__link(const struct attach *a, size_t i)
  */
 static void file__paths(const struct mt_attach_req *r, char *map_path, size_t mlen, char *name, size_t nlen)
 {
-	uint32_t ids[2] = { r->tid, r->pid };	/* the process's too: a thread that was not held may be gone */
+	char what[64];
 	struct stat st;
 	ssize_t n = 0;
-	size_t k;
+	int k;
 
+	snprintf(what, sizeof(what), "map_files/%llx-%llx", (unsigned long long)r->start, (unsigned long long)r->end);
 	for (k = 0; k < 2 && n <= 0; k++) {
-		snprintf(map_path, mlen, "/proc/%u/map_files/%llx-%llx", ids[k], (unsigned long long)r->start,
-			 (unsigned long long)r->end);
+		req__proc_path(r, k, what, map_path, mlen);
 		n = readlink(map_path, name, nlen - 1);
 	}
 	name[n > 0 ? n : 0] = 0;
@@ -239,13 +245,11 @@ static int req__resolve(struct attach *a, struct mt_attach_req *r)
 	char path[64], line[PATH_MAX + 128];
 	struct mt_mapping m = { .hdr = { .ts_ns = r->ts_ns, .pid = r->pid, .tid = r->tid, .type = MT_REC_MAPPING,
 					 .size = sizeof(m) } };
-	FILE *f;
-	int found = 0;
+	FILE *f = NULL;
+	int found = 0, k;
 
-	snprintf(path, sizeof(path), "/proc/%u/maps", r->tid);
-	f = fopen(path, "re");
-	if (!f) {
-		snprintf(path, sizeof(path), "/proc/%u/maps", r->pid);
+	for (k = 0; k < 2 && !f; k++) {
+		req__proc_path(r, k, "maps", path, sizeof(path));
 		f = fopen(path, "re");
 	}
 	if (!f)

@@ -129,18 +129,16 @@ static int links__add(struct links *l, const struct bound *b)
 }
 
 /*
- * Before binding a file a process mapped (a fork child or an exec's new leader is alive by then). A file the kernel
- * cannot probe for a process whose leader has exited is still entered, without links, and marked in BPF as this
- * process's: it is refused once, not at each mapping, and a child forked later gets it probed for itself.
+ * Before binding a file a process mapped and has no links for (a fork child or an exec's new leader is alive by
+ * then). A file the kernel cannot probe for a process whose leader has exited is still entered, without links, and
+ * marked in BPF as this process's: it is refused once, not at each mapping, and a child forked later gets it probed
+ * for itself.
  */
 int links__check_leader(struct links *l, pid_t pid, const struct link_file *f)
 {
 	struct bound b = { .pid = pid, .file = f->index, .dev = f->dev, .ino = f->ino };
-	int err;
+	int err = leader__check(pid);
 
-	if (links__has(l, pid, f->index))
-		return 0;
-	err = leader__check(pid);
 	if (err == -EOWNERDEAD && !links__add(l, &b))
 		bpf_session__proc_file(l->bpf, pid, f->dev, f->ino, true);
 	return err;
