@@ -23,7 +23,8 @@ struct mt_call {
 	__u32 depth;		/* allocator entries not yet returned on this thread */
 	__u8 func;
 	__u8 allocator;
-	__u8 _pad[2];
+	__u8 free_rank;		/* MT_COOKIE_RANK of the release at free_ptr */
+	__u8 _pad;
 };
 
 #define MT_CALL_SLOTS 32768	/* the kernel's default pid_max (systemd sets 4194304: then tids may share one) */
@@ -158,14 +159,9 @@ static __always_inline int call__enter(struct pt_regs *ctx, __u64 cookie, const 
 	return 0;
 }
 
-/* The caller's task gives the header's ids: a field load each, where bpf_get_current_pid_tgid is a call. */
-static __always_inline void alloc__emit(struct task_struct *task, __u8 func, __u8 allocator, __u64 addr, __u64 size,
+static __always_inline void alloc__fill(struct mt_alloc *e, __u8 func, __u8 allocator, __u64 addr, __u64 size,
 					__u64 old, __u64 align, __u64 stack)
 {
-	struct mt_alloc *e = rec__reserve_as(sizeof(*e), MT_REC_ALLOC, task->tgid, task->pid);
-
-	if (!e)
-		return;
 	e->addr = addr;
 	e->size = size;
 	e->old_addr = old;
@@ -174,6 +170,35 @@ static __always_inline void alloc__emit(struct task_struct *task, __u8 func, __u
 	e->func = func;
 	e->allocator = allocator;
 	__builtin_memset(e->_pad, 0, sizeof(e->_pad));
+}
+
+/* The caller's task gives the header's ids: a field load each, where bpf_get_current_pid_tgid is a call. */
+static __always_inline void alloc__emit(struct task_struct *task, __u8 func, __u8 allocator, __u64 addr, __u64 size,
+					__u64 old, __u64 align, __u64 stack)
+{
+	struct mt_batch *b = batch__take();
+	struct mt_alloc *e;
+	__u32 i;
+
+	if (b) {
+		i = b->n;
+		if (i >= MT_BATCH_RECS) {
+			batch__flush(b);
+			i = 0;
+		}
+		e = &b->r[i];
+		rec__head(&e->hdr, sizeof(*e), MT_REC_ALLOC, task->tgid, task->pid);
+		alloc__fill(e, func, allocator, addr, size, old, align, stack);
+		b->n = i + 1;
+		if (i + 1 == MT_BATCH_RECS)
+			batch__flush(b);
+		batch__give_back(b);
+		return;
+	}
+	e = rec__reserve_as(sizeof(*e), MT_REC_ALLOC, task->tgid, task->pid);
+	if (!e)
+		return;
+	alloc__fill(e, func, allocator, addr, size, old, align, stack);
 	rec__submit(e, sizeof(*e));
 }
 
@@ -222,13 +247,15 @@ int BPF_KRETPROBE(alloc_return, void *ret)
 }
 
 /*
- * free(NULL) is no event; a free inside realloc is realloc's own business; the free that operator delete, mi_free
- * or dallocx makes of the block it was given is the same release, counted once as the outer call. The marker of
- * that release is replaced by the thread's next allocation or by a free higher on the stack.
+ * free(NULL) is no event; a free inside realloc is realloc's own business; the free that operator delete, mi_free_size
+ * or mimalloc's free makes of the block it was given is the same release, counted once as the outer call: the next
+ * release of that block on the thread, not above it on the stack and of a lower rank (MT_COOKIE_RANK), goes on
+ * with the chain. The marker of that release is replaced by the thread's next allocation or next recorded free.
  */
 static __always_inline int free__enter(struct pt_regs *ctx, __u64 cookie, __u64 ptr, __u64 size)
 {
 	__u64 sp = PT_REGS_SP(ctx);
+	__u8 rank = MT_COOKIE_RANK(cookie);
 	struct task_struct *task;
 	struct mt_call *c;
 
@@ -238,12 +265,15 @@ static __always_inline int free__enter(struct pt_regs *ctx, __u64 cookie, __u64 
 	c = call__state(task, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (call__nested(c, sp))
 		return 0;
-	if (c && c->free_ptr == ptr && sp <= c->free_sp)	/* kept: sized delete -> delete -> free is a chain */
+	if (c && c->free_ptr == ptr && sp <= c->free_sp && rank < c->free_rank) {
+		c->free_rank = rank;
 		return 0;
+	}
 	alloc__emit(task, MT_COOKIE_FUNC(cookie), MT_COOKIE_ALLOCATOR(cookie), ptr, size, 0, 0, 0);
 	if (c) {
 		c->free_ptr = ptr;
 		c->free_sp = sp;
+		c->free_rank = rank;
 	}
 	return 0;
 }
@@ -425,6 +455,19 @@ SYS_TP(munmap, NR_MUNMAP)
 SYS_TP(brk, NR_BRK)
 SYS_TP(mremap, NR_MREMAP)
 SYS_TP(mprotect, NR_MPROTECT)
+
+/* Run by the tracer on each CPU (a test run): the batch goes to the ring now. 1: it was busy, ask again. */
+SEC("raw_tp")
+int batch_flush(void *ctx)
+{
+	struct mt_batch *b = batch__take();
+
+	if (!b)
+		return 1;
+	batch__flush(b);
+	batch__give_back(b);
+	return 0;
+}
 
 /* The tracer's reading of the records' clock, by BPF_PROG_TEST_RUN: the records it writes itself (session, exit,
  * end) sort among BPF's by the very same counter. */

@@ -86,6 +86,25 @@ static __always_inline bool proc__active(__u32 tgid)
 }
 
 /* Reserve a record and fill its header; NULL (and a drop counted) when the ring is full. */
+/*
+ * The records' order. Each record takes the next number, once it is sure to reach the ring: allocator records wait
+ * in their CPU's batch, so the ring's order is no longer the order of events, and the tracer restores it from
+ * these numbers. A number is taken inside the event's program, like the time: a record that happens after another
+ * (a free of a block another thread allocated, a child's call after its fork) gets a higher one. The tracer takes
+ * numbers here too (it maps .bss), for the exit records it writes.
+ */
+__u64 rec_seq = 0;
+
+static __always_inline void rec__head(struct mt_rec_hdr *h, __u32 size, __u16 type, __u32 pid, __u32 tid)
+{
+	h->ts_ns = ts__now();
+	h->pid = pid;
+	h->tid = tid;
+	h->type = type;
+	h->size = size;
+	h->_pad = __sync_fetch_and_add(&rec_seq, 1);
+}
+
 static __always_inline void *rec__reserve_as(__u32 size, __u16 type, __u32 pid, __u32 tid)
 {
 	struct mt_rec_hdr *h = bpf_ringbuf_reserve(&rb, size, 0);
@@ -94,12 +113,7 @@ static __always_inline void *rec__reserve_as(__u32 size, __u16 type, __u32 pid, 
 		drop__count(MT_DROP_RINGBUF);
 		return NULL;
 	}
-	h->ts_ns = ts__now();
-	h->pid = pid;
-	h->tid = tid;
-	h->type = type;
-	h->size = size;
-	h->_pad = 0;
+	rec__head(h, size, type, pid, tid);
 	return h;
 }
 
@@ -112,20 +126,84 @@ static __always_inline void *rec__reserve(__u32 size, __u16 type)
 
 /* Submit without waking the consumer unless this CPU's share of the watermark is reached:
  * a wakeup costs ~1.3 us, a silent submit ~80 ns; the tracer's periodic poll catches the rest. */
-static __always_inline void rec__submit(void *rec, __u32 size)
+static __always_inline __u64 rec__wakeup(__u32 size)
 {
 	__u32 zero = 0;
 	__u64 *n = bpf_map_lookup_elem(&rb_unwoken, &zero);
-	__u64 flags = BPF_RB_NO_WAKEUP;
 
 	if (n) {
 		*n += size + 8;	/* the ring's record header */
 		if (*n >= wakeup_bytes) {
 			*n = 0;
-			flags = BPF_RB_FORCE_WAKEUP;
+			return BPF_RB_FORCE_WAKEUP;
 		}
 	}
-	bpf_ringbuf_submit(rec, flags);
+	return BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline void rec__submit(void *rec, __u32 size)
+{
+	bpf_ringbuf_submit(rec, rec__wakeup(size));
+}
+
+/*
+ * Allocator records gather in a batch per CPU, which goes to the ring in one piece when full, or when the tracer
+ * asks (batch_flush): a reservation and its commit cost ~110 ns a record (the ring's lock and atomics), which a
+ * batch pays once for MT_BATCH_RECS. A program preempted while it writes the batch holds busy: a program that finds
+ * the batch busy (another task on this CPU, or the tracer's flush) sends its record to the ring on its own.
+ */
+#define MT_BATCH_RECS 56
+
+struct mt_batch {
+	struct mt_rec_hdr hdr;	/* MT_REC_BATCH: the ring gets the header and the first n records */
+	struct mt_alloc r[MT_BATCH_RECS];
+	__u64 busy;		/* 64 bits: clang 14 has BPF atomics of that width only */
+	__u32 n;
+	__u32 _pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mt_batch);
+} batches SEC(".maps");
+
+static __always_inline struct mt_batch *batch__take(void)
+{
+	__u32 zero = 0;
+	struct mt_batch *b = bpf_map_lookup_elem(&batches, &zero);
+
+	if (!b || __sync_val_compare_and_swap(&b->busy, 0, 1) != 0)
+		return NULL;
+	return b;
+}
+
+static __always_inline void batch__give_back(struct mt_batch *b)
+{
+	__sync_lock_test_and_set(&b->busy, 0);
+}
+
+static __always_inline void batch__flush(struct mt_batch *b)
+{
+	__u32 n = b->n, size;
+
+	if (n > MT_BATCH_RECS)
+		n = MT_BATCH_RECS;
+	b->n = 0;
+	if (!n)
+		return;
+	size = sizeof(b->hdr) + n * sizeof(struct mt_alloc);
+	b->hdr.type = MT_REC_BATCH;
+	b->hdr.size = sizeof(b->hdr);
+	b->hdr._pad = n;
+	if (bpf_ringbuf_output(&rb, b, size, rec__wakeup(size))) {
+		__u32 why = MT_DROP_RINGBUF;
+		__u64 *d = bpf_map_lookup_elem(&drops, &why);
+
+		if (d)
+			*d += n;
+	}
 }
 
 #endif /* MEMTRACK_BPF_H */

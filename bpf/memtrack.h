@@ -22,6 +22,7 @@ enum mt_rec_type {
 	MT_REC_MAPPING = 9,	/* struct mt_mapping: an executable file mapping of a tracked process (BPF) */
 	MT_REC_FILE = 10,	/* struct mt_file: a mapped file's path, build-id and kind, once per file (tracer) */
 	MT_REC_STACK = 11,	/* struct mt_stack + FP chain + raw stack bytes: a stack definition (BPF) */
+	MT_REC_BATCH = 12,	/* ring only, never in the artifact: a header, then mt_alloc records of one CPU */
 };
 
 /* Allocator entry points; "event" names in dump follow this order. */
@@ -97,6 +98,9 @@ enum mt_args {
 #define MT_COOKIE_ARGS(c) ((c) & 0xff)
 #define MT_COOKIE_FUNC(c) (((c) >> 8) & 0xff)
 #define MT_COOKIE_ALLOCATOR(c) (((c) >> 16) & 0xff)
+/* A release entry point's place in the chains of calls one makes into another: each calls only lower ranks
+ * (tracer/allocators.c). 0 for the allocating ones. */
+#define MT_COOKIE_RANK(c) (((c) >> 24) & 0xff)
 /* 0: the arguments are in rdi, rsi, rdx, as at the entry. Else the probe sits past a move of one
  * (tracer/probe_site.c), and nibble k is the x86 register number (0 rax ... 7 rdi, 8-15 r8-r15) of argument k. */
 #define MT_COOKIE_REGS(c) (((c) >> 32) & 0xfff)
@@ -145,7 +149,7 @@ struct mt_rec_hdr {
 	__u32 tid;
 	__u16 type;		/* enum mt_rec_type */
 	__u16 size;		/* bytes, this header included */
-	__u32 _pad;
+	__u32 _pad;		/* 0 in the artifact; in the ring, the record's sequence number (see rec_seq) */
 };
 
 struct mt_alloc {

@@ -18,6 +18,7 @@
 #include "artifact.h"
 #include "model.h"
 #include "report.h"
+#include "u64map.h"
 
 #define ANY 0xffffffffu
 #define ANY_SIZE UINT64_MAX
@@ -294,6 +295,62 @@ static int pairs__on_record(const struct mt_rec_hdr *h, void *ctx)
 	else if (a->func == MT_FN_FREE && a->addr == *last)
 		p->paired++, *last = 0;
 	return 0;
+}
+
+/* handoff's blocks in the artifact's own order (no reader's window): each free must find its malloc before it. */
+struct handoff {
+	uint32_t root;
+	struct mt_u64map live;
+	uint64_t mallocs, paired, exits;
+};
+
+static int handoff__on_record(const struct mt_rec_hdr *h, void *ctx)
+{
+	const struct mt_alloc *a = (const void *)h;
+	struct handoff *o = ctx;
+
+	if (h->type == MT_REC_EXIT && h->pid == o->root)
+		o->exits++;
+	if (h->type != MT_REC_ALLOC || h->pid != o->root || o->exits)
+		return 0;
+	if (a->func == MT_FN_MALLOC && a->size == 48) {
+		o->mallocs++;
+		assert_int_equal(mt_u64map__put(&o->live, a->addr, 1, NULL), 0);
+	} else if (a->func == MT_FN_FREE && mt_u64map__del(&o->live, a->addr, NULL)) {
+		o->paired++;
+	}
+	return 0;
+}
+
+/*
+ * One thread mallocs on CPU 0, another frees on CPU 1: their records reach the ring in two CPUs' batches, in
+ * whatever order those are sent. Written in the order of events, every free follows its malloc, and the exit
+ * follows both.
+ */
+static void test_cross_cpu_order(void **state)
+{
+	char dir[256], *argv[] = { PROG("handoff"), NULL };
+	struct handoff o = { 0 };
+	struct mt_read_status st;
+	struct query q;
+	int run, t;
+
+	(void)state;
+	for (run = 0; run < 3; run++) {
+		test_dir(dir, sizeof(dir), "handoff");
+		assert_int_equal(record_run(dir, "handoff", argv), 0);
+		o = (struct handoff){ .root = root_pid(dir) };
+		assert_int_equal(mt_artifact__read(dir, handoff__on_record, &o, &st), 0);
+		assert_int_equal(o.mallocs, 20000);
+		assert_int_equal(o.paired, 20000);
+		assert_int_equal(o.live.count, 0);
+		assert_int_equal(o.exits, 1);
+		mt_u64map__release(&o.live);
+		q = query__run(dir, MT_REC_ALLOC, o.root, MT_FN_MALLOC, 48);
+		assert_int_equal(q.count, 20000);
+		for (t = 0; t < MT_DROP__COUNT; t++)
+			assert_int_equal(q.drops[t], 0);
+	}
 }
 
 static void test_threads(void **state)
@@ -1100,9 +1157,16 @@ static void test_cxx_new_delete(void **state)
 	assert_int_equal(allocs_by(dir, root, MT_FN_NEW_ARRAY, 7072, MT_ALLOCATOR_LIBSTDCXX), 10);
 	assert_int_equal(allocs_by(dir, root, MT_FN_NEW, 7074, MT_ALLOCATOR_LIBSTDCXX), 1);
 	assert_int_equal(allocs_by(dir, root, MT_FN_MALLOC, 7072, ANY) + allocs_by(dir, root, MT_FN_MALLOC, 7073, ANY), 0);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW_ARRAY, 7075, MT_ALLOCATOR_LIBSTDCXX), 3);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW, 7076, MT_ALLOCATOR_LIBSTDCXX), 3);	/* aligned */
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW, 7077, MT_ALLOCATOR_LIBSTDCXX), 3);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW_ARRAY, 7078, MT_ALLOCATOR_LIBSTDCXX), 3);	/* nothrow */
 	assert_int_equal(allocs_by(dir, root, MT_FN_DELETE, 7073, MT_ALLOCATOR_LIBSTDCXX), 10);	/* sized delete */
-	assert_int_equal(allocs_by(dir, root, MT_FN_DELETE, ANY_SIZE, MT_ALLOCATOR_LIBSTDCXX), 11);
-	assert_int_equal(allocs_by(dir, root, MT_FN_DELETE_ARRAY, ANY_SIZE, MT_ALLOCATOR_LIBSTDCXX), 10);
+	assert_int_equal(allocs_by(dir, root, MT_FN_DELETE_ARRAY, 7075, MT_ALLOCATOR_LIBSTDCXX), 3);	/* sized [] */
+	assert_int_equal(allocs_by(dir, root, MT_FN_DELETE, 7077, MT_ALLOCATOR_LIBSTDCXX), 3);	/* sized aligned */
+	/* 10 sized, 1 plain, 3 aligned, 3 sized aligned; 10 plain [], 3 sized [], 3 nothrow [] */
+	assert_int_equal(allocs_by(dir, root, MT_FN_DELETE, ANY_SIZE, MT_ALLOCATOR_LIBSTDCXX), 17);
+	assert_int_equal(allocs_by(dir, root, MT_FN_DELETE_ARRAY, ANY_SIZE, MT_ALLOCATOR_LIBSTDCXX), 16);
 	assert_int_equal(allocs_by(dir, root, MT_FN_FREE, ANY_SIZE, ANY), 0);
 }
 
@@ -1122,7 +1186,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_constructor_allocations), cmocka_unit_test(test_glibc_functions),
 		cmocka_unit_test(test_realloc_chain),		 cmocka_unit_test(test_process_tree),
-		cmocka_unit_test(test_threads),			 cmocka_unit_test(test_summary_is_the_artifacts),
+		cmocka_unit_test(test_threads),			 cmocka_unit_test(test_cross_cpu_order),			 cmocka_unit_test(test_summary_is_the_artifacts),
 		cmocka_unit_test(test_exit_status),		 cmocka_unit_test(test_memory_syscalls),
 		cmocka_unit_test(test_cannot_run),		 cmocka_unit_test(test_job_control),
 		cmocka_unit_test(test_signal_forwarding),	 cmocka_unit_test(test_usage_errors),

@@ -136,6 +136,24 @@ static uint64_t site__place(int fd, uint64_t off, uint8_t args, uint16_t *regs)
 	return n > 0 ? off + allocators__site(code, n, args, regs) : off;
 }
 
+/*
+ * The rank of a release entry point (MT_COOKIE_RANK). libstdc++ and libc++ make each decorated operator delete call
+ * the one with a decoration fewer (delete[](p, size) calls delete[](p), which calls delete(p)) and the plain ones
+ * call free; mimalloc's free, mi_free_size and its operator deletes call mi_free. A thread's free one rank down from
+ * the release it just recorded, of the same block, is that release going on; one of the same rank or higher is a
+ * new one (a thread that only frees may well free the same address twice in a row, another thread having
+ * allocated it again in between).
+ */
+static uint8_t entry__rank(const struct entry *e)
+{
+	if (e->func == MT_FN_DELETE || e->func == MT_FN_DELETE_ARRAY)
+		return 3 + (e->func == MT_FN_DELETE_ARRAY) + (e->args == MT_ARGS_FREE_SIZED) +
+		       (strstr(e->name, "align") != NULL) + (strstr(e->name, "nothrow") != NULL);
+	if (e->args == MT_ARGS_FREE || e->args == MT_ARGS_FREE_SIZED)
+		return strcmp(e->name, "mi_free") ? 2 : 1;
+	return 0;
+}
+
 static void plan__add(struct alloc_plan *p, uint64_t off, const struct entry *e, uint8_t allocator)
 {
 	uint16_t regs;
@@ -151,7 +169,8 @@ static void plan__add(struct alloc_plan *p, uint64_t off, const struct entry *e,
 	if (p->sites[p->n].offset != off)
 		pr_debug("%s: probed at +%llu, an emulated instruction (arguments in registers %#x)\n", e->name,
 			 (unsigned long long)(p->sites[p->n].offset - off), regs);
-	p->sites[p->n].cookie = MT_COOKIE(e->args, e->func, allocator) | (uint64_t)regs << 32;
+	p->sites[p->n].cookie = MT_COOKIE(e->args, e->func, allocator) | (uint64_t)entry__rank(e) << 24 |
+				(uint64_t)regs << 32;
 	p->sites[p->n].ret = e->args != MT_ARGS_FREE && e->args != MT_ARGS_FREE_SIZED;
 	p->n++;
 }

@@ -1,5 +1,6 @@
 /* bpf_session.c — the BPF programs' lifecycle: open, size the ring, load, attach, track pids, read drops, destroy. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -69,7 +70,8 @@ static int session__attach_tracepoints(struct bpf_session *s)
 
 	bpf_object__for_each_program(prog, s->skel->obj) {
 		if (!bpf_program__autoload(prog) || prog == s->skel->progs.alloc_enter ||
-		    prog == s->skel->progs.alloc_return || prog == s->skel->progs.clock_now)
+		    prog == s->skel->progs.alloc_return || prog == s->skel->progs.clock_now ||
+		    prog == s->skel->progs.batch_flush)
 			continue;
 		err = session__add_link(s, bpf_program__attach(prog));
 		if (err) {
@@ -241,6 +243,10 @@ struct bpf_session *bpf_session__open(const struct mt_options *o)
 		goto destroy_skel;
 	}
 	err = session__place_clock(s);
+	/* Once now, on empty batches: a kernel that cannot run it would hold records in them for ever. */
+	if (!err && (err = bpf_session__flush_batches(s)) < 0)
+		pr_err("cannot run the BPF batch flush on each CPU: %s\n", strerror(-err));
+	err = err > 0 ? 0 : err;	/* busy: nothing runs yet, but a retry would do */
 	if (!err)
 		err = session__attach_tracepoints(s);
 	if (err)
@@ -248,7 +254,7 @@ struct bpf_session *bpf_session__open(const struct mt_options *o)
 	return s;
 
 destroy_skel:
-	bpf_session__close(s);
+	bpf_session__close(s, -1);
 	errno = -err;
 	return NULL;
 free_session:
@@ -404,14 +410,57 @@ int bpf_session__drops(const struct bpf_session *s, __u64 drops[MT_DROP__COUNT])
 	return 0;
 }
 
+/* Each CPU's batch of allocator records to the ring. Returns how many CPUs had theirs busy (ask again), or -errno. */
+int bpf_session__flush_batches(struct bpf_session *s)
+{
+	int ncpu = libbpf_num_possible_cpus(), cpu, busy = 0;
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU);
+
+	if (ncpu < 0)
+		return ncpu;
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		opts.cpu = cpu;
+		opts.retval = 0;
+		/* An offline CPU (ENXIO) has no batch left: the kernel runs nothing there. */
+		if (!bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.batch_flush), &opts))
+			busy += opts.retval != 0;
+		else if (errno != ENXIO)
+			return -errno;
+	}
+	return busy;
+}
+
+/* The next record number, taken the way BPF takes it (see rec_seq): for a record the tracer writes. */
+uint32_t bpf_session__next_seq(struct bpf_session *s)
+{
+	return (uint32_t)__atomic_fetch_add(&s->skel->bss->rec_seq, 1, __ATOMIC_SEQ_CST);
+}
+
 static void *link__destroy_thread(void *link)
 {
 	bpf_link__destroy(link);
 	return NULL;
 }
 
-/* A tracepoint link's detach waits for an RCU grace period (~40 ms here): detached side by side, they wait once. */
-void bpf_session__close(struct bpf_session *s)
+/* The closer takes a copy of the link's fd: the copy holds the link (a perf link holds its perf event too), so
+ * libbpf's detach here only closes memtrack's references, and the kernel's unregistering runs in the closer. */
+static bool link__give(struct bpf_link *link, int closer)
+{
+	int fd = closer >= 0 ? fcntl(bpf_link__fd(link), F_DUPFD_CLOEXEC, 0) : -1;
+	int err = fd < 0 ? -EBADF : closer__send(closer, fd);
+
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		return false;
+	bpf_link__destroy(link);
+	closer__ack(closer);
+	return true;
+}
+
+/* A tracepoint link's detach waits for RCU grace periods (~40 ms here; the per-syscall ones one after another):
+ * without the closer, detached side by side, they wait at least once. */
+void bpf_session__close(struct bpf_session *s, int closer)
 {
 	pthread_t threads[MT_MAX_LINKS];
 	bool started[MT_MAX_LINKS];
@@ -419,9 +468,15 @@ void bpf_session__close(struct bpf_session *s)
 
 	if (!s)
 		return;
-	for (i = 0; i < s->nlinks; i++)
-		started[i] = !pthread_create(&threads[i], NULL, link__destroy_thread, s->links[i]);
 	for (i = 0; i < s->nlinks; i++) {
+		if (link__give(s->links[i], closer))
+			s->links[i] = NULL;
+		else
+			started[i] = !pthread_create(&threads[i], NULL, link__destroy_thread, s->links[i]);
+	}
+	for (i = 0; i < s->nlinks; i++) {
+		if (!s->links[i])
+			continue;
 		if (started[i])
 			pthread_join(threads[i], NULL);
 		else

@@ -223,18 +223,29 @@ static int closer__byte(int sock, int fd)
 	return sendmsg(sock, &m, MSG_DONTWAIT | MSG_NOSIGNAL) == 1 ? 0 : -errno;
 }
 
+int closer__send(int sock, int fd)
+{
+	return closer__byte(sock, fd);
+}
+
+/* An ack that does not get through delays the closer's close to the next byte, or CLOSER_ACK_WAIT_MS. */
+void closer__ack(int sock)
+{
+	closer__byte(sock, -1);
+}
+
 /*
  * Hands fd to the closer and closes the caller's copy, which is not the last and does not wait; then says so, and
  * the closer closes its own. -errno, fd untouched, when the closer cannot take it: the caller closes it some other
- * way. An ack that does not get through delays the closer's close to the next byte, or CLOSER_ACK_WAIT_MS.
+ * way.
  */
 int closer__give(int sock, int fd)
 {
-	int err = closer__byte(sock, fd);
+	int err = closer__send(sock, fd);
 
 	if (err)
 		return err;
 	close(fd);
-	closer__byte(sock, -1);
+	closer__ack(sock);
 	return 0;
 }

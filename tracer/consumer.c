@@ -1,5 +1,7 @@
 /* consumer.c — drains the BPF ring buffer into the artifact and learns from fork records which pids are processes. */
 #include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -25,10 +27,14 @@ struct pidset {
 };
 
 struct consumer {
+	struct bpf_session *bpf;
 	struct ring *events;	/* the records: read in place (ring.c) */
+	struct order *order;	/* puts them back in order before they are written */
+	uint64_t waiting_ns;	/* since when records wait for waiting_for (0: none wait) */
+	uint32_t waiting_for;
 	struct ring_buffer *rb;	/* attach requests, few: libbpf's reader */
 	int epfd;		/* ready when either has data */
-	__u8 *pack;		/* a stack definition packed to its documented layout */
+	__u8 *pack;		/* a record as written: a stack definition packed to its documented layout */
 	struct mt_writer *w;
 	struct attach *attach;
 	struct pidset procs;
@@ -116,35 +122,71 @@ static void consumer__malformed(struct consumer *c, const void *data, size_t siz
 			"all such as dropped (malformed)\n", size >= sizeof(*h) ? h->type : 0, size);
 }
 
-static int consumer__on_record(void *ctx, void *data, size_t size)
+/* A record in its turn: written with its number cleared (the artifact has 0 there). */
+static int consumer__emit(void *ctx, const void *data, size_t size)
 {
 	struct consumer *c = ctx;
 	const struct mt_rec_hdr *h = data;
-	const void *packed;
+	struct mt_rec_hdr *out = (struct mt_rec_hdr *)c->pack;
 	int err;
 
-	if (size < sizeof(*h) || h->size > size) {
-		consumer__malformed(c, data, size);
-		return 0;
-	}
 	if (h->type == MT_REC_STACK) {
-		packed = stack__pack(c, data, h->size);
-		if (!packed) {
+		if (!stack__pack(c, data, h->size)) {
 			consumer__malformed(c, data, size);
 			return 0;
 		}
-		h = data = (void *)packed;
+	} else {
+		memcpy(out, data, h->size);
 	}
-	if (h->type == MT_REC_FORK && h->size >= sizeof(struct mt_fork))
-		pidset__add(&c->procs, ((const struct mt_fork *)data)->child, h->pid, ((const struct mt_fork *)data)->flags);
-	err = mt_writer__append(c->w, data, h->size);
+	out->_pad = 0;
+	err = mt_writer__append(c->w, out, out->size);
 	if (err == -EINVAL) {
-		consumer__malformed(c, data, h->size);
+		consumer__malformed(c, data, out->size);
 	} else if (err && !c->err) {
 		c->err = err;
 		pr_err("cannot write the artifact: %s; events from now on are lost\n", strerror(-err));
 	}
 	c->records++;
+	return 0;
+}
+
+/* A batch: a header, then _pad allocator records of one CPU. */
+static int consumer__on_batch(struct consumer *c, const __u8 *data, size_t size)
+{
+	const struct mt_rec_hdr *h = (const void *)data;
+	size_t n = h->_pad, i;
+
+	if (h->size != sizeof(*h) || size < sizeof(*h) + n * sizeof(struct mt_alloc)) {
+		consumer__malformed(c, data, size);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		h = (const void *)(data + sizeof(*h) + i * sizeof(struct mt_alloc));
+		if (h->type != MT_REC_ALLOC || h->size != sizeof(struct mt_alloc)) {
+			consumer__malformed(c, h, sizeof(struct mt_alloc));
+			return 0;
+		}
+	}
+	return order__push(c->order, data + sizeof(*h), n * sizeof(struct mt_alloc), sizeof(struct mt_alloc));
+}
+
+static int consumer__on_record(void *ctx, void *data, size_t size)
+{
+	struct consumer *c = ctx;
+	const struct mt_rec_hdr *h = data;
+
+	if (size < sizeof(*h) || h->size > size || h->size < sizeof(*h)) {
+		consumer__malformed(c, data, size);
+		return 0;
+	}
+	if (h->type == MT_REC_BATCH) {
+		consumer__on_batch(c, data, size);
+		return 0;
+	}
+	/* Known on arrival: the ptrace loop asks about a child before its fork record's turn may have come. */
+	if (h->type == MT_REC_FORK && h->size >= sizeof(struct mt_fork))
+		pidset__add(&c->procs, ((const struct mt_fork *)data)->child, h->pid, ((const struct mt_fork *)data)->flags);
+	order__push(c->order, data, size, 0);	/* failing, it writes the record at once: out of order, not lost */
 	return 0;
 }
 
@@ -178,11 +220,13 @@ struct consumer *consumer__new(struct bpf_session *s, struct mt_writer *w, struc
 
 	if (!c)
 		return NULL;
+	c->bpf = s;
 	c->w = w;
 	c->attach = a;
 	c->epfd = -1;
 	c->pack = malloc(MT_STACK_PACK_MAX);
-	c->events = c->pack ? ring__new(bpf_map__fd(bpf_session__ring_map(s))) : NULL;
+	c->order = c->pack ? order__new(consumer__emit, c) : NULL;
+	c->events = c->order ? ring__new(bpf_map__fd(bpf_session__ring_map(s))) : NULL;
 	c->rb = c->events ? ring_buffer__new(bpf_map__fd(bpf_session__attach_map(s)), consumer__on_attach, c, NULL)
 			  : NULL;
 	if (!c->rb)
@@ -203,12 +247,86 @@ int consumer__fd(const struct consumer *c)
 	return c->epfd;
 }
 
+#define BATCH_FLUSH_TRIES 1000	/* a CPU's batch is busy while a program writes it: microseconds */
+
+/* Every CPU's batch into the ring, then the ring drained past them. */
+static long consumer__flush_batches(struct consumer *c)
+{
+	int busy, tries = 0;
+
+	while ((busy = bpf_session__flush_batches(c->bpf)) > 0 && ++tries < BATCH_FLUSH_TRIES)
+		sched_yield();
+	if (busy)
+		pr_debug("cannot flush the CPUs' batches: %s\n", busy < 0 ? strerror(-busy) : "busy");
+	return ring__consume_past(c->events, consumer__on_record, c);
+}
+
+/*
+ * Records that wait for a number another CPU's batch holds: that batch is asked for after WAIT_FLUSH_NS (a CPU
+ * that went idle leaves its batch unsent), and past() asks at once. A number missing after WAIT_SKIP_NS never
+ * comes (its batch was lost to a full ring, counted in the drops): the records behind it are written.
+ */
+#define WAIT_FLUSH_NS 2000000ull
+#define WAIT_SKIP_NS 1000000000ull
+
+static long consumer__unblock(struct consumer *c, bool past)
+{
+	uint64_t now;
+	long n = 0;
+
+	if (!order__waiting(c->order)) {
+		c->waiting_ns = 0;
+		return 0;
+	}
+	now = clock__monotonic_ns();
+	if (!c->waiting_ns || c->waiting_for != order__next(c->order)) {
+		c->waiting_ns = now;
+		c->waiting_for = order__next(c->order);
+	}
+	if (past || now - c->waiting_ns >= WAIT_FLUSH_NS)
+		n = consumer__flush_batches(c);
+	if (order__waiting(c->order) && now - c->waiting_ns >= WAIT_SKIP_NS) {
+		order__skip_gap(c->order);
+		c->waiting_ns = 0;
+	}
+	return n;
+}
+
 static int consumer__drain_rings(struct consumer *c, bool past)
 {
 	long n = (past ? ring__consume_past : ring__consume)(c->events, consumer__on_record, c);
 	int m = ring_buffer__consume(c->rb);
 
+	if (n >= 0)
+		n = consumer__unblock(c, past);
 	return n < 0 ? (int)n : m < 0 ? m : 0;
+}
+
+int consumer__drain_batches(struct consumer *c)
+{
+	long n = consumer__flush_batches(c);
+
+	return n < 0 ? (int)n : 0;
+}
+
+int consumer__append(struct consumer *c, struct mt_rec_hdr *rec)
+{
+	rec->_pad = bpf_session__next_seq(c->bpf);
+	return order__push(c->order, rec, rec->size, 0);
+}
+
+void consumer__finish(struct consumer *c)
+{
+	uint64_t late;
+
+	consumer__flush_batches(c);
+	ring_buffer__consume(c->rb);
+	while (order__waiting(c->order))
+		order__skip_gap(c->order);
+	late = order__late(c->order);
+	if (late)
+		pr_warn("%" PRIu64 " records were written after later ones: records between them were lost (see the "
+			"drops)\n", late);
 }
 
 int consumer__drain(struct consumer *c)
@@ -262,6 +380,7 @@ void consumer__free(struct consumer *c)
 		close(c->epfd);
 	ring_buffer__free(c->rb);
 	ring__free(c->events);
+	order__free(c->order);
 	free(c->pack);
 	free(c->procs.slots);
 	free(c);

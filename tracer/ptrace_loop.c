@@ -122,7 +122,8 @@ static void loop__on_exit(struct loop_state *st, pid_t pid, int status)
 		st->root_done = true;
 		l->root_status = status;
 	}
-	/* Everything the process did is in the ring by now; drain it so its exit record comes last. */
+	/* Everything the process did is numbered by now (its fork record is in the ring): its exit, numbered next,
+	 * is written after all of it, whichever CPU's batch holds its last calls. */
 	consumer__drain_past(l->cons);
 	attach__on_exit(l->attach, pid);
 	if (!consumer__is_process(l->cons, pid))
@@ -133,7 +134,7 @@ static void loop__on_exit(struct loop_state *st, pid_t pid, int status)
 	e.hdr.type = MT_REC_EXIT;
 	e.hdr.size = sizeof(e);
 	e.status = status;
-	mt_writer__append(l->w, &e, sizeof(e));
+	consumer__append(l->cons, &e.hdr);
 }
 
 /* Returns 1 when no tracee is left, 0 otherwise. */
@@ -218,6 +219,7 @@ static void loop__tick(struct loop_state *st, struct epoll_event *evs, int n, in
 	}
 	consumer__drain(st->l->cons);
 	if (clock__monotonic_ns() - st->last_flush >= LOOP_FLUSH_NS) {
+		consumer__drain_batches(st->l->cons);
 		mt_writer__flush(st->l->w);
 		st->last_flush = clock__monotonic_ns();
 	}

@@ -327,6 +327,7 @@ static int record__finish(struct record *r, int status)
 	/* The links go to the closer now; without one, their grace periods pass while the artifact is finished and
 	 * summed up, and record__cleanup waits. */
 	attach__flush(r->attach);
+	consumer__finish(r->cons);
 	err = end__write(r->w, r->bpf, r->cons, r->sp.pid, status);
 	close_err = mt_writer__close(r->w);
 	r->w = NULL;
@@ -352,8 +353,8 @@ static void record__cleanup(struct record *r)
 	modules__finish(r->mods);
 	metadata__free(r->meta);
 	mt_model__free(r->model);
-	/* Its tracepoint links' grace periods pass while the uprobe links' do; flushed, attach needs no session. */
-	bpf_session__close(r->bpf);
+	/* Its tracepoint links go to the closer like the uprobe links; flushed, attach needs no session. */
+	bpf_session__close(r->bpf, r->closer);
 	attach__free(r->attach);
 	if (r->closer >= 0)
 		close(r->closer);	/* the closer closes what it was handed, then exits */

@@ -91,7 +91,9 @@ struct bpf_map *bpf_session__attach_map(const struct bpf_session *s);
 int bpf_session__track(struct bpf_session *s, pid_t pid);
 struct bpf_map *bpf_session__ring_map(const struct bpf_session *s);
 int bpf_session__drops(const struct bpf_session *s, __u64 drops[MT_DROP__COUNT]);
-void bpf_session__close(struct bpf_session *s);
+int bpf_session__flush_batches(struct bpf_session *s);
+uint32_t bpf_session__next_seq(struct bpf_session *s);
+void bpf_session__close(struct bpf_session *s, int closer);	/* closer: its socket, or -1 */
 /* CLOCK_MONOTONIC in ns: the precise clock, which bpf_ktime_get_ns reads too. */
 uint64_t clock__monotonic_ns(void);
 /* Now, on the records' clock (the tick or CLOCK_MONOTONIC), for the records the tracer writes itself. */
@@ -120,6 +122,10 @@ uint64_t close_pool__closed(struct close_pool *p);
 int closer__start(void);				/* the closer process's socket, or -errno */
 int fd_limit__raise(struct rlimit *old);		/* -EEXIST: soft is hard already */
 int closer__give(int sock, int fd);			/* closes fd when it returns 0 */
+/* closer__give in two steps, for a caller with more copies of what fd refers to: the closer holds fd (sent, not
+ * closed) until the ack, which the caller sends once it has closed all of its own. */
+int closer__send(int sock, int fd);
+void closer__ack(int sock);
 
 struct links;
 struct links *links__new(struct bpf_session *s, int closer);	/* closer: closer__start's socket, or -1 */
@@ -155,6 +161,20 @@ long ring__consume(struct ring *r, ring_cb cb, void *ctx);
 long ring__consume_past(struct ring *r, ring_cb cb, void *ctx);
 void ring__free(struct ring *r);
 
+/* order.c: the ring's records in the order of their numbers (mt_rec_hdr._pad), whatever order their batches came
+ * in. emit gets each record once, in order; one whose predecessors were skipped comes late. */
+typedef int (*order_emit_fn)(void *ctx, const void *rec, size_t size);
+struct order;
+struct order *order__new(order_emit_fn emit, void *ctx);
+/* len bytes of records of stride bytes each (0: one record of len bytes), their numbers rising. */
+int order__push(struct order *o, const void *recs, size_t len, size_t stride);
+bool order__waiting(const struct order *o);	/* records wait behind a number not seen yet */
+void order__skip_gap(struct order *o);		/* that number will not come: write the records behind it */
+uint32_t order__next(const struct order *o);	/* the number waited for */
+uint64_t order__late(const struct order *o);	/* records written after later ones */
+int order__error(const struct order *o);	/* emit's first error */
+void order__free(struct order *o);
+
 /* consumer.c: moves ring records into the artifact and learns the process tree from them; feeds attach requests
  * from the attach ring to the worker. */
 struct consumer;
@@ -164,6 +184,12 @@ int consumer__drain(struct consumer *c);
 /* The same, and past records still being written: what was reserved before the call is all written after it.
  * Before a record the tracer stamps now (an exit, the end), which may share its tick with the last of them. */
 int consumer__drain_past(struct consumer *c);
+/* The same, with the records still in the CPUs' batches (a quiet process's last calls): before a periodic flush. */
+int consumer__drain_batches(struct consumer *c);
+/* A record the tracer writes among BPF's, in its place after everything BPF recorded before the call: an exit. */
+int consumer__append(struct consumer *c, struct mt_rec_hdr *rec);
+/* At the end: every CPU's batch drained and written, the records behind a lost number too. */
+void consumer__finish(struct consumer *c);
 void consumer__add_process(struct consumer *c, pid_t pid);
 bool consumer__is_process(const struct consumer *c, pid_t pid);
 /* The parent of a process seen forked (0: unknown or the command), and its MT_FORK_* flags. */
