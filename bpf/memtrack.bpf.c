@@ -250,7 +250,8 @@ int BPF_KRETPROBE(alloc_return, void *ret)
  * free(NULL) is no event; a free inside realloc is realloc's own business; the free that operator delete, mi_free_size
  * or mimalloc's free makes of the block it was given is the same release, counted once as the outer call: the next
  * release of that block on the thread, not above it on the stack and of a lower rank (MT_COOKIE_RANK), goes on
- * with the chain. The marker of that release is replaced by the thread's next allocation or next recorded free.
+ * with the chain. A release that calls no other (MT_COOKIE_CHAINS) ends it. The marker is also replaced by the
+ * thread's next allocation.
  */
 static __always_inline int free__enter(struct pt_regs *ctx, __u64 cookie, __u64 ptr, __u64 size)
 {
@@ -267,11 +268,13 @@ static __always_inline int free__enter(struct pt_regs *ctx, __u64 cookie, __u64 
 		return 0;
 	if (c && c->free_ptr == ptr && sp <= c->free_sp && rank < c->free_rank) {
 		c->free_rank = rank;
+		if (!MT_COOKIE_CHAINS(cookie))
+			c->free_ptr = 0;
 		return 0;
 	}
 	alloc__emit(task, MT_COOKIE_FUNC(cookie), MT_COOKIE_ALLOCATOR(cookie), ptr, size, 0, 0, 0);
 	if (c) {
-		c->free_ptr = ptr;
+		c->free_ptr = MT_COOKIE_CHAINS(cookie) ? ptr : 0;
 		c->free_sp = sp;
 		c->free_rank = rank;
 	}

@@ -85,13 +85,14 @@ static __always_inline bool proc__active(__u32 tgid)
 	return state && *state == MT_PROC_ACTIVE;
 }
 
-/* Reserve a record and fill its header; NULL (and a drop counted) when the ring is full. */
 /*
- * The records' order. Each record takes the next number, once it is sure to reach the ring: allocator records wait
- * in their CPU's batch, so the ring's order is no longer the order of events, and the tracer restores it from
- * these numbers. A number is taken inside the event's program, like the time: a record that happens after another
- * (a free of a block another thread allocated, a child's call after its fork) gets a higher one. The tracer takes
- * numbers here too (it maps .bss), for the exit records it writes.
+ * The records' order. Allocator records wait in their CPU's batch, so the ring's order is no longer the order of
+ * events: each record takes the next number of this counter, and the tracer writes them in that order. A number is
+ * taken inside the event's program, like the time: a record that happens after another (a free of a block another
+ * thread allocated, a child's call after its fork) gets a higher one. A record reserved on its own takes it once
+ * reserved; a batch the full ring refuses leaves its numbers unused (its records counted as dropped), which the
+ * tracer passes over once a flush of every CPU has shown that they cannot come. The tracer takes numbers here too
+ * (it maps .bss), for the exit records it writes.
  */
 __u64 rec_seq = 0;
 
@@ -105,6 +106,7 @@ static __always_inline void rec__head(struct mt_rec_hdr *h, __u32 size, __u16 ty
 	h->_pad = __sync_fetch_and_add(&rec_seq, 1);
 }
 
+/* Reserve a record and fill its header; NULL (and a drop counted) when the ring is full. */
 static __always_inline void *rec__reserve_as(__u32 size, __u16 type, __u32 pid, __u32 tid)
 {
 	struct mt_rec_hdr *h = bpf_ringbuf_reserve(&rb, size, 0);

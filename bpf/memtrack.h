@@ -99,8 +99,9 @@ enum mt_args {
 #define MT_COOKIE_FUNC(c) (((c) >> 8) & 0xff)
 #define MT_COOKIE_ALLOCATOR(c) (((c) >> 16) & 0xff)
 /* A release entry point's place in the chains of calls one makes into another: each calls only lower ranks
- * (tracer/allocators.c). 0 for the allocating ones. */
-#define MT_COOKIE_RANK(c) (((c) >> 24) & 0xff)
+ * (tracer/allocators.c). 0 for the allocating ones. CHAINS: it may call another probed release of its block. */
+#define MT_COOKIE_RANK(c) (((c) >> 24) & 0xf)
+#define MT_COOKIE_CHAINS(c) (((c) >> 28) & 1)
 /* 0: the arguments are in rdi, rsi, rdx, as at the entry. Else the probe sits past a move of one
  * (tracer/probe_site.c), and nibble k is the x86 register number (0 rax ... 7 rdi, 8-15 r8-r15) of argument k. */
 #define MT_COOKIE_REGS(c) (((c) >> 32) & 0xfff)

@@ -112,6 +112,32 @@ static void test_skip_gap_then_late(void **state)
 	order__free(ord);
 }
 
+/* After a flush every CPU gave: the numbers before it not seen are lost, those after it may still come. */
+static void test_lost_before(void **state)
+{
+	struct mt_alloc a[2], b, c;
+	struct out o = { 0 };
+	struct order *ord = order__new(collect, &o);
+
+	(void)state;
+	batch(a, 2, 2, 1);	/* 2 3: 0 and 1 lost */
+	batch(&b, 1, 6, 1);	/* 4 and 5 taken after the flush began */
+	batch(&c, 1, 4, 1);
+	assert_int_equal(order__push(ord, a, sizeof(a), sizeof(*a)), 0);
+	assert_int_equal(order__push(ord, &b, sizeof(b), 0), 0);
+	order__lost_before(ord, 5);
+	assert_int_equal(o.n, 2);
+	assert_int_equal(order__next(ord), 5);	/* 4 was passed over; 5 may come */
+	assert_true(order__waiting(ord));
+	assert_int_equal(order__push(ord, &c, sizeof(c), 0), 0);	/* 4 after all: late */
+	assert_int_equal(order__late(ord), 1);
+	order__lost_before(ord, 7);
+	assert_int_equal(o.n, 4);
+	assert_int_equal(o.seq[3], 6);
+	assert_false(order__waiting(ord));
+	order__free(ord);
+}
+
 /* Numbers are 32 bits in the ring: they wrap, and order holds across the wrap. */
 static void test_wraps(void **state)
 {
@@ -148,6 +174,7 @@ int main(void)
 		cmocka_unit_test(test_interleaved_batches),
 		cmocka_unit_test(test_single_fills_gap),
 		cmocka_unit_test(test_skip_gap_then_late),
+		cmocka_unit_test(test_lost_before),
 		cmocka_unit_test(test_wraps),
 	};
 

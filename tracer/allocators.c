@@ -139,19 +139,36 @@ static uint64_t site__place(int fd, uint64_t off, uint8_t args, uint16_t *regs)
 /*
  * The rank of a release entry point (MT_COOKIE_RANK). libstdc++ and libc++ make each decorated operator delete call
  * the one with a decoration fewer (delete[](p, size) calls delete[](p), which calls delete(p)) and the plain ones
- * call free; mimalloc's free, mi_free_size and its operator deletes call mi_free. A thread's free one rank down from
- * the release it just recorded, of the same block, is that release going on; one of the same rank or higher is a
- * new one (a thread that only frees may well free the same address twice in a row, another thread having
- * allocated it again in between).
+ * call free; tcmalloc's sized free calls tc_free (page-aligned blocks); mimalloc's free, mi_free_size and its
+ * operator deletes call mi_free. A thread's release of the block it just released, one rank down and not above it
+ * on the stack, is that release going on; one of the same rank or higher is a new one (a thread that only frees may
+ * well free the same address twice in a row, another thread having allocated it again in between).
  */
 static uint8_t entry__rank(const struct entry *e)
 {
 	if (e->func == MT_FN_DELETE || e->func == MT_FN_DELETE_ARRAY)
-		return 3 + (e->func == MT_FN_DELETE_ARRAY) + (e->args == MT_ARGS_FREE_SIZED) +
+		return 4 + (e->func == MT_FN_DELETE_ARRAY) + (e->args == MT_ARGS_FREE_SIZED) +
 		       (strstr(e->name, "align") != NULL) + (strstr(e->name, "nothrow") != NULL);
-	if (e->args == MT_ARGS_FREE || e->args == MT_ARGS_FREE_SIZED)
+	if (e->args == MT_ARGS_FREE_SIZED)
+		return 3;
+	if (e->args == MT_ARGS_FREE)
 		return strcmp(e->name, "mi_free") ? 2 : 1;
 	return 0;
+}
+
+/* Whether a release may call another probed one (MT_COOKIE_CHAINS): only then does it leave a chain to follow. */
+static bool entry__chains(const struct entry *e, uint8_t allocator)
+{
+	switch (allocator) {
+	case MT_ALLOCATOR_LIBSTDCXX:
+	case MT_ALLOCATOR_LIBCXX:
+		return true;
+	case MT_ALLOCATOR_MIMALLOC:
+		return strcmp(e->name, "mi_free") != 0;
+	case MT_ALLOCATOR_TCMALLOC:
+		return e->args == MT_ARGS_FREE_SIZED;
+	}
+	return false;	/* glibc's free and jemalloc's releases call no probed one */
 }
 
 static void plan__add(struct alloc_plan *p, uint64_t off, const struct entry *e, uint8_t allocator)
@@ -170,7 +187,7 @@ static void plan__add(struct alloc_plan *p, uint64_t off, const struct entry *e,
 		pr_debug("%s: probed at +%llu, an emulated instruction (arguments in registers %#x)\n", e->name,
 			 (unsigned long long)(p->sites[p->n].offset - off), regs);
 	p->sites[p->n].cookie = MT_COOKIE(e->args, e->func, allocator) | (uint64_t)entry__rank(e) << 24 |
-				(uint64_t)regs << 32;
+				(uint64_t)entry__chains(e, allocator) << 28 | (uint64_t)regs << 32;
 	p->sites[p->n].ret = e->args != MT_ARGS_FREE && e->args != MT_ARGS_FREE_SIZED;
 	p->n++;
 }

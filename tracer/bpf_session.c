@@ -421,7 +421,8 @@ int bpf_session__flush_batches(struct bpf_session *s)
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		opts.cpu = cpu;
 		opts.retval = 0;
-		/* An offline CPU (ENXIO) has no batch left: the kernel runs nothing there. */
+		/* An offline CPU (ENXIO) runs nothing: records it left in its batch (it went offline while a tracked
+		 * thread ran there, rare) come when it is back, late. */
 		if (!bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.batch_flush), &opts))
 			busy += opts.retval != 0;
 		else if (errno != ENXIO)
@@ -434,6 +435,11 @@ int bpf_session__flush_batches(struct bpf_session *s)
 uint32_t bpf_session__next_seq(struct bpf_session *s)
 {
 	return (uint32_t)__atomic_fetch_add(&s->skel->bss->rec_seq, 1, __ATOMIC_SEQ_CST);
+}
+
+uint32_t bpf_session__seq_now(struct bpf_session *s)
+{
+	return (uint32_t)__atomic_load_n(&s->skel->bss->rec_seq, __ATOMIC_SEQ_CST);
 }
 
 static void *link__destroy_thread(void *link)

@@ -32,6 +32,7 @@ struct consumer {
 	struct order *order;	/* puts them back in order before they are written */
 	uint64_t waiting_ns;	/* since when records wait for waiting_for (0: none wait) */
 	uint32_t waiting_for;
+	bool flushed_for_gap;	/* the CPUs were asked for their batches since waiting_for went missing */
 	struct ring_buffer *rb;	/* attach requests, few: libbpf's reader */
 	int epfd;		/* ready when either has data */
 	__u8 *pack;		/* a record as written: a stack definition packed to its documented layout */
@@ -164,6 +165,7 @@ static int consumer__on_batch(struct consumer *c, const __u8 *data, size_t size)
 		h = (const void *)(data + sizeof(*h) + i * sizeof(struct mt_alloc));
 		if (h->type != MT_REC_ALLOC || h->size != sizeof(struct mt_alloc)) {
 			consumer__malformed(c, h, sizeof(struct mt_alloc));
+			c->malformed += n - 1;	/* the whole batch is not written */
 			return 0;
 		}
 	}
@@ -249,16 +251,26 @@ int consumer__fd(const struct consumer *c)
 
 #define BATCH_FLUSH_TRIES 1000	/* a CPU's batch is busy while a program writes it: microseconds */
 
-/* Every CPU's batch into the ring, then the ring drained past them. */
+/*
+ * Every CPU's batch into the ring, then the ring drained past them. When every CPU gave its batch and the ring was
+ * drained, each number taken before the flush has come or never will (its batch was refused by a full ring, or it
+ * was malformed): the records waiting behind those are written.
+ */
 static long consumer__flush_batches(struct consumer *c)
 {
+	uint32_t before = bpf_session__seq_now(c->bpf);
 	int busy, tries = 0;
+	bool reached = false;
+	long n;
 
 	while ((busy = bpf_session__flush_batches(c->bpf)) > 0 && ++tries < BATCH_FLUSH_TRIES)
 		sched_yield();
 	if (busy)
 		pr_debug("cannot flush the CPUs' batches: %s\n", busy < 0 ? strerror(-busy) : "busy");
-	return ring__consume_past(c->events, consumer__on_record, c);
+	n = ring__consume_past(c->events, consumer__on_record, c, &reached);
+	if (n >= 0 && !busy && reached)
+		order__lost_before(c->order, before);
+	return n;
 }
 
 /*
@@ -282,9 +294,13 @@ static long consumer__unblock(struct consumer *c, bool past)
 	if (!c->waiting_ns || c->waiting_for != order__next(c->order)) {
 		c->waiting_ns = now;
 		c->waiting_for = order__next(c->order);
+		c->flushed_for_gap = false;
 	}
-	if (past || now - c->waiting_ns >= WAIT_FLUSH_NS)
+	/* Once per missing number: after a flush every CPU gave, it has come or been passed over. */
+	if (past || (now - c->waiting_ns >= WAIT_FLUSH_NS && !c->flushed_for_gap)) {
 		n = consumer__flush_batches(c);
+		c->flushed_for_gap = true;
+	}
 	if (order__waiting(c->order) && now - c->waiting_ns >= WAIT_SKIP_NS) {
 		order__skip_gap(c->order);
 		c->waiting_ns = 0;
@@ -294,7 +310,8 @@ static long consumer__unblock(struct consumer *c, bool past)
 
 static int consumer__drain_rings(struct consumer *c, bool past)
 {
-	long n = (past ? ring__consume_past : ring__consume)(c->events, consumer__on_record, c);
+	long n = past ? ring__consume_past(c->events, consumer__on_record, c, NULL)
+		      : ring__consume(c->events, consumer__on_record, c);
 	int m = ring_buffer__consume(c->rb);
 
 	if (n >= 0)

@@ -56,10 +56,10 @@ static void order__write(struct order *o, const void *rec, size_t size)
 	uint32_t seq = rec__seq(rec);
 	int err;
 
-	if (seq == o->next)
-		o->next++;
-	else if (seq__before(seq, o->next))
+	if (seq__before(seq, o->next))
 		o->late++;
+	else
+		o->next = seq + 1;	/* beyond next only when a copy failed: what was passed over comes late */
 	err = o->emit(o->ctx, rec, size);
 	if (err && !o->err)
 		o->err = err;
@@ -186,6 +186,14 @@ void order__skip_gap(struct order *o)
 		return;
 	o->next = o->heap[0].seq;
 	order__pump(o);
+}
+
+void order__lost_before(struct order *o, uint32_t seq)
+{
+	while (seq__before(o->next, seq)) {
+		o->next = o->n && seq__before(o->heap[0].seq, seq) ? o->heap[0].seq : seq;
+		order__pump(o);
+	}
 }
 
 uint32_t order__next(const struct order *o)

@@ -105,7 +105,7 @@ publish:
  * microseconds (longer only when preempted), so yielding this many times outlasts any. */
 #define RING_PAST_TRIES 100000
 
-long ring__consume_past(struct ring *r, ring_cb cb, void *ctx)
+long ring__consume_past(struct ring *r, ring_cb cb, void *ctx, bool *reached)
 {
 	unsigned long target = __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE);
 	long n, total = 0;
@@ -117,6 +117,8 @@ long ring__consume_past(struct ring *r, ring_cb cb, void *ctx)
 			return n;
 		total += n;
 	} while (*r->consumer_pos < target && ++tries < RING_PAST_TRIES && !sched_yield());
+	if (reached)
+		*reached = *r->consumer_pos >= target;
 	return total;
 }
 

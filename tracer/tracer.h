@@ -93,6 +93,7 @@ struct bpf_map *bpf_session__ring_map(const struct bpf_session *s);
 int bpf_session__drops(const struct bpf_session *s, __u64 drops[MT_DROP__COUNT]);
 int bpf_session__flush_batches(struct bpf_session *s);
 uint32_t bpf_session__next_seq(struct bpf_session *s);
+uint32_t bpf_session__seq_now(struct bpf_session *s);	/* the next number, not taken */
 void bpf_session__close(struct bpf_session *s, int closer);	/* closer: its socket, or -1 */
 /* CLOCK_MONOTONIC in ns: the precise clock, which bpf_ktime_get_ns reads too. */
 uint64_t clock__monotonic_ns(void);
@@ -158,7 +159,7 @@ struct ring *ring__new(int map_fd);
 int ring__fd(const struct ring *r);
 long ring__consume(struct ring *r, ring_cb cb, void *ctx);
 /* Consumes until every record reserved before the call has been handed, past any another CPU still fills. */
-long ring__consume_past(struct ring *r, ring_cb cb, void *ctx);
+long ring__consume_past(struct ring *r, ring_cb cb, void *ctx, bool *reached);	/* reached: may be NULL */
 void ring__free(struct ring *r);
 
 /* order.c: the ring's records in the order of their numbers (mt_rec_hdr._pad), whatever order their batches came
@@ -171,6 +172,7 @@ int order__push(struct order *o, const void *recs, size_t len, size_t stride);
 bool order__waiting(const struct order *o);	/* records wait behind a number not seen yet */
 void order__skip_gap(struct order *o);		/* that number will not come: write the records behind it */
 uint32_t order__next(const struct order *o);	/* the number waited for */
+void order__lost_before(struct order *o, uint32_t seq);	/* the numbers before seq not seen yet never come */
 uint64_t order__late(const struct order *o);	/* records written after later ones */
 int order__error(const struct order *o);	/* emit's first error */
 void order__free(struct order *o);
