@@ -32,7 +32,8 @@ struct consumer {
 	struct order *order;	/* puts them back in order before they are written */
 	uint64_t waiting_ns;	/* since when records wait for waiting_for (0: none wait) */
 	uint32_t waiting_for;
-	bool flushed_for_gap;	/* the CPUs were asked for their batches since waiting_for went missing */
+	uint64_t asked_ns;	/* when the CPUs were last asked for their batches */
+	uint64_t asks, timeouts;	/* for -v: flushes while records waited, numbers passed over after WAIT_SKIP_NS */
 	struct ring_buffer *rb;	/* attach requests, few: libbpf's reader */
 	int epfd;		/* ready when either has data */
 	__u8 *pack;		/* a record as written: a stack definition packed to its documented layout */
@@ -275,8 +276,8 @@ static long consumer__flush_batches(struct consumer *c)
 
 /*
  * Records that wait for a number another CPU's batch holds: that batch is asked for after WAIT_FLUSH_NS (a CPU
- * that went idle leaves its batch unsent), and past() asks at once. A number missing after WAIT_SKIP_NS never
- * comes (its batch was lost to a full ring, counted in the drops): the records behind it are written.
+ * that went idle leaves its batch unsent), and past() asks at once. A number still missing after WAIT_SKIP_NS,
+ * which no complete flush has explained, is passed over all the same: the records behind it are written.
  */
 #define WAIT_FLUSH_NS 2000000ull
 #define WAIT_SKIP_NS 1000000000ull
@@ -294,16 +295,18 @@ static long consumer__unblock(struct consumer *c, bool past)
 	if (!c->waiting_ns || c->waiting_for != order__next(c->order)) {
 		c->waiting_ns = now;
 		c->waiting_for = order__next(c->order);
-		c->flushed_for_gap = false;
 	}
-	/* Once per missing number: after a flush every CPU gave, it has come or been passed over. */
-	if (past || (now - c->waiting_ns >= WAIT_FLUSH_NS && !c->flushed_for_gap)) {
+	/* Again every WAIT_FLUSH_NS while it is missing: a CPU whose program held its batch (a vCPU paused by the
+	 * host, say) made the last flush incomplete, and behind the gap the records pile up. */
+	if (past || (now - c->waiting_ns >= WAIT_FLUSH_NS && now - c->asked_ns >= WAIT_FLUSH_NS)) {
 		n = consumer__flush_batches(c);
-		c->flushed_for_gap = true;
+		c->asked_ns = now;
+		c->asks++;
 	}
 	if (order__waiting(c->order) && now - c->waiting_ns >= WAIT_SKIP_NS) {
 		order__skip_gap(c->order);
 		c->waiting_ns = 0;
+		c->timeouts++;
 	}
 	return n;
 }
@@ -341,6 +344,8 @@ void consumer__finish(struct consumer *c)
 	while (order__waiting(c->order))
 		order__skip_gap(c->order);
 	late = order__late(c->order);
+	pr_debug("order: the CPUs asked for their batches %" PRIu64 " times while records waited; %" PRIu64
+		 " missing numbers passed over after %llu ms\n", c->asks, c->timeouts, WAIT_SKIP_NS / 1000000);
 	if (late)
 		pr_warn("%" PRIu64 " records were written after later ones: records between them were lost (see the "
 			"drops)\n", late);
