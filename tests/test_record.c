@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -1170,6 +1171,40 @@ static void test_cxx_new_delete(void **state)
 	assert_int_equal(allocs_by(dir, root, MT_FN_FREE, ANY_SIZE, ANY), 0);
 }
 
+/* memtrack reads the ring five nice steps up; the command runs at the nice value it was given. */
+static void test_command_keeps_nice(void **state)
+{
+	char dir[256], got[64], want[64], *argv[] = { "/usr/bin/nice", NULL };
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "nice");
+	assert_int_equal(record_run(dir, "nice", argv), 0);
+	read_file("nice", "out", got, sizeof(got));
+	errno = 0;
+	snprintf(want, sizeof(want), "%d\n", getpriority(PRIO_PROCESS, 0));
+	assert_int_equal(errno, 0);
+	assert_string_equal(got, want);
+}
+
+/* jemalloc's operator deletes jump to its free or sdallocx: each release still counts once, as the delete. */
+static void test_cxx_delete_jemalloc(void **state)
+{
+	char dir[256], *argv[] = { PROG("cxx_new_je"), NULL };
+	uint32_t root;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "cxx_je");
+	assert_int_equal(record_run(dir, "cxx_je", argv), 0);
+	root = root_pid(dir);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW, 7073, ANY), 10);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW_ARRAY, 7072, ANY), 10);
+	assert_int_equal(allocs_by(dir, root, MT_FN_DELETE, ANY_SIZE, ANY), 17);
+	assert_int_equal(allocs_by(dir, root, MT_FN_DELETE_ARRAY, ANY_SIZE, ANY), 16);
+	assert_int_equal(allocs_by(dir, root, MT_FN_FREE, ANY_SIZE, ANY), 0);
+	assert_int_equal(allocs_by(dir, root, MT_FN_SDALLOCX, ANY_SIZE, ANY), 0);
+	assert_int_equal(allocs_by(dir, root, MT_FN_DALLOCX, ANY_SIZE, ANY), 0);
+}
+
 /* The parent of a held child sees no stop and exactly one SIGCHLD (its exit); hold_invisible checks from inside. */
 static void test_hold_invisible(void **state)
 {
@@ -1193,6 +1228,7 @@ int main(void)
 		cmocka_unit_test(test_attach_only_mapped),	 cmocka_unit_test(test_dlopen_mimalloc),
 		cmocka_unit_test(test_dlopen_two_at_once),	 cmocka_unit_test(test_static_jemalloc),
 		cmocka_unit_test(test_static_tcmalloc),		 cmocka_unit_test(test_cxx_new_delete),
+		cmocka_unit_test(test_cxx_delete_jemalloc),	 cmocka_unit_test(test_command_keeps_nice),
 		cmocka_unit_test(test_preloaded_jemalloc),	 cmocka_unit_test(test_preloaded_tcmalloc),
 		cmocka_unit_test(test_preloaded_mimalloc),
 		cmocka_unit_test(test_hold_invisible),		 cmocka_unit_test(test_exit_with_command),

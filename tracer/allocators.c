@@ -159,16 +159,16 @@ static uint8_t entry__rank(const struct entry *e)
 /* Whether a release may call another probed one (MT_COOKIE_CHAINS): only then does it leave a chain to follow. */
 static bool entry__chains(const struct entry *e, uint8_t allocator)
 {
-	switch (allocator) {
-	case MT_ALLOCATOR_LIBSTDCXX:
-	case MT_ALLOCATOR_LIBCXX:
+	/* libstdc++'s and libc++'s operator deletes, and jemalloc's (jmp free@plt, jmp sdallocx@plt) */
+	if (e->func == MT_FN_DELETE || e->func == MT_FN_DELETE_ARRAY)
 		return true;
+	switch (allocator) {
 	case MT_ALLOCATOR_MIMALLOC:
 		return strcmp(e->name, "mi_free") != 0;
 	case MT_ALLOCATOR_TCMALLOC:
 		return e->args == MT_ARGS_FREE_SIZED;
 	}
-	return false;	/* glibc's free and jemalloc's releases call no probed one */
+	return false;	/* glibc's free and jemalloc's C functions call no probed one */
 }
 
 static void plan__add(struct alloc_plan *p, uint64_t off, const struct entry *e, uint8_t allocator)

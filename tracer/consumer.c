@@ -300,7 +300,7 @@ static long consumer__unblock(struct consumer *c, bool past)
 	 * host, say) made the last flush incomplete, and behind the gap the records pile up. */
 	if (past || (now - c->waiting_ns >= WAIT_FLUSH_NS && now - c->asked_ns >= WAIT_FLUSH_NS)) {
 		n = consumer__flush_batches(c);
-		c->asked_ns = now;
+		c->asked_ns = clock__monotonic_ns();	/* a flush behind a paused vCPU may take long itself */
 		c->asks++;
 	}
 	if (order__waiting(c->order) && now - c->waiting_ns >= WAIT_SKIP_NS) {

@@ -23,6 +23,8 @@ static void __attribute__((noreturn)) child__run(const struct spawn *sp, char *c
 	sigprocmask(SIG_SETMASK, orig_mask, NULL);
 	if (sp->restore_nofile)
 		setrlimit(RLIMIT_NOFILE, &sp->nofile);
+	if (sp->restore_nice)
+		setpriority(PRIO_PROCESS, 0, sp->nice);
 	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
 		raise(SIGSTOP);
 	execvp(argv[0], argv);

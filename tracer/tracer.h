@@ -207,6 +207,8 @@ struct spawn {
 	int err_fd;		/* read end of the close-on-exec pipe that carries exec's errno */
 	bool restore_nofile;	/* the tracer raised its open-file limit: the command gets nofile back */
 	struct rlimit nofile;
+	bool restore_nice;	/* the tracer raised its priority: the command gets its nice value back */
+	int nice;
 };
 int spawn__start(struct spawn *sp, char *const *argv, const sigset_t *orig_mask);
 int spawn__seize(struct spawn *sp);
