@@ -16,14 +16,13 @@ struct out {
 	size_t n;
 };
 
-static int collect(void *ctx, const void *rec, size_t size)
+static void collect(void *ctx, const void *rec, size_t size)
 {
 	struct out *o = ctx;
 
 	assert_int_equal(size, sizeof(struct mt_alloc));
 	assert_true(o->n < MAX_OUT);
 	o->seq[o->n++] = ((const struct mt_rec_hdr *)rec)->_pad;
-	return 0;
 }
 
 /* A batch of records numbered from, from + step, ... */

@@ -125,7 +125,7 @@ static void consumer__malformed(struct consumer *c, const void *data, size_t siz
 }
 
 /* A record in its turn: written with its number cleared (the artifact has 0 there). */
-static int consumer__emit(void *ctx, const void *data, size_t size)
+static void consumer__emit(void *ctx, const void *data, size_t size)
 {
 	struct consumer *c = ctx;
 	const struct mt_rec_hdr *h = data;
@@ -135,7 +135,7 @@ static int consumer__emit(void *ctx, const void *data, size_t size)
 	if (h->type == MT_REC_STACK) {
 		if (!stack__pack(c, data, h->size)) {
 			consumer__malformed(c, data, size);
-			return 0;
+			return;
 		}
 	} else {
 		memcpy(out, data, h->size);
@@ -149,28 +149,27 @@ static int consumer__emit(void *ctx, const void *data, size_t size)
 		pr_err("cannot write the artifact: %s; events from now on are lost\n", strerror(-err));
 	}
 	c->records++;
-	return 0;
 }
 
 /* A batch: a header, then _pad allocator records of one CPU. */
-static int consumer__on_batch(struct consumer *c, const __u8 *data, size_t size)
+static void consumer__on_batch(struct consumer *c, const __u8 *data, size_t size)
 {
 	const struct mt_rec_hdr *h = (const void *)data;
 	size_t n = h->_pad, i;
 
 	if (h->size != sizeof(*h) || size < sizeof(*h) + n * sizeof(struct mt_alloc)) {
 		consumer__malformed(c, data, size);
-		return 0;
+		return;
 	}
 	for (i = 0; i < n; i++) {
 		h = (const void *)(data + sizeof(*h) + i * sizeof(struct mt_alloc));
 		if (h->type != MT_REC_ALLOC || h->size != sizeof(struct mt_alloc)) {
 			consumer__malformed(c, h, sizeof(struct mt_alloc));
 			c->malformed += n - 1;	/* the whole batch is not written */
-			return 0;
+			return;
 		}
 	}
-	return order__push(c->order, data + sizeof(*h), n * sizeof(struct mt_alloc), sizeof(struct mt_alloc));
+	order__push(c->order, data + sizeof(*h), n * sizeof(struct mt_alloc), sizeof(struct mt_alloc));
 }
 
 static int consumer__on_record(void *ctx, void *data, size_t size)

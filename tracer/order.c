@@ -25,7 +25,6 @@ struct order {
 	size_t n, cap;
 	uint32_t next;		/* the number the next record written should have */
 	uint64_t late;		/* written after a later one: their gap was skipped */
-	int err;		/* emit's first error */
 };
 
 static uint32_t rec__seq(const void *rec)
@@ -54,15 +53,12 @@ struct order *order__new(order_emit_fn emit, void *ctx)
 static void order__write(struct order *o, const void *rec, size_t size)
 {
 	uint32_t seq = rec__seq(rec);
-	int err;
 
 	if (seq__before(seq, o->next))
 		o->late++;
 	else
 		o->next = seq + 1;	/* beyond next only when a copy failed: what was passed over comes late */
-	err = o->emit(o->ctx, rec, size);
-	if (err && !o->err)
-		o->err = err;
+	o->emit(o->ctx, rec, size);
 }
 
 static size_t run__len(const struct run *r)
@@ -204,11 +200,6 @@ uint32_t order__next(const struct order *o)
 uint64_t order__late(const struct order *o)
 {
 	return o->late;
-}
-
-int order__error(const struct order *o)
-{
-	return o->err;
 }
 
 void order__free(struct order *o)

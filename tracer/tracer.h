@@ -164,7 +164,7 @@ void ring__free(struct ring *r);
 
 /* order.c: the ring's records in the order of their numbers (mt_rec_hdr._pad), whatever order their batches came
  * in. emit gets each record once, in order; one whose predecessors were skipped comes late. */
-typedef int (*order_emit_fn)(void *ctx, const void *rec, size_t size);
+typedef void (*order_emit_fn)(void *ctx, const void *rec, size_t size);
 struct order;
 struct order *order__new(order_emit_fn emit, void *ctx);
 /* len bytes of records of stride bytes each (0: one record of len bytes), their numbers rising. */
@@ -174,7 +174,6 @@ void order__skip_gap(struct order *o);		/* that number will not come: write the 
 uint32_t order__next(const struct order *o);	/* the number waited for */
 void order__lost_before(struct order *o, uint32_t seq);	/* the numbers before seq not seen yet never come */
 uint64_t order__late(const struct order *o);	/* records written after later ones */
-int order__error(const struct order *o);	/* emit's first error */
 void order__free(struct order *o);
 
 /* consumer.c: moves ring records into the artifact and learns the process tree from them; feeds attach requests
