@@ -16,7 +16,7 @@
 #include <bpf/libbpf.h>
 
 #include "floor.skel.h"
-#include "tracer.h"
+#include "tracer/tracer.h"
 
 #define FLOOR_FILES_MAX 16
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "artifact.h"
+#include "artifact/artifact.h"
 
 struct recs {
 	unsigned char *buf;

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "artifact.h"
+#include "artifact/artifact.h"
 
 #define MAX_FRAMES 64
 #define REC_BUF 4096

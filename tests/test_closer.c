@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "tracer.h"
+#include "tracer/tracer.h"
 
 #define PIPES 300
 

@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "tracer.h"
+#include "tracer/tracer.h"
 
 #define MAX_OUT 64
 

@@ -16,10 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "artifact.h"
-#include "model.h"
-#include "report.h"
-#include "u64map.h"
+#include "artifact/artifact.h"
+#include "model/model.h"
+#include "cli/summary.h"
+#include "report/report.h"
+#include "common/u64map.h"
 
 #define ANY 0xffffffffu
 #define ANY_SIZE UINT64_MAX
@@ -464,7 +465,7 @@ static void test_summary_is_the_artifacts(void **state)
 	assert_int_equal(mt_model__load(dir, &m, &st), 0);
 	f = fmemopen(want, sizeof(want), "w");
 	assert_non_null(f);
-	assert_int_equal(mt_report__summary(f, m, dir), 0);
+	assert_int_equal(mt_summary__write(f, m, dir), 0);
 	fclose(f);
 	mt_model__free(m);
 	assert_string_equal(got, want);

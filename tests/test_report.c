@@ -15,11 +15,12 @@
 #include <cmocka.h>
 
 #include "cmd_capture.h"
-#include "artifact.h"
-#include "commands.h"
-#include "json.h"
-#include "model.h"
-#include "report.h"
+#include "artifact/artifact.h"
+#include "cli/commands.h"
+#include "common/json.h"
+#include "model/model.h"
+#include "cli/summary.h"
+#include "report/report.h"
 
 #ifndef MT_SOURCE_DIR
 #define MT_SOURCE_DIR "."
@@ -509,7 +510,7 @@ static void test_attach_failed(void **state)
 
 	assert_int_equal(mt_model__totals(f->m)->attach_failed, 1);
 	assert_non_null(out);
-	assert_int_equal(mt_report__summary(out, f->m, "DIR"), 0);
+	assert_int_equal(mt_summary__write(out, f->m, "DIR"), 0);
 	fclose(out);
 	assert_non_null(strstr(buf, "memtrack: 1 attach failures: calls into those allocator files are missing "
 				    "(`memtrack report --attach DIR`)\n"));

@@ -6,7 +6,7 @@
 
 #include <cmocka.h>
 
-#include "tracer.h"
+#include "tracer/tracer.h"
 
 /* The bytes, then 8 zero bytes (`add %al,(%rax)`, a memory write: no walk goes past them). */
 #define CODE(...) ((const uint8_t[]){ __VA_ARGS__, 0, 0, 0, 0, 0, 0, 0, 0 })

@@ -19,16 +19,17 @@
 #include <elf.h>
 
 #include "cmd_capture.h"
-#include "addrspace.h"
-#include "artifact.h"
-#include "checkfp.h"
-#include "commands.h"
-#include "flamegraph.h"
-#include "module.h"
-#include "report.h"
-#include "stacks.h"
-#include "unwind_cmd.h"
-#include "unwinder.h"
+#include "unwind/addrspace.h"
+#include "artifact/artifact.h"
+#include "report/checkfp.h"
+#include "cli/commands.h"
+#include "report/flamegraph.h"
+#include "unwind/module.h"
+#include "report/report.h"
+#include "unwind/stacks.h"
+#include "report/sites.h"
+#include "unwind/unwind_run.h"
+#include "unwind/unwinder.h"
 
 #ifndef MT_STACKS_PROGS
 #define MT_STACKS_PROGS "."

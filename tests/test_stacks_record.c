@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "artifact.h"
+#include "artifact/artifact.h"
 
 #define tmp_root mt_test_root
 

@@ -5,10 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "log.h"
-#include "model.h"
-#include "tracer.h"
+#include "common/array.h"
+#include "common/log.h"
+#include "common/names.h"
+#include "tracer/tracer.h"
 
 struct entry {
 	const char *name;

@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "log.h"
-#include "model.h"
-#include "tracer.h"
+#include "common/array.h"
+#include "common/log.h"
+#include "common/names.h"
+#include "tracer/tracer.h"
 
 /* A request seen on the attach ring, waiting for its thread's stop to be resumed and logged. */
 struct pending {

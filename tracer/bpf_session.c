@@ -19,9 +19,9 @@
 #include <bpf/libbpf.h>
 #include <zlib.h>
 
-#include "log.h"
+#include "common/log.h"
 #include "memtrack.skel.h"
-#include "tracer.h"
+#include "tracer/tracer.h"
 
 #define MT_MAX_LINKS 32
 #define MT_BPF_F_UPROBE_MULTI_RETURN 1	/* two per allocator file mapped by the tree */

@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tracer.h"
+#include "tracer/tracer.h"
 
 #define POOL_MAX 256	/* threads closing at once; past that the caller closes itself */
 

@@ -9,8 +9,8 @@
 
 #include <bpf/libbpf.h>
 
-#include "log.h"
-#include "tracer.h"
+#include "common/log.h"
+#include "tracer/tracer.h"
 
 #define PIDSET_MIN 64
 #define MT_STACK_PACK_MAX (UINT16_MAX + 1)

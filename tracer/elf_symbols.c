@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "tracer.h"
+#include "common/log.h"
+#include "tracer/tracer.h"
 
 /* Uprobes take file offsets: map a virtual address through the PT_LOAD segment holding it. */
 static int vaddr__to_offset(Elf *elf, GElf_Addr vaddr, uint64_t *off)

@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "tracer.h"
+#include "tracer/tracer.h"
 
 #define HUGE_PAGE (2u << 20)
 #define MALLOC_DEFAULT_PAD (128u << 10)	/* glibc's M_TOP_PAD, M_TRIM_THRESHOLD and first M_MMAP_THRESHOLD */

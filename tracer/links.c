@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "log.h"
-#include "tracer.h"
+#include "common/array.h"
+#include "common/log.h"
+#include "tracer/tracer.h"
 
 struct bound {
 	pid_t pid;

@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "log.h"
-#include "tracer.h"
+#include "common/array.h"
+#include "common/log.h"
+#include "tracer/tracer.h"
 
 #define MT_DEBUG_DIR "/usr/lib/debug/.build-id"
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tracer.h"
+#include "tracer/tracer.h"
 
 /*
  * Records wait here only behind a gap: a number whose record is still in another CPU's batch. They wait in runs,

@@ -5,8 +5,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "tracer.h"
+#include "common/log.h"
+#include "tracer/tracer.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38

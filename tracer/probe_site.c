@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tracer.h"
+#include "tracer/tracer.h"
 
 /*
  * A uprobe on an instruction the kernel emulates (push, jmp, jcc, call) costs ~0.45 us a hit; one it must

@@ -8,8 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "tracer.h"
+#include "common/log.h"
+#include "tracer/tracer.h"
 
 #define LOOP_POLL_MS 100	/* periodic drain: BPF wakes the consumer only past a fill watermark */
 #define LOOP_FLUSH_NS 1000000000ull	/* a killed run loses at most this much of its events */

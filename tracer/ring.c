@@ -8,7 +8,7 @@
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
 
-#include "tracer.h"
+#include "tracer/tracer.h"
 
 /*
  * libbpf 1.1 stores the consumer position after every record. Each BPF reserve reads that position, so while the

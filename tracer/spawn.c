@@ -8,8 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "tracer.h"
+#include "common/log.h"
+#include "tracer/tracer.h"
 
 #define MT_PTRACE_OPTIONS \
 	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)

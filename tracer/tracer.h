@@ -9,7 +9,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
-#include "artifact.h"
+#include "artifact/artifact.h"
 
 struct mt_options {
 	const char *out_dir;	/* NULL: memtrack.<pid> */
@@ -50,8 +50,8 @@ int modules__finish(struct modules *m);
 struct metadata;
 struct metadata *metadata__new(void);
 void metadata__on_exec(struct metadata *md, pid_t pid);
-struct mt_model;
-int metadata__write(struct metadata *md, const struct mt_model *m, const char *dir);
+/* The command line of pid as read at its last exec (NUL-separated), or NULL. */
+const char *metadata__cmdline(const struct metadata *md, pid_t pid, size_t *len);
 void metadata__free(struct metadata *md);
 
 /* allocators.c: what to probe in a file: its allocator kind and one site per entry point (deduplicated). */
@@ -227,5 +227,16 @@ struct trace_loop {
 	int root_status;
 };
 int trace_loop__run(struct trace_loop *l);
+
+/* record.c: one recording, from spawning the command to the finished artifact in DIR. */
+#define MT_EXIT_SETUP 2		/* memtrack could not trace */
+struct mt_record_hooks {
+	mt_record_fn tap;	/* each record as the writer takes it, or NULL */
+	/* After a finished artifact (not when the command could not run): DIR and the command lines read. */
+	void (*conclude)(void *ctx, const char *dir, const struct metadata *md);
+	void *ctx;
+};
+/* The command's exit code (128 + N for signal N), 126/127 when it could not run, MT_EXIT_SETUP. */
+int mt_record__run(const struct mt_options *o, const struct mt_record_hooks *hooks);
 
 #endif /* MEMTRACK_TRACER_H */

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
-#include "addrspace.h"
+#include "common/array.h"
+#include "unwind/addrspace.h"
 
 void mt_aspaces__init(struct mt_aspaces *as, struct mt_modules *mods)
 {

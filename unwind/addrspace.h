@@ -6,9 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../bpf/memtrack.h"
-#include "module.h"
-#include "u64map.h"
+#include "bpf/memtrack.h"
+#include "unwind/module.h"
+#include "common/u64map.h"
 
 struct mt_map {
 	uint64_t start;

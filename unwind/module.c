@@ -11,10 +11,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "log.h"
-#include "module.h"
-#include "u64map.h"
+#include "common/array.h"
+#include "common/log.h"
+#include "unwind/module.h"
+#include "common/u64map.h"
 
 #define PAGE_MASK_4K 0xfffull
 

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../bpf/memtrack.h"
+#include "bpf/memtrack.h"
 
 #define MT_MODULES_SUBDIR "modules"	/* DIR/modules/<build-id hex>[.debug], DIR/modules/dev<dev>-ino<ino> */
 

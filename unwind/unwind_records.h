@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../bpf/memtrack.h"
+#include "bpf/memtrack.h"
 
 #define MT_UNWIND_FILE "unwind.mtz"	/* next to events.mtz; same container format (docs/FORMAT.md) */
 #define MT_UNWIND_FRAMES_MAX 1024	/* frames kept per chain; a record must stay below 64 KiB */

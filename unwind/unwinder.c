@@ -9,8 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "log.h"
-#include "unwinder.h"
+#include "common/log.h"
+#include "unwind/unwinder.h"
 
 /* Not in libunwind's headers, but exported: the binary search of an .eh_frame_hdr table, through access_mem. */
 extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip, unw_dyn_info_t *di,

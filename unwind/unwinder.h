@@ -4,9 +4,9 @@
 
 #include <stdint.h>
 
-#include "../bpf/memtrack.h"
-#include "addrspace.h"
-#include "unwind_records.h"
+#include "bpf/memtrack.h"
+#include "unwind/addrspace.h"
+#include "unwind/unwind_records.h"
 
 struct mt_unwinder;
 

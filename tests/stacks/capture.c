@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "artifact.h"
+#include "artifact/artifact.h"
 #include "capture.h"
 
 #define SEEN_MAX 4096

@@ -1,0 +1,101 @@
+/* checkfp.c — `memtrack check-fp`: its options and exit status; the printing is src/report/checkfp.c */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "common/args.h"
+#include "common/log.h"
+#include "report/checkfp.h"
+#include "report/report.h"
+#include "unwind/unwind_run.h"
+
+struct checkfp_args {
+	bool json;
+	bool strict;
+	const char *dir;
+};
+
+static void checkfp_usage(FILE *f)
+{
+	fputs("usage: memtrack check-fp [--json] [--strict] DIR\n"
+	      "Compares each stack's frame-pointer chain with its DWARF chain (DIR/unwind.mtz, else unwound now):\n"
+	      "per module, the share of complete and correct FP chains; per function whose missing frame pointer\n"
+	      "broke chains, the stacks and bytes affected.\n"
+	      "  --json      {\"modules\": [...], \"divergences\": [...]} instead of text\n"
+	      "  --strict    exit 1 when any chain diverges\n"
+	      "  -h, --help  this text\n"
+	      "Exit status: 0; 1 with --strict and a divergence, or when DIR is damaged; 2 when DIR cannot be read\n"
+	      "or the command line is wrong.\n", f);
+}
+
+static int checkfp_args(int argc, char **argv, struct checkfp_args *a)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'j') {
+			a->json = true;
+		} else if (c == 's') {
+			a->strict = true;
+		} else if (c == 'h') {
+			checkfp_usage(stdout);
+			return 1;
+		} else {
+			return mt_args__bad_option("check-fp", argv);
+		}
+	}
+	return mt_args__one_dir("check-fp", "memtrack check-fp [--json] [--strict] DIR", argc, argv, &a->dir);
+}
+
+/* DIR/unwind.mtz when it is there and good; else unwinding now, in memory. */
+static int checkfp_load(const char *dir, struct mt_stacks **s, struct mt_read_status *st)
+{
+	int err = mt_stacks__load(dir, NULL, s, st);
+
+	if (!*s || mt_stacks__has_dwarf(*s) || !mt_stacks__any(*s))
+		return err;
+	mt_stacks__free(*s);
+	return mt_unwind__load(dir, s, st);
+}
+
+int mt_cmd_check_fp(int argc, char **argv)
+{
+	struct checkfp_args a = { 0 };
+	struct mt_read_status st;
+	struct mt_checkfp c;
+	struct mt_stacks *s;
+	int err, ret;
+
+	ret = checkfp_args(argc, argv, &a);
+	if (ret)
+		return ret > 0 ? 0 : 2;
+	err = checkfp_load(a.dir, &s, &st);
+	if (!s)
+		return mt_report__exit_status(a.dir, err, &st, "check");
+	ret = mt_checkfp__run(s, &c);
+	if (!ret)
+		ret = a.json ? mt_checkfp__json(stdout, &c) : mt_checkfp__text(stdout, &c);
+	if (!ret && fflush(stdout))
+		ret = -errno;
+	mt_stacks__free(s);
+	if (ret) {
+		pr_err("check-fp: %s\n", strerror(-ret));
+		return 2;
+	}
+	ret = mt_report__exit_status(a.dir, err, &st, "check");
+	if (!ret && a.strict && c.ndivs)
+		ret = 1;
+	mt_checkfp__release(&c);
+	return ret;
+}

@@ -1,0 +1,55 @@
+/* main.c — the memtrack command line: dispatches to record, report and dump. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "common/log.h"
+
+#ifndef MEMTRACK_VERSION
+#define MEMTRACK_VERSION "unknown"
+#endif
+
+static void usage(FILE *f)
+{
+	fputs("usage: memtrack COMMAND [OPTIONS]\n"
+	      "  record [-o DIR] [-q] [--stacks] -- PROGRAM [ARGS...]\n"
+	      "                                               trace every heap allocation of PROGRAM and its children\n"
+	      "  report [--json | --attach] [--sites N] DIR   per-process and total statistics, top allocation sites\n"
+	      "  dump DIR                                     every record as one JSON object per line\n"
+	      "  flamegraph [--collapsed] [--weight W] DIR    allocation stacks as an SVG flame graph\n"
+	      "  unwind [--stats] [--list] DIR                DWARF-unwind the recorded stacks into DIR/unwind.mtz\n"
+	      "  check-fp [--json] [--strict] DIR             where frame-pointer chains differ from DWARF ones, and why\n"
+	      "  --help, --version\n"
+	      "`memtrack COMMAND --help` tells more.\n",
+	      f);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*run)(int argc, char **argv);
+	} cmds[] = { { "record", mt_cmd_record }, { "report", mt_cmd_report }, { "dump", mt_cmd_dump },
+		     { "flamegraph", mt_cmd_flamegraph }, { "unwind", mt_cmd_unwind }, { "check-fp", mt_cmd_check_fp } };
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return EXIT_SUCCESS;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("memtrack %s\n", MEMTRACK_VERSION);
+		return EXIT_SUCCESS;
+	}
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].run(argc - 1, argv + 1);
+	pr_err("unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,182 @@
+/* record.c — `memtrack record`: its options, the model kept while the artifact is written, the summary. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/summary.h"
+#include "common/args.h"
+#include "common/log.h"
+#include "report/metadata.h"
+#include "report/report.h"
+#include "tracer/tracer.h"
+
+#define MT_RING_DEFAULT (32u << 20)
+/* Allocation times to the µs: a probe hit costs more than that, so finer digits are noise that zstd cannot shrink.
+ * Much coarser ones would blur the order against exec and fork records. */
+#define MT_TS_RESOLUTION_DEFAULT 1000u
+static void record__usage(FILE *f)
+{
+	fprintf(f, "usage: memtrack record [-o DIR] [-q] [-v] [--stacks [--stack-bytes N]] [--exit-with-command]\n"
+		   "                       [--ring-size MIB] [--precise-time] [--ts-resolution NS] [--syscall-tracepoints]\n"
+		   "                       -- PROGRAM [ARGS...]\n"
+		   "  -o, --output DIR     write the artifact to DIR (default: memtrack.<pid>)\n"
+		   "  -q, --quiet          no summary on stderr when the command ends\n"
+		   "  -v, --verbose        more diagnostics (twice: libbpf's too)\n"
+		   "  -s, --stacks         record each allocation's call stack, raw, for offline unwinding\n"
+		   "      --exit-with-command  stop when PROGRAM exits; descendants still running go on untraced\n"
+		   "                       (default: trace them to their end; SIGINT/SIGTERM then stops waiting)\n"
+		   "      --stack-bytes N  raw stack bytes copied per new call path (default %u, at most %u)\n"
+		   "      --ring-size N    BPF ring buffer of N MiB, a power of two (default: %u)\n"
+		   "      --precise-time   time events with the precise clock (~60 ns more per event here), not with\n"
+		   "                       the kernel's tick (1/CONFIG_HZ: 4 ms at 250 Hz); the order is exact either way\n"
+		   "      --ts-resolution NS  timestamps rounded down to NS nanoseconds (default %u: 1 us, or the tick\n"
+		   "                       when that is coarser; 1: exact); coarser is smaller\n"
+		   "      --syscall-tracepoints  hook only the memory syscalls (mounts tracefs): other processes\n"
+		   "                       pay nothing per syscall, but five links take longer to set up and remove\n",
+		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_RING_DEFAULT >> 20, MT_TS_RESOLUTION_DEFAULT);
+}
+
+static int record__parse(int argc, char **argv, struct mt_options *o)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' }, { "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },	    { "ring-size", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },	    { "stacks", no_argument, NULL, 's' },
+		{ "stack-bytes", required_argument, NULL, 'b' }, { "exit-with-command", no_argument, NULL, 'x' },
+		{ "syscall-tracepoints", no_argument, NULL, 't' }, { "ts-resolution", required_argument, NULL, 'T' },
+		{ "precise-time", no_argument, NULL, 'P' }, {},
+	};
+	unsigned long long n;
+	bool stacks = false;
+	int c;
+
+	o->ring_bytes = MT_RING_DEFAULT;
+	o->stack_bytes = MT_STACK_BYTES_DEFAULT;
+	o->ts_resolution = MT_TS_RESOLUTION_DEFAULT;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:qvhs", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's': stacks = true; break;
+		case 'x': o->exit_with_command = true; break;
+		case 't': o->syscall_tracepoints = true; break;
+		case 'P': o->precise_time = true; break;
+		case 'T':
+			if (mt_args__number("ts-resolution", optarg, 1, UINT64_MAX, false, &n))
+				return -EINVAL;
+			o->ts_resolution = n;
+			break;
+		case 'b':	/* whole chunks of 512 bytes: BPF copies the stack chunk by chunk */
+			if (mt_args__number("stack-bytes", optarg, 512, MT_STACK_BYTES_MAX, false, &n))
+				return -EINVAL;
+			o->stack_bytes = n / 512 * 512;
+			break;
+		case 'o': o->out_dir = optarg; break;
+		case 'q': o->quiet = true; break;
+		case 'v': mt_log_max = mt_log_max < MT_LOG_DEBUG ? mt_log_max + 1 : mt_log_max; break;
+		case 'h': record__usage(stdout); exit(EXIT_SUCCESS);
+		case 'r':	/* MiB */
+			if (mt_args__number("ring-size", optarg, 1, 4096, true, &n))
+				return -EINVAL;
+			o->ring_bytes = n << 20;
+			break;
+		case ':':
+			pr_err("record: option '%s' needs a value\n", argv[optind - 1]);
+			record__usage(stderr);
+			return -EINVAL;
+		default:
+			pr_err("record: unknown option '%s'\n", argv[optind - 1]);
+			record__usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (!stacks)
+		o->stack_bytes = 0;
+	if (optind >= argc) {
+		pr_err("record needs a command to run\n");
+		record__usage(stderr);
+		return -EINVAL;
+	}
+	o->argv = argv + optind;
+	return 0;
+}
+
+struct record_cli {
+	struct mt_model *model;	/* of the artifact, kept as it is written */
+	int model_err;		/* the first record the model could not take: the end reads the artifact back */
+	bool quiet;
+};
+
+/* The model follows the writer, so the end needs no read-back of an artifact that may hold billions of events. */
+static int record__tap(const struct mt_rec_hdr *rec, void *ctx)
+{
+	struct record_cli *rc = ctx;
+
+	if (!rc->model_err)
+		rc->model_err = mt_model__add(rc->model, rec);
+	return 0;
+}
+
+/* The model of what was written: the one kept while writing, or, if it could not keep up, the file read back. */
+static struct mt_model *record__model(struct record_cli *rc, const char *dir)
+{
+	struct mt_model *m = rc->model;
+	struct mt_read_status st;
+	int err;
+
+	rc->model = NULL;
+	if (!rc->model_err && !mt_model__finish(m))
+		return m;
+	mt_model__free(m);
+	m = NULL;
+	err = mt_model__load(dir, &m, &st);
+	if (err)
+		pr_warn("%s: %s\n", dir, st.reason);
+	return m;
+}
+
+static const char *record__cmdline(void *ctx, uint32_t pid, size_t *len)
+{
+	return metadata__cmdline(ctx, pid, len);
+}
+
+/* The summary says exactly what report will, and the metadata agrees. */
+static void record__conclude(void *ctx, const char *dir, const struct metadata *md)
+{
+	struct mt_metadata_src src = { .cmdline = record__cmdline, .ctx = (void *)md };
+	struct record_cli *rc = ctx;
+	struct mt_model *m = record__model(rc, dir);
+	int err;
+
+	if (!m)
+		return;
+	err = mt_metadata__write(dir, m, &src);
+	if (err)
+		pr_warn("cannot write %s/memory_metadata.json: %s\n", dir, strerror(-err));
+	if (!rc->quiet)
+		mt_summary__write(stderr, m, dir);
+	mt_model__free(m);
+}
+
+int mt_cmd_record(int argc, char **argv)
+{
+	struct mt_options o = { 0 };
+	struct record_cli rc = { 0 };
+	struct mt_record_hooks hooks = { .tap = record__tap, .conclude = record__conclude, .ctx = &rc };
+	int ret;
+
+	if (record__parse(argc, argv, &o))
+		return MT_EXIT_SETUP;
+	rc.quiet = o.quiet;
+	rc.model = mt_model__new();
+	if (!rc.model) {
+		pr_err("cannot set up the tracing of '%s': %s\n", o.argv[0], strerror(errno));
+		return MT_EXIT_SETUP;
+	}
+	ret = mt_record__run(&o, &hooks);
+	mt_model__free(rc.model);
+	return ret;
+}

@@ -1,0 +1,20 @@
+/* array.c — doubling growth for dynamic arrays. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "common/array.h"
+
+int mt_array__grow(void **v, size_t *cap, size_t n, size_t elem)
+{
+	size_t ncap = *cap ? *cap * 2 : 16;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	nv = realloc(*v, ncap * elem);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}

@@ -1,0 +1,297 @@
+/* dump.c — `memtrack dump DIR`: every record, in time order, as one JSON object per line. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/args.h"
+#include "common/log.h"
+#include "report/report.h"
+#include "unwind/stacks.h"
+#include "unwind/unwinder.h"
+
+static void dump_alloc(struct mt_json *j, const struct mt_alloc *a)
+{
+	const char *name = mt_func__name(a->func), *allocator = mt_allocator__name(a->allocator);
+	bool known = name != NULL;
+	bool is_realloc = mt_func__is_realloc(a->func);
+	bool aligned = a->func == MT_FN_ALIGNED_ALLOC || a->func == MT_FN_MEMALIGN || a->func == MT_FN_POSIX_MEMALIGN;
+
+	mt_json__kv_string(j, "event", known ? name : "alloc");
+	if (!known)
+		mt_json__kv_u64(j, "func", a->func);
+	mt_json__kv_u64(j, "addr", a->addr);
+	if (!mt_func__is_free(a->func) || a->size)	/* sized frees say the size their caller gave */
+		mt_json__kv_u64(j, "size", a->size);
+	if (is_realloc || !known)
+		mt_json__kv_u64(j, "old_addr", a->old_addr);
+	if (aligned || !known)
+		mt_json__kv_u64(j, "align", a->align);
+	mt_json__kv_string(j, "allocator", allocator ? allocator : "unknown");
+	if (!allocator)
+		mt_json__kv_u64(j, "allocator_id", a->allocator);
+	if (a->stack)	/* stacks: the definition is an "event": "stack" line */
+		mt_json__kv_u64(j, "stack", a->stack);
+}
+
+/* ---- stacks: begin ---- */
+
+/* With DIR/unwind.mtz, the stack's DWARF chain too: "dwarf": [return addresses], "dwarf_stop": reason. */
+static void dump_dwarf(struct mt_json *j, const struct mt_unwind_rec *u)
+{
+	const __u64 *frames = mt_unwind_rec__frames(u);
+	size_t i;
+
+	mt_json__key(j, "dwarf");
+	mt_json__begin_array(j);
+	for (i = 0; i < u->nframes; i++)
+		mt_json__u64(j, frames[i]);
+	mt_json__end_array(j);
+	mt_json__kv_string(j, "dwarf_stop", mt_unwind_stop__name(u->reason));
+}
+
+static void dump_stack(struct mt_json *j, const struct mt_stack *st, const struct mt_unwind_index *dwarf)
+{
+	const struct mt_unwind_rec *u = mt_unwind_index__find(dwarf, st->hash);
+	const __u64 *fp = (const __u64 *)(st + 1);
+	size_t i, n = (st->hdr.size - sizeof(*st)) / sizeof(*fp);
+
+	if (n > st->nfp)
+		n = st->nfp;
+	mt_json__kv_string(j, "event", "stack");
+	mt_json__kv_u64(j, "hash", st->hash);
+	mt_json__key(j, "fp");
+	mt_json__begin_array(j);
+	for (i = 0; i < n; i++)
+		mt_json__u64(j, fp[i]);
+	mt_json__end_array(j);
+	mt_json__kv_u64(j, "bytes", st->nbytes);
+	mt_json__kv_bool(j, "truncated", st->truncated != 0);
+	if (u)
+		dump_dwarf(j, u);
+}
+/* ---- stacks: end ---- */
+
+static void dump_syscall(struct mt_json *j, const struct mt_syscall *s)
+{
+	static const char *const names[] = {
+		[MT_SYS_MMAP] = "mmap", [MT_SYS_MUNMAP] = "munmap", [MT_SYS_MREMAP] = "mremap", [MT_SYS_BRK] = "brk",
+	};
+	const char *name = s->sys < sizeof(names) / sizeof(names[0]) ? names[s->sys] : NULL;
+
+	mt_json__kv_string(j, "event", name ? name : "syscall");
+	if (!name)
+		mt_json__kv_u64(j, "sys", s->sys);
+	mt_json__kv_u64(j, "addr", s->addr);
+	mt_json__kv_u64(j, "size", s->size);
+	if (s->sys == MT_SYS_MMAP || !name)
+		mt_json__kv_u64(j, "prot", s->prot);
+	if (s->sys == MT_SYS_MREMAP || !name) {
+		mt_json__kv_u64(j, "old_addr", s->old_addr);
+		mt_json__kv_u64(j, "old_size", s->old_size);
+	}
+	if (s->sys == MT_SYS_MMAP || s->sys == MT_SYS_MREMAP || !name)
+		mt_json__kv_u64(j, "flags", s->flags);
+	mt_json__kv_i64(j, "ret", s->ret);
+}
+
+static void dump_exec(struct mt_json *j, const struct mt_exec *e)
+{
+	mt_json__kv_string(j, "event", "exec");
+	mt_json__kv_string_n(j, "path", e->path, sizeof(e->path));
+	mt_json__kv_string_n(j, "comm", e->comm, sizeof(e->comm));
+	mt_json__kv_u64(j, "old_pid", e->old_pid);
+}
+
+static void dump_exit(struct mt_json *j, const struct mt_exit *x)
+{
+	mt_json__kv_string(j, "event", "exit");
+	mt_json__kv_i64(j, "status", mt_status__shell(x->status));
+	if (mt_status__signal(x->status))
+		mt_json__kv_i64(j, "signal", mt_status__signal(x->status));
+	mt_json__kv_i64(j, "raw_status", x->status);
+}
+
+static void dump_session(struct mt_json *j, const struct mt_session *s)
+{
+	size_t pos = 0, len;
+	const char *arg;
+	uint32_t i;
+
+	mt_json__kv_string(j, "event", "session");
+	mt_json__key(j, "argv");
+	mt_json__begin_array(j);
+	for (i = 0; i < s->argc && (arg = mt_session__next_arg(s, &pos, &len)); i++)
+		mt_json__string_n(j, arg, len);
+	mt_json__end_array(j);
+	mt_json__kv_u64(j, "tracer_pid", s->tracer_pid);
+	mt_json__kv_u64(j, "realtime_ns", s->realtime_ns);
+}
+
+static void dump_end(struct mt_json *j, const struct mt_end *e)
+{
+	uint64_t drops[MT_DROP__COUNT], sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < MT_DROP__COUNT; i++) {
+		drops[i] = e->drops[i];
+		sum += drops[i];
+	}
+	mt_json__kv_string(j, "event", "end");
+	mt_json__kv_u64(j, "dropped_events", sum);
+	mt_json__key(j, "drops");
+	mt_report__json_drops(j, drops);
+	mt_json__kv_i64(j, "status", mt_status__shell(e->status));
+	mt_json__kv_i64(j, "raw_status", e->status);
+}
+
+/* The attach log: ts is when the file was mapped (and its thread held), resumed_ns when the thread went on. */
+static void dump_attach(struct mt_json *j, const struct mt_attach *a)
+{
+	const char *kind = mt_allocator__name(a->kind);
+	const char *reason = mt_attach_reason__name(a->reason);
+
+	mt_json__kv_string(j, "event", "attach");
+	mt_json__kv_string_n(j, "path", a->path, sizeof(a->path));
+	mt_json__kv_u64(j, "dev", a->dev);
+	mt_json__kv_u64(j, "ino", a->ino);
+	mt_json__kv_string(j, "reason", reason ? reason : "?");
+	mt_json__kv_string(j, "kind", kind ? kind : "none");
+	mt_json__kv_u64(j, "probes", a->probes);
+	mt_json__kv_u64(j, "resumed_ns", a->resumed_ns);
+	if (a->err)
+		mt_json__kv_i64(j, "error", a->err);
+}
+
+static void dump_mapping(struct mt_json *j, const struct mt_mapping *m)
+{
+	mt_json__kv_string(j, "event", "mapping");
+	mt_json__kv_u64(j, "start", m->start);
+	mt_json__kv_u64(j, "end", m->end);
+	mt_json__kv_u64(j, "pgoff", m->pgoff);
+	mt_json__kv_u64(j, "dev", m->dev);
+	mt_json__kv_u64(j, "ino", m->ino);
+	mt_json__kv_u64(j, "prot", m->prot);
+}
+
+static void dump_file(struct mt_json *j, const struct mt_file *f)
+{
+	char hex[2 * MT_BUILD_ID_MAX + 1];
+	unsigned int i, n = f->build_id_len < MT_BUILD_ID_MAX ? f->build_id_len : MT_BUILD_ID_MAX;
+	const char *kind = mt_allocator__name(f->kind);
+
+	for (i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", f->build_id[i]);
+	hex[2 * n] = 0;
+	mt_json__kv_string(j, "event", "file");
+	mt_json__kv_string_n(j, "path", f->path, sizeof(f->path));
+	mt_json__kv_u64(j, "dev", f->dev);
+	mt_json__kv_u64(j, "ino", f->ino);
+	mt_json__kv_string(j, "build_id", hex);
+	mt_json__kv_string(j, "kind", kind ? kind : "none");
+}
+
+static void dump_body(struct mt_json *j, const struct mt_rec_hdr *rec, const struct mt_unwind_index *dwarf)
+{
+	size_t min = mt_rec__min_size(rec->type);
+
+	if (rec->type == MT_REC_STACK && rec->size >= sizeof(struct mt_stack)) {	/* stacks */
+		dump_stack(j, (const struct mt_stack *)rec, dwarf);
+		return;
+	}
+	if (!min || rec->size < min) {
+		mt_json__kv_string(j, "event", "unknown");
+		mt_json__kv_u64(j, "type", rec->type);
+		mt_json__kv_u64(j, "size", rec->size);
+		return;
+	}
+	switch (rec->type) {
+	case MT_REC_ALLOC: dump_alloc(j, (const struct mt_alloc *)rec); break;
+	case MT_REC_SYSCALL: dump_syscall(j, (const struct mt_syscall *)rec); break;
+	case MT_REC_FORK:
+		mt_json__kv_string(j, "event", "fork");
+		mt_json__kv_u64(j, "child", ((const struct mt_fork *)rec)->child);
+		break;
+	case MT_REC_EXEC: dump_exec(j, (const struct mt_exec *)rec); break;
+	case MT_REC_EXIT: dump_exit(j, (const struct mt_exit *)rec); break;
+	case MT_REC_SESSION: dump_session(j, (const struct mt_session *)rec); break;
+	case MT_REC_END: dump_end(j, (const struct mt_end *)rec); break;
+	case MT_REC_ATTACH: dump_attach(j, (const struct mt_attach *)rec); break;
+	case MT_REC_MAPPING: dump_mapping(j, (const struct mt_mapping *)rec); break;
+	case MT_REC_FILE: dump_file(j, (const struct mt_file *)rec); break;
+	}
+}
+
+static int dump_record(FILE *f, const struct mt_rec_hdr *rec, const struct mt_unwind_index *dwarf)
+{
+	struct mt_json j;
+
+	mt_json__init(&j, f, 0);
+	mt_json__begin_object(&j);
+	mt_json__kv_u64(&j, "ts_ns", rec->ts_ns);
+	mt_json__kv_u64(&j, "pid", rec->pid);
+	mt_json__kv_u64(&j, "tid", rec->tid);
+	dump_body(&j, rec, dwarf);
+	mt_json__end_object(&j);
+	fputc('\n', f);
+	return mt_json__error(&j);
+}
+
+int mt_dump__record(FILE *f, const struct mt_rec_hdr *rec)
+{
+	return dump_record(f, rec, NULL);
+}
+
+struct dump_ctx {
+	FILE *f;
+	struct mt_unwind_index *dwarf;	/* stacks: DIR/unwind.mtz, or NULL */
+};
+
+static int dump_emit(const struct mt_rec_hdr *rec, void *ctx)
+{
+	struct dump_ctx *d = ctx;
+
+	return dump_record(d->f, rec, d->dwarf);
+}
+
+static int dump_push(const struct mt_rec_hdr *rec, void *ctx)
+{
+	return mt_reorder__push(ctx, rec);
+}
+
+/* stacks: the DWARF chains of DIR/unwind.mtz, when path is a DIR (or its events file) that has a good one */
+static int dump_dwarf_load(const char *path, struct mt_unwind_index **ix)
+{
+	char *dir = mt_stacks__dir_of(path);
+	int err;
+
+	if (!dir)
+		return -ENOMEM;
+	err = mt_unwind_index__load(dir, ix);
+	free(dir);
+	return err;
+}
+
+int mt_dump__write(FILE *f, const char *path, struct mt_read_status *st)
+{
+	struct dump_ctx d = { .f = f };
+	struct mt_reorder *r;
+	int err, ferr;
+
+	memset(st, 0, sizeof(*st));
+	err = dump_dwarf_load(path, &d.dwarf);
+	r = err ? NULL : mt_reorder__new(MT_REORDER_WINDOW, dump_emit, &d);
+	if (!r) {
+		err = err ? err : -errno;
+		snprintf(st->reason, sizeof(st->reason), "%s", strerror(-err));
+		return err;
+	}
+	err = mt_artifact__read(path, dump_push, r, st);
+	if (!err || err == -EBADMSG) {
+		ferr = mt_reorder__flush(r);
+		if (ferr)
+			err = ferr;
+	}
+	mt_reorder__free(r);
+	mt_unwind_index__free(d.dwarf);
+	return err;
+}

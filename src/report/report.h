@@ -1,0 +1,47 @@
+/* report.h — the printers behind `memtrack report` and `memtrack dump`, on any FILE* so tests can capture them. */
+#ifndef MEMTRACK_REPORT_H
+#define MEMTRACK_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "artifact/artifact.h"
+#include "common/json.h"
+#include "model/model.h"
+#include "report/sites.h"
+
+/* The text report of a finished model; label names the artifact in the header (usually its DIR). 0 or -EIO. */
+int mt_report__text(FILE *f, const struct mt_model *m, const char *label);
+/* The --json report: one object {"totals": {...}, "processes": [...]} and a newline. 0 or -EIO. */
+int mt_report__json(FILE *f, const struct mt_model *m);
+/* The attach log of DIR as a table (attach_report.c). Returns what mt_artifact__read returned. */
+int mt_report__attach(FILE *f, const char *dir, struct mt_read_status *st);
+/* ---- top allocation sites (struct mt_sites from stacks.h) ---- */
+struct mt_sites;
+/* What `report --json` prints: mt_report__json's object plus "sites" (top `top` by bytes; NULL: []). 0 or -EIO. */
+int mt_report__json_sites(FILE *f, const struct mt_model *m, const struct mt_sites *sites, size_t top);
+/* The text section "top allocation sites by bytes/count"; nothing when no stack was recorded. 0 or -EIO. */
+int mt_report__sites_text(FILE *f, const struct mt_sites *sites, size_t top);
+/* The "sites" key; with stacks also "sites_by_count", "sites_total", "sites_chains", "undefined_stack_allocations". */
+void mt_report__sites_json(struct mt_json *j, const struct mt_sites *sites, size_t top);
+
+/* 1536 → "1.5 KiB"; below 1 KiB the exact "N B". buf holds MT_HUMAN_MAX bytes. */
+#define MT_HUMAN_MAX 32
+const char *mt_report__human(char *buf, uint64_t bytes);
+/* {"ringbuf": N, "callstate": N, "read": N}, plus "drop_<i>" for unnamed causes that are not 0. */
+void mt_report__json_drops(struct mt_json *j, const uint64_t drops[MT_DROP__COUNT]);
+/*
+ * What a read result means for the exit status of report and dump: 0 whole; 1 damaged (warns "DIR: reason; the
+ * <what> covers the N records before byte B"); 2 unreadable (one error line). what is "report" or "dump".
+ */
+int mt_report__exit_status(const char *dir, int err, const struct mt_read_status *st, const char *what);
+
+/* One record as one line of JSON (keys: ts_ns, pid, tid, event, then the type's fields). 0 or -EIO. */
+int mt_dump__record(FILE *f, const struct mt_rec_hdr *rec);
+/*
+ * Every record of the artifact at path, in time order (through the reorder window), one line each. Returns what
+ * mt_artifact__read returned (on -EBADMSG the records before the damage were written), or -EIO, -ENOMEM.
+ */
+int mt_dump__write(FILE *f, const char *path, struct mt_read_status *st);
+
+#endif /* MEMTRACK_REPORT_H */

@@ -1,0 +1,582 @@
+/* stacks.c — one pass over an artifact: stacks resolved with the mappings of their moment, accounted per stack. */
+/*
+ * Allocations and leaks follow src/model.c's semantics; DWARF chains (DIR/unwind.mtz, or a hook) are preferred over
+ * FP chains; symbols are looked up lazily and cached.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/array.h"
+#include "common/log.h"
+#include "model/model.h"
+#include "unwind/stacks.h"
+
+/* A live block: its size and the stack (entry index + 1, 0 for none) that allocated it. */
+struct live_block {
+	uint64_t size;
+	uint32_t stack;
+};
+
+struct proc_live {
+	struct mt_u64map blocks;	/* addr → index in mt_stacks.blocks */
+};
+
+struct sym_cache_ent {
+	const struct mt_module *mod;
+	uint64_t vaddr;
+	struct mt_sym sym;
+};
+
+struct mt_stacks {
+	char *dir;
+	struct mt_stacks_opts opts;
+	struct mt_modules *mods;
+	struct mt_aspaces spaces;
+	struct mt_reorder *reorder;
+
+	struct mt_stack_entry *entries;
+	size_t count;
+	size_t cap;
+	struct mt_u64map by_hash;	/* hash → index in entries */
+	bool any;
+	bool has_dwarf;
+
+	struct mt_unwind_index *dwarf_file;	/* DIR/unwind.mtz, or NULL */
+
+	struct proc_live *procs;
+	size_t nprocs;
+	struct mt_u64map by_pid;	/* pid → index in procs */
+	struct live_block *blocks;
+	size_t nblocks;
+	size_t cap_blocks;
+	uint64_t free_block;		/* head of the free list (index + 1), threaded through size */
+
+	struct sym_cache_ent *syms;
+	size_t nsyms;
+	size_t cap_syms;
+	struct mt_u64map sym_index;	/* sym_key → index in syms */
+};
+
+/* ---- the stack table ---- */
+
+static struct mt_stack_entry *entry_get(struct mt_stacks *s, uint64_t hash, size_t *idx)
+{
+	uint64_t *found = mt_u64map__find(&s->by_hash, hash);
+	struct mt_stack_entry *e;
+
+	if (found) {
+		*idx = *found;
+		return &s->entries[*found];
+	}
+	if (mt_array__grow((void **)&s->entries, &s->cap, s->count, sizeof(*s->entries)))
+		return NULL;
+	if (mt_u64map__put(&s->by_hash, hash, s->count, NULL) < 0)
+		return NULL;
+	e = &s->entries[s->count];
+	memset(e, 0, sizeof(*e));
+	e->hash = hash;
+	*idx = s->count++;
+	return e;
+}
+
+/* A return address is looked up at addr - 1: a call that ends its mapping returns just past it. */
+static void frame_resolve(struct mt_frame *f, uint64_t addr, struct mt_aspace *as)
+{
+	const struct mt_map *m = mt_aspace__find(as, addr - 1);
+
+	f->addr = addr;
+	f->mod = m ? m->mod : NULL;
+	f->has_vaddr = m && m->has_bias;
+	/* without the file there is no bias: the offset in the file is still worth printing */
+	f->vaddr = f->has_vaddr ? addr - m->bias : m ? addr - m->start + m->pgoff : 0;
+}
+
+static struct mt_frame *chain_resolve(const __u64 *addrs, size_t n, struct mt_aspace *as)
+{
+	struct mt_frame *f = calloc(n ? n : 1, sizeof(*f));
+	size_t i;
+
+	if (!f)
+		return NULL;
+	for (i = 0; i < n; i++)
+		frame_resolve(&f[i], addrs[i], as);
+	return f;
+}
+
+/*
+ * DWARF over FP; but when DWARF stopped early and the FP chain agrees with every frame DWARF found, the FP chain's
+ * longer tail is the better guess for the rest.
+ */
+static void entry_choose(struct mt_stack_entry *e)
+{
+	size_t i;
+
+	e->kind = MT_CHAIN_FP;
+	e->frames = e->fp;
+	e->nframes = e->nfp;
+	if (!e->has_dwarf || !e->ndwarf)
+		return;
+	e->kind = MT_CHAIN_DWARF;
+	e->frames = e->dwarf;
+	e->nframes = e->ndwarf;
+	if (e->dwarf_stop == MT_STOP_END || e->nfp <= e->ndwarf)
+		return;
+	for (i = 0; i < e->ndwarf; i++)
+		if (e->fp[i].addr != e->dwarf[i].addr)
+			return;
+	e->kind = MT_CHAIN_DWARF_FP;
+	e->frames = e->fp;
+	e->nframes = e->nfp;
+}
+
+static int entry_set_dwarf(struct mt_stack_entry *e, const struct mt_unwind_rec *u, struct mt_aspace *as)
+{
+	const char *detail = mt_unwind_rec__detail(u);
+	size_t nbits = (u->nframes + 7) / 8;
+
+	if (!detail)
+		return 0;	/* malformed: as if there were no DWARF result */
+	e->dwarf = chain_resolve(mt_unwind_rec__frames(u), u->nframes, as);
+	e->dwarf_detail = strdup(detail);
+	if (u->nofp_known && (e->nofp = malloc(nbits ? nbits : 1)))
+		memcpy(e->nofp, mt_unwind_rec__nofp(u), nbits);
+	if (!e->dwarf || !e->dwarf_detail || (u->nofp_known && !e->nofp))
+		return -ENOMEM;
+	e->has_dwarf = true;
+	e->ndwarf = u->nframes;
+	e->dwarf_stop = u->reason;
+	e->dwarf_error = u->error;
+	return 0;
+}
+
+static const struct mt_unwind_rec *stack_dwarf(struct mt_stacks *s, const struct mt_stack *rec, struct mt_aspace *as,
+					       int *err)
+{
+	*err = 0;
+	if (s->opts.hook)
+		return s->opts.hook(s->opts.hook_ctx, rec, rec->hdr.size, as, err);
+	return mt_unwind_index__find(s->dwarf_file, rec->hash);
+}
+
+static int apply_stack(struct mt_stacks *s, const struct mt_stack *rec)
+{
+	struct mt_aspace *as = mt_aspaces__get(&s->spaces, rec->hdr.pid);
+	const struct mt_unwind_rec *u;
+	struct mt_stack_entry *e;
+	size_t idx;
+	int err;
+
+	if (rec->hdr.size < sizeof(*rec) + (size_t)rec->nfp * 8 + rec->nbytes)
+		return 0;	/* malformed */
+	e = entry_get(s, rec->hash, &idx);
+	if (!e)
+		return -ENOMEM;
+	s->any = true;
+	if (e->defined)
+		return 0;	/* defined again after an eviction in the kernel: the first definition stands */
+	e->defined = true;
+	e->pid = rec->hdr.pid;
+	e->ts_ns = rec->hdr.ts_ns;
+	e->truncated = rec->truncated;
+	e->nfp = rec->nfp;
+	e->fp = chain_resolve((const __u64 *)(rec + 1), rec->nfp, as);
+	if (!e->fp)
+		return -ENOMEM;
+	u = stack_dwarf(s, rec, as, &err);
+	if (err)
+		return err;
+	if (u) {
+		err = entry_set_dwarf(e, u, as);
+		if (err)
+			return err;
+		s->has_dwarf = true;
+	}
+	entry_choose(e);
+	return 0;
+}
+
+/* ---- accounting, as src/model.c does it ---- */
+
+static struct proc_live *proc_get(struct mt_stacks *s, uint32_t pid)
+{
+	uint64_t *idx = mt_u64map__find(&s->by_pid, pid);
+	struct proc_live *p;
+
+	if (idx)
+		return &s->procs[*idx];
+	p = realloc(s->procs, (s->nprocs + 1) * sizeof(*p));
+	if (!p)
+		return NULL;
+	s->procs = p;
+	if (mt_u64map__put(&s->by_pid, pid, s->nprocs, NULL) < 0)
+		return NULL;
+	p = &s->procs[s->nprocs++];
+	memset(p, 0, sizeof(*p));
+	return p;
+}
+
+static int64_t block_new(struct mt_stacks *s, uint64_t size, uint32_t stack)
+{
+	struct live_block *b;
+	uint64_t idx;
+
+	if (s->free_block) {
+		idx = s->free_block - 1;
+		s->free_block = s->blocks[idx].size;
+	} else {
+		if (s->nblocks == s->cap_blocks) {
+			size_t cap = s->cap_blocks ? s->cap_blocks * 2 : 1024;
+
+			b = realloc(s->blocks, cap * sizeof(*b));
+			if (!b)
+				return -ENOMEM;
+			s->blocks = b;
+			s->cap_blocks = cap;
+		}
+		idx = s->nblocks++;
+	}
+	s->blocks[idx] = (struct live_block){ size, stack };
+	return (int64_t)idx;
+}
+
+static void block_release(struct mt_stacks *s, uint64_t idx)
+{
+	s->blocks[idx].size = s->free_block;
+	s->free_block = idx + 1;
+}
+
+static void heap_free(struct mt_stacks *s, struct proc_live *p, uint64_t addr)
+{
+	uint64_t idx;
+
+	if (mt_u64map__del(&p->blocks, addr, &idx))
+		block_release(s, idx);
+}
+
+static int heap_alloc(struct mt_stacks *s, struct proc_live *p, const struct mt_alloc *a)
+{
+	uint32_t stack = 0;
+	uint64_t old;
+	size_t idx;
+	int64_t b;
+	int ret;
+
+	if (a->stack) {
+		struct mt_stack_entry *e = entry_get(s, a->stack, &idx);
+
+		if (!e)
+			return -ENOMEM;
+		e->allocations++;
+		e->bytes += a->size;
+		stack = idx + 1;
+	}
+	b = block_new(s, a->size, stack);
+	if (b < 0)
+		return (int)b;
+	ret = mt_u64map__put(&p->blocks, a->addr, b, &old);
+	if (ret < 0)
+		return ret;
+	if (ret)
+		block_release(s, old);	/* its free was lost: replaced, as the model does */
+	return 0;
+}
+
+static int apply_alloc(struct mt_stacks *s, const struct mt_alloc *a)
+{
+	struct proc_live *p = proc_get(s, a->hdr.pid);
+
+	if (!p)
+		return -ENOMEM;
+	if (mt_func__is_free(a->func)) {
+		if (a->addr)
+			heap_free(s, p, a->addr);
+		return 0;
+	}
+	if (mt_func__is_realloc(a->func) && a->old_addr) {
+		if (a->addr || !a->size)
+			heap_free(s, p, a->old_addr);
+		if (!a->addr && !a->size)
+			return 0;
+	}
+	if (!a->addr)
+		return 0;
+	return heap_alloc(s, p, a);
+}
+
+static void leak_one(uint64_t key, uint64_t idx, void *ctx)
+{
+	struct mt_stacks *s = ctx;
+	struct live_block *b = &s->blocks[idx];
+	struct mt_stack_entry *e;
+
+	(void)key;
+	if (b->stack) {
+		e = &s->entries[b->stack - 1];
+		e->leaked_allocations++;
+		e->leaked_bytes += b->size;
+	}
+	block_release(s, idx);
+}
+
+static void leak_all(struct mt_stacks *s, struct proc_live *p)
+{
+	mt_u64map__for_each(&p->blocks, leak_one, s);
+	mt_u64map__release(&p->blocks);
+}
+
+static int apply_record(const struct mt_rec_hdr *rec, void *ctx)
+{
+	struct mt_stacks *s = ctx;
+	struct proc_live *p;
+	int err;
+
+	err = mt_aspaces__apply(&s->spaces, rec);
+	if (err)
+		return err;
+	switch (rec->type) {
+	case MT_REC_STACK:
+		return rec->size >= sizeof(struct mt_stack) ? apply_stack(s, (const struct mt_stack *)rec) : 0;
+	case MT_REC_ALLOC:
+		return rec->size >= sizeof(struct mt_alloc) ? apply_alloc(s, (const struct mt_alloc *)rec) : 0;
+	case MT_REC_FORK:
+		/* the child starts with no live blocks (a reused pid's were leaked at its exit) */
+		if (rec->size < sizeof(struct mt_fork))
+			return 0;
+		p = proc_get(s, ((const struct mt_fork *)rec)->child);
+		break;
+	case MT_REC_EXEC:
+	case MT_REC_EXIT:
+		p = proc_get(s, rec->pid);
+		break;
+	default:
+		return 0;
+	}
+	if (!p)
+		return -ENOMEM;
+	leak_all(s, p);
+	return 0;
+}
+
+/* ---- loading ---- */
+
+char *mt_stacks__dir_of(const char *path)
+{
+	struct stat sb;
+	char *copy, *dir;
+
+	if (stat(path, &sb) || S_ISDIR(sb.st_mode))
+		return strdup(path);
+	copy = strdup(path);
+	if (!copy)
+		return NULL;
+	dir = strdup(dirname(copy));
+	free(copy);
+	return dir;
+}
+
+/* Without a hook nothing reads the raw stack bytes: the window then holds definitions without them. */
+static int load_push(const struct mt_rec_hdr *rec, void *ctx)
+{
+	struct mt_stacks *s = ctx;
+	const struct mt_stack *st = (const void *)rec;
+	union { struct mt_stack st; __u64 words[(sizeof(struct mt_stack) + MT_FP_MAX * 8) / 8 + 1]; } copy;
+	size_t fixed;
+
+	if (s->opts.hook || rec->type != MT_REC_STACK || rec->size < sizeof(*st) || st->nfp > MT_FP_MAX)
+		return mt_reorder__push(s->reorder, rec);
+	fixed = sizeof(*st) + (size_t)st->nfp * 8;
+	if (rec->size < fixed + st->nbytes)
+		return mt_reorder__push(s->reorder, rec);	/* malformed: apply_stack skips it */
+	memcpy(&copy, rec, fixed);
+	copy.st.hdr.size = fixed;
+	copy.st.nbytes = 0;
+	return mt_reorder__push(s->reorder, &copy.st.hdr);
+}
+
+static struct mt_stacks *stacks_new(const char *path, const struct mt_stacks_opts *opts)
+{
+	struct mt_stacks *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	if (opts)
+		s->opts = *opts;
+	s->dir = mt_stacks__dir_of(path);
+	s->mods = s->dir ? mt_modules__new(s->dir) : NULL;
+	s->reorder = mt_reorder__new(MT_REORDER_WINDOW, apply_record, s);
+	if (!s->reorder || !s->mods) {
+		mt_stacks__free(s);
+		return NULL;
+	}
+	mt_aspaces__init(&s->spaces, s->mods);
+	return s;
+}
+
+int mt_stacks__load(const char *path, const struct mt_stacks_opts *opts, struct mt_stacks **out,
+		    struct mt_read_status *st)
+{
+	struct mt_read_status local;
+	struct mt_stacks *s;
+	size_t i;
+	int err, ferr;
+
+	*out = NULL;
+	if (!st)
+		st = &local;
+	memset(st, 0, sizeof(*st));
+	s = stacks_new(path, opts);
+	if (!s) {
+		snprintf(st->reason, sizeof(st->reason), "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	err = s->opts.no_unwind_file || s->opts.hook ? 0 : mt_unwind_index__load(s->dir, &s->dwarf_file);
+	if (!err)
+		err = mt_artifact__read(path, load_push, s, st);
+	if (err && err != -EBADMSG)
+		goto err_free;
+	ferr = mt_reorder__flush(s->reorder);
+	if (ferr) {
+		err = ferr;
+		goto err_free;
+	}
+	for (i = 0; i < s->nprocs; i++)
+		leak_all(s, &s->procs[i]);
+	mt_unwind_index__free(s->dwarf_file);	/* the entries hold copies of what they use */
+	s->dwarf_file = NULL;
+	*out = s;
+	return err;
+
+err_free:
+	mt_stacks__free(s);
+	if (!st->reason[0])
+		snprintf(st->reason, sizeof(st->reason), "%s", strerror(-err));
+	return err;
+}
+
+void mt_stacks__free(struct mt_stacks *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	mt_reorder__free(s->reorder);
+	for (i = 0; i < s->count; i++) {
+		free(s->entries[i].fp);
+		free(s->entries[i].dwarf);
+		free(s->entries[i].nofp);
+		free(s->entries[i].dwarf_detail);
+	}
+	free(s->entries);
+	mt_u64map__release(&s->by_hash);
+	mt_unwind_index__free(s->dwarf_file);
+	for (i = 0; i < s->nprocs; i++)
+		mt_u64map__release(&s->procs[i].blocks);
+	free(s->procs);
+	mt_u64map__release(&s->by_pid);
+	free(s->blocks);
+	free(s->syms);
+	mt_u64map__release(&s->sym_index);
+	mt_aspaces__release(&s->spaces);
+	mt_modules__free(s->mods);
+	free(s->dir);
+	free(s);
+}
+
+const char *mt_stacks__dir(const struct mt_stacks *s)
+{
+	return s->dir;
+}
+
+bool mt_stacks__any(const struct mt_stacks *s)
+{
+	return s->any;
+}
+
+bool mt_stacks__has_dwarf(const struct mt_stacks *s)
+{
+	return s->has_dwarf;
+}
+
+size_t mt_stacks__count(const struct mt_stacks *s)
+{
+	return s->count;
+}
+
+const struct mt_stack_entry *mt_stacks__entry(const struct mt_stacks *s, size_t idx)
+{
+	return idx < s->count ? &s->entries[idx] : NULL;
+}
+
+struct mt_modules *mt_stacks__modules(const struct mt_stacks *s)
+{
+	return s->mods;
+}
+
+/* ---- symbols ---- */
+
+static void sym_lookup(struct mt_module *mod, uint64_t vaddr, struct mt_sym *out)
+{
+	const struct mt_symbol *sym = mt_module__symbol(mod, vaddr - 1);
+
+	if (sym) {
+		out->func = sym->name;
+		out->offset = vaddr - sym->addr;
+	}
+	if (mt_module__srcline(mod, vaddr - 1, &out->file, &out->line))
+		out->file = NULL;
+}
+
+void mt_stacks__symbolize(struct mt_stacks *s, const struct mt_frame *f, struct mt_sym *out)
+{
+	uint64_t key, *idx;
+	struct sym_cache_ent *c;
+
+	memset(out, 0, sizeof(*out));
+	if (!f->mod || !f->has_vaddr)
+		return;
+	key = f->vaddr * 0x9e3779b97f4a7c15ull ^ (uintptr_t)f->mod;
+	idx = mt_u64map__find(&s->sym_index, key);
+	if (idx && s->syms[*idx].mod == f->mod && s->syms[*idx].vaddr == f->vaddr) {
+		*out = s->syms[*idx].sym;
+		return;
+	}
+	sym_lookup(f->mod, f->vaddr, out);
+	if (idx)
+		return;		/* a key collision: not cached */
+	if (s->nsyms == s->cap_syms) {
+		size_t cap = s->cap_syms ? s->cap_syms * 2 : 256;
+
+		c = realloc(s->syms, cap * sizeof(*c));
+		if (!c)
+			return;
+		s->syms = c;
+		s->cap_syms = cap;
+	}
+	if (mt_u64map__put(&s->sym_index, key, s->nsyms, NULL) < 0)
+		return;
+	s->syms[s->nsyms++] = (struct sym_cache_ent){ f->mod, f->vaddr, *out };
+}
+
+char *mt_frame__name(const struct mt_frame *f, const struct mt_sym *sym, bool with_offset, char *buf, size_t len)
+{
+	/* "__libc_start_main@@GLIBC_2.34": the symbol version says which alias, not which function */
+	int flen = sym->func ? (int)strcspn(sym->func, "@") : 0;
+
+	if (sym->func && with_offset)
+		snprintf(buf, len, "%.*s+0x%" PRIx64, flen, sym->func, sym->offset);
+	else if (sym->func)
+		snprintf(buf, len, "%.*s", flen, sym->func);
+	else if (f->mod && with_offset)
+		snprintf(buf, len, "[%s+0x%" PRIx64 "]", f->mod->name, f->vaddr);
+	else if (f->mod)
+		snprintf(buf, len, "[%s]", f->mod->name);
+	else if (with_offset)
+		snprintf(buf, len, "[0x%" PRIx64 "]", f->addr);
+	else
+		snprintf(buf, len, "[unknown]");
+	return buf;
+}

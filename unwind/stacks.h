@@ -1,0 +1,119 @@
+/* stacks.h — the allocation stacks of an artifact: definitions, resolved chains, per-stack accounting, sites. */
+#ifndef MEMTRACK_STACKS_H
+#define MEMTRACK_STACKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bpf/memtrack.h"
+#include "unwind/addrspace.h"
+#include "unwind/module.h"
+#include "unwind/unwind_records.h"
+#include "artifact/artifact.h"
+
+/* One return address, and where it pointed when its stack was defined. */
+struct mt_frame {
+	uint64_t addr;
+	struct mt_module *mod;	/* NULL: in no recorded mapping */
+	uint64_t vaddr;		/* addr in the module's ELF addresses; without its file, the offset in the file */
+	bool has_vaddr;		/* the module's file was found: vaddr is an ELF address */
+};
+
+/* Which chain a stack's report uses. */
+enum mt_chain_kind {
+	MT_CHAIN_FP,		/* the kernel's frame-pointer walk */
+	MT_CHAIN_DWARF,		/* `memtrack unwind`'s result */
+	MT_CHAIN_DWARF_FP,	/* DWARF stopped early; the FP chain agreed with all of it and went further */
+};
+
+struct mt_stack_entry {
+	uint64_t hash;
+	bool defined;			/* an MT_REC_STACK was seen (else only allocations named it) */
+	uint32_t pid;			/* where it was first defined */
+	uint64_t ts_ns;
+	uint8_t truncated;		/* mt_stack.truncated */
+	uint16_t nfp;
+	struct mt_frame *fp;		/* the FP chain, resolved */
+	bool has_dwarf;
+	uint8_t dwarf_stop;		/* enum mt_unwind_stop */
+	int32_t dwarf_error;
+	char *dwarf_detail;		/* "" or the module path the stop is about */
+	uint16_t ndwarf;
+	struct mt_frame *dwarf;
+	uint8_t *nofp;			/* DWARF frame i kept no frame pointer: bit i (NULL when unknown) */
+	enum mt_chain_kind kind;
+	uint16_t nframes;		/* the chain reports use: DWARF over FP */
+	const struct mt_frame *frames;
+	uint64_t allocations;		/* successful allocation calls with this stack */
+	uint64_t bytes;
+	uint64_t leaked_allocations;	/* blocks still live at exec, exit or the end (src/model.c semantics) */
+	uint64_t leaked_bytes;
+};
+
+/*
+ * Called at each stack's first definition, in time order, with the process's address space at that moment.
+ * Returns a DWARF result for it (valid until the next call; NULL when there is none) and sets *err on failure.
+ */
+typedef const struct mt_unwind_rec *(*mt_stack_hook_fn)(void *ctx, const struct mt_stack *rec, uint32_t rec_size,
+							 struct mt_aspace *as, int *err);
+
+struct mt_stacks_opts {
+	bool no_unwind_file;		/* ignore DIR/unwind.mtz */
+	mt_stack_hook_fn hook;		/* when set, DWARF chains come from it instead of the file */
+	void *hook_ctx;
+};
+
+struct mt_stacks;
+
+/*
+ * Reads the artifact at path (DIR, or DIR/events.mtz), following mappings and accounting allocations by stack,
+ * with DWARF chains from DIR/unwind.mtz (when whole and matching) or from opts->hook. opts may be NULL. Returns
+ * what mt_artifact__read returned; on 0 and -EBADMSG *out is set, otherwise NULL. st may be NULL.
+ */
+int mt_stacks__load(const char *path, const struct mt_stacks_opts *opts, struct mt_stacks **out,
+		    struct mt_read_status *st);
+void mt_stacks__free(struct mt_stacks *s);
+
+/* The artifact directory (path itself, or the directory holding the events file). */
+const char *mt_stacks__dir(const struct mt_stacks *s);
+/* The same for a path given on a command line, malloc'd; NULL on ENOMEM. */
+char *mt_stacks__dir_of(const char *path);
+/* Stack definitions were seen: without any, reports leave their stack sections out. */
+bool mt_stacks__any(const struct mt_stacks *s);
+/* DWARF chains were used (from unwind.mtz or the hook). */
+bool mt_stacks__has_dwarf(const struct mt_stacks *s);
+size_t mt_stacks__count(const struct mt_stacks *s);
+const struct mt_stack_entry *mt_stacks__entry(const struct mt_stacks *s, size_t idx);
+struct mt_modules *mt_stacks__modules(const struct mt_stacks *s);
+
+/* What a frame symbolizes to. */
+struct mt_sym {
+	const char *func;	/* NULL when no symbol holds the address */
+	uint64_t offset;	/* of the return address itself from func's start (perf's convention) */
+	const char *file;	/* source file of the call (addr - 1), or NULL */
+	int line;
+};
+
+/* Looks the frame up (cached): symbol and line of addr - 1, since a return address may be past its call's function. */
+void mt_stacks__symbolize(struct mt_stacks *s, const struct mt_frame *f, struct mt_sym *out);
+/*
+ * A frame as text: "func+0xOFF" (with_offset) or "func"; without a symbol "[module+0xVADDR]" (the file offset when
+ * the file is missing; "[module]" without offset); outside any module "[0xADDR]" ("[unknown]"). Returns buf.
+ */
+char *mt_frame__name(const struct mt_frame *f, const struct mt_sym *sym, bool with_offset, char *buf, size_t len);
+
+/* ---- DIR/unwind.mtz by stack hash (src/unwind_index.c) ---- */
+
+struct mt_unwind_index;
+/*
+ * Loads DIR/unwind.mtz when it is whole, finished and made from DIR/events.mtz (same size). 0 with *out = NULL
+ * when there is none, or after one warning when it is stale or broken; -ENOMEM.
+ */
+int mt_unwind_index__load(const char *dir, struct mt_unwind_index **out);
+/* The first MT_REC_UNWIND of hash, or NULL (ix may be NULL). */
+const struct mt_unwind_rec *mt_unwind_index__find(const struct mt_unwind_index *ix, uint64_t hash);
+void mt_unwind_index__free(struct mt_unwind_index *ix);
+
+#endif /* MEMTRACK_STACKS_H */
