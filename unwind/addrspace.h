@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 #include "bpf/memtrack.h"
-#include "unwind/module.h"
 #include "common/u64map.h"
+#include "unwind/module.h"
 
 struct mt_map {
 	uint64_t start;

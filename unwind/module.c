@@ -13,8 +13,8 @@
 
 #include "common/array.h"
 #include "common/log.h"
-#include "unwind/module.h"
 #include "common/u64map.h"
+#include "unwind/module.h"
 
 #define PAGE_MASK_4K 0xfffull
 
@@ -581,7 +581,7 @@ static int module_load_symbols(struct mt_module *m)
 		free(tmp);
 		return (int)r;
 	}
-	qsort(tmp, n, sizeof(*tmp), sym_cmp);
+	mt_array__sort(tmp, n, sizeof(*tmp), sym_cmp);
 	m->syms = malloc((n ? n : 1) * sizeof(*m->syms));
 	if (!m->syms) {
 		free(tmp);

@@ -7,11 +7,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "artifact/artifact.h"
 #include "bpf/memtrack.h"
 #include "unwind/addrspace.h"
 #include "unwind/module.h"
 #include "unwind/unwind_records.h"
-#include "artifact/artifact.h"
 
 /* One return address, and where it pointed when its stack was defined. */
 struct mt_frame {

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/commands.h"
-#include "report/flamegraph.h"
 #include "common/args.h"
 #include "common/log.h"
+#include "report/flamegraph.h"
 #include "report/report.h"
 
 static void flamegraph_usage(FILE *f)

@@ -18,3 +18,9 @@ int mt_array__grow(void **v, size_t *cap, size_t n, size_t elem)
 	*cap = ncap;
 	return 0;
 }
+
+void mt_array__sort(void *v, size_t n, size_t elem, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(v, n, elem, cmp);
+}

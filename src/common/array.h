@@ -7,4 +7,7 @@
 /* Makes room for element n of *v (capacity *cap, elements of elem bytes), doubling. 0 or -ENOMEM. */
 int mt_array__grow(void **v, size_t *cap, size_t n, size_t elem);
 
+/* qsort that takes an empty array (v may then be NULL, which qsort does not allow). */
+void mt_array__sort(void *v, size_t n, size_t elem, int (*cmp)(const void *, const void *));
+
 #endif /* MEMTRACK_ARRAY_H */

@@ -48,8 +48,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "model/model.h"
 #include "common/u64map.h"
+#include "model/model.h"
 
 /* ---- reorder window ---- */
 

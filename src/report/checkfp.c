@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/checkfp.h"
+#include "common/array.h"
 #include "common/json.h"
-#include "common/args.h"
 #include "common/log.h"
+#include "report/checkfp.h"
 #include "report/report.h"
 #include "unwind/unwind_run.h"
 
@@ -196,10 +196,8 @@ int mt_checkfp__run(struct mt_stacks *s, struct mt_checkfp *out)
 		mt_checkfp__release(out);
 		return err;
 	}
-	if (out->nmodules)
-		qsort(out->modules, out->nmodules, sizeof(*out->modules), by_stacks);
-	if (out->ndivs)
-		qsort(out->divs, out->ndivs, sizeof(*out->divs), by_bytes);
+	mt_array__sort(out->modules, out->nmodules, sizeof(*out->modules), by_stacks);
+	mt_array__sort(out->divs, out->ndivs, sizeof(*out->divs), by_bytes);
 	return 0;
 }
 

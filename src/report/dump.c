@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/args.h"
 #include "common/log.h"
 #include "report/report.h"
 #include "unwind/stacks.h"

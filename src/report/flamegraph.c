@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/flamegraph.h"
-#include "common/args.h"
+#include "common/array.h"
 #include "common/log.h"
+#include "report/flamegraph.h"
 #include "report/report.h"
 
 #define FG_WIDTH 1200		/* SVG pixels */
@@ -128,7 +128,7 @@ static int paths_build(struct mt_stacks *s, enum mt_fg_weight w, struct fg_path 
 		paths_free(paths, n);
 		return err;
 	}
-	qsort(paths, n, sizeof(*paths), path_cmp);
+	mt_array__sort(paths, n, sizeof(*paths), path_cmp);
 	for (i = k = 0; i < n; i++) {
 		if (k && path_same(&paths[k - 1], &paths[i])) {
 			paths[k - 1].weight += paths[i].weight;

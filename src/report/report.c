@@ -6,7 +6,6 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "common/args.h"
 #include "common/log.h"
 #include "report/report.h"
 #include "report/sites.h"

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "report/sites.h"
 
 #define NAME_MAX_LEN 512
@@ -220,7 +221,7 @@ struct mt_sites *mt_sites__build(struct mt_stacks *s)
 	}
 	build_release(&b);
 	if (!err) {
-		qsort(b.out->sites, b.out->count, sizeof(*b.out->sites), by_bytes);
+		mt_array__sort(b.out->sites, b.out->count, sizeof(*b.out->sites), by_bytes);
 		b.out->by_count = malloc((b.out->count ? b.out->count : 1) * sizeof(*b.out->by_count));
 		err = b.out->by_count ? 0 : -ENOMEM;
 	}
@@ -231,6 +232,6 @@ struct mt_sites *mt_sites__build(struct mt_stacks *s)
 	}
 	for (i = 0; i < b.out->count; i++)
 		b.out->by_count[i] = &b.out->sites[i];
-	qsort(b.out->by_count, b.out->count, sizeof(*b.out->by_count), by_count);
+	mt_array__sort(b.out->by_count, b.out->count, sizeof(*b.out->by_count), by_count);
 	return b.out;
 }
