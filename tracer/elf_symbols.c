@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "tracer/tracer.h"
+#include "tracer/elf_symbols.h"
 
 /* Uprobes take file offsets: map a virtual address through the PT_LOAD segment holding it. */
 static int vaddr__to_offset(Elf *elf, GElf_Addr vaddr, uint64_t *off)
@@ -30,7 +30,7 @@ static int vaddr__to_offset(Elf *elf, GElf_Addr vaddr, uint64_t *off)
 
 struct sym_scan {
 	Elf *elf;
-	elf_symbol_fn fn;
+	mt_elf_symbol_fn fn;
 	void *ctx;
 };
 
@@ -70,7 +70,7 @@ static int elf__scan(struct sym_scan *sc)
 	return 0;
 }
 
-int elf_symbols__each(const char *path, elf_symbol_fn fn, void *ctx)
+int mt_elf_symbols__each(const char *path, mt_elf_symbol_fn fn, void *ctx)
 {
 	struct sym_scan sc = { .fn = fn, .ctx = ctx };
 	int fd, err;
@@ -111,12 +111,12 @@ static void offsets__match(const char *name, uint64_t off, void *data)
 			c->offsets[k] = off;
 }
 
-int elf_symbols__offsets(const char *path, const char *const *names, size_t n, uint64_t *offsets)
+int mt_elf_symbols__offsets(const char *path, const char *const *names, size_t n, uint64_t *offsets)
 {
 	struct offsets_ctx c = { names, n, offsets };
 
 	memset(offsets, 0, n * sizeof(*offsets));
-	return elf_symbols__each(path, offsets__match, &c);
+	return mt_elf_symbols__each(path, offsets__match, &c);
 }
 
 static int notes__build_id(Elf *elf, const GElf_Phdr *ph, uint8_t *id, size_t max)
@@ -137,7 +137,7 @@ static int notes__build_id(Elf *elf, const GElf_Phdr *ph, uint8_t *id, size_t ma
 	return 0;
 }
 
-int elf_symbols__build_id(const char *path, uint8_t *id, size_t max)
+int mt_elf_symbols__build_id(const char *path, uint8_t *id, size_t max)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), len = 0;
 	size_t i, n;

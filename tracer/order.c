@@ -3,7 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tracer/tracer.h"
+#include "bpf/memtrack.h"
+#include "tracer/order.h"
 
 /*
  * Records wait here only behind a gap: a number whose record is still in another CPU's batch. They wait in runs,
@@ -18,8 +19,8 @@ struct run {
 	uint32_t seq;		/* the number of the record at off */
 };
 
-struct order {
-	order_emit_fn emit;
+struct mt_order {
+	mt_order_emit_fn emit;
 	void *ctx;
 	struct run *heap;
 	size_t n, cap;
@@ -38,9 +39,9 @@ static bool seq__before(uint32_t a, uint32_t b)
 	return (int32_t)(a - b) < 0;
 }
 
-struct order *order__new(order_emit_fn emit, void *ctx)
+struct mt_order *mt_order__new(mt_order_emit_fn emit, void *ctx)
 {
-	struct order *o = calloc(1, sizeof(*o));
+	struct mt_order *o = calloc(1, sizeof(*o));
 
 	if (!o)
 		return NULL;
@@ -50,7 +51,7 @@ struct order *order__new(order_emit_fn emit, void *ctx)
 }
 
 /* Writes one record: the next in number, or a late one, which leaves the next number as it is. */
-static void order__write(struct order *o, const void *rec, size_t size)
+static void order__write(struct mt_order *o, const void *rec, size_t size)
 {
 	uint32_t seq = rec__seq(rec);
 
@@ -66,7 +67,7 @@ static size_t run__len(const struct run *r)
 	return r->stride ? r->stride : r->end;
 }
 
-static void heap__swap(struct order *o, size_t a, size_t b)
+static void heap__swap(struct mt_order *o, size_t a, size_t b)
 {
 	struct run t = o->heap[a];
 
@@ -74,7 +75,7 @@ static void heap__swap(struct order *o, size_t a, size_t b)
 	o->heap[b] = t;
 }
 
-static void heap__up(struct order *o, size_t i)
+static void heap__up(struct mt_order *o, size_t i)
 {
 	while (i && seq__before(o->heap[i].seq, o->heap[(i - 1) / 2].seq)) {
 		heap__swap(o, i, (i - 1) / 2);
@@ -82,7 +83,7 @@ static void heap__up(struct order *o, size_t i)
 	}
 }
 
-static void heap__down(struct order *o, size_t i)
+static void heap__down(struct mt_order *o, size_t i)
 {
 	size_t l, m;
 
@@ -101,7 +102,7 @@ static void heap__down(struct order *o, size_t i)
 }
 
 /* Writes the waiting records whose turn has come, and the late ones. */
-static void order__pump(struct order *o)
+static void order__pump(struct mt_order *o)
 {
 	struct run *top;
 
@@ -121,7 +122,7 @@ static void order__pump(struct order *o)
 }
 
 /* What is left of a ring record waits, copied: the ring takes its space back. */
-static int order__wait(struct order *o, const __u8 *rest, size_t len, size_t stride)
+static int order__wait(struct mt_order *o, const __u8 *rest, size_t len, size_t stride)
 {
 	struct run r = { .end = len, .stride = stride, .seq = rec__seq(rest) };
 
@@ -147,7 +148,7 @@ static int order__wait(struct order *o, const __u8 *rest, size_t len, size_t str
  * count records of stride bytes (stride 0: one record of len bytes), their numbers rising. Those whose turn it is
  * are written at once; from the first that is early, the rest waits. -ENOMEM: the rest was written out of order.
  */
-int order__push(struct order *o, const void *recs, size_t len, size_t stride)
+int mt_order__push(struct mt_order *o, const void *recs, size_t len, size_t stride)
 {
 	const __u8 *p = recs, *end = p + len;
 	size_t one = stride ? stride : len;
@@ -169,14 +170,14 @@ int order__push(struct order *o, const void *recs, size_t len, size_t stride)
 	return 0;
 }
 
-bool order__waiting(const struct order *o)
+bool mt_order__waiting(const struct mt_order *o)
 {
 	return o->n != 0;
 }
 
 /* The records before the first waiting one will not come (their batch was lost to a full ring, and counted so):
  * the waiting ones are written, and any that comes after all is late. */
-void order__skip_gap(struct order *o)
+void mt_order__skip_gap(struct mt_order *o)
 {
 	if (!o->n)
 		return;
@@ -184,7 +185,7 @@ void order__skip_gap(struct order *o)
 	order__pump(o);
 }
 
-void order__lost_before(struct order *o, uint32_t seq)
+void mt_order__lost_before(struct mt_order *o, uint32_t seq)
 {
 	while (seq__before(o->next, seq)) {
 		o->next = o->n && seq__before(o->heap[0].seq, seq) ? o->heap[0].seq : seq;
@@ -192,17 +193,17 @@ void order__lost_before(struct order *o, uint32_t seq)
 	}
 }
 
-uint32_t order__next(const struct order *o)
+uint32_t mt_order__next(const struct mt_order *o)
 {
 	return o->next;
 }
 
-uint64_t order__late(const struct order *o)
+uint64_t mt_order__late(const struct mt_order *o)
 {
 	return o->late;
 }
 
-void order__free(struct order *o)
+void mt_order__free(struct mt_order *o)
 {
 	if (!o)
 		return;

@@ -3,7 +3,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tracer/tracer.h"
+#include "bpf/memtrack.h"
+#include "tracer/probe_site.h"
 
 /*
  * A uprobe on an instruction the kernel emulates (push, jmp, jcc, call) costs ~0.45 us a hit; one it must
@@ -222,7 +223,7 @@ static uint16_t args_loc__regs(const struct args_loc *a)
 
 /* The walk: over harmless instructions to the first emulated one. Past free's NULL check, a walk that fails
  * falls back on that check's branch, which is emulated and which every call reaches with its arguments in place. */
-uint64_t allocators__site(const uint8_t *c, size_t len, uint8_t args, uint16_t *regs)
+uint64_t mt_probe_site__place(const uint8_t *c, size_t len, uint8_t args, uint16_t *regs)
 {
 	bool frees = args == MT_ARGS_FREE || args == MT_ARGS_FREE_SIZED;
 	struct args_loc loc = { args__count(args), { REG(arg_regs[0]), REG(arg_regs[1]), REG(arg_regs[2]) } };

@@ -12,7 +12,7 @@
 #include "common/log.h"
 #include "report/metadata.h"
 #include "report/report.h"
-#include "tracer/tracer.h"
+#include "tracer/record.h"
 
 #define MT_RING_DEFAULT (32u << 20)
 /* Allocation times to the µs: a probe hit costs more than that, so finer digits are noise that zstd cannot shrink.
@@ -140,11 +140,11 @@ static struct mt_model *record__model(struct record_cli *rc, const char *dir)
 
 static const char *record__cmdline(void *ctx, uint32_t pid, size_t *len)
 {
-	return metadata__cmdline(ctx, pid, len);
+	return mt_cmdlines__get(ctx, pid, len);
 }
 
 /* The summary says exactly what report will, and the metadata agrees. */
-static void record__conclude(void *ctx, const char *dir, const struct metadata *md)
+static void record__conclude(void *ctx, const char *dir, const struct mt_cmdlines *md)
 {
 	struct mt_metadata_src src = { .cmdline = record__cmdline, .ctx = (void *)md };
 	struct record_cli *rc = ctx;
