@@ -23,7 +23,7 @@ static void collect(void *ctx, const void *rec, size_t size)
 
 	assert_int_equal(size, sizeof(struct mt_alloc));
 	assert_true(o->n < MAX_OUT);
-	o->seq[o->n++] = ((const struct mt_rec_hdr *)rec)->_pad;
+	o->seq[o->n++] = ((const struct mt_rec_hdr *)rec)->seq;
 }
 
 /* A batch of records numbered from, from + step, ... */
@@ -35,7 +35,7 @@ static void batch(struct mt_alloc *r, size_t n, uint32_t from, uint32_t step)
 	for (i = 0; i < n; i++) {
 		r[i].hdr.type = MT_REC_ALLOC;
 		r[i].hdr.size = sizeof(*r);
-		r[i].hdr._pad = from + i * step;
+		r[i].hdr.seq = from + i * step;
 	}
 }
 

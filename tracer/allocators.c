@@ -190,8 +190,10 @@ static void plan__add(struct mt_probe_plan *p, int fd, uint64_t off, const struc
 	if (p->sites[p->n].offset != off)
 		pr_debug("%s: probed at +%llu, an emulated instruction (arguments in registers %#x)\n", e->name,
 			 (unsigned long long)(p->sites[p->n].offset - off), regs);
-	p->sites[p->n].cookie = MT_COOKIE(e->args, e->func, allocator) | (uint64_t)entry__rank(e) << 24 |
-				(uint64_t)entry__chains(e, allocator) << 28 | (uint64_t)regs << 32;
+	p->sites[p->n].cookie = MT_COOKIE(e->args, e->func, allocator) |
+				(uint64_t)entry__rank(e) << MT_COOKIE_RANK_SHIFT |
+				(uint64_t)entry__chains(e, allocator) << MT_COOKIE_CHAINS_SHIFT |
+				(uint64_t)regs << MT_COOKIE_REGS_SHIFT;
 	p->sites[p->n].ret = e->args != MT_ARGS_FREE && e->args != MT_ARGS_FREE_SIZED;
 	p->n++;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -271,14 +272,14 @@ static int req__resolve(struct mt_attach_worker *a, struct mt_attach_req *r)
 		return -ENOENT;
 	r->start = start;
 	r->end = end;
-	r->dev = (uint64_t)major << 20 | minor;	/* the kernel's dev_t, as BPF reads s_dev */
+	r->dev = (uint64_t)major << MT_KDEV_MINOR_BITS | minor;	/* the kernel's dev_t, as BPF reads s_dev */
 	r->ino = ino;
 	m.start = start;
 	m.end = end;
 	m.pgoff = pgoff;
 	m.dev = r->dev;
 	m.ino = ino;
-	m.prot = 5;	/* an executable mapping, readable: what the watcher looks at */
+	m.prot = PROT_READ | PROT_EXEC;	/* what the watcher looks at */
 	return mt_writer__append(a->w, &m, sizeof(m));
 }
 

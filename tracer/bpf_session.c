@@ -26,6 +26,7 @@
 #include "tracer/closer.h"
 
 #define MT_MAX_LINKS 32
+#define SESSION_WAKEUP_PARTS 16	/* the consumer wakes at a sixteenth of the ring filled, shared by the CPUs */
 #define MT_BPF_F_UPROBE_MULTI_RETURN 1	/* two per allocator file mapped by the tree */
 
 struct mt_bpf_session {
@@ -236,7 +237,7 @@ struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o)
 	bpf_program__set_expected_attach_type(s->skel->progs.alloc_enter, MT_BPF_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(s->skel->progs.alloc_return, MT_BPF_TRACE_UPROBE_MULTI);
 	session__choose_syscall_hooks(s, o->syscall_tracepoints);
-	s->skel->rodata->wakeup_bytes = o->ring_bytes / 16 / (ncpus > 0 ? ncpus : 1);
+	s->skel->rodata->wakeup_bytes = o->ring_bytes / SESSION_WAKEUP_PARTS / (ncpus > 0 ? ncpus : 1);
 	s->skel->rodata->stack_bytes = o->stack_bytes;
 	session__choose_clock(s, o);
 	err = memtrack_bpf__load(s->skel);
@@ -335,8 +336,8 @@ int mt_bpf_session__link_plan(struct mt_bpf_session *s, const char *path, const 
 	}
 	/* Returns first: an entry must never save a call whose return nobody sees. */
 	if (rn) {
-		fd = mt_bpf_session__uprobe_multi(bpf_program__fd(s->skel->progs.alloc_return), path, roffs, rcookies, rn,
-						  true, pid);
+		fd = mt_bpf_session__uprobe_multi(bpf_program__fd(s->skel->progs.alloc_return), path, roffs, rcookies,
+						  rn, true, pid);
 		if (fd < 0)
 			goto fail;
 		fds[(*nfds)++] = fd;

@@ -146,7 +146,7 @@ static void consumer__emit(void *ctx, const void *data, size_t size)
 	} else {
 		memcpy(out, data, h->size);
 	}
-	out->_pad = 0;
+	out->seq = 0;
 	err = mt_writer__append(c->w, out, out->size);
 	if (err == -EINVAL) {
 		consumer__malformed(c, data, out->size);
@@ -157,11 +157,11 @@ static void consumer__emit(void *ctx, const void *data, size_t size)
 	c->records++;
 }
 
-/* A batch: a header, then _pad allocator records of one CPU. */
+/* A batch: a header, then batch_count allocator records of one CPU. */
 static void consumer__on_batch(struct mt_consumer *c, const __u8 *data, size_t size)
 {
 	const struct mt_rec_hdr *h = (const void *)data;
-	size_t n = h->_pad, i;
+	size_t n = h->batch_count, i;
 
 	if (h->size != sizeof(*h) || size < sizeof(*h) + n * sizeof(struct mt_alloc)) {
 		consumer__malformed(c, data, size);
@@ -336,7 +336,7 @@ int mt_consumer__drain_batches(struct mt_consumer *c)
 
 int mt_consumer__append(struct mt_consumer *c, struct mt_rec_hdr *rec)
 {
-	rec->_pad = mt_bpf_session__next_seq(c->bpf);
+	rec->seq = mt_bpf_session__next_seq(c->bpf);
 	return mt_order__push(c->order, rec, rec->size, 0);
 }
 

@@ -10,7 +10,7 @@ struct mt_options {
 	const char *out_dir;	/* NULL: memtrack.<pid> */
 	char *const *argv;	/* the command */
 	size_t ring_bytes;	/* BPF ring buffer size, a power of two */
-	uint32_t stack_bytes;	/* --stacks: raw stack bytes per definition (a multiple of 512); 0: no stacks */
+	uint32_t stack_bytes;	/* --stacks: raw stack bytes per definition (of MT_STACK_CHUNKs); 0: no stacks */
 	bool exit_with_command;	/* --exit-with-command */
 	bool syscall_tracepoints;	/* --syscall-tracepoints: per-syscall tracepoints instead of the raw ones */
 	bool precise_time;	/* --precise-time: bpf_ktime_get_ns instead of the kernel's tick */

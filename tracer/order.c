@@ -30,7 +30,7 @@ struct mt_order {
 
 static uint32_t rec__seq(const void *rec)
 {
-	return ((const struct mt_rec_hdr *)rec)->_pad;
+	return ((const struct mt_rec_hdr *)rec)->seq;
 }
 
 /* Numbers wrap at 2^32: a is before b when b is less than half the circle ahead. */

@@ -313,7 +313,7 @@ static bool same_file(const struct mt_module *m, const char *path)
 
 	if (stat(path, &sb))
 		return false;
-	kdev = ((uint64_t)major(sb.st_dev) << 20) | minor(sb.st_dev);
+	kdev = ((uint64_t)major(sb.st_dev) << MT_KDEV_MINOR_BITS) | minor(sb.st_dev);
 	return sb.st_ino == m->ino && (sb.st_dev == m->dev || kdev == m->dev);
 }
 
