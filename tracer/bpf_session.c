@@ -25,9 +25,9 @@
 #include "tracer/bpf_session.h"
 #include "tracer/closer.h"
 
-#define MT_MAX_LINKS 32
+#define MT_MAX_LINKS 32	/* the session's tracepoint links */
 #define SESSION_WAKEUP_PARTS 16	/* the consumer wakes at a sixteenth of the ring filled, shared by the CPUs */
-#define MT_BPF_F_UPROBE_MULTI_RETURN 1	/* two per allocator file mapped by the tree */
+#define MT_BPF_F_UPROBE_MULTI_RETURN 1	/* BPF_F_UPROBE_MULTI_RETURN of 6.6+'s uapi */
 
 struct mt_bpf_session {
 	struct memtrack_bpf *skel;
@@ -100,8 +100,8 @@ static bool tracefs__ready(void)
 
 /*
  * The BTF raw syscall exit tracepoint by default: one link, but every syscall of the machine runs a few BPF
- * instructions (~50 ns) to be told apart. The per-syscall exit tracepoints (tracefs) spare untracked processes that,
- * but each of their five links takes ~40 ms to detach, serialised in the kernel.
+ * instructions to be told apart. The per-syscall exit tracepoints (tracefs) spare untracked processes that, but
+ * each of their five links takes long to detach, one after another in the kernel (bench/README.md).
  */
 static void session__choose_syscall_hooks(struct mt_bpf_session *s, bool per_syscall)
 {
@@ -283,8 +283,8 @@ struct uprobe_multi_attr {
 
 /*
  * One multi-uprobe link per file, direction and process: its detach waits for RCU grace periods once however many
- * sites it holds, where one perf-event uprobe per site waited once each (~100 ms apiece here); its pid filter keeps
- * the breakpoints out of every process that is not the tracked one (it follows the process's exec).
+ * sites it holds, where one perf-event uprobe per site waited once each; its pid filter keeps the breakpoints out
+ * of every process that is not the tracked one (it follows the process's exec).
  */
 int mt_bpf_session__uprobe_multi(int prog_fd, const char *path, const unsigned long *offs, const __u64 *cookies,
 				 size_t n, bool ret, pid_t pid)
@@ -469,8 +469,8 @@ static bool link__give(struct bpf_link *link, int closer)
 	return true;
 }
 
-/* A tracepoint link's detach waits for RCU grace periods (~40 ms here; the per-syscall ones one after another):
- * without the closer, detached side by side, they wait at least once. */
+/* A tracepoint link's detach waits for RCU grace periods (the per-syscall ones one after another): without the
+ * closer, detached side by side, they wait at least once. */
 void mt_bpf_session__close(struct mt_bpf_session *s, int closer)
 {
 	pthread_t threads[MT_MAX_LINKS];

@@ -55,7 +55,7 @@ static void *close_job__run(void *arg)
 }
 
 /*
- * A link's close waits for RCU grace periods (20-60 ms here): one short-lived thread per link keeps the caller
+ * A link's close waits for RCU grace periods: one short-lived thread per link keeps the caller
  * going and lets the waits overlap, those of one process's entry and return links as well as those of many
  * exiting processes.
  */
@@ -97,7 +97,7 @@ uint64_t mt_close_pool__closed(struct mt_close_pool *p)
 	return n;
 }
 
-void mt_close_pool__drain(struct mt_close_pool *p)
+static void close_pool__drain(struct mt_close_pool *p)
 {
 	pthread_mutex_lock(&p->lock);
 	while (p->running)
@@ -109,7 +109,7 @@ void mt_close_pool__free(struct mt_close_pool *p)
 {
 	if (!p)
 		return;
-	mt_close_pool__drain(p);
+	close_pool__drain(p);
 	pthread_cond_destroy(&p->idle);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
@@ -158,7 +158,7 @@ static void __attribute__((noreturn)) closer__serve(int sock)
 	}
 	if (held >= 0)
 		mt_close_pool__close(pool, held);
-	mt_close_pool__drain(pool);
+	close_pool__drain(pool);
 	_exit(0);
 }
 

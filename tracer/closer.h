@@ -9,9 +9,8 @@
 struct mt_close_pool;
 struct mt_close_pool *mt_close_pool__new(void);			/* NULL + errno */
 void mt_close_pool__close(struct mt_close_pool *p, int fd);	/* in a thread of its own, else at once */
-void mt_close_pool__drain(struct mt_close_pool *p);		/* waits for the threads */
 uint64_t mt_close_pool__closed(struct mt_close_pool *p);	/* closes the threads finished */
-void mt_close_pool__free(struct mt_close_pool *p);		/* drained first */
+void mt_close_pool__free(struct mt_close_pool *p);		/* once its threads are done */
 
 /* The closer: a process of memtrack's that outlives it, closing what it is handed. */
 int mt_closer__start(void);				/* its socket, or -errno */

@@ -12,25 +12,14 @@
 #include "artifact/artifact.h"
 #include "bpf/memtrack.h"
 #include "common/log.h"
+#include "common/u64map.h"
 #include "tracer/attach.h"
 #include "tracer/bpf_session.h"
 #include "tracer/consumer.h"
 #include "tracer/order.h"
 #include "tracer/ring.h"
 
-#define PIDSET_MIN 64
 #define MT_STACK_PACK_MAX (UINT16_MAX + 1)
-
-/* Open-addressing table of process pids (tgids) with their fork: the ptrace loop asks it whether an exiting pid
- * is a process, and who a new child's parent is. */
-struct pidset {
-	struct proc_slot {
-		pid_t pid;	/* 0 = empty; entries are never deleted: pids are few */
-		pid_t parent;	/* 0 for the command itself */
-		uint32_t flags;	/* MT_FORK_* */
-	} *slots;
-	size_t cap, used;
-};
 
 struct mt_consumer {
 	struct mt_bpf_session *bpf;
@@ -45,61 +34,15 @@ struct mt_consumer {
 	__u8 *pack;		/* a record as written: a stack definition packed to its documented layout */
 	struct mt_writer *w;
 	struct mt_attach_worker *attach;
-	struct pidset procs;
-	uint64_t records;
+	struct mt_u64map procs;	/* pid -> proc__entry of each process seen: is an exiting pid one, whose child is it */
 	uint64_t malformed;	/* records not written: the end record counts them as drops */
-	int err;		/* first writer failure: recording goes on, the end says so */
+	int err;		/* the first writer failure, said once: recording goes on */
 };
 
-static int pidset__grow(struct pidset *s);
-
-static struct proc_slot *pidset__slot(const struct pidset *s, pid_t pid)
+/* A process's entry in procs: its parent (0 for the command itself) and its fork's MT_FORK_* flags. */
+static uint64_t proc__entry(pid_t parent, uint32_t flags)
 {
-	size_t i;
-
-	for (i = (size_t)pid * 2654435761u % s->cap; s->slots[i].pid; i = (i + 1) % s->cap)
-		if (s->slots[i].pid == pid)
-			break;
-	return &s->slots[i];
-}
-
-static int pidset__add(struct pidset *s, pid_t pid, pid_t parent, uint32_t flags)
-{
-	struct proc_slot *slot;
-
-	if ((s->used + 1) * 2 > s->cap && pidset__grow(s))
-		return -ENOMEM;
-	slot = pidset__slot(s, pid);
-	if (!slot->pid)
-		s->used++;
-	*slot = (struct proc_slot){ pid, parent, flags };
-	return 0;
-}
-
-static int pidset__grow(struct pidset *s)
-{
-	struct pidset n = { .cap = s->cap ? s->cap * 2 : PIDSET_MIN };
-	size_t i;
-
-	n.slots = calloc(n.cap, sizeof(*n.slots));
-	if (!n.slots)
-		return -ENOMEM;
-	for (i = 0; i < s->cap; i++)
-		if (s->slots[i].pid)
-			pidset__add(&n, s->slots[i].pid, s->slots[i].parent, s->slots[i].flags);
-	free(s->slots);
-	*s = n;
-	return 0;
-}
-
-static const struct proc_slot *pidset__find(const struct pidset *s, pid_t pid)
-{
-	const struct proc_slot *slot;
-
-	if (!s->cap)
-		return NULL;
-	slot = pidset__slot(s, pid);
-	return slot->pid ? slot : NULL;
+	return (uint32_t)parent | (uint64_t)flags << 32;
 }
 
 /*
@@ -154,7 +97,6 @@ static void consumer__emit(void *ctx, const void *data, size_t size)
 		c->err = err;
 		pr_err("cannot write the artifact: %s; events from now on are lost\n", strerror(-err));
 	}
-	c->records++;
 }
 
 /* A batch: a header, then batch_count allocator records of one CPU. */
@@ -193,7 +135,8 @@ static int consumer__on_record(void *ctx, void *data, size_t size)
 	}
 	/* Known on arrival: the ptrace loop asks about a child before its fork record's turn may have come. */
 	if (h->type == MT_REC_FORK && h->size >= sizeof(struct mt_fork))
-		pidset__add(&c->procs, ((const struct mt_fork *)data)->child, h->pid, ((const struct mt_fork *)data)->flags);
+		mt_u64map__put(&c->procs, ((const struct mt_fork *)data)->child,
+			       proc__entry(h->pid, ((const struct mt_fork *)data)->flags), NULL);
 	mt_order__push(c->order, data, size, 0);	/* failing, it writes the record at once: late, not lost */
 	return 0;
 }
@@ -368,35 +311,25 @@ int mt_consumer__drain_past(struct mt_consumer *c)
 
 void mt_consumer__add_process(struct mt_consumer *c, pid_t pid)
 {
-	pidset__add(&c->procs, pid, 0, 0);
+	mt_u64map__put(&c->procs, pid, proc__entry(0, 0), NULL);
 }
 
 bool mt_consumer__is_process(const struct mt_consumer *c, pid_t pid)
 {
-	return pidset__find(&c->procs, pid) != NULL;
+	return mt_u64map__find(&c->procs, pid) != NULL;
 }
 
 pid_t mt_consumer__parent(const struct mt_consumer *c, pid_t pid, uint32_t *flags)
 {
-	const struct proc_slot *slot = pidset__find(&c->procs, pid);
+	const uint64_t *e = mt_u64map__find(&c->procs, pid);
 
-	*flags = slot ? slot->flags : 0;
-	return slot ? slot->parent : 0;
-}
-
-uint64_t mt_consumer__records(const struct mt_consumer *c)
-{
-	return c->records;
+	*flags = e ? *e >> 32 : 0;
+	return e ? (pid_t)(uint32_t)*e : 0;
 }
 
 uint64_t mt_consumer__malformed_records(const struct mt_consumer *c)
 {
 	return c->malformed;
-}
-
-int mt_consumer__error(const struct mt_consumer *c)
-{
-	return c->err;
 }
 
 void mt_consumer__free(struct mt_consumer *c)
@@ -409,6 +342,6 @@ void mt_consumer__free(struct mt_consumer *c)
 	mt_ring__free(c->events);
 	mt_order__free(c->order);
 	free(c->pack);
-	free(c->procs.slots);
+	mt_u64map__release(&c->procs);
 	free(c);
 }

@@ -30,10 +30,8 @@ void mt_consumer__add_process(struct mt_consumer *c, pid_t pid);
 bool mt_consumer__is_process(const struct mt_consumer *c, pid_t pid);
 /* The parent of a process seen forked (0: unknown or the command), and its MT_FORK_* flags. */
 pid_t mt_consumer__parent(const struct mt_consumer *c, pid_t pid, uint32_t *flags);
-uint64_t mt_consumer__records(const struct mt_consumer *c);
 /* Records not written because they were malformed: the end record counts them as drops. */
 uint64_t mt_consumer__malformed_records(const struct mt_consumer *c);
-int mt_consumer__error(const struct mt_consumer *c);
 void mt_consumer__free(struct mt_consumer *c);
 
 #endif /* MEMTRACK_TRACER_CONSUMER_H */

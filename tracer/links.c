@@ -165,7 +165,7 @@ int mt_links__bind(struct mt_links *l, pid_t pid, const struct mt_link_file *f)
 
 	if (mt_links__has(l, pid, f->index))
 		return 0;
-	/* A failed link costs ~40 ms: the kernel plants the probes before it finds no fd, and waits for RCU to take
+	/* A failed link takes long: the kernel plants the probes before it finds no fd, and waits for RCU to take
 	 * them out again. While no link fd was given up since, the next would fail alike. */
 	if (l->full_mark && l->full_mark == 1 + links__given_up(l))
 		return -EMFILE;
@@ -194,8 +194,8 @@ size_t mt_links__files(const struct mt_links *l, pid_t pid, size_t *out, size_t 
 }
 
 /*
- * A link's close waits for RCU grace periods (20-60 ms here). The closer process waits for them instead: memtrack
- * goes on at once, and its exit waits for none of the last links (`-- /bin/true` ~50 ms sooner).
+ * A link's close waits for RCU grace periods. The closer process waits for them instead: memtrack goes on at once,
+ * and its exit waits for none of the last links (`-- /bin/true` ends sooner: bench/README.md).
  */
 static void links__close_fd(struct mt_links *l, int fd)
 {

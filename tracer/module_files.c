@@ -11,8 +11,8 @@
 #include "artifact/artifact.h"
 #include "bpf/memtrack.h"
 #include "common/array.h"
+#include "common/elf.h"
 #include "common/log.h"
-#include "tracer/elf_symbols.h"
 #include "tracer/module_files.h"
 
 #define MT_DEBUG_DIR "/usr/lib/debug/.build-id"
@@ -40,15 +40,6 @@ struct mt_module_files *mt_module_files__new(const char *dir, bool copy)
 	return m;
 }
 
-static void build_id__hex(const struct mt_file *f, char *hex, size_t len)
-{
-	size_t i;
-
-	hex[0] = 0;
-	for (i = 0; i < f->build_id_len && 2 * i + 2 < len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", f->build_id[i]);
-}
-
 void mt_module_files__add(struct mt_module_files *m, struct mt_writer *w, const char *open_path,
 			  const struct mt_attach *rec, uint8_t kind)
 {
@@ -61,7 +52,7 @@ void mt_module_files__add(struct mt_module_files *m, struct mt_writer *w, const 
 	f.ino = rec->ino;
 	f.kind = kind;
 	memcpy(f.path, rec->path, sizeof(f.path));
-	len = mt_elf_symbols__build_id(open_path, f.build_id, sizeof(f.build_id));
+	len = mt_elf__file_build_id(open_path, f.build_id, sizeof(f.build_id));
 	f.build_id_len = len > 0 ? len : 0;
 	mt_writer__append(w, &f, sizeof(f));
 	if (!m->copy || mt_array__grow((void **)&m->v, &m->cap, m->n, sizeof(*m->v)))
@@ -103,7 +94,7 @@ static int module__copy(const struct mt_module_files *m, const struct module *mo
 	char hex[2 * MT_BUILD_ID_MAX + 1], to[PATH_MAX + 64], debug[PATH_MAX];
 	int fd, err;
 
-	build_id__hex(&mod->rec, hex, sizeof(hex));
+	mt_elf__build_id_hex(mod->rec.build_id, mod->rec.build_id_len, hex);
 	if (hex[0])
 		snprintf(to, sizeof(to), "%s/%s", m->dir, hex);
 	else

@@ -7,9 +7,10 @@
 #include "tracer/probe_site.h"
 
 /*
- * A uprobe on an instruction the kernel emulates (push, jmp, jcc, call) costs ~0.45 us a hit; one it must
- * single-step (mov, cmp, test, endbr64...) ~18 us. jemalloc's, tcmalloc's and mimalloc's fast paths are leaf code
- * that starts with moves and compares, and whose first emulated instruction is a conditional branch.
+ * A uprobe on an instruction the kernel emulates (push, jmp, jcc, call) costs far less a hit than one on an
+ * instruction it must single-step (mov, cmp, test, endbr64...; bench/README.md). jemalloc's, tcmalloc's and
+ * mimalloc's fast paths are leaf code that starts with moves and compares, and whose first emulated instruction is
+ * a conditional branch.
  *
  * The probe may sit on a later instruction when every path from the entry reaches it (nothing before it branches,
  * except free's test of its pointer against NULL: free(NULL) is no event), and when what the BPF program reads

@@ -163,10 +163,10 @@ static void record__raise_fd_limit(struct record *r)
 }
 
 /*
- * The ring's reader, this thread, needs ~0.4 of a CPU when four threads churn on two: a fair share of that box,
- * which a host's pause or a burst could cut short and fill the ring (one churn_mt run in ten lost ~50,000 events
- * at nice 0). Five steps up it is first in line; the command runs at its own nice value, which it gets back in the
- * pre-exec child. Linux's nice is per thread: threads made later inherit it.
+ * The ring's reader, this thread, needs close to its fair share of the CPUs when more threads churn than there are
+ * CPUs, which a host's pause or a burst could cut short and fill the ring (at nice 0 some churn_mt runs lost
+ * events: bench/README.md). Five steps up it is first in line; the command runs at its own nice value, which it
+ * gets back in the pre-exec child. Linux's nice is per thread: threads made later inherit it.
  */
 #define RECORD_NICE_BOOST 5
 

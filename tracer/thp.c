@@ -33,9 +33,10 @@ static bool thp__available(void)
 }
 
 /*
- * libbpf reads the kernel's BTF (~5 MiB) twice and indexes it: ~2900 page faults, one per 4 KiB, ~10 ms of a ~60 ms
- * load. The heap grows by bytes at once, big blocks come from it rather than from their own mmap, and that range is
- * advised to use 2 MiB pages: under 1000 faults. Nothing is touched yet, and without THP nothing changes.
+ * libbpf reads the kernel's BTF (megabytes) twice and indexes it: a page fault per 4 KiB, a good part of the load's
+ * time (bench/README.md). The heap grows by bytes at once, big blocks come from it rather than from their own mmap,
+ * and that range is advised to use 2 MiB pages: far fewer faults. Nothing is touched yet, and without THP nothing
+ * changes.
  */
 int mt_thp__prefer(size_t bytes)
 {
