@@ -30,13 +30,22 @@ struct mt_cmdlines *mt_cmdlines__new(void)
 	return calloc(1, sizeof(struct mt_cmdlines));
 }
 
-static struct cmdline *cmdline__slot(struct mt_cmdlines *cl, pid_t pid)
+static struct cmdline *cmdline__find(const struct mt_cmdlines *cl, pid_t pid)
 {
 	size_t i;
 
 	for (i = 0; i < cl->n; i++)
 		if (cl->v[i].pid == pid)
 			return &cl->v[i];
+	return NULL;
+}
+
+static struct cmdline *cmdline__slot(struct mt_cmdlines *cl, pid_t pid)
+{
+	struct cmdline *c = cmdline__find(cl, pid);
+
+	if (c)
+		return c;
 	if (mt_array__grow((void **)&cl->v, &cl->cap, cl->n, sizeof(*cl->v)))
 		return NULL;
 	cl->v[cl->n] = (struct cmdline){ .pid = pid };
@@ -64,16 +73,6 @@ void mt_cmdlines__on_exec(struct mt_cmdlines *cl, pid_t pid)
 	c->len = c->args ? (size_t)n : 0;
 	if (c->args)
 		memcpy(c->args, buf, n);
-}
-
-static const struct cmdline *cmdline__find(const struct mt_cmdlines *cl, pid_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < cl->n; i++)
-		if (cl->v[i].pid == pid)
-			return &cl->v[i];
-	return NULL;
 }
 
 const char *mt_cmdlines__get(const struct mt_cmdlines *cl, pid_t pid, size_t *len)
