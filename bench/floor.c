@@ -16,7 +16,8 @@
 #include <bpf/libbpf.h>
 
 #include "floor.skel.h"
-#include "tracer/tracer.h"
+#include "tracer/allocators.h"
+#include "tracer/bpf_session.h"
 
 #define FLOOR_FILES_MAX 16
 
@@ -63,15 +64,15 @@ static int libc__find(char path[PATH_MAX])
  * when memtrack moves a site (e.g. onto an instruction the kernel emulates instead of a function's first one) the
  * floor follows. If memtrack ever adjusts sites after planning, this is the one function to change.
  */
-static int floor__sites(const char *path, struct alloc_plan *plan)
+static int floor__sites(const char *path, struct mt_probe_plan *plan)
 {
-	return allocators__plan(path, plan);
+	return mt_allocators__plan(path, plan);
 }
 
 /* One link per file and direction, returns first, as memtrack does. */
-static int floor__attach_file(struct floor *f, const char *path, const struct alloc_plan *plan)
+static int floor__attach_file(struct floor *f, const char *path, const struct mt_probe_plan *plan)
 {
-	unsigned long offs[MT_PLAN_MAX], roffs[MT_PLAN_MAX];
+	unsigned long offs[MT_PROBE_PLAN_MAX], roffs[MT_PROBE_PLAN_MAX];
 	size_t i, n = 0, rn = 0;
 	int fd = 0;
 
@@ -81,12 +82,12 @@ static int floor__attach_file(struct floor *f, const char *path, const struct al
 			roffs[rn++] = plan->sites[i].offset;
 	}
 	if (rn) {
-		fd = uprobe_multi__link(bpf_program__fd(f->skel->progs.floor_return), path, roffs, NULL, rn, true, 0);
+		fd = mt_bpf_session__uprobe_multi(bpf_program__fd(f->skel->progs.floor_return), path, roffs, NULL, rn, true, 0);
 		if (fd >= 0)
 			f->fds[f->nfds++] = fd;
 	}
 	if (fd >= 0)
-		fd = uprobe_multi__link(bpf_program__fd(f->skel->progs.floor_enter), path, offs, NULL, n, false, 0);
+		fd = mt_bpf_session__uprobe_multi(bpf_program__fd(f->skel->progs.floor_enter), path, offs, NULL, n, false, 0);
 	if (fd < 0) {
 		fprintf(stderr, "floor: cannot attach uprobes to %s: %s\n", path, strerror(-fd));
 		return fd;
@@ -99,7 +100,7 @@ static int floor__attach_file(struct floor *f, const char *path, const struct al
 /* Files without an allocator are skipped, as memtrack skips them. */
 static int floor__attach(struct floor *f, char *const *files, size_t nfiles)
 {
-	struct alloc_plan *plan = malloc(sizeof(*plan));
+	struct mt_probe_plan *plan = malloc(sizeof(*plan));
 	size_t i;
 	int err = plan ? 0 : -ENOMEM;
 

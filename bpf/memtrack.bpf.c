@@ -5,6 +5,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "memtrack.bpf.h"
+#include "stacks.bpf.h"
 #include "watch.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -30,9 +31,10 @@ struct mt_call {
 #define MT_CALL_SLOTS 32768	/* the kernel's default pid_max (systemd sets 4194304: then tids may share one) */
 
 /*
- * The thread's call in flight. A thread of the tree owns the slot its tid indexes from its fork (or its process's
- * exec) to its exit: an array load the verifier inlines, where a malloc/free pair's three task storage lookups
- * cost 110-150 ns by the BPF statistics. A slot names its owner by task, not tid: a tid is free for another thread
+ * tid -> the thread's call in flight: claimed by BPF at fork and exec, written at each allocator entry and return,
+ * released at exit. A thread of the tree owns the slot its tid indexes from its fork (or its process's exec) to its
+ * exit: an array load the verifier inlines, where a malloc/free pair's three task storage lookups cost more
+ * (bench/README.md). A slot names its owner by task, not tid: a tid is free for another thread
  * while the exec of a thread that is not the leader swaps tids with the leader, before the exec's tracepoint
  * releases the old one. A thread whose slot another live thread holds (pid_max above MT_CALL_SLOTS, or that window)
  * keeps its calls in task storage until an exec gives it a slot: a call's entry and its return always meet in the
@@ -45,7 +47,7 @@ struct {
 	__type(value, struct mt_call);
 } call_slots SEC(".maps");
 
-/* The others' place: task-local storage, one pointer away, freed with the thread. */
+/* The others' call in flight, by BPF at their allocator entries: task-local storage, freed with the thread. */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);

@@ -2,13 +2,16 @@
 #ifndef MEMTRACK_BPF_H
 #define MEMTRACK_BPF_H
 
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
 #include "memtrack.h"
 
 #define MT_TRACKED_MAX 65536
 
-/* tgid -> MT_PROC_* state; the tracer adds the command's pid at the TRACEME stop, BPF adds children at fork and
- * deletes a process when its last thread exits. Not preallocated: only a fork adds an entry (a failure is counted),
- * and 65536 preallocated ones cost start-up time for the few a tree holds. */
+/* tgid -> MT_PROC_*: the tracer adds the command at its pre-exec stop; BPF adds children at fork, drops at exit.
+ * Not preallocated: only a fork adds an entry (a failure is counted), and 65536 preallocated ones cost start-up
+ * time for the few a tree holds. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -17,13 +20,13 @@ struct {
 	__type(value, __u32);
 } tracked SEC(".maps");
 
-/* Kernel -> tracer records; the tracer sizes it with bpf_map__set_max_entries before load. */
+/* BPF -> tracer records; the tracer sizes it before load (--ring-size), BPF writes, the tracer reads in place. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 24);
 } rb SEC(".maps");
 
-/* Events lost, by enum mt_drop; read and summed over CPUs by the tracer at the end. */
+/* Events lost, by enum mt_drop: BPF counts on each failure; the tracer sums the CPUs' at the end. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, MT_DROP__COUNT);
@@ -31,14 +34,14 @@ struct {
 	__type(value, __u64);
 } drops SEC(".maps");
 
-/* Set by the tracer before load: each CPU wakes the consumer when it has submitted this many bytes since it last
- * did, a share of the ring's watermark (ring / 16 over the CPUs). */
+/* Set by the tracer before load: the ring's size / 16 / the CPUs. Each CPU wakes the consumer when it has
+ * submitted this many bytes since it last did, its share of the ring's watermark. */
 const volatile __u64 wakeup_bytes = 1 << 20;
 
-/* Bytes this CPU submitted since it last woke the consumer. Counted here rather than read from the ring: asking the
- * ring its fill level (bpf_ringbuf_query) reads the consumer's position, a cache line the consumer's CPU writes,
- * and cost ~25-30 ns a malloc/free pair. Two programs interleaving on one CPU may lose an addition: the watermark is
- * approximate, and the tracer's periodic poll drains whatever it leaves. */
+/* Bytes this CPU submitted since it last woke the consumer: BPF's alone, at each submit. Counted here rather than
+ * read from the ring: asking the ring its fill level (bpf_ringbuf_query) reads the consumer's position, a cache
+ * line the consumer's CPU writes, which costs more (bench/README.md). Two programs interleaving on one CPU may lose
+ * an addition: the watermark is approximate, and the tracer's periodic poll drains whatever it leaves. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -49,13 +52,15 @@ struct {
 /*
  * The records' clock. By default the kernel's tick: jiffies_64, which the verifier inlines as one load, times the
  * tick's length, less an offset (a whole number of ticks) that the tracer sets after load to bring it within a
- * tick of CLOCK_MONOTONIC. bpf_ktime_get_ns costs ~60 ns a call on this machine's clock source, two a malloc/free
- * pair: a fifth of memtrack's own work. tick_ns 0 (--precise-time) selects bpf_ktime_get_ns. Either clock is one
+ * tick of CLOCK_MONOTONIC. bpf_ktime_get_ns is a helper call into the clock source, two a malloc/free pair, which
+ * costs more (bench/README.md). tick_ns 0 (--precise-time) selects bpf_ktime_get_ns. Either clock is one
  * counter for all CPUs, read inside the event's program: a record that happens after another (a free of a block
  * another thread allocated, a child's call after its fork) never gets an earlier time, so ordering by time, then
  * by arrival, keeps every such pair in order.
  */
+/* Set by the tracer before load: the tick's length from CONFIG_HZ, 0 for --precise-time or an unknown HZ. */
 const volatile __u64 tick_ns = 0;
+/* Set by the tracer once after load (it maps .bss), from one reading of both clocks by clock_now. */
 __u64 tick_offset_ns = 0;
 
 static __always_inline __u64 ts__now(void)
@@ -91,9 +96,9 @@ static __always_inline bool proc__active(__u32 tgid)
  * taken inside the event's program, like the time: a record that happens after another (a free of a block another
  * thread allocated, a child's call after its fork) gets a higher one. A record reserved on its own takes it once
  * reserved; a batch the full ring refuses leaves its numbers unused (its records counted as dropped), which the
- * tracer passes over once a flush of every CPU has shown that they cannot come. The tracer takes numbers here too
- * (it maps .bss), for the exit records it writes.
+ * tracer passes over once a flush of every CPU has shown that they cannot come.
  */
+/* Taken by BPF for each record, and by the tracer (it maps .bss) for each exit record it writes. */
 __u64 rec_seq = 0;
 
 static __always_inline void rec__head(struct mt_rec_hdr *h, __u32 size, __u16 type, __u32 pid, __u32 tid)
@@ -103,7 +108,7 @@ static __always_inline void rec__head(struct mt_rec_hdr *h, __u32 size, __u16 ty
 	h->tid = tid;
 	h->type = type;
 	h->size = size;
-	h->_pad = __sync_fetch_and_add(&rec_seq, 1);
+	h->seq = __sync_fetch_and_add(&rec_seq, 1);
 }
 
 /* Reserve a record and fill its header; NULL (and a drop counted) when the ring is full. */
@@ -126,8 +131,8 @@ static __always_inline void *rec__reserve(__u32 size, __u16 type)
 	return rec__reserve_as(size, type, id >> 32, (__u32)id);
 }
 
-/* Submit without waking the consumer unless this CPU's share of the watermark is reached:
- * a wakeup costs ~1.3 us, a silent submit ~80 ns; the tracer's periodic poll catches the rest. */
+/* Submit without waking the consumer unless this CPU's share of the watermark is reached: a wakeup costs far more
+ * than a silent submit; the tracer's periodic poll catches the rest. */
 static __always_inline __u64 rec__wakeup(__u32 size)
 {
 	__u32 zero = 0;
@@ -150,20 +155,22 @@ static __always_inline void rec__submit(void *rec, __u32 size)
 
 /*
  * Allocator records gather in a batch per CPU, which goes to the ring in one piece when full, or when the tracer
- * asks (batch_flush): a reservation and its commit cost ~110 ns a record (the ring's lock and atomics), which a
- * batch pays once for MT_BATCH_RECS. A program preempted while it writes the batch holds busy: a program that finds
- * the batch busy (another task on this CPU, or the tracer's flush) sends its record to the ring on its own.
+ * asks (batch_flush): a reservation and its commit cost more than the record's fields (the ring's lock and
+ * atomics), and a batch pays them once for MT_BATCH_RECS. A program preempted while it writes the batch holds busy:
+ * a program that finds the batch busy (another task on this CPU, or the tracer's flush) sends its record to the
+ * ring on its own.
  */
 #define MT_BATCH_RECS 56
 
 struct mt_batch {
-	struct mt_rec_hdr hdr;	/* MT_REC_BATCH: the ring gets the header and the first n records */
+	struct mt_rec_hdr hdr;	/* MT_REC_BATCH: the ring gets the header and the first batch_count records */
 	struct mt_alloc r[MT_BATCH_RECS];
 	__u64 busy;		/* 64 bits: clang 14 has BPF atomics of that width only */
 	__u32 n;
 	__u32 _pad;
 };
 
+/* This CPU's batch: filled by the allocator programs, sent to the ring when full or at the tracer's batch_flush. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -198,7 +205,7 @@ static __always_inline void batch__flush(struct mt_batch *b)
 	size = sizeof(b->hdr) + n * sizeof(struct mt_alloc);
 	b->hdr.type = MT_REC_BATCH;
 	b->hdr.size = sizeof(b->hdr);
-	b->hdr._pad = n;
+	b->hdr.batch_count = n;
 	if (bpf_ringbuf_output(&rb, b, size, rec__wakeup(size))) {
 		__u32 why = MT_DROP_RINGBUF;
 		__u64 *d = bpf_map_lookup_elem(&drops, &why);

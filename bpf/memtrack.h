@@ -1,8 +1,10 @@
-/* memtrack.h — the records shared by the BPF programs, the tracer and the artifact (includes nothing). */
+/* memtrack.h — the records and constants shared by the BPF programs, the tracer and the artifact. */
 #ifndef MEMTRACK_SHARED_H
 #define MEMTRACK_SHARED_H
 
-#ifndef __VMLINUX_H__
+#ifdef __bpf__
+#include "vmlinux.h"	/* the BPF programs' kernel types, __u64 among them */
+#else
 #include <linux/types.h>
 #endif
 
@@ -79,6 +81,12 @@ enum mt_allocator {
 	MT_ALLOCATOR__COUNT,
 };
 
+/* mt_alloc.func and .allocator fit in 5 and 3 bits: the artifact codes both in one byte (docs/FORMAT.md). */
+#define MT_FUNC_MASK 0x1f
+#define MT_ALLOCATOR_MASK 0x07
+_Static_assert(MT_FN__COUNT - 1 <= MT_FUNC_MASK, "enum mt_func fits MT_FUNC_MASK");
+_Static_assert(MT_ALLOCATOR__COUNT - 1 <= MT_ALLOCATOR_MASK, "enum mt_allocator fits MT_ALLOCATOR_MASK");
+
 /* Argument layouts of allocator entry points: how BPF reads (size, old pointer, alignment) from the registers. */
 enum mt_args {
 	MT_ARGS_SIZE = 1,		/* malloc(size), operator new(size[, nothrow]) */
@@ -93,18 +101,21 @@ enum mt_args {
 	MT_ARGS_FREE_SIZED,		/* sdallocx(ptr, size, flags), operator delete(ptr, size) */
 };
 
-/* A probe's BPF cookie, set by the tracer per attach site: what the entry point is and whose. */
+/* A probe's BPF cookie, set by the tracer per probe site: what the entry point is and whose. */
 #define MT_COOKIE(args, func, allocator) ((__u64)(args) | (__u64)(func) << 8 | (__u64)(allocator) << 16)
 #define MT_COOKIE_ARGS(c) ((c) & 0xff)
 #define MT_COOKIE_FUNC(c) (((c) >> 8) & 0xff)
 #define MT_COOKIE_ALLOCATOR(c) (((c) >> 16) & 0xff)
 /* A release entry point's place in the chains of calls one makes into another: each calls only lower ranks
  * (tracer/allocators.c). 0 for the allocating ones. CHAINS: it may call another probed release of its block. */
-#define MT_COOKIE_RANK(c) (((c) >> 24) & 0xf)
-#define MT_COOKIE_CHAINS(c) (((c) >> 28) & 1)
+#define MT_COOKIE_RANK_SHIFT 24
+#define MT_COOKIE_RANK(c) (((c) >> MT_COOKIE_RANK_SHIFT) & 0xf)
+#define MT_COOKIE_CHAINS_SHIFT 28
+#define MT_COOKIE_CHAINS(c) (((c) >> MT_COOKIE_CHAINS_SHIFT) & 1)
 /* 0: the arguments are in rdi, rsi, rdx, as at the entry. Else the probe sits past a move of one
  * (tracer/probe_site.c), and nibble k is the x86 register number (0 rax ... 7 rdi, 8-15 r8-r15) of argument k. */
-#define MT_COOKIE_REGS(c) (((c) >> 32) & 0xfff)
+#define MT_COOKIE_REGS_SHIFT 32
+#define MT_COOKIE_REGS(c) (((c) >> MT_COOKIE_REGS_SHIFT) & 0xfff)
 
 /* Why a file was looked at by the attach worker (mt_attach.reason). */
 enum mt_attach_reason {
@@ -124,7 +135,20 @@ enum mt_reg {
 #define MT_FP_MAX 127			/* frame-pointer chain entries walked in the kernel */
 #define MT_STACK_BYTES_DEFAULT 8192	/* raw stack bytes copied from sp upward */
 #define MT_STACK_BYTES_MAX 32768	/* cap: a definition must fit a record (hdr.size is 16 bits) */
+#define MT_STACK_CHUNK 512		/* BPF copies the raw stack in chunks of this many bytes: --stack-bytes is a
+					 * multiple of it */
+/* A call path's hash (mt_stack.hash, mt_alloc.stack) has 53 bits, exact as a JSON number in any reader; 0 means
+ * "no stack". */
+#define MT_STACK_HASH_MASK ((1ull << 53) - 1)
+/* mt_stack.truncated: why the definition holds less than the whole stack. */
+#define MT_STACK_TRUNC_BYTES 1		/* the raw bytes stopped at the budget (or below the FP chain's top) */
+#define MT_STACK_TRUNC_FP 2		/* the FP chain stopped at MT_FP_MAX */
+#define MT_STACK_TRUNC_READ 4		/* a read failed before the budget (the stack's end, or a page of it that
+					 * was not resident) */
 #define MT_BUILD_ID_MAX 20
+
+/* dev fields hold the kernel's dev_t (a superblock's s_dev, as BPF reads it): major << 20 | minor. */
+#define MT_KDEV_MINOR_BITS 20
 
 /* States of a process in the BPF map of tracked processes. */
 #define MT_PROC_PENDING_EXEC 0	/* the tracer's child before its exec: memtrack's own pre-exec code is not counted */
@@ -150,7 +174,10 @@ struct mt_rec_hdr {
 	__u32 tid;
 	__u16 type;		/* enum mt_rec_type */
 	__u16 size;		/* bytes, this header included */
-	__u32 _pad;		/* 0 in the artifact; in the ring, the record's sequence number (see rec_seq) */
+	union {
+		__u32 seq;		/* in the ring, the record's sequence number (see rec_seq); 0 in the artifact */
+		__u32 batch_count;	/* MT_REC_BATCH: the mt_alloc records that follow this header */
+	};
 };
 
 struct mt_alloc {
@@ -266,9 +293,7 @@ struct mt_stack {
 	__u64 regs[MT_REG__COUNT];	/* at the allocator's entry: ip is in the allocator, [sp] is its return address */
 	__u32 nbytes;
 	__u16 nfp;
-	__u8 truncated;		/* bit 0: stack bytes stopped at the budget (or below the FP chain's top); bit 1: FP
-				 * chain stopped at MT_FP_MAX; bit 2: a read failed before the budget (the stack's
-				 * end, or a page of it that was not resident) */
+	__u8 truncated;		/* MT_STACK_TRUNC_* */
 	__u8 _pad;
 };
 
@@ -295,6 +320,8 @@ struct mt_end {
 };
 
 _Static_assert(sizeof(struct mt_rec_hdr) == 24, "mt_rec_hdr size");
+_Static_assert(__builtin_offsetof(struct mt_rec_hdr, seq) == 20, "mt_rec_hdr.seq offset");
+_Static_assert(__builtin_offsetof(struct mt_rec_hdr, batch_count) == 20, "mt_rec_hdr.batch_count offset");
 _Static_assert(sizeof(struct mt_alloc) == 72, "mt_alloc size");
 _Static_assert(sizeof(struct mt_attach) == 312, "mt_attach size");
 _Static_assert(sizeof(struct mt_attach_req) == 64, "mt_attach_req size");

@@ -2,21 +2,27 @@
 #ifndef MEMTRACK_STACKS_BPF_H
 #define MEMTRACK_STACKS_BPF_H
 
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
 #include "memtrack.bpf.h"
 
 #define MT_STACKS_SEEN_MAX 65536
 #define MT_EXEC_RANGES 32		/* executable mappings remembered per process for the broken-chain scan */
 #define MT_SCAN_WORDS 16		/* words looked at above a broken frame-pointer chain (one read) */
-#define MT_CHUNK 512			/* bpf_probe_read_user is all-or-nothing: copy in chunks, keep what was read */
 #define MT_RI_MAX 8			/* pending uretprobes looked at to repair a trampoline address */
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
 
-/* Set by the tracer before load: raw stack bytes per definition; 0 without --stacks (no stack code runs). */
+/* Set by the tracer before load: raw stack bytes per definition (--stack-bytes); 0 without --stacks (no stack code
+ * runs). */
 const volatile __u32 stack_bytes = 0;
 
-/* hash -> 1: call paths whose definition was emitted. LRU: an evicted path is defined again (readers accept it).
- * The tracer sizes it to 1 before load without --stacks: an LRU map is always preallocated. */
+/* hash -> 1: call paths whose definition BPF emitted, added at the first allocation on the path. LRU: an evicted
+ * path is defined again (readers accept it). The tracer sizes it to 1 before load without --stacks: an LRU map is
+ * always preallocated. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, MT_STACKS_SEEN_MAX);
@@ -31,8 +37,8 @@ struct mt_exec_ranges {
 	__u32 _pad;
 };
 
-/* tgid -> its executable file mappings, kept by the watcher (with --stacks), copied at fork, reset at exec.
- * Not preallocated: 528 bytes times every possible process would cost start-up time and memory for nothing.
+/* tgid -> its executable file mappings: BPF's watcher adds them at each mapping (with --stacks), copies them at
+ * fork, resets them at exec and drops them at exit. Not preallocated: 528 bytes times every possible process would cost start-up time and memory for nothing.
  * The tracer sizes it to 1 before load without --stacks. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -42,7 +48,8 @@ struct {
 	__type(value, struct mt_exec_ranges);
 } exec_ranges SEC(".maps");
 
-/* Zero-filled template for new exec_ranges entries (a 528-byte struct does not fit on the BPF stack). */
+/* Zero-filled template for new exec_ranges entries, never written (a 528-byte struct does not fit on the BPF
+ * stack). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
@@ -254,12 +261,13 @@ static __always_inline void walk__path(struct pt_regs *ctx, __u64 *out, struct m
 	walk__chain(ctx, out, w);
 	if (w->broken)
 		walk__scan(w);
-	w->hash &= (1ull << 53) - 1;	/* exact as a JSON number, in any JSON reader */
+	w->hash &= MT_STACK_HASH_MASK;
 	if (!w->hash)
-		w->hash = 1;	/* 0 means "no stack" in allocation records */
+		w->hash = 1;
 }
 
-/* Raw bytes from sp upward, chunk by chunk; a chunk that fails is retried in eighths, then the copy stops (and
+/* Raw bytes from sp upward, chunk by chunk (bpf_probe_read_user is all-or-nothing: chunks keep what was read); a
+ * chunk that fails is retried in eighths, then the copy stops (and
  * says so in *short_read: the stack's end, or a page of it that was not resident). */
 static __always_inline __u32 stack__copy(__u8 *raw, __u64 sp, bool *short_read)
 {
@@ -267,19 +275,19 @@ static __always_inline __u32 stack__copy(__u8 *raw, __u64 sp, bool *short_read)
 
 	*short_read = false;
 
-	for (c = 0; c < MT_STACK_BYTES_MAX / MT_CHUNK; c++) {
-		if (c * MT_CHUNK >= stack_bytes)
+	for (c = 0; c < MT_STACK_BYTES_MAX / MT_STACK_CHUNK; c++) {
+		if (c * MT_STACK_CHUNK >= stack_bytes)
 			break;
-		if (!bpf_probe_read_user(raw + c * MT_CHUNK, MT_CHUNK, (void *)(sp + c * MT_CHUNK))) {
-			n += MT_CHUNK;
+		if (!bpf_probe_read_user(raw + c * MT_STACK_CHUNK, MT_STACK_CHUNK, (void *)(sp + c * MT_STACK_CHUNK))) {
+			n += MT_STACK_CHUNK;
 			continue;
 		}
 		*short_read = true;
 		for (k = 0; k < 8; k++) {
-			if (bpf_probe_read_user(raw + c * MT_CHUNK + k * (MT_CHUNK / 8), MT_CHUNK / 8,
-						(void *)(sp + c * MT_CHUNK + k * (MT_CHUNK / 8))))
+			if (bpf_probe_read_user(raw + c * MT_STACK_CHUNK + k * (MT_STACK_CHUNK / 8), MT_STACK_CHUNK / 8,
+						(void *)(sp + c * MT_STACK_CHUNK + k * (MT_STACK_CHUNK / 8))))
 				break;
-			n += MT_CHUNK / 8;
+			n += MT_STACK_CHUNK / 8;
 		}
 		break;
 	}
@@ -314,9 +322,9 @@ static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w
 	s->nbytes = stack__copy((__u8 *)(fp + MT_FP_MAX), ctx->sp, &short_read);
 	/* Read back from the ring: the verifier knows each copy path's count, and would check the rest once per path. */
 	nbytes = *(volatile __u32 *)&s->nbytes;
-	s->truncated = nbytes == stack_bytes || ctx->sp + nbytes < w->last;
-	s->truncated |= (w->n == MT_FP_MAX) << 1;
-	s->truncated |= short_read << 2;
+	s->truncated = nbytes == stack_bytes || ctx->sp + nbytes < w->last ? MT_STACK_TRUNC_BYTES : 0;
+	s->truncated |= w->n == MT_FP_MAX ? MT_STACK_TRUNC_FP : 0;
+	s->truncated |= short_read ? MT_STACK_TRUNC_READ : 0;
 	s->_pad = 0;
 	rec__submit(s, sizeof(*s) + MT_FP_MAX * 8 + stack_bytes);
 }

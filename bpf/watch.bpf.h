@@ -2,6 +2,10 @@
 #ifndef MEMTRACK_WATCH_BPF_H
 #define MEMTRACK_WATCH_BPF_H
 
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+
 #include "memtrack.bpf.h"
 #include "stacks.bpf.h"
 
@@ -16,8 +20,9 @@ struct mt_file_key {
 	__u64 ino;
 };
 
-/* (dev, ino) -> MT_FILE_*; BPF marks a file PENDING at its first request, the tracer says what it holds. Not
- * preallocated: entries come at mmap and exec only, and a failed mark just lets the next mapping ask again. */
+/* (dev, ino) -> MT_FILE_*: BPF marks a file PENDING at its first request, the tracer says what it holds once it
+ * has looked. Not preallocated: entries come at mmap and exec only, and a failed mark just lets the next mapping ask
+ * again. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -34,10 +39,10 @@ struct mt_proc_file_key {
 };
 
 /*
- * (tgid, dev, ino) -> 1: allocator files whose probes this process has, or which the tracer refused to probe for it
- * (its leader had exited: asked once). Probes are bound to the processes of the tree (uprobe_multi's pid filter),
- * so that untracked processes never trap; the tracer adds an entry when it links a file for a process (at its mmap,
- * or at a fork child's first stop) and removes them when the process exits.
+ * (tgid, dev, ino) -> 1: the tracer adds one when it links a file for a process (at its mmap, or at a fork child's
+ * first stop) and removes them when the process exits. The allocator files whose probes this process has, or which
+ * the tracer refused to probe for it (its leader had exited: asked once). Probes are bound to the processes of the
+ * tree (uprobe_multi's pid filter), so that untracked processes never trap.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -47,7 +52,8 @@ struct {
 	__type(value, __u8);
 } proc_files SEC(".maps");
 
-/* Attach requests, BPF -> tracer; every submit wakes the tracer: a thread is waiting for it. */
+/* Attach requests, BPF -> tracer: BPF submits at an unknown file's mapping, and every submit wakes the tracer (a
+ * thread is waiting for it); the tracer reads them with libbpf. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 256 * 1024);

@@ -92,7 +92,7 @@ static void fill_hdr(struct mt_rec_hdr *h, uint16_t type, size_t size)
 	h->tid = rnd() % 100000;
 	h->type = type;
 	h->size = size;
-	h->_pad = 0;
+	h->seq = 0;
 }
 
 /* Small values and repeated strings, so frames compress the way real traces do. */
@@ -853,7 +853,7 @@ static size_t make_odd_alloc(void *buf, unsigned int kind)
 	a->size = rnd();
 	switch (kind % 10) {
 	case 0: a->_pad[rnd() % 6] = 1 + rnd() % 255; break;	/* padding that is not 0 */
-	case 1: a->hdr._pad = 1; break;
+	case 1: a->hdr.seq = 1; break;
 	case 2: a->func = 0; a->allocator = 0; break;			/* tag 0 means verbatim */
 	case 3: a->func = 32 + rnd() % 200; break;			/* a func past 5 bits */
 	case 4: a->allocator = 8 + rnd() % 200; break;

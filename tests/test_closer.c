@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "tracer/tracer.h"
+#include "tracer/closer.h"
 
 #define PIPES 300
 
@@ -34,7 +34,7 @@ static int send_pipes(int sock, int *rd, int n)
 
 	for (i = 0; i < n; i++) {
 		assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
-		err = closer__give(sock, fds[1]);
+		err = mt_closer__give(sock, fds[1]);
 		assert_true(err == 0 || err == -EAGAIN);
 		taken += !err;
 		if (err)
@@ -47,7 +47,7 @@ static int send_pipes(int sock, int *rd, int n)
 /* Sent one by one while the closer runs: each is closed, 300 at once too (the closer closes them side by side). */
 static void test_closes_what_it_gets(void **state)
 {
-	int sock = closer__start(), rd[PIPES], i;
+	int sock = mt_closer__start(), rd[PIPES], i;
 
 	(void)state;
 	assert_true(sock >= 0);
@@ -62,7 +62,7 @@ static void test_closes_what_it_gets(void **state)
 /* memtrack exits right after its last send: what is still in the socket is closed all the same. */
 static void test_closes_after_the_end(void **state)
 {
-	int sock = closer__start(), rd[8], i;
+	int sock = mt_closer__start(), rd[8], i;
 
 	(void)state;
 	assert_true(sock >= 0);
@@ -81,7 +81,7 @@ static void test_send_without_closer(void **state)
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
 	close(sv[1]);
 	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
-	assert_int_equal(closer__give(sv[0], fds[1]), -EPIPE);
+	assert_int_equal(mt_closer__give(sv[0], fds[1]), -EPIPE);
 	close(fds[0]);
 	close(fds[1]);
 	close(sv[0]);

@@ -6,7 +6,8 @@
 
 #include <cmocka.h>
 
-#include "tracer/tracer.h"
+#include "bpf/memtrack.h"
+#include "tracer/probe_site.h"
 
 /* The bytes, then 8 zero bytes (`add %al,(%rax)`, a memory write: no walk goes past them). */
 #define CODE(...) ((const uint8_t[]){ __VA_ARGS__, 0, 0, 0, 0, 0, 0, 0, 0 })
@@ -17,7 +18,7 @@
 static uint64_t site(const uint8_t *code, size_t len, uint8_t args, uint16_t *regs)
 {
 	uint16_t r;
-	uint64_t off = allocators__site(code, len, args, &r);
+	uint64_t off = mt_probe_site__place(code, len, args, &r);
 
 	if (regs)
 		*regs = r;

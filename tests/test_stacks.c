@@ -19,6 +19,7 @@
 #include <elf.h>
 
 #include "cmd_capture.h"
+#include "common/elf.h"
 #include "unwind/addrspace.h"
 #include "artifact/artifact.h"
 #include "report/checkfp.h"
@@ -367,9 +368,9 @@ static void test_separate_debug_file(void **state)
 	snprintf(cmd, sizeof(cmd), "objcopy --only-keep-debug %s %s && cp %s %s && strip --strip-all %s", PROG_FP, dbg,
 		 PROG_FP, prog, prog);
 	assert_int_equal(system(cmd), 0);
-	len = mt_file__build_id(prog, id);
+	len = mt_elf__file_build_id(prog, id, MT_BUILD_ID_MAX);
 	assert_true(len > 0);
-	mt_build_id__hex(id, len, hex);
+	mt_elf__build_id_hex(id, len, hex);
 	snprintf(cmd, sizeof(cmd), "mkdir -p %s/debugroot/.build-id/%.2s && cp %s %s/debugroot/.build-id/%.2s/%s.debug",
 		 base, hex, dbg, base, hex, hex + 2);
 	assert_int_equal(system(cmd), 0);
@@ -624,9 +625,9 @@ static void test_unwind_no_info(void **state)
 	if (access("/usr/bin/objcopy", X_OK))
 		skip();
 	record(PROG, "noinfo", dir, "chain");
-	len = mt_file__build_id(PROG, id);
+	len = mt_elf__file_build_id(PROG, id, MT_BUILD_ID_MAX);
 	assert_true(len > 0);
-	mt_build_id__hex(id, len, hex);
+	mt_elf__build_id_hex(id, len, hex);
 	snprintf(cmd, sizeof(cmd), "objcopy --remove-section=.eh_frame_hdr %s/modules/%s", dir, hex);
 	assert_int_equal(system(cmd), 0);
 	s = load_unwound(dir);
@@ -744,7 +745,7 @@ static void f20_text(uint64_t *vaddr, struct mt_segment *text, __u64 *dev, __u64
 	assert_int_equal(stat(PROG_FP, &sb), 0);
 	f.dev = *dev = sb.st_dev;
 	f.ino = *ino = sb.st_ino;
-	len = mt_file__build_id(PROG_FP, f.build_id);
+	len = mt_elf__file_build_id(PROG_FP, f.build_id, MT_BUILD_ID_MAX);
 	assert_true(len > 0);
 	f.build_id_len = len;
 	strcpy(f.path, PROG_FP);
@@ -782,7 +783,7 @@ static void test_aspace_fork_exec_munmap(void **state)
 
 	(void)state;
 	f20_text(&vaddr, &text, &file.dev, &file.ino);
-	file.build_id_len = mt_file__build_id(PROG_FP, file.build_id);
+	file.build_id_len = mt_elf__file_build_id(PROG_FP, file.build_id, MT_BUILD_ID_MAX);
 	strcpy(file.path, PROG_FP);
 	map.start = base_addr + (text.vaddr & ~0xfffull);
 	map.end = base_addr + ((text.vaddr + text.memsz + 0xfff) & ~0xfffull);

@@ -5,10 +5,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bpf/memtrack.h"
 #include "common/array.h"
 #include "common/log.h"
 #include "common/names.h"
-#include "tracer/tracer.h"
+#include "tracer/allocators.h"
+#include "tracer/elf_symbols.h"
+#include "tracer/probe_site.h"
 
 struct entry {
 	const char *name;
@@ -82,6 +85,7 @@ struct symset {
 	} *v;
 	size_t n, cap;
 	bool libcxx;		/* std::__1 symbols: operator new here is libc++'s */
+	int fd;			/* the file, for the code at each entry point */
 };
 
 static bool name__wanted(const char *name)
@@ -133,7 +137,7 @@ static uint64_t site__place(int fd, uint64_t off, uint8_t args, uint16_t *regs)
 	ssize_t n = fd >= 0 ? pread(fd, code, sizeof(code), off) : -1;
 
 	*regs = 0;
-	return n > 0 ? off + allocators__site(code, n, args, regs) : off;
+	return n > 0 ? off + mt_probe_site__place(code, n, args, regs) : off;
 }
 
 /*
@@ -171,34 +175,36 @@ static bool entry__chains(const struct entry *e, uint8_t allocator)
 	return false;	/* glibc's free and jemalloc's C functions call no probed one */
 }
 
-static void plan__add(struct alloc_plan *p, uint64_t off, const struct entry *e, uint8_t allocator)
+static void plan__add(struct mt_probe_plan *p, int fd, uint64_t off, const struct entry *e, uint8_t allocator)
 {
 	uint16_t regs;
 	size_t i;
 
-	if (!off || p->n == MT_PLAN_MAX)
+	if (!off || p->n == MT_PROBE_PLAN_MAX)
 		return;
 	for (i = 0; i < p->n; i++)
 		if (p->sites[i].entry == off)
 			return;
 	p->sites[p->n].entry = off;
-	p->sites[p->n].offset = site__place(p->fd, off, e->args, &regs);
+	p->sites[p->n].offset = site__place(fd, off, e->args, &regs);
 	if (p->sites[p->n].offset != off)
 		pr_debug("%s: probed at +%llu, an emulated instruction (arguments in registers %#x)\n", e->name,
 			 (unsigned long long)(p->sites[p->n].offset - off), regs);
-	p->sites[p->n].cookie = MT_COOKIE(e->args, e->func, allocator) | (uint64_t)entry__rank(e) << 24 |
-				(uint64_t)entry__chains(e, allocator) << 28 | (uint64_t)regs << 32;
+	p->sites[p->n].cookie = MT_COOKIE(e->args, e->func, allocator) |
+				(uint64_t)entry__rank(e) << MT_COOKIE_RANK_SHIFT |
+				(uint64_t)entry__chains(e, allocator) << MT_COOKIE_CHAINS_SHIFT |
+				(uint64_t)regs << MT_COOKIE_REGS_SHIFT;
 	p->sites[p->n].ret = e->args != MT_ARGS_FREE && e->args != MT_ARGS_FREE_SIZED;
 	p->n++;
 }
 
-static void plan__entries(struct alloc_plan *p, const struct symset *s, const char *prefix,
+static void plan__entries(struct mt_probe_plan *p, const struct symset *s, const char *prefix,
 			  const struct entry *e, size_t n, uint8_t allocator)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		plan__add(p, symset__find(s, prefix, e[i].name), &e[i], allocator);
+		plan__add(p, s->fd, symset__find(s, prefix, e[i].name), &e[i], allocator);
 }
 
 /* Which allocators the file defines, as a bit per enum mt_allocator; *je_prefix names jemalloc's prefix. */
@@ -237,7 +243,7 @@ static uint8_t kinds__primary(unsigned int kinds)
 	return 0;
 }
 
-static void plan__build(struct alloc_plan *p, const struct symset *s, unsigned int kinds, const char *je_prefix)
+static void plan__build(struct mt_probe_plan *p, const struct symset *s, unsigned int kinds, const char *je_prefix)
 {
 	uint8_t primary = kinds__primary(kinds);
 	const char *std_prefix = primary == MT_ALLOCATOR_JEMALLOC ? je_prefix : "";
@@ -266,18 +272,17 @@ static void kinds__warn_many(const char *path, unsigned int kinds, uint8_t prima
 		kinds & 1u << MT_ALLOCATOR_TCMALLOC ? "tcmalloc" : "", mt_allocator__name(primary));
 }
 
-int allocators__plan(const char *path, struct alloc_plan *plan)
+int mt_allocators__plan(const char *path, struct mt_probe_plan *plan)
 {
-	struct symset s = {};
+	struct symset s = { .fd = -1 };
 	const char *je_prefix = "";
 	unsigned int kinds;
-	int err = elf_symbols__each(path, symset__add, &s);
+	int err = mt_elf_symbols__each(path, symset__add, &s);
 
 	memset(plan, 0, sizeof(*plan));
-	plan->fd = -1;
 	if (err)
 		goto free_set;
-	plan->fd = open(path, O_RDONLY | O_CLOEXEC);
+	s.fd = open(path, O_RDONLY | O_CLOEXEC);
 	kinds = kinds__detect(&s, &je_prefix);
 	plan->kind = kinds__primary(kinds);
 	if (plan->kind) {
@@ -285,9 +290,8 @@ int allocators__plan(const char *path, struct alloc_plan *plan)
 		kinds__warn_many(path, kinds, plan->kind);
 	}
 free_set:
-	if (plan->fd >= 0)
-		close(plan->fd);
-	plan->fd = -1;
+	if (s.fd >= 0)
+		close(s.fd);
 	symset__free(&s);
 	return err;
 }

@@ -5,13 +5,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "artifact/artifact.h"
+#include "bpf/memtrack.h"
 #include "common/array.h"
 #include "common/log.h"
 #include "common/names.h"
-#include "tracer/tracer.h"
+#include "tracer/allocators.h"
+#include "tracer/attach.h"
+#include "tracer/bpf_session.h"
+#include "tracer/links.h"
+#include "tracer/module_files.h"
 
 /* A request seen on the attach ring, waiting for its thread's stop to be resumed and logged. */
 struct pending {
@@ -23,35 +30,36 @@ struct pending {
 struct seen_file {
 	uint64_t dev, ino;
 	uint8_t kind;
-	struct alloc_plan *plan;	/* NULL: no allocator in it */
+	struct mt_probe_plan *plan;	/* NULL: no allocator in it */
 	int fd;				/* kept open, so the kernel finds it by /proc/self/fd even when deleted */
 	char fd_path[32];
 };
 
 #define FORK_FILES_MAX 64
 
-struct attach {
-	struct bpf_session *bpf;
+struct mt_attach_worker {
+	struct mt_bpf_session *bpf;
 	struct mt_writer *w;
-	struct modules *mods;
+	struct mt_module_files *mods;
 	struct pending *pend;
 	size_t npend, cap_pend;
 	struct seen_file *files;
 	size_t nfiles, cap_files;
-	struct links *links;
+	struct mt_links *links;
 	uint64_t inherit_failures;	/* binds of fork children and rebinds that failed: only the first is told */
 };
 
-struct attach *attach__new(struct bpf_session *s, struct mt_writer *w, struct modules *mods, int closer)
+struct mt_attach_worker *mt_attach__new(struct mt_bpf_session *s, struct mt_writer *w, struct mt_module_files *mods,
+					int closer)
 {
-	struct attach *a = calloc(1, sizeof(*a));
+	struct mt_attach_worker *a = calloc(1, sizeof(*a));
 
 	if (!a)
 		return NULL;
 	a->bpf = s;
 	a->w = w;
 	a->mods = mods;
-	a->links = links__new(s, closer);
+	a->links = mt_links__new(s, closer);
 	if (!a->links) {
 		free(a);
 		return NULL;
@@ -59,7 +67,7 @@ struct attach *attach__new(struct bpf_session *s, struct mt_writer *w, struct mo
 	return a;
 }
 
-static ssize_t files__find(const struct attach *a, uint64_t dev, uint64_t ino)
+static ssize_t files__find(const struct mt_attach_worker *a, uint64_t dev, uint64_t ino)
 {
 	size_t i;
 
@@ -69,11 +77,11 @@ static ssize_t files__find(const struct attach *a, uint64_t dev, uint64_t ino)
 	return -1;
 }
 
-static struct link_file file__link(const struct attach *a, size_t i)
+static struct mt_link_file file__link(const struct mt_attach_worker *a, size_t i)
 {
 	const struct seen_file *f = &a->files[i];
 
-	return (struct link_file){ .index = i, .dev = f->dev, .ino = f->ino, .path = f->fd_path, .plan = f->plan };
+	return (struct mt_link_file){ .index = i, .dev = f->dev, .ino = f->ino, .path = f->fd_path, .plan = f->plan };
 }
 
 /* Try k = 0 first: the mapping thread's entry. k = 1 is its process's: a thread that was not held may be gone. */
@@ -112,11 +120,11 @@ static void file__paths(const struct mt_attach_req *r, char *map_path, size_t ml
 }
 
 /* The first request for a file: classify it once; it is known from now on, whatever the outcome. */
-static ssize_t file__classify(struct attach *a, const char *open_path, struct mt_attach *rec)
+static ssize_t file__classify(struct mt_attach_worker *a, const char *open_path, struct mt_attach *rec)
 {
 	struct seen_file f = { .dev = rec->dev, .ino = rec->ino, .fd = -1 };
-	struct alloc_plan plan;
-	int err = allocators__plan(open_path, &plan);
+	struct mt_probe_plan plan;
+	int err = mt_allocators__plan(open_path, &plan);
 
 	if (err)
 		pr_warn("%s: cannot read its symbols: %s\n", rec->path, strerror(-err));
@@ -133,10 +141,10 @@ static ssize_t file__classify(struct attach *a, const char *open_path, struct mt
 			snprintf(f.fd_path, sizeof(f.fd_path), "/proc/self/fd/%d", f.fd);
 		}
 	}
-	err = bpf_session__file_state(a->bpf, f.dev, f.ino, f.plan ? MT_FILE_ALLOCATOR : MT_FILE_NONE);
+	err = mt_bpf_session__file_state(a->bpf, f.dev, f.ino, f.plan ? MT_FILE_ALLOCATOR : MT_FILE_NONE);
 	if (err)
 		pr_warn("cannot mark %s known: %s\n", rec->path, strerror(-err));
-	modules__add(a->mods, a->w, open_path, rec, f.kind);
+	mt_module_files__add(a->mods, a->w, open_path, rec, f.kind);
 	if (mt_array__grow((void **)&a->files, &a->cap_files, a->nfiles, sizeof(*a->files))) {
 		free(f.plan);
 		if (f.fd >= 0)
@@ -147,7 +155,7 @@ static ssize_t file__classify(struct attach *a, const char *open_path, struct mt
 	return a->nfiles++;
 }
 
-/* Why links__bind failed, in words; EOWNERDEAD is its own: see links.c. */
+/* Why mt_links__bind failed, in words; EOWNERDEAD is its own: see links.c. */
 static const char *bind__why(int err)
 {
 	if (err == -EOWNERDEAD)
@@ -159,10 +167,10 @@ static const char *bind__why(int err)
 }
 
 /* Bind the file's probes to the requesting process (each process has its own: untracked ones never trap). */
-static void file__handle(struct attach *a, const char *open_path, struct mt_attach *rec)
+static void file__handle(struct mt_attach_worker *a, const char *open_path, struct mt_attach *rec)
 {
 	ssize_t i = files__find(a, rec->dev, rec->ino);
-	struct link_file lf;
+	struct mt_link_file lf;
 	int err;
 
 	if (i < 0)
@@ -170,12 +178,12 @@ static void file__handle(struct attach *a, const char *open_path, struct mt_atta
 	if (i < 0 || !a->files[i].plan)
 		return;
 	rec->kind = a->files[i].kind;
-	if (links__has(a->links, rec->hdr.pid, i))
+	if (mt_links__has(a->links, rec->hdr.pid, i))
 		return;
 	lf = file__link(a, i);
-	err = links__check_leader(a->links, rec->hdr.pid, &lf);
+	err = mt_links__check_leader(a->links, rec->hdr.pid, &lf);
 	if (!err)
-		err = links__bind(a->links, rec->hdr.pid, &lf);
+		err = mt_links__bind(a->links, rec->hdr.pid, &lf);
 	if (err == -ESRCH)	/* the process is exiting: nothing of it is left to probe */
 		return;
 	rec->probes = err ? 0 : lf.plan->n;
@@ -188,9 +196,9 @@ static void file__handle(struct attach *a, const char *open_path, struct mt_atta
 }
 
 /* A bind that no request asked for failed: logged like a request's, so that the report counts it. */
-static void attach__log_failure(struct attach *a, pid_t pid, const struct link_file *lf, int err)
+static void attach__log_failure(struct mt_attach_worker *a, pid_t pid, const struct mt_link_file *lf, int err)
 {
-	struct mt_attach rec = { .hdr = { .ts_ns = bpf_session__now(a->bpf), .pid = pid, .tid = pid,
+	struct mt_attach rec = { .hdr = { .ts_ns = mt_bpf_session__now(a->bpf), .pid = pid, .tid = pid,
 					  .type = MT_REC_ATTACH, .size = sizeof(rec) },
 				 .dev = lf->dev, .ino = lf->ino, .kind = a->files[lf->index].kind,
 				 .reason = MT_ATTACH_INHERIT, .err = err };
@@ -202,32 +210,32 @@ static void attach__log_failure(struct attach *a, pid_t pid, const struct link_f
 	mt_writer__append(a->w, &rec, sizeof(rec));
 }
 
-/* Binds to pid the files of the index list, as attach__on_fork and a thread's exec need. */
-static void attach__bind_files(struct attach *a, pid_t pid, const size_t *files, size_t n)
+/* Binds to pid the files of the index list, as mt_attach__on_fork and a thread's exec need. */
+static void attach__bind_files(struct mt_attach_worker *a, pid_t pid, const size_t *files, size_t n)
 {
-	struct link_file lf;
+	struct mt_link_file lf;
 	size_t i;
 	int err;
 
 	for (i = 0; i < n; i++) {
 		lf = file__link(a, files[i]);
-		err = links__bind(a->links, pid, &lf);
+		err = mt_links__bind(a->links, pid, &lf);
 		if (err && err != -ESRCH)
 			attach__log_failure(a, pid, &lf, err);
 	}
 }
 
 /* A fork child runs its parent's image: it gets the parent's probes before its first instruction. */
-void attach__on_fork(struct attach *a, pid_t parent, pid_t child)
+void mt_attach__on_fork(struct mt_attach_worker *a, pid_t parent, pid_t child)
 {
-	size_t files[FORK_FILES_MAX], n = links__files(a->links, parent, files, FORK_FILES_MAX);
+	size_t files[FORK_FILES_MAX], n = mt_links__files(a->links, parent, files, FORK_FILES_MAX);
 
 	attach__bind_files(a, child, files, n);
 }
 
 /* resumed is CLOCK_MONOTONIC, like the request's ktime_ns: the hold they measure goes onto the records' clock,
  * which may be the tick, so that resumed_ns - ts_ns is the hold to the ns either way. */
-static void pending__log(struct attach *a, size_t i, uint64_t resumed)
+static void pending__log(struct mt_attach_worker *a, size_t i, uint64_t resumed)
 {
 	struct pending *p = &a->pend[i];
 	uint64_t held = resumed > p->req.ktime_ns ? resumed - p->req.ktime_ns : 0;
@@ -238,7 +246,7 @@ static void pending__log(struct attach *a, size_t i, uint64_t resumed)
 }
 
 /* BPF could not read the mapping (the mmap lock was taken): find it in /proc/TID/maps and record it here. */
-static int req__resolve(struct attach *a, struct mt_attach_req *r)
+static int req__resolve(struct mt_attach_worker *a, struct mt_attach_req *r)
 {
 	unsigned long long start, end, pgoff, ino;
 	unsigned int major, minor;
@@ -264,18 +272,18 @@ static int req__resolve(struct attach *a, struct mt_attach_req *r)
 		return -ENOENT;
 	r->start = start;
 	r->end = end;
-	r->dev = (uint64_t)major << 20 | minor;	/* the kernel's dev_t, as BPF reads s_dev */
+	r->dev = (uint64_t)major << MT_KDEV_MINOR_BITS | minor;	/* the kernel's dev_t, as BPF reads s_dev */
 	r->ino = ino;
 	m.start = start;
 	m.end = end;
 	m.pgoff = pgoff;
 	m.dev = r->dev;
 	m.ino = ino;
-	m.prot = 5;	/* an executable mapping, readable: what the watcher looks at */
+	m.prot = PROT_READ | PROT_EXEC;	/* what the watcher looks at */
 	return mt_writer__append(a->w, &m, sizeof(m));
 }
 
-int attach__on_request(struct attach *a, const struct mt_attach_req *in)
+int mt_attach__on_request(struct mt_attach_worker *a, const struct mt_attach_req *in)
 {
 	struct mt_attach_req req = *in, *r = &req;
 	char open_path[PATH_MAX];
@@ -300,13 +308,13 @@ int attach__on_request(struct attach *a, const struct mt_attach_req *in)
 	a->npend++;
 	/* A thread BPF could not hold has been running all along: there is no stop to wait for. */
 	if (r->reason == MT_ATTACH_MMAP && !r->held)
-		pending__log(a, a->npend - 1, clock__monotonic_ns());
+		pending__log(a, a->npend - 1, mt_bpf_session__monotonic_ns());
 	return 0;
 }
 
-bool attach__on_hold_stop(struct attach *a, pid_t tid)
+bool mt_attach__on_hold_stop(struct mt_attach_worker *a, pid_t tid)
 {
-	uint64_t now = clock__monotonic_ns();
+	uint64_t now = mt_bpf_session__monotonic_ns();
 	bool ours = false;
 	size_t i = a->npend;
 
@@ -324,10 +332,10 @@ bool attach__on_hold_stop(struct attach *a, pid_t tid)
  * in that task's memory. A thread that is not the leader and execs takes the leader's pid, and the old leader's
  * task is gone: the process's links are made anew for it, before the new image runs.
  */
-void attach__on_exec_stop(struct attach *a, pid_t pid, pid_t former_tid)
+void mt_attach__on_exec_stop(struct mt_attach_worker *a, pid_t pid, pid_t former_tid)
 {
 	size_t files[FORK_FILES_MAX], n, i = a->npend;
-	uint64_t now = clock__monotonic_ns();
+	uint64_t now = mt_bpf_session__monotonic_ns();
 
 	while (i--)
 		if (a->pend[i].req.pid == (uint32_t)pid && a->pend[i].req.reason != MT_ATTACH_MMAP)
@@ -338,37 +346,37 @@ void attach__on_exec_stop(struct attach *a, pid_t pid, pid_t former_tid)
 	while (i--)	/* holds of the old leader, which died unseen: its tid is the exec'ing thread's now */
 		if (a->pend[i].req.tid == (uint32_t)pid && a->pend[i].req.held)
 			pending__log(a, i, 0);
-	n = links__files(a->links, pid, files, FORK_FILES_MAX);
-	links__release(a->links, pid);
+	n = mt_links__files(a->links, pid, files, FORK_FILES_MAX);
+	mt_links__release(a->links, pid);
 	attach__bind_files(a, pid, files, n);
 }
 
 /* A held thread that died before its stop was seen is logged without a resume time; a process's links go. */
-void attach__on_exit(struct attach *a, pid_t tid)
+void mt_attach__on_exit(struct mt_attach_worker *a, pid_t tid)
 {
 	size_t i = a->npend;
 
 	while (i--)
 		if (a->pend[i].req.tid == (uint32_t)tid)
 			pending__log(a, i, 0);
-	links__release(a->links, tid);
+	mt_links__release(a->links, tid);
 }
 
-void attach__flush(struct attach *a)
+void mt_attach__flush(struct mt_attach_worker *a)
 {
 	while (a->npend)
 		pending__log(a, a->npend - 1, 0);
-	links__release_all(a->links);
+	mt_links__release_all(a->links);
 }
 
-void attach__free(struct attach *a)
+void mt_attach__free(struct mt_attach_worker *a)
 {
 	size_t i;
 
 	if (!a)
 		return;
-	attach__flush(a);
-	links__free(a->links);
+	mt_attach__flush(a);
+	mt_links__free(a->links);
 	for (i = 0; i < a->nfiles; i++) {
 		free(a->files[i].plan);
 		if (a->files[i].fd >= 0)

@@ -21,17 +21,20 @@
 
 #include "common/log.h"
 #include "memtrack.skel.h"
-#include "tracer/tracer.h"
+#include "tracer/allocators.h"
+#include "tracer/bpf_session.h"
+#include "tracer/closer.h"
 
-#define MT_MAX_LINKS 32
-#define MT_BPF_F_UPROBE_MULTI_RETURN 1	/* two per allocator file mapped by the tree */
+#define MT_MAX_LINKS 32	/* the session's tracepoint links */
+#define SESSION_WAKEUP_PARTS 16	/* the consumer wakes at a sixteenth of the ring filled, shared by the CPUs */
+#define MT_BPF_F_UPROBE_MULTI_RETURN 1	/* BPF_F_UPROBE_MULTI_RETURN of 6.6+'s uapi */
 
-struct bpf_session {
+struct mt_bpf_session {
 	struct memtrack_bpf *skel;
 	struct bpf_link *links[MT_MAX_LINKS];
 	size_t nlinks;
 	uint64_t tick_ns;	/* the records' clock ticks this often; 0: the precise clock */
-	uint64_t last_now;	/* bpf_session__now's last reading */
+	uint64_t last_now;	/* mt_bpf_session__now's last reading */
 };
 
 /* libbpf speaks through the same pr_* family; its debug chatter only with -v. */
@@ -45,7 +48,7 @@ static int libbpf__print(enum libbpf_print_level level, const char *fmt, va_list
 	return vfprintf(stderr, fmt, ap);
 }
 
-static int session__add_link(struct bpf_session *s, struct bpf_link *link)
+static int session__add_link(struct mt_bpf_session *s, struct bpf_link *link)
 {
 	int err;
 
@@ -63,7 +66,7 @@ static int session__add_link(struct bpf_session *s, struct bpf_link *link)
 
 /* Every loaded program but the two uprobe ones, which are linked per file and process by the attach worker, and
  * the clock, which the tracer runs. */
-static int session__attach_tracepoints(struct bpf_session *s)
+static int session__attach_tracepoints(struct mt_bpf_session *s)
 {
 	struct bpf_program *prog;
 	int err;
@@ -97,10 +100,10 @@ static bool tracefs__ready(void)
 
 /*
  * The BTF raw syscall exit tracepoint by default: one link, but every syscall of the machine runs a few BPF
- * instructions (~50 ns) to be told apart. The per-syscall exit tracepoints (tracefs) spare untracked processes that,
- * but each of their five links takes ~40 ms to detach, serialised in the kernel.
+ * instructions to be told apart. The per-syscall exit tracepoints (tracefs) spare untracked processes that, but
+ * each of their five links takes long to detach, one after another in the kernel (bench/README.md).
  */
-static void session__choose_syscall_hooks(struct bpf_session *s, bool per_syscall)
+static void session__choose_syscall_hooks(struct mt_bpf_session *s, bool per_syscall)
 {
 	struct bpf_program *prog;
 	const char *sec;
@@ -116,7 +119,7 @@ static void session__choose_syscall_hooks(struct bpf_session *s, bool per_syscal
 }
 
 /* Without --stacks no stack code runs: its maps shrink to one entry, which the kernel need not set up. */
-static void session__size_maps(struct bpf_session *s, const struct mt_options *o)
+static void session__size_maps(struct mt_bpf_session *s, const struct mt_options *o)
 {
 	bpf_map__set_max_entries(s->skel->maps.rb, o->ring_bytes);
 	if (o->stack_bytes)
@@ -148,7 +151,7 @@ static unsigned int kernel__hz(void)
 }
 
 /* The tick, unless --precise-time or the kernel's tick is unknown (then the precise clock, with a note). */
-static void session__choose_clock(struct bpf_session *s, const struct mt_options *o)
+static void session__choose_clock(struct mt_bpf_session *s, const struct mt_options *o)
 {
 	unsigned int hz = o->precise_time ? 0 : kernel__hz();
 
@@ -158,7 +161,7 @@ static void session__choose_clock(struct bpf_session *s, const struct mt_options
 	s->skel->rodata->tick_ns = s->tick_ns;
 }
 
-static int session__read_clock(const struct bpf_session *s, struct mt_clock *c)
+static int session__read_clock(const struct mt_bpf_session *s, struct mt_clock *c)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = c, .ctx_size_in = sizeof(*c));
 	int err;
@@ -169,7 +172,7 @@ static int session__read_clock(const struct bpf_session *s, struct mt_clock *c)
 }
 
 /* Shifts the tick by whole ticks so that it reads within a tick of CLOCK_MONOTONIC: times stay multiples of it. */
-static int session__place_clock(struct bpf_session *s)
+static int session__place_clock(struct mt_bpf_session *s)
 {
 	struct mt_clock c;
 	int err;
@@ -186,7 +189,7 @@ static int session__place_clock(struct bpf_session *s)
 	return 0;
 }
 
-uint64_t clock__monotonic_ns(void)
+uint64_t mt_bpf_session__monotonic_ns(void)
 {
 	struct timespec ts;
 
@@ -194,13 +197,13 @@ uint64_t clock__monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-uint64_t bpf_session__now(struct bpf_session *s)
+uint64_t mt_bpf_session__now(struct mt_bpf_session *s)
 {
 	struct mt_clock c;
 	int err = 0;
 
 	if (!s->tick_ns)
-		return clock__monotonic_ns();
+		return mt_bpf_session__monotonic_ns();
 	for (int i = 0; i < 3; i++) {
 		err = session__read_clock(s, &c);
 		if (!err)
@@ -211,14 +214,14 @@ uint64_t bpf_session__now(struct bpf_session *s)
 	return s->last_now;
 }
 
-uint64_t bpf_session__tick_ns(const struct bpf_session *s)
+uint64_t mt_bpf_session__tick_ns(const struct mt_bpf_session *s)
 {
 	return s->tick_ns;
 }
 
-struct bpf_session *bpf_session__open(const struct mt_options *o)
+struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o)
 {
-	struct bpf_session *s = calloc(1, sizeof(*s));
+	struct mt_bpf_session *s = calloc(1, sizeof(*s));
 	int err, ncpus = libbpf_num_possible_cpus();
 
 	if (!s)
@@ -234,7 +237,7 @@ struct bpf_session *bpf_session__open(const struct mt_options *o)
 	bpf_program__set_expected_attach_type(s->skel->progs.alloc_enter, MT_BPF_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(s->skel->progs.alloc_return, MT_BPF_TRACE_UPROBE_MULTI);
 	session__choose_syscall_hooks(s, o->syscall_tracepoints);
-	s->skel->rodata->wakeup_bytes = o->ring_bytes / 16 / (ncpus > 0 ? ncpus : 1);
+	s->skel->rodata->wakeup_bytes = o->ring_bytes / SESSION_WAKEUP_PARTS / (ncpus > 0 ? ncpus : 1);
 	s->skel->rodata->stack_bytes = o->stack_bytes;
 	session__choose_clock(s, o);
 	err = memtrack_bpf__load(s->skel);
@@ -244,7 +247,7 @@ struct bpf_session *bpf_session__open(const struct mt_options *o)
 	}
 	err = session__place_clock(s);
 	/* Once now, on empty batches: a kernel that cannot run it would hold records in them for ever. */
-	if (!err && (err = bpf_session__flush_batches(s)) < 0)
+	if (!err && (err = mt_bpf_session__flush_batches(s)) < 0)
 		pr_err("cannot run the BPF batch flush on each CPU: %s\n", strerror(-err));
 	err = err > 0 ? 0 : err;	/* busy: nothing runs yet, but a retry would do */
 	if (!err)
@@ -254,7 +257,7 @@ struct bpf_session *bpf_session__open(const struct mt_options *o)
 	return s;
 
 destroy_skel:
-	bpf_session__close(s, -1);
+	mt_bpf_session__close(s, -1);
 	errno = -err;
 	return NULL;
 free_session:
@@ -280,11 +283,11 @@ struct uprobe_multi_attr {
 
 /*
  * One multi-uprobe link per file, direction and process: its detach waits for RCU grace periods once however many
- * sites it holds, where one perf-event uprobe per site waited once each (~100 ms apiece here); its pid filter keeps
- * the breakpoints out of every process that is not the tracked one (it follows the process's exec).
+ * sites it holds, where one perf-event uprobe per site waited once each; its pid filter keeps the breakpoints out
+ * of every process that is not the tracked one (it follows the process's exec).
  */
-int uprobe_multi__link(int prog_fd, const char *path, const unsigned long *offs, const __u64 *cookies, size_t n,
-		       bool ret, pid_t pid)
+int mt_bpf_session__uprobe_multi(int prog_fd, const char *path, const unsigned long *offs, const __u64 *cookies,
+				 size_t n, bool ret, pid_t pid)
 {
 	union bpf_attr attr;
 	struct uprobe_multi_attr *um = (void *)&attr.link_create;
@@ -314,11 +317,11 @@ static void plan__explain(const char *path, int err)
 		       path, strerror(-err));
 }
 
-int bpf_session__link_plan(struct bpf_session *s, const char *path, const struct alloc_plan *plan, pid_t pid,
-			   int fds[2], int *nfds)
+int mt_bpf_session__link_plan(struct mt_bpf_session *s, const char *path, const struct mt_probe_plan *plan,
+			      pid_t pid, int fds[2], int *nfds)
 {
-	unsigned long offs[MT_PLAN_MAX], roffs[MT_PLAN_MAX];
-	__u64 cookies[MT_PLAN_MAX], rcookies[MT_PLAN_MAX];
+	unsigned long offs[MT_PROBE_PLAN_MAX], roffs[MT_PROBE_PLAN_MAX];
+	__u64 cookies[MT_PROBE_PLAN_MAX], rcookies[MT_PROBE_PLAN_MAX];
 	size_t i, n = 0, rn = 0;
 	int fd;
 
@@ -333,13 +336,15 @@ int bpf_session__link_plan(struct bpf_session *s, const char *path, const struct
 	}
 	/* Returns first: an entry must never save a call whose return nobody sees. */
 	if (rn) {
-		fd = uprobe_multi__link(bpf_program__fd(s->skel->progs.alloc_return), path, roffs, rcookies, rn, true, pid);
+		fd = mt_bpf_session__uprobe_multi(bpf_program__fd(s->skel->progs.alloc_return), path, roffs, rcookies,
+						  rn, true, pid);
 		if (fd < 0)
 			goto fail;
 		fds[(*nfds)++] = fd;
 	}
 	if (n) {
-		fd = uprobe_multi__link(bpf_program__fd(s->skel->progs.alloc_enter), path, offs, cookies, n, false, pid);
+		fd = mt_bpf_session__uprobe_multi(bpf_program__fd(s->skel->progs.alloc_enter), path, offs, cookies, n,
+						  false, pid);
 		if (fd < 0)
 			goto fail;
 		fds[(*nfds)++] = fd;
@@ -357,14 +362,14 @@ static int map__set(struct bpf_map *map, const void *key, size_t klen, const voi
 	return err && errno != ENOENT ? -errno : 0;
 }
 
-int bpf_session__file_state(struct bpf_session *s, uint64_t dev, uint64_t ino, uint32_t state)
+int mt_bpf_session__file_state(struct mt_bpf_session *s, uint64_t dev, uint64_t ino, uint32_t state)
 {
 	__u64 key[2] = { dev, ino };
 
 	return map__set(s->skel->maps.known_files, key, sizeof(key), &state, sizeof(state), false);
 }
 
-int bpf_session__proc_file(struct bpf_session *s, pid_t pid, uint64_t dev, uint64_t ino, bool linked)
+int mt_bpf_session__proc_file(struct mt_bpf_session *s, pid_t pid, uint64_t dev, uint64_t ino, bool linked)
 {
 	struct { __u32 tgid, pad; __u64 dev, ino; } key = { pid, 0, dev, ino };
 	__u8 one = 1;
@@ -372,12 +377,12 @@ int bpf_session__proc_file(struct bpf_session *s, pid_t pid, uint64_t dev, uint6
 	return map__set(s->skel->maps.proc_files, &key, sizeof(key), &one, sizeof(one), !linked);
 }
 
-struct bpf_map *bpf_session__attach_map(const struct bpf_session *s)
+struct bpf_map *mt_bpf_session__attach_map(const struct mt_bpf_session *s)
 {
 	return s->skel->maps.attach_rb;
 }
 
-int bpf_session__track(struct bpf_session *s, pid_t pid)
+int mt_bpf_session__track(struct mt_bpf_session *s, pid_t pid)
 {
 	__u32 key = pid, state = MT_PROC_PENDING_EXEC;
 
@@ -386,12 +391,12 @@ int bpf_session__track(struct bpf_session *s, pid_t pid)
 	return 0;
 }
 
-struct bpf_map *bpf_session__ring_map(const struct bpf_session *s)
+struct bpf_map *mt_bpf_session__ring_map(const struct mt_bpf_session *s)
 {
 	return s->skel->maps.rb;
 }
 
-int bpf_session__drops(const struct bpf_session *s, __u64 drops[MT_DROP__COUNT])
+int mt_bpf_session__drops(const struct mt_bpf_session *s, __u64 drops[MT_DROP__COUNT])
 {
 	int ncpu = libbpf_num_possible_cpus();
 	__u32 key;
@@ -411,7 +416,7 @@ int bpf_session__drops(const struct bpf_session *s, __u64 drops[MT_DROP__COUNT])
 }
 
 /* Each CPU's batch of allocator records to the ring. Returns how many CPUs had theirs busy (ask again), or -errno. */
-int bpf_session__flush_batches(struct bpf_session *s)
+int mt_bpf_session__flush_batches(struct mt_bpf_session *s)
 {
 	int ncpu = libbpf_num_possible_cpus(), cpu, busy = 0;
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU);
@@ -432,12 +437,12 @@ int bpf_session__flush_batches(struct bpf_session *s)
 }
 
 /* The next record number, taken the way BPF takes it (see rec_seq): for a record the tracer writes. */
-uint32_t bpf_session__next_seq(struct bpf_session *s)
+uint32_t mt_bpf_session__next_seq(struct mt_bpf_session *s)
 {
 	return (uint32_t)__atomic_fetch_add(&s->skel->bss->rec_seq, 1, __ATOMIC_SEQ_CST);
 }
 
-uint32_t bpf_session__seq_now(struct bpf_session *s)
+uint32_t mt_bpf_session__seq_now(struct mt_bpf_session *s)
 {
 	return (uint32_t)__atomic_load_n(&s->skel->bss->rec_seq, __ATOMIC_SEQ_CST);
 }
@@ -453,20 +458,20 @@ static void *link__destroy_thread(void *link)
 static bool link__give(struct bpf_link *link, int closer)
 {
 	int fd = closer >= 0 ? fcntl(bpf_link__fd(link), F_DUPFD_CLOEXEC, 0) : -1;
-	int err = fd < 0 ? -EBADF : closer__send(closer, fd);
+	int err = fd < 0 ? -EBADF : mt_closer__send(closer, fd);
 
 	if (fd >= 0)
 		close(fd);
 	if (err)
 		return false;
 	bpf_link__destroy(link);
-	closer__ack(closer);
+	mt_closer__ack(closer);
 	return true;
 }
 
-/* A tracepoint link's detach waits for RCU grace periods (~40 ms here; the per-syscall ones one after another):
- * without the closer, detached side by side, they wait at least once. */
-void bpf_session__close(struct bpf_session *s, int closer)
+/* A tracepoint link's detach waits for RCU grace periods (the per-syscall ones one after another): without the
+ * closer, detached side by side, they wait at least once. */
+void mt_bpf_session__close(struct mt_bpf_session *s, int closer)
 {
 	pthread_t threads[MT_MAX_LINKS];
 	bool started[MT_MAX_LINKS];

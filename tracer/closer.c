@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -11,27 +12,37 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tracer/tracer.h"
+#include "tracer/closer.h"
 
 #define POOL_MAX 256	/* threads closing at once; past that the caller closes itself */
 
+struct mt_close_pool {
+	pthread_mutex_t lock;
+	pthread_cond_t idle;
+	int running;		/* threads still closing */
+	uint64_t closed;	/* closes the threads finished */
+};
+
 struct close_job {
-	struct close_pool *p;
+	struct mt_close_pool *p;
 	int fd;
 };
 
-void close_pool__init(struct close_pool *p)
+struct mt_close_pool *mt_close_pool__new(void)
 {
+	struct mt_close_pool *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->idle, NULL);
-	p->running = 0;
-	p->closed = 0;
+	return p;
 }
 
 static void *close_job__run(void *arg)
 {
 	struct close_job *j = arg;
-	struct close_pool *p = j->p;
+	struct mt_close_pool *p = j->p;
 
 	close(j->fd);
 	free(j);
@@ -44,11 +55,11 @@ static void *close_job__run(void *arg)
 }
 
 /*
- * A link's close waits for RCU grace periods (20-60 ms here): one short-lived thread per link keeps the caller
+ * A link's close waits for RCU grace periods: one short-lived thread per link keeps the caller
  * going and lets the waits overlap, those of one process's entry and return links as well as those of many
  * exiting processes.
  */
-void close_pool__close(struct close_pool *p, int fd)
+void mt_close_pool__close(struct mt_close_pool *p, int fd)
 {
 	struct close_job *j = malloc(sizeof(*j));
 	pthread_attr_t attr;
@@ -76,7 +87,7 @@ void close_pool__close(struct close_pool *p, int fd)
 	pthread_mutex_unlock(&p->lock);
 }
 
-uint64_t close_pool__closed(struct close_pool *p)
+uint64_t mt_close_pool__closed(struct mt_close_pool *p)
 {
 	uint64_t n;
 
@@ -86,12 +97,22 @@ uint64_t close_pool__closed(struct close_pool *p)
 	return n;
 }
 
-void close_pool__drain(struct close_pool *p)
+static void close_pool__drain(struct mt_close_pool *p)
 {
 	pthread_mutex_lock(&p->lock);
 	while (p->running)
 		pthread_cond_wait(&p->idle, &p->lock);
 	pthread_mutex_unlock(&p->lock);
+}
+
+void mt_close_pool__free(struct mt_close_pool *p)
+{
+	if (!p)
+		return;
+	close_pool__drain(p);
+	pthread_cond_destroy(&p->idle);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
 }
 
 #define CLOSER_ACK_WAIT_MS 100	/* an ack that did not get through: memtrack closed its copy long before this */
@@ -106,17 +127,18 @@ static void __attribute__((noreturn)) closer__serve(int sock)
 {
 	char ctl[CMSG_SPACE(sizeof(int))], byte;
 	struct pollfd pfd = { .fd = sock, .events = POLLIN };
-	struct close_pool pool;
+	struct mt_close_pool *pool = mt_close_pool__new();
 	struct cmsghdr *c;
 	struct msghdr m;
 	struct iovec io;
 	int held = -1;
 	ssize_t got;
 
-	close_pool__init(&pool);
+	if (!pool)	/* memtrack's sends fail: it closes its links in its own threads */
+		_exit(1);
 	for (;;) {
 		if (held >= 0 && poll(&pfd, 1, CLOSER_ACK_WAIT_MS) == 0) {
-			close_pool__close(&pool, held);
+			mt_close_pool__close(pool, held);
 			held = -1;
 		}
 		io = (struct iovec){ .iov_base = &byte, .iov_len = 1 };
@@ -128,20 +150,20 @@ static void __attribute__((noreturn)) closer__serve(int sock)
 		if (got <= 0)
 			break;
 		if (held >= 0)
-			close_pool__close(&pool, held);
+			mt_close_pool__close(pool, held);
 		held = -1;
 		c = CMSG_FIRSTHDR(&m);
 		if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
 			memcpy(&held, CMSG_DATA(c), sizeof(held));
 	}
 	if (held >= 0)
-		close_pool__close(&pool, held);
-	close_pool__drain(&pool);
+		mt_close_pool__close(pool, held);
+	close_pool__drain(pool);
 	_exit(0);
 }
 
 /* Soft open-file limit to the hard one: links are fds, two per allocator file and live process. */
-int fd_limit__raise(struct rlimit *old)
+int mt_closer__raise_fd_limit(struct rlimit *old)
 {
 	struct rlimit l;
 
@@ -167,7 +189,7 @@ static void __attribute__((noreturn)) closer__become(int sock)
 	setpgid(0, 0);
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, NULL);
-	fd_limit__raise(&old);
+	mt_closer__raise_fd_limit(&old);
 	prctl(PR_SET_NAME, "memtrack-close");
 	closer__serve(sock);
 }
@@ -177,7 +199,7 @@ static void __attribute__((noreturn)) closer__become(int sock)
  * orphans come back to memtrack (PID 1 of a namespace, a subreaper). memtrack starts it first thing, before any
  * thread, with little memory for it to keep.
  */
-int closer__start(void)
+int mt_closer__start(void)
 {
 	int sv[2], status, sub = 0;
 	pid_t pid, g;
@@ -223,13 +245,13 @@ static int closer__byte(int sock, int fd)
 	return sendmsg(sock, &m, MSG_DONTWAIT | MSG_NOSIGNAL) == 1 ? 0 : -errno;
 }
 
-int closer__send(int sock, int fd)
+int mt_closer__send(int sock, int fd)
 {
 	return closer__byte(sock, fd);
 }
 
 /* An ack that does not get through delays the closer's close to the next byte, or CLOSER_ACK_WAIT_MS. */
-void closer__ack(int sock)
+void mt_closer__ack(int sock)
 {
 	closer__byte(sock, -1);
 }
@@ -239,13 +261,13 @@ void closer__ack(int sock)
  * the closer closes its own. -errno, fd untouched, when the closer cannot take it: the caller closes it some other
  * way.
  */
-int closer__give(int sock, int fd)
+int mt_closer__give(int sock, int fd)
 {
-	int err = closer__send(sock, fd);
+	int err = mt_closer__send(sock, fd);
 
 	if (err)
 		return err;
 	close(fd);
-	closer__ack(sock);
+	mt_closer__ack(sock);
 	return 0;
 }

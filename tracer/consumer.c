@@ -9,27 +9,22 @@
 
 #include <bpf/libbpf.h>
 
+#include "artifact/artifact.h"
+#include "bpf/memtrack.h"
 #include "common/log.h"
-#include "tracer/tracer.h"
+#include "common/u64map.h"
+#include "tracer/attach.h"
+#include "tracer/bpf_session.h"
+#include "tracer/consumer.h"
+#include "tracer/order.h"
+#include "tracer/ring.h"
 
-#define PIDSET_MIN 64
 #define MT_STACK_PACK_MAX (UINT16_MAX + 1)
 
-/* Open-addressing table of process pids (tgids) with their fork: the ptrace loop asks it whether an exiting pid
- * is a process, and who a new child's parent is. */
-struct pidset {
-	struct proc_slot {
-		pid_t pid;	/* 0 = empty; entries are never deleted: pids are few */
-		pid_t parent;	/* 0 for the command itself */
-		uint32_t flags;	/* MT_FORK_* */
-	} *slots;
-	size_t cap, used;
-};
-
-struct consumer {
-	struct bpf_session *bpf;
-	struct ring *events;	/* the records: read in place (ring.c) */
-	struct order *order;	/* puts them back in order before they are written */
+struct mt_consumer {
+	struct mt_bpf_session *bpf;
+	struct mt_ring *events;	/* the records: read in place (ring.c) */
+	struct mt_order *order;	/* puts them back in order before they are written */
 	uint64_t waiting_ns;	/* since when records wait for waiting_for (0: none wait) */
 	uint32_t waiting_for;
 	uint64_t asked_ns;	/* when the CPUs were last asked for their batches */
@@ -38,69 +33,23 @@ struct consumer {
 	int epfd;		/* ready when either has data */
 	__u8 *pack;		/* a record as written: a stack definition packed to its documented layout */
 	struct mt_writer *w;
-	struct attach *attach;
-	struct pidset procs;
-	uint64_t records;
+	struct mt_attach_worker *attach;
+	struct mt_u64map procs;	/* pid -> proc__entry of each process seen: is an exiting pid one, whose child is it */
 	uint64_t malformed;	/* records not written: the end record counts them as drops */
-	int err;		/* first writer failure: recording goes on, the end says so */
+	int err;		/* the first writer failure, said once: recording goes on */
 };
 
-static int pidset__grow(struct pidset *s);
-
-static struct proc_slot *pidset__slot(const struct pidset *s, pid_t pid)
+/* A process's entry in procs: its parent (0 for the command itself) and its fork's MT_FORK_* flags. */
+static uint64_t proc__entry(pid_t parent, uint32_t flags)
 {
-	size_t i;
-
-	for (i = (size_t)pid * 2654435761u % s->cap; s->slots[i].pid; i = (i + 1) % s->cap)
-		if (s->slots[i].pid == pid)
-			break;
-	return &s->slots[i];
-}
-
-static int pidset__add(struct pidset *s, pid_t pid, pid_t parent, uint32_t flags)
-{
-	struct proc_slot *slot;
-
-	if ((s->used + 1) * 2 > s->cap && pidset__grow(s))
-		return -ENOMEM;
-	slot = pidset__slot(s, pid);
-	if (!slot->pid)
-		s->used++;
-	*slot = (struct proc_slot){ pid, parent, flags };
-	return 0;
-}
-
-static int pidset__grow(struct pidset *s)
-{
-	struct pidset n = { .cap = s->cap ? s->cap * 2 : PIDSET_MIN };
-	size_t i;
-
-	n.slots = calloc(n.cap, sizeof(*n.slots));
-	if (!n.slots)
-		return -ENOMEM;
-	for (i = 0; i < s->cap; i++)
-		if (s->slots[i].pid)
-			pidset__add(&n, s->slots[i].pid, s->slots[i].parent, s->slots[i].flags);
-	free(s->slots);
-	*s = n;
-	return 0;
-}
-
-static const struct proc_slot *pidset__find(const struct pidset *s, pid_t pid)
-{
-	const struct proc_slot *slot;
-
-	if (!s->cap)
-		return NULL;
-	slot = pidset__slot(s, pid);
-	return slot->pid ? slot : NULL;
+	return (uint32_t)parent | (uint64_t)flags << 32;
 }
 
 /*
  * BPF reserves a stack definition at its largest, the chain at a fixed offset: pack it to the documented layout
  * (nfp addresses, then nbytes raw bytes) so that the artifact carries no empty space.
  */
-static const void *stack__pack(struct consumer *c, const struct mt_stack *s, size_t size)
+static const void *stack__pack(struct mt_consumer *c, const struct mt_stack *s, size_t size)
 {
 	size_t fp = s->nfp < MT_FP_MAX ? s->nfp : MT_FP_MAX, raw = sizeof(*s) + MT_FP_MAX * 8;
 	struct mt_stack *p = (struct mt_stack *)c->pack;
@@ -115,7 +64,7 @@ static const void *stack__pack(struct consumer *c, const struct mt_stack *s, siz
 }
 
 /* Said once: a kernel side that disagrees with this tracer makes every record of a kind malformed. */
-static void consumer__malformed(struct consumer *c, const void *data, size_t size)
+static void consumer__malformed(struct mt_consumer *c, const void *data, size_t size)
 {
 	const struct mt_rec_hdr *h = data;
 
@@ -127,7 +76,7 @@ static void consumer__malformed(struct consumer *c, const void *data, size_t siz
 /* A record in its turn: written with its number cleared (the artifact has 0 there). */
 static void consumer__emit(void *ctx, const void *data, size_t size)
 {
-	struct consumer *c = ctx;
+	struct mt_consumer *c = ctx;
 	const struct mt_rec_hdr *h = data;
 	struct mt_rec_hdr *out = (struct mt_rec_hdr *)c->pack;
 	int err;
@@ -140,7 +89,7 @@ static void consumer__emit(void *ctx, const void *data, size_t size)
 	} else {
 		memcpy(out, data, h->size);
 	}
-	out->_pad = 0;
+	out->seq = 0;
 	err = mt_writer__append(c->w, out, out->size);
 	if (err == -EINVAL) {
 		consumer__malformed(c, data, out->size);
@@ -148,14 +97,13 @@ static void consumer__emit(void *ctx, const void *data, size_t size)
 		c->err = err;
 		pr_err("cannot write the artifact: %s; events from now on are lost\n", strerror(-err));
 	}
-	c->records++;
 }
 
-/* A batch: a header, then _pad allocator records of one CPU. */
-static void consumer__on_batch(struct consumer *c, const __u8 *data, size_t size)
+/* A batch: a header, then batch_count allocator records of one CPU. */
+static void consumer__on_batch(struct mt_consumer *c, const __u8 *data, size_t size)
 {
 	const struct mt_rec_hdr *h = (const void *)data;
-	size_t n = h->_pad, i;
+	size_t n = h->batch_count, i;
 
 	if (h->size != sizeof(*h) || size < sizeof(*h) + n * sizeof(struct mt_alloc)) {
 		consumer__malformed(c, data, size);
@@ -169,12 +117,12 @@ static void consumer__on_batch(struct consumer *c, const __u8 *data, size_t size
 			return;
 		}
 	}
-	order__push(c->order, data + sizeof(*h), n * sizeof(struct mt_alloc), sizeof(struct mt_alloc));
+	mt_order__push(c->order, data + sizeof(*h), n * sizeof(struct mt_alloc), sizeof(struct mt_alloc));
 }
 
 static int consumer__on_record(void *ctx, void *data, size_t size)
 {
-	struct consumer *c = ctx;
+	struct mt_consumer *c = ctx;
 	const struct mt_rec_hdr *h = data;
 
 	if (size < sizeof(*h) || h->size > size || h->size < sizeof(*h)) {
@@ -187,37 +135,38 @@ static int consumer__on_record(void *ctx, void *data, size_t size)
 	}
 	/* Known on arrival: the ptrace loop asks about a child before its fork record's turn may have come. */
 	if (h->type == MT_REC_FORK && h->size >= sizeof(struct mt_fork))
-		pidset__add(&c->procs, ((const struct mt_fork *)data)->child, h->pid, ((const struct mt_fork *)data)->flags);
-	order__push(c->order, data, size, 0);	/* failing, it writes the record at once: out of order, not lost */
+		mt_u64map__put(&c->procs, ((const struct mt_fork *)data)->child,
+			       proc__entry(h->pid, ((const struct mt_fork *)data)->flags), NULL);
+	mt_order__push(c->order, data, size, 0);	/* failing, it writes the record at once: late, not lost */
 	return 0;
 }
 
 static int consumer__on_attach(void *ctx, void *data, size_t size)
 {
-	struct consumer *c = ctx;
+	struct mt_consumer *c = ctx;
 
 	if (size >= sizeof(struct mt_attach_req))
-		attach__on_request(c->attach, data);
+		mt_attach__on_request(c->attach, data);
 	return 0;
 }
 
 /* One descriptor for the ptrace loop's epoll: the events ring's and the attach ring's readiness together. */
-static int consumer__open_epoll(struct consumer *c)
+static int consumer__open_epoll(struct mt_consumer *c)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 
 	c->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (c->epfd < 0)
 		return -errno;
-	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, ring__fd(c->events), &ev) ||
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, mt_ring__fd(c->events), &ev) ||
 	    epoll_ctl(c->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(c->rb), &ev))
 		return -errno;
 	return 0;
 }
 
-struct consumer *consumer__new(struct bpf_session *s, struct mt_writer *w, struct attach *a)
+struct mt_consumer *mt_consumer__new(struct mt_bpf_session *s, struct mt_writer *w, struct mt_attach_worker *a)
 {
-	struct consumer *c = calloc(1, sizeof(*c));
+	struct mt_consumer *c = calloc(1, sizeof(*c));
 	int err;
 
 	if (!c)
@@ -227,9 +176,9 @@ struct consumer *consumer__new(struct bpf_session *s, struct mt_writer *w, struc
 	c->attach = a;
 	c->epfd = -1;
 	c->pack = malloc(MT_STACK_PACK_MAX);
-	c->order = c->pack ? order__new(consumer__emit, c) : NULL;
-	c->events = c->order ? ring__new(bpf_map__fd(bpf_session__ring_map(s))) : NULL;
-	c->rb = c->events ? ring_buffer__new(bpf_map__fd(bpf_session__attach_map(s)), consumer__on_attach, c, NULL)
+	c->order = c->pack ? mt_order__new(consumer__emit, c) : NULL;
+	c->events = c->order ? mt_ring__new(bpf_map__fd(mt_bpf_session__ring_map(s))) : NULL;
+	c->rb = c->events ? ring_buffer__new(bpf_map__fd(mt_bpf_session__attach_map(s)), consumer__on_attach, c, NULL)
 			  : NULL;
 	if (!c->rb)
 		goto free_consumer;
@@ -239,12 +188,12 @@ struct consumer *consumer__new(struct bpf_session *s, struct mt_writer *w, struc
 	errno = -err;
 free_consumer:
 	err = errno;
-	consumer__free(c);
+	mt_consumer__free(c);
 	errno = err;
 	return NULL;
 }
 
-int consumer__fd(const struct consumer *c)
+int mt_consumer__fd(const struct mt_consumer *c)
 {
 	return c->epfd;
 }
@@ -256,20 +205,20 @@ int consumer__fd(const struct consumer *c)
  * drained, each number taken before the flush has come or never will (its batch was refused by a full ring, or it
  * was malformed): the records waiting behind those are written.
  */
-static long consumer__flush_batches(struct consumer *c)
+static long consumer__flush_batches(struct mt_consumer *c)
 {
-	uint32_t before = bpf_session__seq_now(c->bpf);
+	uint32_t before = mt_bpf_session__seq_now(c->bpf);
 	int busy, tries = 0;
 	bool reached = false;
 	long n;
 
-	while ((busy = bpf_session__flush_batches(c->bpf)) > 0 && ++tries < BATCH_FLUSH_TRIES)
+	while ((busy = mt_bpf_session__flush_batches(c->bpf)) > 0 && ++tries < BATCH_FLUSH_TRIES)
 		sched_yield();
 	if (busy)
 		pr_debug("cannot flush the CPUs' batches: %s\n", busy < 0 ? strerror(-busy) : "busy");
-	n = ring__consume_past(c->events, consumer__on_record, c, &reached);
+	n = mt_ring__consume_past(c->events, consumer__on_record, c, &reached);
 	if (n >= 0 && !busy && reached)
-		order__lost_before(c->order, before);
+		mt_order__lost_before(c->order, before);
 	return n;
 }
 
@@ -281,39 +230,39 @@ static long consumer__flush_batches(struct consumer *c)
 #define WAIT_FLUSH_NS 2000000ull
 #define WAIT_SKIP_NS 1000000000ull
 
-static long consumer__unblock(struct consumer *c, bool past)
+static long consumer__unblock(struct mt_consumer *c, bool past)
 {
 	uint64_t now;
 	long n = 0;
 
-	if (!order__waiting(c->order)) {
+	if (!mt_order__waiting(c->order)) {
 		c->waiting_ns = 0;
 		return 0;
 	}
-	now = clock__monotonic_ns();
-	if (!c->waiting_ns || c->waiting_for != order__next(c->order)) {
+	now = mt_bpf_session__monotonic_ns();
+	if (!c->waiting_ns || c->waiting_for != mt_order__next(c->order)) {
 		c->waiting_ns = now;
-		c->waiting_for = order__next(c->order);
+		c->waiting_for = mt_order__next(c->order);
 	}
 	/* Again every WAIT_FLUSH_NS while it is missing: a CPU whose program held its batch (a vCPU paused by the
 	 * host, say) made the last flush incomplete, and behind the gap the records pile up. */
 	if (past || (now - c->waiting_ns >= WAIT_FLUSH_NS && now - c->asked_ns >= WAIT_FLUSH_NS)) {
 		n = consumer__flush_batches(c);
-		c->asked_ns = clock__monotonic_ns();	/* a flush behind a paused vCPU may take long itself */
+		c->asked_ns = mt_bpf_session__monotonic_ns();	/* a flush behind a paused vCPU may take long itself */
 		c->asks++;
 	}
-	if (order__waiting(c->order) && now - c->waiting_ns >= WAIT_SKIP_NS) {
-		order__skip_gap(c->order);
+	if (mt_order__waiting(c->order) && now - c->waiting_ns >= WAIT_SKIP_NS) {
+		mt_order__skip_gap(c->order);
 		c->waiting_ns = 0;
 		c->timeouts++;
 	}
 	return n;
 }
 
-static int consumer__drain_rings(struct consumer *c, bool past)
+static int consumer__drain_rings(struct mt_consumer *c, bool past)
 {
-	long n = past ? ring__consume_past(c->events, consumer__on_record, c, NULL)
-		      : ring__consume(c->events, consumer__on_record, c);
+	long n = past ? mt_ring__consume_past(c->events, consumer__on_record, c, NULL)
+		      : mt_ring__consume(c->events, consumer__on_record, c);
 	int m = ring_buffer__consume(c->rb);
 
 	if (n >= 0)
@@ -321,28 +270,28 @@ static int consumer__drain_rings(struct consumer *c, bool past)
 	return n < 0 ? (int)n : m < 0 ? m : 0;
 }
 
-int consumer__drain_batches(struct consumer *c)
+int mt_consumer__drain_batches(struct mt_consumer *c)
 {
 	long n = consumer__flush_batches(c);
 
 	return n < 0 ? (int)n : 0;
 }
 
-int consumer__append(struct consumer *c, struct mt_rec_hdr *rec)
+int mt_consumer__append(struct mt_consumer *c, struct mt_rec_hdr *rec)
 {
-	rec->_pad = bpf_session__next_seq(c->bpf);
-	return order__push(c->order, rec, rec->size, 0);
+	rec->seq = mt_bpf_session__next_seq(c->bpf);
+	return mt_order__push(c->order, rec, rec->size, 0);
 }
 
-void consumer__finish(struct consumer *c)
+void mt_consumer__finish(struct mt_consumer *c)
 {
 	uint64_t late;
 
 	consumer__flush_batches(c);
 	ring_buffer__consume(c->rb);
-	while (order__waiting(c->order))
-		order__skip_gap(c->order);
-	late = order__late(c->order);
+	while (mt_order__waiting(c->order))
+		mt_order__skip_gap(c->order);
+	late = mt_order__late(c->order);
 	pr_debug("order: the CPUs asked for their batches %" PRIu64 " times while records waited; %" PRIu64
 		 " missing numbers passed over after %llu ms\n", c->asks, c->timeouts, WAIT_SKIP_NS / 1000000);
 	if (late)
@@ -350,59 +299,49 @@ void consumer__finish(struct consumer *c)
 			"drops)\n", late);
 }
 
-int consumer__drain(struct consumer *c)
+int mt_consumer__drain(struct mt_consumer *c)
 {
 	return consumer__drain_rings(c, false);
 }
 
-int consumer__drain_past(struct consumer *c)
+int mt_consumer__drain_past(struct mt_consumer *c)
 {
 	return consumer__drain_rings(c, true);
 }
 
-void consumer__add_process(struct consumer *c, pid_t pid)
+void mt_consumer__add_process(struct mt_consumer *c, pid_t pid)
 {
-	pidset__add(&c->procs, pid, 0, 0);
+	mt_u64map__put(&c->procs, pid, proc__entry(0, 0), NULL);
 }
 
-bool consumer__is_process(const struct consumer *c, pid_t pid)
+bool mt_consumer__is_process(const struct mt_consumer *c, pid_t pid)
 {
-	return pidset__find(&c->procs, pid) != NULL;
+	return mt_u64map__find(&c->procs, pid) != NULL;
 }
 
-pid_t consumer__parent(const struct consumer *c, pid_t pid, uint32_t *flags)
+pid_t mt_consumer__parent(const struct mt_consumer *c, pid_t pid, uint32_t *flags)
 {
-	const struct proc_slot *slot = pidset__find(&c->procs, pid);
+	const uint64_t *e = mt_u64map__find(&c->procs, pid);
 
-	*flags = slot ? slot->flags : 0;
-	return slot ? slot->parent : 0;
+	*flags = e ? *e >> 32 : 0;
+	return e ? (pid_t)(uint32_t)*e : 0;
 }
 
-uint64_t consumer__records(const struct consumer *c)
-{
-	return c->records;
-}
-
-uint64_t consumer__malformed_records(const struct consumer *c)
+uint64_t mt_consumer__malformed_records(const struct mt_consumer *c)
 {
 	return c->malformed;
 }
 
-int consumer__error(const struct consumer *c)
-{
-	return c->err;
-}
-
-void consumer__free(struct consumer *c)
+void mt_consumer__free(struct mt_consumer *c)
 {
 	if (!c)
 		return;
 	if (c->epfd >= 0)
 		close(c->epfd);
 	ring_buffer__free(c->rb);
-	ring__free(c->events);
-	order__free(c->order);
+	mt_ring__free(c->events);
+	mt_order__free(c->order);
 	free(c->pack);
-	free(c->procs.slots);
+	mt_u64map__release(&c->procs);
 	free(c);
 }

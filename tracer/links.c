@@ -9,7 +9,9 @@
 
 #include "common/array.h"
 #include "common/log.h"
-#include "tracer/tracer.h"
+#include "tracer/bpf_session.h"
+#include "tracer/closer.h"
+#include "tracer/links.h"
 
 struct bound {
 	pid_t pid;
@@ -19,29 +21,33 @@ struct bound {
 	int nfds;
 };
 
-struct links {
-	struct bpf_session *bpf;
+struct mt_links {
+	struct mt_bpf_session *bpf;
 	struct bound *v;
 	size_t n, cap;
 	int closer;		/* the closer process's socket (the caller's); -1: links close in the pool's threads */
-	struct close_pool pool;
+	struct mt_close_pool *pool;
 	uint64_t released;	/* link fds this process gave up (handed over, or closed) */
 	uint64_t full_mark;	/* 1 + fds given up when a bind ran out of them; 0: it did not */
 };
 
-struct links *links__new(struct bpf_session *s, int closer)
+struct mt_links *mt_links__new(struct mt_bpf_session *s, int closer)
 {
-	struct links *l = calloc(1, sizeof(*l));
+	struct mt_links *l = calloc(1, sizeof(*l));
 
 	if (!l)
 		return NULL;
 	l->bpf = s;
-	close_pool__init(&l->pool);
+	l->pool = mt_close_pool__new();
+	if (!l->pool) {
+		free(l);
+		return NULL;
+	}
 	l->closer = closer;
 	return l;
 }
 
-bool links__has(const struct links *l, pid_t pid, size_t file)
+bool mt_links__has(const struct mt_links *l, pid_t pid, size_t file)
 {
 	size_t i;
 
@@ -120,7 +126,7 @@ static int leader__check(pid_t pid)
 	return err;
 }
 
-static int links__add(struct links *l, const struct bound *b)
+static int links__add(struct mt_links *l, const struct bound *b)
 {
 	if (mt_array__grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)))
 		return -ENOMEM;
@@ -134,50 +140,50 @@ static int links__add(struct links *l, const struct bound *b)
  * marked in BPF as this process's: it is refused once, not at each mapping, and a child forked later gets it probed
  * for itself.
  */
-int links__check_leader(struct links *l, pid_t pid, const struct link_file *f)
+int mt_links__check_leader(struct mt_links *l, pid_t pid, const struct mt_link_file *f)
 {
 	struct bound b = { .pid = pid, .file = f->index, .dev = f->dev, .ino = f->ino };
 	int err = leader__check(pid);
 
 	if (err == -EOWNERDEAD && !links__add(l, &b))
-		bpf_session__proc_file(l->bpf, pid, f->dev, f->ino, true);
+		mt_bpf_session__proc_file(l->bpf, pid, f->dev, f->ino, true);
 	return err;
 }
 
-static void links__close_fd(struct links *l, int fd);
+static void links__close_fd(struct mt_links *l, int fd);
 
 /* Closed, or on their way in the pool's threads: those count once their thread is done. */
-static uint64_t links__given_up(struct links *l)
+static uint64_t links__given_up(struct mt_links *l)
 {
-	return l->released + close_pool__closed(&l->pool);
+	return l->released + mt_close_pool__closed(l->pool);
 }
 
-int links__bind(struct links *l, pid_t pid, const struct link_file *f)
+int mt_links__bind(struct mt_links *l, pid_t pid, const struct mt_link_file *f)
 {
 	struct bound b = { .pid = pid, .file = f->index, .dev = f->dev, .ino = f->ino };
 	int err, i;
 
-	if (links__has(l, pid, f->index))
+	if (mt_links__has(l, pid, f->index))
 		return 0;
-	/* A failed link costs ~40 ms: the kernel plants the probes before it finds no fd, and waits for RCU to take
+	/* A failed link takes long: the kernel plants the probes before it finds no fd, and waits for RCU to take
 	 * them out again. While no link fd was given up since, the next would fail alike. */
 	if (l->full_mark && l->full_mark == 1 + links__given_up(l))
 		return -EMFILE;
-	err = bpf_session__link_plan(l->bpf, f->path, f->plan, pid, b.fds, &b.nfds);
+	err = mt_bpf_session__link_plan(l->bpf, f->path, f->plan, pid, b.fds, &b.nfds);
 	l->full_mark = err == -EMFILE ? 1 + links__given_up(l) : 0;
 	if (!err)
-		err = bpf_session__proc_file(l->bpf, pid, f->dev, f->ino, true);
+		err = mt_bpf_session__proc_file(l->bpf, pid, f->dev, f->ino, true);
 	if (!err)
 		err = links__add(l, &b);
 	if (err) {
-		bpf_session__proc_file(l->bpf, pid, f->dev, f->ino, false);
+		mt_bpf_session__proc_file(l->bpf, pid, f->dev, f->ino, false);
 		for (i = 0; i < b.nfds; i++)	/* in the background: each close waits for RCU (see below) */
 			links__close_fd(l, b.fds[i]);
 	}
 	return err;
 }
 
-size_t links__files(const struct links *l, pid_t pid, size_t *out, size_t max)
+size_t mt_links__files(const struct mt_links *l, pid_t pid, size_t *out, size_t max)
 {
 	size_t i, n = 0;
 
@@ -188,18 +194,18 @@ size_t links__files(const struct links *l, pid_t pid, size_t *out, size_t max)
 }
 
 /*
- * A link's close waits for RCU grace periods (20-60 ms here). The closer process waits for them instead: memtrack
- * goes on at once, and its exit waits for none of the last links (`-- /bin/true` ~50 ms sooner).
+ * A link's close waits for RCU grace periods. The closer process waits for them instead: memtrack goes on at once,
+ * and its exit waits for none of the last links (`-- /bin/true` ends sooner: bench/README.md).
  */
-static void links__close_fd(struct links *l, int fd)
+static void links__close_fd(struct mt_links *l, int fd)
 {
-	if (l->closer >= 0 && !closer__give(l->closer, fd))
+	if (l->closer >= 0 && !mt_closer__give(l->closer, fd))
 		l->released++;
 	else
-		close_pool__close(&l->pool, fd);
+		mt_close_pool__close(l->pool, fd);
 }
 
-void links__release(struct links *l, pid_t pid)
+void mt_links__release(struct mt_links *l, pid_t pid)
 {
 	size_t i = l->n;
 	int j;
@@ -207,25 +213,25 @@ void links__release(struct links *l, pid_t pid)
 	while (i--) {
 		if (l->v[i].pid != pid)
 			continue;
-		bpf_session__proc_file(l->bpf, pid, l->v[i].dev, l->v[i].ino, false);
+		mt_bpf_session__proc_file(l->bpf, pid, l->v[i].dev, l->v[i].ino, false);
 		for (j = 0; j < l->v[i].nfds; j++)
 			links__close_fd(l, l->v[i].fds[j]);
 		l->v[i] = l->v[--l->n];
 	}
 }
 
-void links__release_all(struct links *l)
+void mt_links__release_all(struct mt_links *l)
 {
 	while (l->n)
-		links__release(l, l->v[0].pid);
+		mt_links__release(l, l->v[0].pid);
 }
 
-void links__free(struct links *l)
+void mt_links__free(struct mt_links *l)
 {
 	if (!l)
 		return;
-	links__release_all(l);
-	close_pool__drain(&l->pool);
+	mt_links__release_all(l);
+	mt_close_pool__free(l->pool);
 	free(l->v);
 	free(l);
 }

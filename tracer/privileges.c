@@ -1,12 +1,13 @@
 /* privileges.c — checks before anything is loaded: BPF and uprobes allowed here, and the kernel's pids seen. */
 #include <errno.h>
 #include <linux/capability.h>
+#include <stdbool.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/log.h"
-#include "tracer/tracer.h"
+#include "tracer/privileges.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -49,7 +50,7 @@ static int pid_ns__check(void)
 	return st.st_ino == MT_PID_NS_INIT_INO ? 0 : -EXDEV;
 }
 
-int privileges__check(void)
+int mt_privileges__check(void)
 {
 	int err = caps__check();
 

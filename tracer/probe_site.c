@@ -3,12 +3,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tracer/tracer.h"
+#include "bpf/memtrack.h"
+#include "tracer/probe_site.h"
 
 /*
- * A uprobe on an instruction the kernel emulates (push, jmp, jcc, call) costs ~0.45 us a hit; one it must
- * single-step (mov, cmp, test, endbr64...) ~18 us. jemalloc's, tcmalloc's and mimalloc's fast paths are leaf code
- * that starts with moves and compares, and whose first emulated instruction is a conditional branch.
+ * A uprobe on an instruction the kernel emulates (push, jmp, jcc, call) costs far less a hit than one on an
+ * instruction it must single-step (mov, cmp, test, endbr64...; bench/README.md). jemalloc's, tcmalloc's and
+ * mimalloc's fast paths are leaf code that starts with moves and compares, and whose first emulated instruction is
+ * a conditional branch.
  *
  * The probe may sit on a later instruction when every path from the entry reaches it (nothing before it branches,
  * except free's test of its pointer against NULL: free(NULL) is no event), and when what the BPF program reads
@@ -222,7 +224,7 @@ static uint16_t args_loc__regs(const struct args_loc *a)
 
 /* The walk: over harmless instructions to the first emulated one. Past free's NULL check, a walk that fails
  * falls back on that check's branch, which is emulated and which every call reaches with its arguments in place. */
-uint64_t allocators__site(const uint8_t *c, size_t len, uint8_t args, uint16_t *regs)
+uint64_t mt_probe_site__place(const uint8_t *c, size_t len, uint8_t args, uint16_t *regs)
 {
 	bool frees = args == MT_ARGS_FREE || args == MT_ARGS_FREE_SIZED;
 	struct args_loc loc = { args__count(args), { REG(arg_regs[0]), REG(arg_regs[1]), REG(arg_regs[2]) } };

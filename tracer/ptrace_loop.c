@@ -8,19 +8,26 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "artifact/artifact.h"
+#include "bpf/memtrack.h"
 #include "common/log.h"
-#include "tracer/tracer.h"
+#include "tracer/attach.h"
+#include "tracer/bpf_session.h"
+#include "tracer/cmdlines.h"
+#include "tracer/consumer.h"
+#include "tracer/ptrace_loop.h"
+#include "tracer/spawn.h"
 
 #define LOOP_POLL_MS 100	/* periodic drain: BPF wakes the consumer only past a fill watermark */
 #define LOOP_FLUSH_NS 1000000000ull	/* a killed run loses at most this much of its events */
 
 struct loop_state {
-	struct trace_loop *l;
+	struct mt_ptrace_loop *l;
 	bool root_done;
 	bool stop;		/* the command is gone and memtrack was told to stop waiting for its descendants */
 	bool told;		/* the user was told that descendants outlive the command */
 	bool root_execd;
-	bool sigcont_pending;	/* spawn__seize's SIGCONT, not the program's: suppress it once */
+	bool sigcont_pending;	/* mt_spawn__seize's SIGCONT, not the program's: suppress it once */
 	uint64_t last_flush;
 };
 
@@ -46,10 +53,10 @@ static void loop__on_new(struct loop_state *st, pid_t pid)
 	uint32_t flags;
 	pid_t parent;
 
-	consumer__drain(st->l->cons);
-	parent = consumer__parent(st->l->cons, pid, &flags);
+	mt_consumer__drain(st->l->cons);
+	parent = mt_consumer__parent(st->l->cons, pid, &flags);
 	if (parent)
-		attach__on_fork(st->l->attach, parent, pid);
+		mt_attach__on_fork(st->l->attach, parent, pid);
 }
 
 /* The new image's executable and interpreter were requested by BPF before this stop: attach, then go on. The
@@ -61,9 +68,9 @@ static void loop__on_exec(struct loop_state *st, pid_t pid)
 	if (pid == st->l->sp->pid)
 		st->root_execd = true;
 	ptrace(PTRACE_GETEVENTMSG, pid, NULL, &former);	/* on failure former stays pid: the leader's exec */
-	consumer__drain(st->l->cons);
-	attach__on_exec_stop(st->l->attach, pid, (pid_t)former);
-	metadata__on_exec(st->l->meta, pid);
+	mt_consumer__drain(st->l->cons);
+	mt_attach__on_exec_stop(st->l->attach, pid, (pid_t)former);
+	mt_cmdlines__on_exec(st->l->cmdlines, pid);
 }
 
 /*
@@ -77,8 +84,8 @@ static bool loop__is_hold(struct loop_state *st, pid_t tid)
 
 	if (ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) || si.si_code != SI_KERNEL)
 		return false;
-	consumer__drain(st->l->cons);
-	if (!attach__on_hold_stop(st->l->attach, tid))
+	mt_consumer__drain(st->l->cons);
+	if (!mt_attach__on_hold_stop(st->l->attach, tid))
 		pr_warn("thread %d was held without a request on record: let go\n", tid);
 	return true;
 }
@@ -115,7 +122,7 @@ static void loop__on_stop(struct loop_state *st, pid_t pid, int status)
 
 static void loop__on_exit(struct loop_state *st, pid_t pid, int status)
 {
-	struct trace_loop *l = st->l;
+	struct mt_ptrace_loop *l = st->l;
 	struct mt_exit e = {};
 
 	if (pid == l->sp->pid) {
@@ -124,17 +131,17 @@ static void loop__on_exit(struct loop_state *st, pid_t pid, int status)
 	}
 	/* Everything the process did is numbered by now (its fork record is in the ring): its exit, numbered next,
 	 * is written after all of it, whichever CPU's batch holds its last calls. */
-	consumer__drain_past(l->cons);
-	attach__on_exit(l->attach, pid);
-	if (!consumer__is_process(l->cons, pid))
+	mt_consumer__drain_past(l->cons);
+	mt_attach__on_exit(l->attach, pid);
+	if (!mt_consumer__is_process(l->cons, pid))
 		return;
-	e.hdr.ts_ns = bpf_session__now(l->bpf);
+	e.hdr.ts_ns = mt_bpf_session__now(l->bpf);
 	e.hdr.pid = pid;
 	e.hdr.tid = pid;
 	e.hdr.type = MT_REC_EXIT;
 	e.hdr.size = sizeof(e);
 	e.status = status;
-	consumer__append(l->cons, &e.hdr);
+	mt_consumer__append(l->cons, &e.hdr);
 }
 
 /* Returns 1 when no tracee is left, 0 otherwise. */
@@ -187,9 +194,9 @@ static void loop__on_errpipe(struct loop_state *st, int ep)
 	}
 }
 
-static int loop__epoll(struct trace_loop *l)
+static int loop__epoll(struct mt_ptrace_loop *l)
 {
-	int fds[] = { l->sig_fd, consumer__fd(l->cons), l->sp->err_fd };
+	int fds[] = { l->sig_fd, mt_consumer__fd(l->cons), l->sp->err_fd };
 	struct epoll_event ev = { .events = EPOLLIN };
 	int ep = epoll_create1(EPOLL_CLOEXEC), err;
 	size_t i;
@@ -217,11 +224,11 @@ static void loop__tick(struct loop_state *st, struct epoll_event *evs, int n, in
 		else if (evs[i].data.fd == st->l->sp->err_fd)
 			loop__on_errpipe(st, ep);
 	}
-	consumer__drain(st->l->cons);
-	if (clock__monotonic_ns() - st->last_flush >= LOOP_FLUSH_NS) {
-		consumer__drain_batches(st->l->cons);
+	mt_consumer__drain(st->l->cons);
+	if (mt_bpf_session__monotonic_ns() - st->last_flush >= LOOP_FLUSH_NS) {
+		mt_consumer__drain_batches(st->l->cons);
 		mt_writer__flush(st->l->w);
-		st->last_flush = clock__monotonic_ns();
+		st->last_flush = mt_bpf_session__monotonic_ns();
 	}
 }
 
@@ -236,9 +243,9 @@ static void loop__tell_outliving(struct loop_state *st)
 }
 
 /* When it stops early, the descendants still running are detached (memtrack's exit does it) and go on untraced. */
-int trace_loop__run(struct trace_loop *l)
+int mt_ptrace_loop__run(struct mt_ptrace_loop *l)
 {
-	struct loop_state st = { .l = l, .sigcont_pending = true, .last_flush = clock__monotonic_ns() };
+	struct loop_state st = { .l = l, .sigcont_pending = true, .last_flush = mt_bpf_session__monotonic_ns() };
 	struct epoll_event evs[4];
 	int ep = loop__epoll(l), n;
 
@@ -258,6 +265,6 @@ int trace_loop__run(struct trace_loop *l)
 	if (l->sp->err_fd >= 0)
 		loop__on_errpipe(&st, ep);
 	close(ep);
-	consumer__drain_past(l->cons);
+	mt_consumer__drain_past(l->cons);
 	return st.root_done ? 0 : -ECHILD;
 }

@@ -12,12 +12,24 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "artifact/artifact.h"
+#include "bpf/memtrack.h"
 #include "common/log.h"
-#include "tracer/tracer.h"
+#include "tracer/attach.h"
+#include "tracer/bpf_session.h"
+#include "tracer/closer.h"
+#include "tracer/cmdlines.h"
+#include "tracer/consumer.h"
+#include "tracer/module_files.h"
+#include "tracer/privileges.h"
+#include "tracer/ptrace_loop.h"
+#include "tracer/record.h"
+#include "tracer/spawn.h"
+#include "tracer/thp.h"
 
 #define MT_LOAD_HEAP (24u << 20)	/* what libbpf's load of the BPF object mallocs at most, the kernel's BTF twice */
 
-static int session__write(struct mt_writer *w, struct bpf_session *bpf, pid_t pid, char *const *argv)
+static int session__write(struct mt_writer *w, struct mt_bpf_session *bpf, pid_t pid, char *const *argv)
 {
 	size_t i, len = sizeof(struct mt_session);
 	struct mt_session *s;
@@ -33,7 +45,7 @@ static int session__write(struct mt_writer *w, struct bpf_session *bpf, pid_t pi
 	s = calloc(1, len);
 	if (!s)
 		return -ENOMEM;
-	s->hdr.ts_ns = bpf_session__now(bpf);
+	s->hdr.ts_ns = mt_bpf_session__now(bpf);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	s->realtime_ns = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	s->hdr.pid = s->hdr.tid = pid;
@@ -48,33 +60,33 @@ static int session__write(struct mt_writer *w, struct bpf_session *bpf, pid_t pi
 	return err;
 }
 
-static int end__write(struct mt_writer *w, struct bpf_session *bpf, const struct consumer *cons, pid_t pid,
+static int end__write(struct mt_writer *w, struct mt_bpf_session *bpf, const struct mt_consumer *cons, pid_t pid,
 		      int status)
 {
 	struct mt_end e = {};
 	int err;
 
-	e.hdr.ts_ns = bpf_session__now(bpf);
+	e.hdr.ts_ns = mt_bpf_session__now(bpf);
 	e.hdr.pid = e.hdr.tid = pid;
 	e.hdr.type = MT_REC_END;
 	e.hdr.size = sizeof(e);
 	e.status = status;
-	err = bpf_session__drops(bpf, e.drops);
+	err = mt_bpf_session__drops(bpf, e.drops);
 	if (err)
 		pr_warn("cannot read the drop counters: %s\n", strerror(-err));
-	e.drops[MT_DROP_MALFORMED] += consumer__malformed_records(cons);
+	e.drops[MT_DROP_MALFORMED] += mt_consumer__malformed_records(cons);
 	return mt_writer__append(w, &e, sizeof(e));
 }
 
 struct record {
 	const struct mt_options *o;
-	struct bpf_session *bpf;
-	struct spawn sp;
+	struct mt_bpf_session *bpf;
+	struct mt_spawn sp;
 	struct mt_writer *w;
-	struct consumer *cons;
-	struct attach *attach;
-	struct modules *mods;
-	struct metadata *meta;
+	struct mt_consumer *cons;
+	struct mt_attach_worker *attach;
+	struct mt_module_files *mods;
+	struct mt_cmdlines *cmdlines;
 	const struct mt_record_hooks *hooks;
 	sigset_t orig_mask;
 	int sig_fd;
@@ -86,14 +98,14 @@ struct record {
 /* Nothing is probed yet: allocators are attached as the tree maps them. */
 static int record__setup_bpf(struct record *r)
 {
-	int err = privileges__check();
+	int err = mt_privileges__check();
 
 	if (err)
 		return err;
-	heap__prefer_huge_pages(MT_LOAD_HEAP);
-	r->bpf = bpf_session__open(r->o);
+	mt_thp__prefer(MT_LOAD_HEAP);
+	r->bpf = mt_bpf_session__open(r->o);
 	err = r->bpf ? 0 : -errno;
-	heap__trim();
+	mt_thp__trim();
 	return err;
 }
 
@@ -119,21 +131,21 @@ static int record__prepare(struct record *r)
 	int err = session__write(r->w, r->bpf, r->sp.pid, r->o->argv);
 
 	if (!err)
-		err = bpf_session__track(r->bpf, r->sp.pid);
+		err = mt_bpf_session__track(r->bpf, r->sp.pid);
 	if (err)
 		return err;
-	r->mods = modules__new(r->dir, r->o->stack_bytes != 0);
-	r->meta = metadata__new();
-	if (!r->mods || !r->meta)
+	r->mods = mt_module_files__new(r->dir, r->o->stack_bytes != 0);
+	r->cmdlines = mt_cmdlines__new();
+	if (!r->mods || !r->cmdlines)
 		return -ENOMEM;
-	r->attach = attach__new(r->bpf, r->w, r->mods, r->closer);
+	r->attach = mt_attach__new(r->bpf, r->w, r->mods, r->closer);
 	if (!r->attach)
 		return -errno;
-	r->cons = consumer__new(r->bpf, r->w, r->attach);
+	r->cons = mt_consumer__new(r->bpf, r->w, r->attach);
 	if (!r->cons)
 		return -errno;
-	consumer__add_process(r->cons, r->sp.pid);
-	return spawn__seize(&r->sp);
+	mt_consumer__add_process(r->cons, r->sp.pid);
+	return mt_spawn__seize(&r->sp);
 }
 
 /*
@@ -142,7 +154,7 @@ static int record__prepare(struct record *r)
  */
 static void record__raise_fd_limit(struct record *r)
 {
-	int err = fd_limit__raise(&r->sp.nofile);
+	int err = mt_closer__raise_fd_limit(&r->sp.nofile);
 
 	r->sp.restore_nofile = !err;
 	if (err && err != -EEXIST)
@@ -151,10 +163,10 @@ static void record__raise_fd_limit(struct record *r)
 }
 
 /*
- * The ring's reader, this thread, needs ~0.4 of a CPU when four threads churn on two: a fair share of that box,
- * which a host's pause or a burst could cut short and fill the ring (one churn_mt run in ten lost ~50,000 events
- * at nice 0). Five steps up it is first in line; the command runs at its own nice value, which it gets back in the
- * pre-exec child. Linux's nice is per thread: threads made later inherit it.
+ * The ring's reader, this thread, needs close to its fair share of the CPUs when more threads churn than there are
+ * CPUs, which a host's pause or a burst could cut short and fill the ring (at nice 0 some churn_mt runs lost
+ * events: bench/README.md). Five steps up it is first in line; the command runs at its own nice value, which it
+ * gets back in the pre-exec child. Linux's nice is per thread: threads made later inherit it.
  */
 #define RECORD_NICE_BOOST 5
 
@@ -177,7 +189,7 @@ static int record__start(struct record *r)
 
 	record__raise_fd_limit(r);
 	record__raise_priority(r);
-	err = spawn__start(&r->sp, r->o->argv, &r->orig_mask);
+	err = mt_spawn__start(&r->sp, r->o->argv, &r->orig_mask);
 	if (err) {
 		pr_err("cannot start '%s': %s\n", r->o->argv[0], strerror(-err));
 		return err;
@@ -193,7 +205,7 @@ static int record__start(struct record *r)
 		return err;
 	}
 	/* The tick's times are whole ticks: stored by the tick, they cost nothing to keep exact. */
-	err = mt_writer__set_ts_resolution(r->w, MAX(r->o->ts_resolution, bpf_session__tick_ns(r->bpf)));
+	err = mt_writer__set_ts_resolution(r->w, MAX(r->o->ts_resolution, mt_bpf_session__tick_ns(r->bpf)));
 	if (err) {
 		pr_err("cannot set the timestamp resolution: %s\n", strerror(-err));
 		return err;
@@ -221,13 +233,13 @@ static int record__finish(struct record *r, int status)
 
 	/* The links go to the closer now; without one, their grace periods pass while the artifact is finished and
 	 * summed up, and record__cleanup waits. */
-	attach__flush(r->attach);
-	consumer__finish(r->cons);
+	mt_attach__flush(r->attach);
+	mt_consumer__finish(r->cons);
 	err = end__write(r->w, r->bpf, r->cons, r->sp.pid, status);
 	close_err = mt_writer__close(r->w);
 	r->w = NULL;
 	err = err ? err : close_err;
-	close_err = modules__finish(r->mods);
+	close_err = mt_module_files__finish(r->mods);
 	r->mods = NULL;
 	err = err ? err : close_err;
 	if (err)
@@ -241,15 +253,15 @@ static void record__cleanup(struct record *r)
 		kill(r->sp.pid, SIGKILL);
 		waitpid(r->sp.pid, NULL, __WALL);
 	}
-	consumer__free(r->cons);
+	mt_consumer__free(r->cons);
 	if (r->attach)
-		attach__flush(r->attach);
+		mt_attach__flush(r->attach);
 	mt_writer__close(r->w);
-	modules__finish(r->mods);
-	metadata__free(r->meta);
+	mt_module_files__finish(r->mods);
+	mt_cmdlines__free(r->cmdlines);
 	/* Its tracepoint links go to the closer like the uprobe links; flushed, attach needs no session. */
-	bpf_session__close(r->bpf, r->closer);
-	attach__free(r->attach);
+	mt_bpf_session__close(r->bpf, r->closer);
+	mt_attach__free(r->attach);
 	if (r->closer >= 0)
 		close(r->closer);	/* the closer closes what it was handed, then exits */
 	if (r->sig_fd >= 0)
@@ -261,7 +273,7 @@ static void record__cleanup(struct record *r)
 static void record__start_closer(struct record *r)
 {
 	signal(SIGCHLD, SIG_DFL);
-	r->closer = closer__start();
+	r->closer = mt_closer__start();
 	if (r->closer < 0)
 		pr_debug("no closer process (%s): links close in threads, and memtrack's exit waits for them\n",
 			 strerror(-r->closer));
@@ -269,10 +281,10 @@ static void record__start_closer(struct record *r)
 
 static int record__trace(struct record *r)
 {
-	struct trace_loop l = { .sp = &r->sp, .bpf = r->bpf, .cons = r->cons, .attach = r->attach, .meta = r->meta,
-				.w = r->w, .sig_fd = r->sig_fd, .exit_with_command = r->o->exit_with_command,
-				.quiet = r->o->quiet };
-	int err = trace_loop__run(&l);
+	struct mt_ptrace_loop l = { .sp = &r->sp, .bpf = r->bpf, .cons = r->cons, .attach = r->attach,
+				    .cmdlines = r->cmdlines, .w = r->w, .sig_fd = r->sig_fd,
+				    .exit_with_command = r->o->exit_with_command, .quiet = r->o->quiet };
+	int err = mt_ptrace_loop__run(&l);
 
 	r->traced = true;
 	if (err) {
@@ -286,7 +298,7 @@ static int record__trace(struct record *r)
 		return l.exec_errno == EACCES || l.exec_errno == ENOEXEC ? 126 : 127;
 	}
 	if (r->hooks->conclude)
-		r->hooks->conclude(r->hooks->ctx, r->dir, r->meta);
+		r->hooks->conclude(r->hooks->ctx, r->dir, r->cmdlines);
 	return exit__code(l.root_status);
 }
 

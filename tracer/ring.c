@@ -8,7 +8,7 @@
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
 
-#include "tracer/tracer.h"
+#include "tracer/ring.h"
 
 /*
  * libbpf 1.1 stores the consumer position after every record. Each BPF reserve reads that position, so while the
@@ -18,7 +18,7 @@
  */
 #define RING_PUBLISH_BYTES (256u << 10)
 
-struct ring {
+struct mt_ring {
 	int fd;
 	size_t page, data_bytes;
 	unsigned long *consumer_pos;	/* the one page the consumer may write */
@@ -26,11 +26,11 @@ struct ring {
 	__u8 *data;
 };
 
-struct ring *ring__new(int map_fd)
+struct mt_ring *mt_ring__new(int map_fd)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
-	struct ring *r;
+	struct mt_ring *r;
 	void *p;
 	int err;
 
@@ -61,7 +61,7 @@ free_ring:
 	return NULL;
 }
 
-int ring__fd(const struct ring *r)
+int mt_ring__fd(const struct mt_ring *r)
 {
 	return r->fd;
 }
@@ -71,7 +71,7 @@ int ring__fd(const struct ring *r)
  * One call takes at most a ring's worth, so that producers as fast as the consumer cannot keep the ptrace loop,
  * which calls it, from its stops.
  */
-long ring__consume(struct ring *r, ring_cb cb, void *ctx)
+long mt_ring__consume(struct mt_ring *r, mt_ring_cb cb, void *ctx)
 {
 	unsigned long cons = *r->consumer_pos, published = cons, limit = cons + r->data_bytes, prod;
 	long n = 0;
@@ -101,18 +101,18 @@ publish:
 	return err ? err : n;
 }
 
-/* A reserved record that its program has not committed yet stops ring__consume; a BPF program holds one for
+/* A reserved record that its program has not committed yet stops mt_ring__consume; a BPF program holds one for
  * microseconds (longer only when preempted), so yielding this many times outlasts any. */
 #define RING_PAST_TRIES 100000
 
-long ring__consume_past(struct ring *r, ring_cb cb, void *ctx, bool *reached)
+long mt_ring__consume_past(struct mt_ring *r, mt_ring_cb cb, void *ctx, bool *reached)
 {
 	unsigned long target = __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE);
 	long n, total = 0;
 	int tries = 0;
 
 	do {
-		n = ring__consume(r, cb, ctx);
+		n = mt_ring__consume(r, cb, ctx);
 		if (n < 0)
 			return n;
 		total += n;
@@ -122,7 +122,7 @@ long ring__consume_past(struct ring *r, ring_cb cb, void *ctx, bool *reached)
 	return total;
 }
 
-void ring__free(struct ring *r)
+void mt_ring__free(struct mt_ring *r)
 {
 	if (!r)
 		return;

@@ -9,14 +9,14 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "tracer/tracer.h"
+#include "tracer/spawn.h"
 
 #define MT_PTRACE_OPTIONS \
 	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
 
 /* Runs in the forked child: only async-signal-safe calls until exec. */
-static void __attribute__((noreturn)) child__run(const struct spawn *sp, char *const *argv, const sigset_t *orig_mask,
-						  int err_fd)
+static void __attribute__((noreturn)) child__run(const struct mt_spawn *sp, char *const *argv,
+						 const sigset_t *orig_mask, int err_fd)
 {
 	int err;
 
@@ -46,7 +46,7 @@ static int wait__stopped(pid_t pid, int flags)
 	return status;
 }
 
-int spawn__start(struct spawn *sp, char *const *argv, const sigset_t *orig_mask)
+int mt_spawn__start(struct mt_spawn *sp, char *const *argv, const sigset_t *orig_mask)
 {
 	int fds[2], status;
 
@@ -74,7 +74,7 @@ int spawn__start(struct spawn *sp, char *const *argv, const sigset_t *orig_mask)
  * cannot run past that stop, so waiting for the group-stop and seizing it leaves no window in which the command
  * runs untraced. SIGCONT then ends the stop; its signal-delivery-stop is suppressed by the loop (spawn's own).
  */
-int spawn__seize(struct spawn *sp)
+int mt_spawn__seize(struct mt_spawn *sp)
 {
 	int status;
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/array.h"
+#include "common/elf.h"
 #include "common/log.h"
 #include "common/u64map.h"
 #include "unwind/module.h"
@@ -189,118 +190,12 @@ struct mt_module *mt_modules__at(const struct mt_modules *ms, size_t idx)
 	return idx < ms->count ? ms->mods[idx] : NULL;
 }
 
-/* ---- build-ids ---- */
-
-char *mt_build_id__hex(const uint8_t *id, size_t len, char *buf)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		sprintf(buf + 2 * i, "%02x", id[i]);
-	buf[2 * len] = '\0';
-	return buf;
-}
-
-static size_t note_build_id(Elf_Data *data, uint8_t *id)
-{
-	size_t off = 0, next, name_off, desc_off, n;
-	GElf_Nhdr nh;
-
-	while ((next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-		    !memcmp((char *)data->d_buf + name_off, "GNU", 4) && nh.n_descsz) {
-			n = nh.n_descsz > MT_BUILD_ID_MAX ? MT_BUILD_ID_MAX : nh.n_descsz;
-			memcpy(id, (char *)data->d_buf + desc_off, n);
-			return n;
-		}
-		off = next;
-	}
-	return 0;
-}
-
-/* Sections first (a separate debug file keeps its notes there), then PT_NOTE segments. */
-size_t mt_elf__build_id(void *e, uint8_t *id)
-{
-	Elf *elf = e;
-	Elf_Scn *scn = NULL;
-	Elf_Data *data;
-	GElf_Shdr sh;
-	GElf_Phdr ph;
-	size_t i, n, len;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (data && (len = note_build_id(data, id)))
-			return len;
-	}
-	if (elf_getphdrnum(elf, &n))
-		return 0;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_NOTE)
-			continue;
-		data = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz, ELF_T_NHDR);
-		if (data && (len = note_build_id(data, id)))
-			return len;
-	}
-	return 0;
-}
-
-static int elf_init(void)
-{
-	static bool done;
-
-	if (!done && elf_version(EV_CURRENT) == EV_NONE)
-		return -ENOEXEC;
-	done = true;
-	return 0;
-}
-
-/* Opens path as ELF: *fd and the Elf handle, or -errno / -ENOEXEC. */
-static int elf_open(const char *path, int *fd, Elf **elf)
-{
-	int err = elf_init();
-
-	if (err)
-		return err;
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
-		return -errno;
-	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
-		pr_debug("%s: not an ELF file: %s\n", path, elf_errmsg(-1));
-		if (*elf)
-			elf_end(*elf);
-		close(*fd);
-		*elf = NULL;
-		*fd = -1;
-		return -ENOEXEC;
-	}
-	return 0;
-}
-
-int mt_file__build_id(const char *path, uint8_t *id)
-{
-	Elf *elf = NULL;
-	int fd = -1, err;
-	size_t len;
-
-	err = elf_open(path, &fd, &elf);
-	if (err)
-		return err;
-	len = mt_elf__build_id(elf, id);
-	elf_end(elf);
-	close(fd);
-	return (int)len;
-}
-
 /* ---- finding the file ---- */
 
 static bool build_id_matches(const struct mt_module *m, Elf *elf)
 {
 	uint8_t id[MT_BUILD_ID_MAX];
-	size_t len = mt_elf__build_id(elf, id);
+	size_t len = mt_elf__build_id(elf, id, sizeof(id));
 
 	return len == m->build_id_len && !memcmp(id, m->build_id, len);
 }
@@ -313,7 +208,7 @@ static bool same_file(const struct mt_module *m, const char *path)
 
 	if (stat(path, &sb))
 		return false;
-	kdev = ((uint64_t)major(sb.st_dev) << 20) | minor(sb.st_dev);
+	kdev = ((uint64_t)major(sb.st_dev) << MT_KDEV_MINOR_BITS) | minor(sb.st_dev);
 	return sb.st_ino == m->ino && (sb.st_dev == m->dev || kdev == m->dev);
 }
 
@@ -323,7 +218,7 @@ static int module_try(struct mt_module *m, const char *path, bool check_id)
 	Elf *elf = NULL;
 	int fd = -1, err;
 
-	err = elf_open(path, &fd, &elf);
+	err = mt_elf__open(path, &fd, &elf);
 	if (err)
 		return err;
 	if (check_id && !build_id_matches(m, elf)) {
@@ -348,7 +243,7 @@ static int module_find_file(struct mt_module *m, const char *dir)
 	char hex[2 * MT_BUILD_ID_MAX + 1], path[4096];
 
 	if (m->build_id_len) {
-		mt_build_id__hex(m->build_id, m->build_id_len, hex);
+		mt_elf__build_id_hex(m->build_id, m->build_id_len, hex);
 		snprintf(path, sizeof(path), "%s/" MT_MODULES_SUBDIR "/%s", dir, hex);
 		if (!module_try(m, path, true))
 			return 0;
@@ -373,11 +268,11 @@ static void module_find_debug(struct mt_module *m, const char *dir)
 
 	if (!m->build_id_len)
 		return;
-	mt_build_id__hex(m->build_id, m->build_id_len, hex);
+	mt_elf__build_id_hex(m->build_id, m->build_id_len, hex);
 	snprintf(path, sizeof(path), "%s/" MT_MODULES_SUBDIR "/%s.debug", dir, hex);
-	if (elf_open(path, &fd, &elf)) {
+	if (mt_elf__open(path, &fd, &elf)) {
 		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
-		if (elf_open(path, &fd, &elf))
+		if (mt_elf__open(path, &fd, &elf))
 			return;
 	}
 	if (!build_id_matches(m, elf) || !(m->debug_file = strdup(path))) {

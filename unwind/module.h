@@ -100,11 +100,4 @@ const struct mt_symbol *mt_module__symbol(const struct mt_module *m, uint64_t va
 /* Source file and line of the instruction at vaddr, from DWARF (the module's or its debug file's). 0 or -ENOENT. */
 int mt_module__srcline(struct mt_module *m, uint64_t vaddr, const char **file, int *line);
 
-/* Lowercase hex of a build-id into buf (2 * len + 1 bytes). */
-char *mt_build_id__hex(const uint8_t *id, size_t len, char *buf);
-/* The GNU build-id note of an open Elf *; its length (at most MT_BUILD_ID_MAX bytes copied) or 0 when absent. */
-size_t mt_elf__build_id(void *elf, uint8_t *id);
-/* The build-id of the ELF file at path; its length, 0 without one, or -errno. */
-int mt_file__build_id(const char *path, uint8_t *id);
-
 #endif /* MEMTRACK_MODULE_H */

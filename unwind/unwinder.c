@@ -85,7 +85,7 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int
 	m = image_of(c, addr);
 	if (m && !mt_module__read(m->mod, addr - m->bias, val, sizeof(*val)))
 		return 0;
-	if (addr >= sp && addr < sp + STACK_GUESS && (c->rec->truncated & 1))
+	if (addr >= sp && addr < sp + STACK_GUESS && (c->rec->truncated & MT_STACK_TRUNC_BYTES))
 		ctx_fail(c, MT_STOP_BUDGET, addr, NULL);
 	else
 		ctx_fail(c, MT_STOP_WINDOW, addr, NULL);

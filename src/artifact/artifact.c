@@ -936,7 +936,7 @@ static bool alloc_codable(const struct mt_alloc *a)
 	__u64 tail;
 
 	memcpy(&tail, (const __u8 *)a + offsetof(struct mt_alloc, func), sizeof(tail));
-	return !a->hdr._pad && tail && !(tail & ~(__u64)0x071f);
+	return !a->hdr.seq && tail && !(tail & ~(__u64)(MT_FUNC_MASK | MT_ALLOCATOR_MASK << 8));
 }
 
 static void encode_record(struct mt_encoder *e, const void *rec, size_t size)

@@ -12,7 +12,7 @@
 #include "common/log.h"
 #include "report/metadata.h"
 #include "report/report.h"
-#include "tracer/tracer.h"
+#include "tracer/record.h"
 
 #define MT_RING_DEFAULT (32u << 20)
 /* Allocation times to the µs: a probe hit costs more than that, so finer digits are noise that zstd cannot shrink.
@@ -31,8 +31,8 @@ static void record__usage(FILE *f)
 		   "                       (default: trace them to their end; SIGINT/SIGTERM then stops waiting)\n"
 		   "      --stack-bytes N  raw stack bytes copied per new call path (default %u, at most %u)\n"
 		   "      --ring-size N    BPF ring buffer of N MiB, a power of two (default: %u)\n"
-		   "      --precise-time   time events with the precise clock (~60 ns more per event here), not with\n"
-		   "                       the kernel's tick (1/CONFIG_HZ: 4 ms at 250 Hz); the order is exact either way\n"
+		   "      --precise-time   time events with the precise clock (costs more per event), not with the\n"
+		   "                       kernel's tick (1/CONFIG_HZ: 4 ms at 250 Hz); the order is exact either way\n"
 		   "      --ts-resolution NS  timestamps rounded down to NS nanoseconds (default %u: 1 us, or the tick\n"
 		   "                       when that is coarser; 1: exact); coarser is smaller\n"
 		   "      --syscall-tracepoints  hook only the memory syscalls (mounts tracefs): other processes\n"
@@ -69,10 +69,10 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 				return -EINVAL;
 			o->ts_resolution = n;
 			break;
-		case 'b':	/* whole chunks of 512 bytes: BPF copies the stack chunk by chunk */
-			if (mt_args__number("stack-bytes", optarg, 512, MT_STACK_BYTES_MAX, false, &n))
+		case 'b':	/* whole chunks: BPF copies the stack chunk by chunk */
+			if (mt_args__number("stack-bytes", optarg, MT_STACK_CHUNK, MT_STACK_BYTES_MAX, false, &n))
 				return -EINVAL;
-			o->stack_bytes = n / 512 * 512;
+			o->stack_bytes = n / MT_STACK_CHUNK * MT_STACK_CHUNK;
 			break;
 		case 'o': o->out_dir = optarg; break;
 		case 'q': o->quiet = true; break;
@@ -140,11 +140,11 @@ static struct mt_model *record__model(struct record_cli *rc, const char *dir)
 
 static const char *record__cmdline(void *ctx, uint32_t pid, size_t *len)
 {
-	return metadata__cmdline(ctx, pid, len);
+	return mt_cmdlines__get(ctx, pid, len);
 }
 
 /* The summary says exactly what report will, and the metadata agrees. */
-static void record__conclude(void *ctx, const char *dir, const struct metadata *md)
+static void record__conclude(void *ctx, const char *dir, const struct mt_cmdlines *md)
 {
 	struct mt_metadata_src src = { .cmdline = record__cmdline, .ctx = (void *)md };
 	struct record_cli *rc = ctx;

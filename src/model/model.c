@@ -48,6 +48,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "common/pqueue.h"
 #include "common/u64map.h"
 #include "model/model.h"
 
@@ -55,21 +56,13 @@
 
 #define REORDER_SLOT 320	/* fits every fixed-size record (mt_exec is 304); bigger ones are malloc'd */
 
-struct reorder_ent {
-	uint64_t ts;
-	uint64_t seq;		/* arrival order: equal timestamps keep it */
-	void *rec;		/* a slot, or malloc'd when bigger than a slot */
-};
-
 struct mt_reorder {
 	mt_reorder_fn fn;
 	void *ctx;
 	size_t window;
-	size_t count;			/* records held */
-	uint64_t seq;
 	uint64_t last_ts;		/* of the last record emitted */
 	uint64_t late;
-	struct reorder_ent *heap;	/* window + 1 entries */
+	struct mt_pqueue held;		/* the records by ts_ns (equal ones in arrival order): a slot, or malloc'd */
 	unsigned char *slots;		/* window + 1 slots of REORDER_SLOT bytes */
 	void **free_slots;		/* stack of unused slots */
 	size_t nr_free;
@@ -92,10 +85,9 @@ struct mt_reorder *mt_reorder__new(size_t window, mt_reorder_fn fn, void *ctx)
 	r->fn = fn;
 	r->ctx = ctx;
 	r->window = window;
-	r->heap = calloc(window + 1, sizeof(*r->heap));
 	r->slots = calloc(window + 1, REORDER_SLOT);
 	r->free_slots = calloc(window + 1, sizeof(*r->free_slots));
-	if (!r->heap || !r->slots || !r->free_slots) {
+	if (!r->slots || !r->free_slots) {
 		mt_reorder__free(r);
 		errno = ENOMEM;
 		return NULL;
@@ -109,49 +101,12 @@ void mt_reorder__free(struct mt_reorder *r)
 {
 	if (!r)
 		return;
-	while (r->count)
-		rec_release(r, r->heap[--r->count].rec);
+	while (r->held.n)
+		rec_release(r, mt_pqueue__pop(&r->held));
+	mt_pqueue__release(&r->held);
 	free(r->free_slots);
 	free(r->slots);
-	free(r->heap);
 	free(r);
-}
-
-static bool ent_before(const struct reorder_ent *a, const struct reorder_ent *b)
-{
-	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
-}
-
-static void heap_swap(struct reorder_ent *h, size_t a, size_t b)
-{
-	struct reorder_ent t = h[a];
-
-	h[a] = h[b];
-	h[b] = t;
-}
-
-static void heap_up(struct reorder_ent *h, size_t i)
-{
-	while (i && ent_before(&h[i], &h[(i - 1) / 2])) {
-		heap_swap(h, i, (i - 1) / 2);
-		i = (i - 1) / 2;
-	}
-}
-
-static void heap_down(struct reorder_ent *h, size_t n, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, min = i;
-
-		if (l < n && ent_before(&h[l], &h[min]))
-			min = l;
-		if (r < n && ent_before(&h[r], &h[min]))
-			min = r;
-		if (min == i)
-			return;
-		heap_swap(h, i, min);
-		i = min;
-	}
 }
 
 static void *rec_copy(struct mt_reorder *r, const struct mt_rec_hdr *rec)
@@ -180,23 +135,21 @@ static void rec_release(struct mt_reorder *r, void *rec)
 /* Pops the smallest record and hands it to fn. */
 static int emit_min(struct mt_reorder *r)
 {
-	struct reorder_ent e = r->heap[0];
+	uint64_t ts = mt_pqueue__top(&r->held)->key;
+	void *rec = mt_pqueue__pop(&r->held);
 	int err;
 
-	r->heap[0] = r->heap[--r->count];
-	heap_down(r->heap, r->count, 0);
-	if (e.ts < r->last_ts)
+	if (ts < r->last_ts)
 		r->late++;
 	else
-		r->last_ts = e.ts;
-	err = r->fn(e.rec, r->ctx);
-	rec_release(r, e.rec);
+		r->last_ts = ts;
+	err = r->fn(rec, r->ctx);
+	rec_release(r, rec);
 	return err;
 }
 
 int mt_reorder__push(struct mt_reorder *r, const struct mt_rec_hdr *rec)
 {
-	struct reorder_ent *e;
 	void *copy;
 
 	if (rec->size < sizeof(*rec))
@@ -204,12 +157,11 @@ int mt_reorder__push(struct mt_reorder *r, const struct mt_rec_hdr *rec)
 	copy = rec_copy(r, rec);
 	if (!copy)
 		return -ENOMEM;
-	e = &r->heap[r->count];
-	e->ts = rec->ts_ns;
-	e->seq = r->seq++;
-	e->rec = copy;
-	heap_up(r->heap, r->count++);
-	if (r->count > r->window)
+	if (mt_pqueue__push(&r->held, rec->ts_ns, copy)) {
+		rec_release(r, copy);
+		return -ENOMEM;
+	}
+	if (r->held.n > r->window)
 		return emit_min(r);
 	return 0;
 }
@@ -218,7 +170,7 @@ int mt_reorder__flush(struct mt_reorder *r)
 {
 	int err;
 
-	while (r->count) {
+	while (r->held.n) {
 		err = emit_min(r);
 		if (err)
 			return err;

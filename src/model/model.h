@@ -11,9 +11,11 @@
 #include "common/names.h"
 
 /*
- * Reorder window: records come from one ring buffer fed by several CPUs, stamped just before reservation, so they
- * are nearly but not exactly in time order. The reorderer holds up to `window` records in a min-heap keyed by
- * (ts_ns, arrival order) and emits the smallest whenever it holds more; mt_reorder__flush emits the rest.
+ * Reorder window: records are in the order of the sequence numbers taken as their events happened, each just after
+ * its time was read, so they are nearly but not exactly in time order (two CPUs may read the clock in one order and
+ * take their numbers in the other; a record behind a skipped gap comes late). The reorderer holds up to `window`
+ * records in a priority queue keyed by (ts_ns, arrival order) and emits the smallest whenever it holds more;
+ * mt_reorder__flush emits the rest.
  * Memory is bounded by the window, not by the stream.
  */
 #define MT_REORDER_WINDOW 4096

@@ -62,7 +62,7 @@ enum mt_fp_verdict mt_checkfp__stack(struct mt_stacks *s, const struct mt_stack_
 		return MT_FP_UNCHECKED;
 	for (d = 0; d < n && e->fp[d].addr == e->dwarf[d].addr; d++)
 		;
-	if (d < e->ndwarf && (entry_tail(s, e, d) || (d == e->nfp && (e->truncated & 2))))
+	if (d < e->ndwarf && (entry_tail(s, e, d) || (d == e->nfp && (e->truncated & MT_STACK_TRUNC_FP))))
 		return MT_FP_COMPLETE;
 	if (d < n || d < e->ndwarf) {
 		*at = d;

@@ -213,7 +213,7 @@ static size_t walk_fp(uint64_t sp, uint64_t bp, uint64_t *fp, uint8_t *truncated
 	fp[n++] = *(uint64_t *)sp;
 	while (bp >= sp && bp + 16 <= stack_top && !(bp & 7)) {
 		if (n == MT_FP_MAX) {
-			*truncated |= 2;
+			*truncated |= MT_STACK_TRUNC_FP;
 			break;
 		}
 		ret = ((uint64_t *)bp)[1];
@@ -259,7 +259,7 @@ static uint64_t put_stack(void)
 	if (sp + nbytes > stack_top)
 		nbytes = stack_top - sp;
 	else
-		st->truncated |= 1;
+		st->truncated |= MT_STACK_TRUNC_BYTES;
 	memcpy(fp + nfp, (void *)sp, nbytes);
 	memcpy(st->regs, capture_regs, sizeof(st->regs));
 	st->hash = hash;

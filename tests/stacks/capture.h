@@ -6,12 +6,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Filled by fake_alloc's first instructions (capture_stub.S), in enum mt_reg order. */
+/* Filled by fake_alloc's first instructions (capture_stub.c), in enum mt_reg order. */
 extern uint64_t capture_regs[8];
 
 /* Opens DIR/events.mtz and writes the session, mapping and file records; nbytes = stack bytes per capture. */
 int capture_begin(const char *dir, int argc, char **argv, uint32_t nbytes, int copy_modules);
-/* malloc(size), recorded with the stack of its call (capture_stub.S). */
+/* malloc(size), recorded with the stack of its call (capture_stub.c). */
 void *fake_alloc(size_t size);
 /* free(p), recorded. */
 void fake_free(void *p);

@@ -1,13 +1,14 @@
 /* heap.c — the tracer's malloc heap in transparent huge pages while libbpf parses the kernel's BTF. */
 #include <errno.h>
 #include <malloc.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "tracer/tracer.h"
+#include "tracer/thp.h"
 
 #define HUGE_PAGE (2u << 20)
 #define MALLOC_DEFAULT_PAD (128u << 10)	/* glibc's M_TOP_PAD, M_TRIM_THRESHOLD and first M_MMAP_THRESHOLD */
@@ -32,11 +33,12 @@ static bool thp__available(void)
 }
 
 /*
- * libbpf reads the kernel's BTF (~5 MiB) twice and indexes it: ~2900 page faults, one per 4 KiB, ~10 ms of a ~60 ms
- * load. The heap grows by bytes at once, big blocks come from it rather than from their own mmap, and that range is
- * advised to use 2 MiB pages: under 1000 faults. Nothing is touched yet, and without THP nothing changes.
+ * libbpf reads the kernel's BTF (megabytes) twice and indexes it: a page fault per 4 KiB, a good part of the load's
+ * time (bench/README.md). The heap grows by bytes at once, big blocks come from it rather than from their own mmap,
+ * and that range is advised to use 2 MiB pages: far fewer faults. Nothing is touched yet, and without THP nothing
+ * changes.
  */
-int heap__prefer_huge_pages(size_t bytes)
+int mt_thp__prefer(size_t bytes)
 {
 	void *volatile p;	/* a malloc freed unused would be optimised out, and the heap not grown */
 	char *lo, *hi;
@@ -57,13 +59,13 @@ int heap__prefer_huge_pages(size_t bytes)
 	if (!err && madvise(huge_lo, huge_hi - huge_lo, MADV_HUGEPAGE))
 		err = -errno;
 	if (err)
-		huge_hi = huge_lo;	/* nothing advised; heap__trim still restores malloc's settings */
+		huge_hi = huge_lo;	/* nothing advised; mt_thp__trim still restores malloc's settings */
 	return err;
 }
 
 /* Back to glibc's defaults, and the freed heap goes back to the kernel: the tracer's RSS does not stay high, and
  * its heap grows 4 KiB at a time again while it traces. */
-void heap__trim(void)
+void mt_thp__trim(void)
 {
 	if (!huge_lo)
 		return;

@@ -8,9 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "artifact/artifact.h"
+#include "bpf/memtrack.h"
 #include "common/array.h"
+#include "common/elf.h"
 #include "common/log.h"
-#include "tracer/tracer.h"
+#include "tracer/module_files.h"
 
 #define MT_DEBUG_DIR "/usr/lib/debug/.build-id"
 
@@ -19,16 +22,16 @@ struct module {
 	struct mt_file rec;
 };
 
-struct modules {
+struct mt_module_files {
 	char dir[PATH_MAX];	/* DIR/modules */
 	bool copy;
 	struct module *v;
 	size_t n, cap;
 };
 
-struct modules *modules__new(const char *dir, bool copy)
+struct mt_module_files *mt_module_files__new(const char *dir, bool copy)
 {
-	struct modules *m = calloc(1, sizeof(*m));
+	struct mt_module_files *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return NULL;
@@ -37,17 +40,8 @@ struct modules *modules__new(const char *dir, bool copy)
 	return m;
 }
 
-static void build_id__hex(const struct mt_file *f, char *hex, size_t len)
-{
-	size_t i;
-
-	hex[0] = 0;
-	for (i = 0; i < f->build_id_len && 2 * i + 2 < len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", f->build_id[i]);
-}
-
-void modules__add(struct modules *m, struct mt_writer *w, const char *open_path, const struct mt_attach *rec,
-		  uint8_t kind)
+void mt_module_files__add(struct mt_module_files *m, struct mt_writer *w, const char *open_path,
+			  const struct mt_attach *rec, uint8_t kind)
 {
 	struct mt_file f = { .hdr = rec->hdr };
 	int len;
@@ -58,7 +52,7 @@ void modules__add(struct modules *m, struct mt_writer *w, const char *open_path,
 	f.ino = rec->ino;
 	f.kind = kind;
 	memcpy(f.path, rec->path, sizeof(f.path));
-	len = elf_symbols__build_id(open_path, f.build_id, sizeof(f.build_id));
+	len = mt_elf__file_build_id(open_path, f.build_id, sizeof(f.build_id));
 	f.build_id_len = len > 0 ? len : 0;
 	mt_writer__append(w, &f, sizeof(f));
 	if (!m->copy || mt_array__grow((void **)&m->v, &m->cap, m->n, sizeof(*m->v)))
@@ -95,12 +89,12 @@ static int file__copy(int in, const char *to)
 }
 
 /* DIR/modules/<build-id>, or dev<dev>-ino<ino> without one; <build-id>.debug when the system has debug info. */
-static int module__copy(const struct modules *m, const struct module *mod)
+static int module__copy(const struct mt_module_files *m, const struct module *mod)
 {
 	char hex[2 * MT_BUILD_ID_MAX + 1], to[PATH_MAX + 64], debug[PATH_MAX];
 	int fd, err;
 
-	build_id__hex(&mod->rec, hex, sizeof(hex));
+	mt_elf__build_id_hex(mod->rec.build_id, mod->rec.build_id_len, hex);
 	if (hex[0])
 		snprintf(to, sizeof(to), "%s/%s", m->dir, hex);
 	else
@@ -119,7 +113,7 @@ static int module__copy(const struct modules *m, const struct module *mod)
 	return err;
 }
 
-int modules__finish(struct modules *m)
+int mt_module_files__finish(struct mt_module_files *m)
 {
 	size_t i;
 	int err = 0, e;

@@ -1,0 +1,32 @@
+/* attach.h — the attach worker: looks at each requested file once, probes it, lets its held threads go. */
+#ifndef MEMTRACK_TRACER_ATTACH_H
+#define MEMTRACK_TRACER_ATTACH_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct mt_attach_req;
+struct mt_bpf_session;
+struct mt_module_files;
+struct mt_writer;
+
+/* struct mt_attach is the attach record (bpf/memtrack.h): the worker is mt_attach_worker. */
+struct mt_attach_worker;
+/* closer: the closer's socket, or -1. NULL + errno. */
+struct mt_attach_worker *mt_attach__new(struct mt_bpf_session *s, struct mt_writer *w, struct mt_module_files *mods,
+					int closer);
+/* A request from the attach ring: the file classified (once), probed for the process, logged at the thread's stop. */
+int mt_attach__on_request(struct mt_attach_worker *a, const struct mt_attach_req *r);
+/* A held thread's SIGSTOP (SI_KERNEL): its requests logged as resumed. false: no request held it. */
+bool mt_attach__on_hold_stop(struct mt_attach_worker *a, pid_t tid);
+/* The exec event stop: the image's requests logged; a thread that was not the leader gets the process's links. */
+void mt_attach__on_exec_stop(struct mt_attach_worker *a, pid_t pid, pid_t former_tid);
+/* A fork child's first stop: the parent's files bound to it. */
+void mt_attach__on_fork(struct mt_attach_worker *a, pid_t parent, pid_t child);
+void mt_attach__on_exit(struct mt_attach_worker *a, pid_t tid);
+/* The last log records written and every link given up (see mt_links__release_all); after a flush it uses neither
+ * the writer nor the BPF session. */
+void mt_attach__flush(struct mt_attach_worker *a);
+void mt_attach__free(struct mt_attach_worker *a);
+
+#endif /* MEMTRACK_TRACER_ATTACH_H */

@@ -1,0 +1,57 @@
+/* bpf_session.h — the loaded BPF programs: open, link probes, the maps the tracer writes, the records' clock. */
+#ifndef MEMTRACK_TRACER_BPF_SESSION_H
+#define MEMTRACK_TRACER_BPF_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <linux/types.h>
+
+#include "bpf/memtrack.h"
+#include "tracer/options.h"
+
+struct bpf_map;
+struct mt_probe_plan;
+
+struct mt_bpf_session;
+/* Loaded, its tracepoints attached; nothing probed yet. NULL + errno, the reason printed. */
+struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o);
+/* Its tracepoint links to the closer (its socket, or -1: closed here), then the programs unloaded. */
+void mt_bpf_session__close(struct mt_bpf_session *s, int closer);
+
+#define MT_BPF_TRACE_UPROBE_MULTI 48	/* enum bpf_attach_type in kernels 6.6+; Debian 12's uapi predates it */
+/* A uprobe_multi link (made with the bpf syscall: libbpf 1.1 has no API for it): n sites of path, entries or
+ * returns, bound to process pid (0: every process). The link's fd, or -errno. */
+int mt_bpf_session__uprobe_multi(int prog_fd, const char *path, const unsigned long *offs, const __u64 *cookies,
+				 size_t n, bool ret, pid_t pid);
+/* Probes of a plan bound to process pid (uprobe_multi links, returns first): fds[] gets the links, *n their count. */
+int mt_bpf_session__link_plan(struct mt_bpf_session *s, const char *path, const struct mt_probe_plan *plan,
+			      pid_t pid, int fds[2], int *n);
+
+/* The maps the tracer keeps: a file's MT_FILE_* state, a process's linked files, the tracked processes. */
+int mt_bpf_session__file_state(struct mt_bpf_session *s, uint64_t dev, uint64_t ino, uint32_t state);
+int mt_bpf_session__proc_file(struct mt_bpf_session *s, pid_t pid, uint64_t dev, uint64_t ino, bool linked);
+int mt_bpf_session__track(struct mt_bpf_session *s, pid_t pid);
+/* The events ring and the attach requests' ring. */
+struct bpf_map *mt_bpf_session__ring_map(const struct mt_bpf_session *s);
+struct bpf_map *mt_bpf_session__attach_map(const struct mt_bpf_session *s);
+/* The drop counters, summed over CPUs. 0 or -errno. */
+int mt_bpf_session__drops(const struct mt_bpf_session *s, __u64 drops[MT_DROP__COUNT]);
+/* Each CPU's batch of allocator records to the ring: how many CPUs had theirs busy (ask again), or -errno. */
+int mt_bpf_session__flush_batches(struct mt_bpf_session *s);
+
+/* The next record number, taken the way BPF takes it, for a record the tracer writes. */
+uint32_t mt_bpf_session__next_seq(struct mt_bpf_session *s);
+/* The next number, not taken. */
+uint32_t mt_bpf_session__seq_now(struct mt_bpf_session *s);
+
+/* CLOCK_MONOTONIC in ns: the precise clock, which bpf_ktime_get_ns reads too. */
+uint64_t mt_bpf_session__monotonic_ns(void);
+/* Now, on the records' clock (the tick or CLOCK_MONOTONIC), for the records the tracer writes itself. */
+uint64_t mt_bpf_session__now(struct mt_bpf_session *s);
+/* The records' clock's step in ns: the tick's length, or 0 for the precise clock. */
+uint64_t mt_bpf_session__tick_ns(const struct mt_bpf_session *s);
+
+#endif /* MEMTRACK_TRACER_BPF_SESSION_H */

@@ -1,0 +1,25 @@
+/* closer.h — probe link fds closed in the background, where their RCU grace periods hold no one up. */
+#ifndef MEMTRACK_TRACER_CLOSER_H
+#define MEMTRACK_TRACER_CLOSER_H
+
+#include <stdint.h>
+#include <sys/resource.h>
+
+/* Threads that close fds, each its own. */
+struct mt_close_pool;
+struct mt_close_pool *mt_close_pool__new(void);			/* NULL + errno */
+void mt_close_pool__close(struct mt_close_pool *p, int fd);	/* in a thread of its own, else at once */
+uint64_t mt_close_pool__closed(struct mt_close_pool *p);	/* closes the threads finished */
+void mt_close_pool__free(struct mt_close_pool *p);		/* once its threads are done */
+
+/* The closer: a process of memtrack's that outlives it, closing what it is handed. */
+int mt_closer__start(void);				/* its socket, or -errno */
+int mt_closer__give(int sock, int fd);			/* closes fd when it returns 0 */
+/* mt_closer__give in two steps, for a caller with more copies of what fd refers to: the closer holds fd (sent, not
+ * closed) until the ack, which the caller sends once it has closed all of its own. */
+int mt_closer__send(int sock, int fd);
+void mt_closer__ack(int sock);
+/* Soft open-file limit to the hard one (links are fds); *old gets the limits before. -EEXIST: soft is hard already. */
+int mt_closer__raise_fd_limit(struct rlimit *old);
+
+#endif /* MEMTRACK_TRACER_CLOSER_H */

@@ -1,0 +1,16 @@
+/* cmdlines.h — each process's command line, read at its exec stop, for DIR/memory_metadata.json. */
+#ifndef MEMTRACK_TRACER_CMDLINES_H
+#define MEMTRACK_TRACER_CMDLINES_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct mt_cmdlines;
+struct mt_cmdlines *mt_cmdlines__new(void);
+/* Reads /proc/PID/cmdline while it shows the new image's arguments. */
+void mt_cmdlines__on_exec(struct mt_cmdlines *cl, pid_t pid);
+/* The command line of pid as read at its last exec (NUL-separated, *len bytes), or NULL. */
+const char *mt_cmdlines__get(const struct mt_cmdlines *cl, pid_t pid, size_t *len);
+void mt_cmdlines__free(struct mt_cmdlines *cl);
+
+#endif /* MEMTRACK_TRACER_CMDLINES_H */

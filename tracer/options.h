@@ -1,0 +1,21 @@
+/* options.h — what `memtrack record` was asked for: filled by the CLI, read by the recording and the BPF session. */
+#ifndef MEMTRACK_TRACER_OPTIONS_H
+#define MEMTRACK_TRACER_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mt_options {
+	const char *out_dir;	/* NULL: memtrack.<pid> */
+	char *const *argv;	/* the command */
+	size_t ring_bytes;	/* BPF ring buffer size, a power of two */
+	uint32_t stack_bytes;	/* --stacks: raw stack bytes per definition (of MT_STACK_CHUNKs); 0: no stacks */
+	bool exit_with_command;	/* --exit-with-command */
+	bool syscall_tracepoints;	/* --syscall-tracepoints: per-syscall tracepoints instead of the raw ones */
+	bool precise_time;	/* --precise-time: bpf_ktime_get_ns instead of the kernel's tick */
+	uint64_t ts_resolution;	/* --ts-resolution: allocation timestamps rounded to this many ns (1: exact) */
+	bool quiet;
+};
+
+#endif /* MEMTRACK_TRACER_OPTIONS_H */

@@ -1,0 +1,31 @@
+/* ptrace_loop.h — every stop of every tracee handled, signals forwarded, until the tree (or the command) ends. */
+#ifndef MEMTRACK_TRACER_PTRACE_LOOP_H
+#define MEMTRACK_TRACER_PTRACE_LOOP_H
+
+#include <stdbool.h>
+
+struct mt_attach_worker;
+struct mt_bpf_session;
+struct mt_cmdlines;
+struct mt_consumer;
+struct mt_spawn;
+struct mt_writer;
+
+/* The caller fills everything above exec_errno; the loop sets the rest. */
+struct mt_ptrace_loop {
+	struct mt_spawn *sp;
+	struct mt_bpf_session *bpf;	/* the records' clock */
+	struct mt_consumer *cons;
+	struct mt_attach_worker *attach;
+	struct mt_cmdlines *cmdlines;
+	struct mt_writer *w;
+	int sig_fd;		/* signalfd: SIGCHLD, SIGINT, SIGTERM, SIGHUP */
+	bool exit_with_command;	/* stop when the command exits, not when its last descendant does */
+	bool quiet;
+	int exec_errno;		/* set when the command could not be exec'd */
+	int root_status;
+};
+/* 0 when the command ended (its wait status in root_status), or -errno. */
+int mt_ptrace_loop__run(struct mt_ptrace_loop *l);
+
+#endif /* MEMTRACK_TRACER_PTRACE_LOOP_H */

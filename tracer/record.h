@@ -1,0 +1,20 @@
+/* record.h — one recording, from spawning the command to the finished artifact in DIR. */
+#ifndef MEMTRACK_TRACER_RECORD_H
+#define MEMTRACK_TRACER_RECORD_H
+
+#include "artifact/artifact.h"
+#include "tracer/cmdlines.h"
+#include "tracer/options.h"
+
+#define MT_EXIT_SETUP 2		/* memtrack could not trace */
+
+struct mt_record_hooks {
+	mt_record_fn tap;	/* each record as the writer takes it, or NULL */
+	/* After a finished artifact (not when the command could not run): DIR and the command lines read. */
+	void (*conclude)(void *ctx, const char *dir, const struct mt_cmdlines *cmdlines);
+	void *ctx;
+};
+/* The command's exit code (128 + N for signal N), 126/127 when it could not run, MT_EXIT_SETUP. */
+int mt_record__run(const struct mt_options *o, const struct mt_record_hooks *hooks);
+
+#endif /* MEMTRACK_TRACER_RECORD_H */

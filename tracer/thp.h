@@ -1,0 +1,12 @@
+/* thp.h — the tracer's malloc heap in transparent huge pages for a while (libbpf's load of the kernel's BTF). */
+#ifndef MEMTRACK_TRACER_THP_H
+#define MEMTRACK_TRACER_THP_H
+
+#include <stddef.h>
+
+/* The malloc heap's next bytes in transparent huge pages: 0, or -EOPNOTSUPP without THP. */
+int mt_thp__prefer(size_t bytes);
+/* Undoes mt_thp__prefer and gives the freed heap back. */
+void mt_thp__trim(void);
+
+#endif /* MEMTRACK_TRACER_THP_H */
