@@ -1034,7 +1034,7 @@ static void test_cmd_usage_and_unreadable(void **state)
 	char err[512], junk[160];
 
 	assert_int_equal(run_cmd(mt_cmd_report, err, sizeof(err), "report", NULL), 2);
-	assert_string_equal(err, "memtrack: report: no DIR given (usage: memtrack report [--json | --attach] [--sites N] "
+	assert_string_equal(err, "memtrack: report: no DIR given (usage: memtrack report [--json] [--attach | --sites N] "
 				 "DIR)\n");
 	assert_int_equal(run_cmd(mt_cmd_report, err, sizeof(err), "report", "--bogus", a->dir, NULL), 2);
 	assert_string_equal(err, "memtrack: report: unknown option '--bogus' (see memtrack report --help)\n");

@@ -8,12 +8,15 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "common/array.h"
 #include "common/log.h"
 #include "model/model.h"
 #include "unwind/stacks.h"
+
+#define FP_AT_MAX 2		/* mt_stack.truncated: the kernel's walk stopped at MT_FP_MAX words */
 
 /* A live block: its size and the stack (entry index + 1, 0 for none) that allocated it. */
 struct live_block {
@@ -83,8 +86,11 @@ static struct mt_stack_entry *entry_get(struct mt_stacks *s, uint64_t hash, size
 	return e;
 }
 
-/* A return address is looked up at addr - 1: a call that ends its mapping returns just past it. */
-static void frame_resolve(struct mt_frame *f, uint64_t addr, struct mt_aspace *as)
+/*
+ * A return address is looked up at addr - 1: a call that ends its mapping returns just past it. False when addr lies
+ * in no executable mapping of the process: then it cannot be a return address.
+ */
+static bool frame_resolve(struct mt_frame *f, uint64_t addr, struct mt_aspace *as)
 {
 	const struct mt_map *m = mt_aspace__find(as, addr - 1);
 
@@ -93,18 +99,45 @@ static void frame_resolve(struct mt_frame *f, uint64_t addr, struct mt_aspace *a
 	f->has_vaddr = m && m->has_bias;
 	/* without the file there is no bias: the offset in the file is still worth printing */
 	f->vaddr = f->has_vaddr ? addr - m->bias : m ? addr - m->start + m->pgoff : 0;
+	return m && (m->prot & PROT_EXEC);
 }
 
-static struct mt_frame *chain_resolve(const __u64 *addrs, size_t n, struct mt_aspace *as)
+/*
+ * The return addresses resolved, in an array with a spare slot for a [truncated] frame. With justify (FP chains) the
+ * chain ends before the first word in no executable mapping: a frame without a frame pointer left rbp pointing at
+ * data, and what the walk read from there on is not a chain. *n becomes the frames kept.
+ */
+static struct mt_frame *chain_resolve(const __u64 *addrs, uint16_t *n, struct mt_aspace *as, bool justify)
 {
-	struct mt_frame *f = calloc(n ? n : 1, sizeof(*f));
-	size_t i;
+	struct mt_frame *f = calloc((size_t)*n + 1, sizeof(*f));
+	uint16_t i;
 
 	if (!f)
 		return NULL;
-	for (i = 0; i < n; i++)
-		frame_resolve(&f[i], addrs[i], as);
+	for (i = 0; i < *n; i++) {
+		if (!frame_resolve(&f[i], addrs[i], as) && justify) {
+			memset(&f[i], 0, sizeof(f[i]));
+			break;
+		}
+	}
+	*n = i;
 	return f;
+}
+
+/* The capture budget cut the chosen chain: it ends in a [truncated] frame, in the slot its array keeps for one. */
+static void entry_mark_cut(struct mt_stack_entry *e)
+{
+	struct mt_frame *chain = e->kind == MT_CHAIN_DWARF ? e->dwarf : e->fp;
+	bool cut;
+
+	if (e->kind == MT_CHAIN_DWARF)
+		cut = e->dwarf_stop == MT_STOP_BUDGET || e->dwarf_stop == MT_STOP_MAX_FRAMES;
+	else
+		cut = (e->truncated & FP_AT_MAX) && !e->fp_broken;
+	if (!cut)
+		return;
+	chain[e->nframes] = (struct mt_frame){ .truncated = true };
+	e->nframes++;
 }
 
 /*
@@ -140,14 +173,14 @@ static int entry_set_dwarf(struct mt_stack_entry *e, const struct mt_unwind_rec 
 
 	if (!detail)
 		return 0;	/* malformed: as if there were no DWARF result */
-	e->dwarf = chain_resolve(mt_unwind_rec__frames(u), u->nframes, as);
+	e->ndwarf = u->nframes;
+	e->dwarf = chain_resolve(mt_unwind_rec__frames(u), &e->ndwarf, as, false);
 	e->dwarf_detail = strdup(detail);
 	if (u->nofp_known && (e->nofp = malloc(nbits ? nbits : 1)))
 		memcpy(e->nofp, mt_unwind_rec__nofp(u), nbits);
 	if (!e->dwarf || !e->dwarf_detail || (u->nofp_known && !e->nofp))
 		return -ENOMEM;
 	e->has_dwarf = true;
-	e->ndwarf = u->nframes;
 	e->dwarf_stop = u->reason;
 	e->dwarf_error = u->error;
 	return 0;
@@ -183,9 +216,10 @@ static int apply_stack(struct mt_stacks *s, const struct mt_stack *rec)
 	e->ts_ns = rec->hdr.ts_ns;
 	e->truncated = rec->truncated;
 	e->nfp = rec->nfp;
-	e->fp = chain_resolve((const __u64 *)(rec + 1), rec->nfp, as);
+	e->fp = chain_resolve((const __u64 *)(rec + 1), &e->nfp, as, true);
 	if (!e->fp)
 		return -ENOMEM;
+	e->fp_broken = e->nfp < rec->nfp;
 	u = stack_dwarf(s, rec, as, &err);
 	if (err)
 		return err;
@@ -196,6 +230,7 @@ static int apply_stack(struct mt_stacks *s, const struct mt_stack *rec)
 		s->has_dwarf = true;
 	}
 	entry_choose(e);
+	entry_mark_cut(e);
 	return 0;
 }
 
@@ -496,6 +531,27 @@ bool mt_stacks__any(const struct mt_stacks *s)
 	return s->any;
 }
 
+/* Stops the read at the first stack definition: mt_artifact__read hands back the 1. */
+static int require_stop(const struct mt_rec_hdr *rec, void *ctx)
+{
+	(void)ctx;
+	return rec->type == MT_REC_STACK;
+}
+
+int mt_stacks__require(const char *path, const char *cmd, struct mt_read_status *st)
+{
+	struct mt_read_status local;
+	int err = mt_artifact__read(path, require_stop, NULL, st ? st : &local);
+
+	if (err == 1)
+		return 0;
+	if (err && err != -EBADMSG)
+		return err;
+	pr_err("%s: %s has no allocation stacks: record them with `memtrack record --stacks -o DIR -- COMMAND`\n", cmd,
+	       path);
+	return -ENODATA;
+}
+
 bool mt_stacks__has_dwarf(const struct mt_stacks *s)
 {
 	return s->has_dwarf;
@@ -528,6 +584,7 @@ static void sym_lookup(struct mt_module *mod, uint64_t vaddr, struct mt_sym *out
 	}
 	if (mt_module__srcline(mod, vaddr - 1, &out->file, &out->line))
 		out->file = NULL;
+	out->comp_dir = NULL;	/* mt_module__srcline does not give the unit's DW_AT_comp_dir (yet) */
 }
 
 void mt_stacks__symbolize(struct mt_stacks *s, const struct mt_frame *f, struct mt_sym *out)
@@ -566,7 +623,9 @@ char *mt_frame__name(const struct mt_frame *f, const struct mt_sym *sym, bool wi
 	/* "__libc_start_main@@GLIBC_2.34": the symbol version says which alias, not which function */
 	int flen = sym->func ? (int)strcspn(sym->func, "@") : 0;
 
-	if (sym->func && with_offset)
+	if (f->truncated)
+		snprintf(buf, len, "%s", MT_FRAME_TRUNCATED);
+	else if (sym->func && with_offset)
 		snprintf(buf, len, "%.*s+0x%" PRIx64, flen, sym->func, sym->offset);
 	else if (sym->func)
 		snprintf(buf, len, "%.*s", flen, sym->func);
@@ -578,5 +637,28 @@ char *mt_frame__name(const struct mt_frame *f, const struct mt_sym *sym, bool wi
 		snprintf(buf, len, "[0x%" PRIx64 "]", f->addr);
 	else
 		snprintf(buf, len, "[unknown]");
+	return buf;
+}
+
+/* The part of file under dir (n bytes, no trailing '/'), or NULL when file is not under it. */
+static const char *path_under(const char *file, const char *dir, size_t n)
+{
+	return n && !strncmp(file, dir, n) && file[n] == '/' ? file + n + 1 : NULL;
+}
+
+char *mt_sym__srcline(const struct mt_stacks *s, const struct mt_sym *sym, char *buf, size_t len)
+{
+	const char *file = sym->file, *rel = NULL;
+	size_t n = sym->comp_dir ? strlen(sym->comp_dir) : 0;
+
+	if (!file)
+		return NULL;
+	while (n > 1 && sym->comp_dir[n - 1] == '/')
+		n--;
+	if (!s->opts.full_paths && sym->comp_dir)
+		rel = path_under(file, sym->comp_dir, n);
+	else if (!s->opts.full_paths)
+		rel = strrchr(file, '/') ? strrchr(file, '/') + 1 : NULL;
+	snprintf(buf, len, "%s:%d", rel ? rel : file, sym->line);
 	return buf;
 }

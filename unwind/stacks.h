@@ -19,7 +19,11 @@ struct mt_frame {
 	struct mt_module *mod;	/* NULL: in no recorded mapping */
 	uint64_t vaddr;		/* addr in the module's ELF addresses; without its file, the offset in the file */
 	bool has_vaddr;		/* the module's file was found: vaddr is an ELF address */
+	bool truncated;		/* not a return address: the capture budget cut the chain here (named MT_FRAME_TRUNCATED;
+				 * addr, mod and vaddr are 0). Only ever the last of an entry's frames. */
 };
+
+#define MT_FRAME_TRUNCATED "[truncated]"
 
 /* Which chain a stack's report uses. */
 enum mt_chain_kind {
@@ -35,7 +39,9 @@ struct mt_stack_entry {
 	uint64_t ts_ns;
 	uint8_t truncated;		/* mt_stack.truncated */
 	uint16_t nfp;
-	struct mt_frame *fp;		/* the FP chain, resolved */
+	struct mt_frame *fp;		/* the FP chain, resolved: the return addresses up to the first word that lies in
+					 * no executable mapping of the process at the stack's definition */
+	bool fp_broken;			/* such a word ended it: the kernel's words from there on are not frames */
 	bool has_dwarf;
 	uint8_t dwarf_stop;		/* enum mt_unwind_stop */
 	int32_t dwarf_error;
@@ -44,7 +50,8 @@ struct mt_stack_entry {
 	struct mt_frame *dwarf;
 	uint8_t *nofp;			/* DWARF frame i kept no frame pointer: bit i (NULL when unknown) */
 	enum mt_chain_kind kind;
-	uint16_t nframes;		/* the chain reports use: DWARF over FP */
+	uint16_t nframes;		/* the chain reports use: DWARF over FP; when the capture budget cut it (FP: MT_FP_MAX
+					 * words; DWARF: MT_STOP_BUDGET, MT_STOP_MAX_FRAMES), its last frame is .truncated */
 	const struct mt_frame *frames;
 	uint64_t allocations;		/* successful allocation calls with this stack */
 	uint64_t bytes;
@@ -61,6 +68,7 @@ typedef const struct mt_unwind_rec *(*mt_stack_hook_fn)(void *ctx, const struct 
 
 struct mt_stacks_opts {
 	bool no_unwind_file;		/* ignore DIR/unwind.mtz */
+	bool full_paths;		/* mt_sym__srcline: source files by their whole path */
 	mt_stack_hook_fn hook;		/* when set, DWARF chains come from it instead of the file */
 	void *hook_ctx;
 };
@@ -82,6 +90,13 @@ const char *mt_stacks__dir(const struct mt_stacks *s);
 char *mt_stacks__dir_of(const char *path);
 /* Stack definitions were seen: without any, reports leave their stack sections out. */
 bool mt_stacks__any(const struct mt_stacks *s);
+/*
+ * For the commands that need stacks (unwind, check-fp, flamegraph, ...), before they load them: reads the artifact
+ * at path up to its first stack definition. 0 when there is one; -ENODATA, after one error line "cmd: DIR has no
+ * allocation stacks" saying how to record them, when there is none (exit status 2); another -errno when the
+ * artifact cannot be read (st->reason says why; mt_report__exit_status prints it). st may be NULL.
+ */
+int mt_stacks__require(const char *path, const char *cmd, struct mt_read_status *st);
 /* DWARF chains were used (from unwind.mtz or the hook). */
 bool mt_stacks__has_dwarf(const struct mt_stacks *s);
 size_t mt_stacks__count(const struct mt_stacks *s);
@@ -92,7 +107,8 @@ struct mt_modules *mt_stacks__modules(const struct mt_stacks *s);
 struct mt_sym {
 	const char *func;	/* NULL when no symbol holds the address */
 	uint64_t offset;	/* of the return address itself from func's start (perf's convention) */
-	const char *file;	/* source file of the call (addr - 1), or NULL */
+	const char *file;	/* source file of the call (addr - 1), its whole path, or NULL */
+	const char *comp_dir;	/* the compilation directory (DW_AT_comp_dir) of file's unit, or NULL */
 	int line;
 };
 
@@ -100,9 +116,16 @@ struct mt_sym {
 void mt_stacks__symbolize(struct mt_stacks *s, const struct mt_frame *f, struct mt_sym *out);
 /*
  * A frame as text: "func+0xOFF" (with_offset) or "func"; without a symbol "[module+0xVADDR]" (the file offset when
- * the file is missing; "[module]" without offset); outside any module "[0xADDR]" ("[unknown]"). Returns buf.
+ * the file is missing; "[module]" without offset); outside any module "[0xADDR]" ("[unknown]"); a .truncated
+ * frame MT_FRAME_TRUNCATED. Returns buf.
  */
 char *mt_frame__name(const struct mt_frame *f, const struct mt_sym *sym, bool with_offset, char *buf, size_t len);
+/*
+ * "file:line" of a symbolized frame: the file relative to its compilation directory when it lies under it (its
+ * whole path when it does not, or with opts.full_paths); without a known compilation directory, its name alone.
+ * NULL (buf untouched) when sym has no file. Returns buf.
+ */
+char *mt_sym__srcline(const struct mt_stacks *s, const struct mt_sym *sym, char *buf, size_t len);
 
 /* ---- DIR/unwind.mtz by stack hash (src/unwind_index.c) ---- */
 

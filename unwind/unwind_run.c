@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/plural.h"
 #include "unwind/unwind_run.h"
 #include "unwind/unwinder.h"
 
@@ -25,8 +26,8 @@ static void run_line(struct unwind_run *r, const struct mt_unwind_rec *u)
 
 	if (!r->o->out || (!r->o->list && (u->reason == MT_STOP_END || r->early_shown++ >= EARLY_SHOWN)))
 		return;
-	fprintf(r->o->out, "stack %#018" PRIx64 " pid %" PRIu32 ": %u frames, %s", (uint64_t)u->hash, u->hdr.pid,
-		u->nframes, mt_unwind_stop__text(u->reason));
+	fprintf(r->o->out, "stack %#018" PRIx64 " pid %" PRIu32 ": %u %s, %s", (uint64_t)u->hash, u->hdr.pid,
+		u->nframes, mt_plural__of(u->nframes, "frame", "frames"), mt_unwind_stop__text(u->reason));
 	if (detail && detail[0])
 		fprintf(r->o->out, " %s", detail);
 	if (u->reason == MT_STOP_ERROR)

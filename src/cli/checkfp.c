@@ -80,6 +80,9 @@ int mt_cmd_check_fp(int argc, char **argv)
 	ret = checkfp_args(argc, argv, &a);
 	if (ret)
 		return ret > 0 ? 0 : 2;
+	err = mt_stacks__require(a.dir, "check-fp", &st);
+	if (err)
+		return err == -ENODATA ? 2 : mt_report__exit_status(a.dir, err, &st, "check");
 	err = checkfp_load(a.dir, &s, &st);
 	if (!s)
 		return mt_report__exit_status(a.dir, err, &st, "check");

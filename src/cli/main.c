@@ -1,4 +1,4 @@
-/* main.c — the memtrack command line: dispatches to record, report and dump. */
+/* main.c — the memtrack command line: dispatches to the subcommands; `help [COMMAND]` is their --help. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,13 +15,13 @@ static void usage(FILE *f)
 	fputs("usage: memtrack COMMAND [OPTIONS]\n"
 	      "  record [-o DIR] [-q] [--stacks] -- PROGRAM [ARGS...]\n"
 	      "                                               trace every heap allocation of PROGRAM and its children\n"
-	      "  report [--json | --attach] [--sites N] DIR   per-process and total statistics, top allocation sites\n"
+	      "  report [--json] [--sites N] DIR              per-process and total statistics, top allocation sites\n"
 	      "  dump DIR                                     every record as one JSON object per line\n"
 	      "  flamegraph [--collapsed] [--weight W] DIR    allocation stacks as an SVG flame graph\n"
 	      "  unwind [--stats] [--list] DIR                DWARF-unwind the recorded stacks into DIR/unwind.mtz\n"
 	      "  check-fp [--json] [--strict] DIR             where frame-pointer chains differ from DWARF ones, and why\n"
-	      "  --help, --version\n"
-	      "`memtrack COMMAND --help` tells more.\n",
+	      "  help [COMMAND], --help, --version\n"
+	      "`memtrack help COMMAND` (or `memtrack COMMAND --help`) tells more.\n",
 	      f);
 }
 
@@ -45,6 +45,19 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version")) {
 		printf("memtrack %s\n", MEMTRACK_VERSION);
 		return EXIT_SUCCESS;
+	}
+	if (!strcmp(argv[1], "help")) {
+		if (argc > 3) {
+			pr_err("help: one COMMAND at most (usage: memtrack help [COMMAND])\n");
+			return 2;
+		}
+		if (argc == 2 || !strcmp(argv[2], "help")) {
+			usage(stdout);
+			return EXIT_SUCCESS;
+		}
+		/* `memtrack help COMMAND` is `memtrack COMMAND --help` */
+		argv[1] = argv[2];
+		argv[2] = (char *)"--help";
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))

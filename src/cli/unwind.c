@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "common/args.h"
 #include "common/log.h"
+#include "common/plural.h"
 #include "report/report.h"
 #include "unwind/unwind_run.h"
 #include "unwind/unwinder.h"
@@ -74,16 +75,15 @@ static void print_summary(const struct mt_unwind_summary *r, const char *dir, co
 	uint64_t ns = r->cpu_ns, n = r->unwinds;
 	size_t i;
 
-	printf("%s: %" PRIu64 " stacks unwound, %" PRIu64 " frames, into %s/" MT_UNWIND_FILE "\n", dir, r->stacks,
-	       r->frames, dir);
+	printf("%s: %" PRIu64 " %s unwound, %" PRIu64 " %s, into %s/" MT_UNWIND_FILE "\n", dir, r->stacks,
+	       mt_plural__of(r->stacks, "stack", "stacks"), r->frames, mt_plural__of(r->frames, "frame", "frames"), dir);
 	printf("stopped because:\n");
 	for (i = 0; i < MT_STOP__COUNT; i++)
 		if (r->reasons[i] || i == MT_STOP_END)
 			printf("  %-36s %8" PRIu64 "\n", mt_unwind_stop__text(i), r->reasons[i]);
 	if (a->stats)
-		printf("rate: %" PRIu64 " unwinds in %.3f ms of CPU: %.0f stacks/s on one core (module tables cached)"
-		       "\n",
-		       n, ns / 1e6, ns ? n * 1e9 / ns : 0.0);
+		printf("rate: %" PRIu64 " %s in %.3f ms of CPU: %.0f stacks/s on one core (module tables cached)\n", n,
+		       mt_plural__of(n, "unwind", "unwinds"), ns / 1e6, ns ? n * 1e9 / ns : 0.0);
 }
 
 int mt_cmd_unwind(int argc, char **argv)
@@ -98,6 +98,10 @@ int mt_cmd_unwind(int argc, char **argv)
 	err = unwind_args(argc, argv, &a);
 	if (err)
 		return err > 0 ? 0 : 2;
+	/* before anything is written: DIR must be a readable artifact, and one with stacks */
+	err = mt_stacks__require(a.dir, "unwind", &st);
+	if (err)
+		return err == -ENODATA ? 2 : mt_report__exit_status(a.dir, err, &st, "unwinding");
 	o = (struct mt_unwind_opts){ .repeat = a.repeat, .list = a.list, .out = stdout };
 	dir = mt_stacks__dir_of(a.dir);
 	if (!dir) {

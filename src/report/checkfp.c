@@ -17,6 +17,7 @@
 #include "common/array.h"
 #include "common/json.h"
 #include "common/log.h"
+#include "common/plural.h"
 #include "report/checkfp.h"
 #include "report/report.h"
 #include "unwind/unwind_run.h"
@@ -62,7 +63,10 @@ enum mt_fp_verdict mt_checkfp__stack(struct mt_stacks *s, const struct mt_stack_
 		return MT_FP_UNCHECKED;
 	for (d = 0; d < n && e->fp[d].addr == e->dwarf[d].addr; d++)
 		;
-	if (d < e->ndwarf && (entry_tail(s, e, d) || (d == e->nfp && (e->truncated & MT_STACK_TRUNC_FP))))
+	/* a chain the kernel cut at MT_FP_MAX words is complete as far as it goes; one cut at a word that is no return
+	 * address (fp_broken) is not */
+	if (d < e->ndwarf &&
+	    (entry_tail(s, e, d) || (d == e->nfp && (e->truncated & MT_STACK_TRUNC_FP) && !e->fp_broken)))
 		return MT_FP_COMPLETE;
 	if (d < n || d < e->ndwarf) {
 		*at = d;
@@ -221,10 +225,11 @@ static double pct(uint64_t part, uint64_t whole)
 
 int mt_checkfp__text(FILE *f, const struct mt_checkfp *c)
 {
+	uint64_t checked = c->stacks - c->unchecked;
 	size_t i;
 
-	fprintf(f, "%" PRIu64 " stacks; %" PRIu64 " checked against their DWARF chain", c->stacks,
-		c->stacks - c->unchecked);
+	fprintf(f, "%" PRIu64 " %s; %" PRIu64 " checked against %s DWARF chain", c->stacks,
+		mt_plural__of(c->stacks, "stack", "stacks"), checked, mt_plural__of(checked, "its", "their"));
 	if (c->unchecked)
 		fprintf(f, " (%" PRIu64 " not: DWARF stopped early or is missing)", c->unchecked);
 	fprintf(f, "\n\n%8s %8s %12s  %s\n", "STACKS", "CHECKED", "FP COMPLETE", "MODULE (of the allocator's caller)");
@@ -236,6 +241,10 @@ int mt_checkfp__text(FILE *f, const struct mt_checkfp *c)
 			fprintf(f, " %11.1f%%  %s\n", pct(m->complete, m->checked), m->path);
 		else
 			fprintf(f, " %12s  %s\n", "-", m->path);
+	}
+	if (!checked) {
+		fputs("\nno chain could be checked: DWARF stopped early, or is missing, in every stack\n", f);
+		return ferror(f) ? -EIO : 0;
 	}
 	if (!c->ndivs) {
 		fputs("\nno divergences: every checked frame-pointer chain is complete and correct\n", f);

@@ -220,17 +220,22 @@ static void dump_body(struct mt_json *j, const struct mt_rec_hdr *rec, const str
 	}
 }
 
+static void dump_object(struct mt_json *j, const struct mt_rec_hdr *rec, const struct mt_unwind_index *dwarf)
+{
+	mt_json__begin_object(j);
+	mt_json__kv_u64(j, "ts_ns", rec->ts_ns);
+	mt_json__kv_u64(j, "pid", rec->pid);
+	mt_json__kv_u64(j, "tid", rec->tid);
+	dump_body(j, rec, dwarf);
+	mt_json__end_object(j);
+}
+
 static int dump_record(FILE *f, const struct mt_rec_hdr *rec, const struct mt_unwind_index *dwarf)
 {
 	struct mt_json j;
 
 	mt_json__init(&j, f, 0);
-	mt_json__begin_object(&j);
-	mt_json__kv_u64(&j, "ts_ns", rec->ts_ns);
-	mt_json__kv_u64(&j, "pid", rec->pid);
-	mt_json__kv_u64(&j, "tid", rec->tid);
-	dump_body(&j, rec, dwarf);
-	mt_json__end_object(&j);
+	dump_object(&j, rec, dwarf);
 	fputc('\n', f);
 	return mt_json__error(&j);
 }
@@ -242,14 +247,35 @@ int mt_dump__record(FILE *f, const struct mt_rec_hdr *rec)
 
 struct dump_ctx {
 	FILE *f;
+	unsigned int only;		/* a record type, or 0 for every record */
+	struct mt_json *array;		/* the records go into {"<array_key>": [...]} instead of one line each, or NULL */
+	const char *array_key;
+	bool opened;			/* the array's object was begun */
 	struct mt_unwind_index *dwarf;	/* stacks: DIR/unwind.mtz, or NULL */
 };
+
+/* Begun at the first record (or at a good end): an artifact that cannot be read gets no half an object. */
+static void array_open(struct dump_ctx *d)
+{
+	if (d->opened)
+		return;
+	d->opened = true;
+	mt_json__begin_object(d->array);
+	mt_json__key(d->array, d->array_key);
+	mt_json__begin_array(d->array);
+}
 
 static int dump_emit(const struct mt_rec_hdr *rec, void *ctx)
 {
 	struct dump_ctx *d = ctx;
 
-	return dump_record(d->f, rec, d->dwarf);
+	if (d->only && rec->type != d->only)
+		return 0;
+	if (!d->array)
+		return dump_record(d->f, rec, d->dwarf);
+	array_open(d);
+	dump_object(d->array, rec, d->dwarf);
+	return 0;
 }
 
 static int dump_push(const struct mt_rec_hdr *rec, void *ctx)
@@ -270,15 +296,15 @@ static int dump_dwarf_load(const char *path, struct mt_unwind_index **ix)
 	return err;
 }
 
-int mt_dump__write(FILE *f, const char *path, struct mt_read_status *st)
+/* The records of d->only (all of them when 0), in time order, to dump_emit. */
+static int dump_run(struct dump_ctx *d, const char *path, struct mt_read_status *st)
 {
-	struct dump_ctx d = { .f = f };
 	struct mt_reorder *r;
 	int err, ferr;
 
 	memset(st, 0, sizeof(*st));
-	err = dump_dwarf_load(path, &d.dwarf);
-	r = err ? NULL : mt_reorder__new(MT_REORDER_WINDOW, dump_emit, &d);
+	err = d->only ? 0 : dump_dwarf_load(path, &d->dwarf);
+	r = err ? NULL : mt_reorder__new(MT_REORDER_WINDOW, dump_emit, d);
 	if (!r) {
 		err = err ? err : -errno;
 		snprintf(st->reason, sizeof(st->reason), "%s", strerror(-err));
@@ -291,6 +317,31 @@ int mt_dump__write(FILE *f, const char *path, struct mt_read_status *st)
 			err = ferr;
 	}
 	mt_reorder__free(r);
-	mt_unwind_index__free(d.dwarf);
+	mt_unwind_index__free(d->dwarf);
+	return err;
+}
+
+int mt_dump__write(FILE *f, const char *path, struct mt_read_status *st)
+{
+	struct dump_ctx d = { .f = f };
+
+	return dump_run(&d, path, st);
+}
+
+int mt_dump__attach_json(FILE *f, const char *path, struct mt_read_status *st)
+{
+	struct mt_json j;
+	struct dump_ctx d = { .f = f, .only = MT_REC_ATTACH, .array = &j, .array_key = "attach" };
+	int err;
+
+	mt_json__init(&j, f, 2);
+	err = dump_run(&d, path, st);
+	if (!err || err == -EBADMSG)
+		array_open(&d);
+	if (!d.opened)
+		return err;
+	mt_json__end_array(&j);
+	mt_json__end_object(&j);
+	fputc('\n', f);
 	return err;
 }

@@ -43,5 +43,7 @@ int mt_dump__record(FILE *f, const struct mt_rec_hdr *rec);
  * mt_artifact__read returned (on -EBADMSG the records before the damage were written), or -EIO, -ENOMEM.
  */
 int mt_dump__write(FILE *f, const char *path, struct mt_read_status *st);
+/* `report --attach --json`: {"attach": [...]}, the attach records as mt_dump__write prints them. Returns the same. */
+int mt_dump__attach_json(FILE *f, const char *path, struct mt_read_status *st);
 
 #endif /* MEMTRACK_REPORT_H */

@@ -1,4 +1,5 @@
 /* chain.c — f1 … f20 except f10, with frame pointers (-O1 -fno-omit-frame-pointer); f20 allocates 100 bytes. */
+/* Also a frame whose rbp points at data (a broken FP chain) and a recursion deeper than MT_FP_MAX frames. */
 #include <stdlib.h>
 
 #include "capture.h"
@@ -87,4 +88,45 @@ NOIPA void qsort_run(void)
 	int v[16] = { 9, 3, 14, 1, 7, 12, 5, 0, 15, 2, 11, 6, 13, 4, 10, 8 };
 
 	qsort(v, 16, sizeof(v[0]), cmp);
+}
+
+/*
+ * broken_frame(word), as a function built without frame pointers may leave things: its rbp points at two words on its
+ * stack, the caller's saved rbp (so the walk goes on to real frames above) and word where the return address would
+ * be. Its CFI is right: DWARF unwinding goes through it.
+ */
+__asm__(
+	"	.text\n"
+	"	.globl	broken_frame\n"
+	"	.type	broken_frame, @function\n"
+	"broken_frame:\n"
+	"	.cfi_startproc\n"
+	"	pushq	%rbp\n"
+	"	.cfi_def_cfa_offset 16\n"
+	"	.cfi_offset %rbp, -16\n"
+	"	subq	$16, %rsp\n"
+	"	.cfi_def_cfa_offset 32\n"
+	"	movq	16(%rsp), %rax\n"
+	"	movq	%rax, (%rsp)\n"
+	"	movq	%rdi, 8(%rsp)\n"
+	"	movq	%rsp, %rbp\n"
+	"	movl	$55, %edi\n"
+	"	call	fake_alloc\n"
+	"	movq	%rax, %rdi\n"
+	"	call	chain_keep\n"
+	"	addq	$16, %rsp\n"
+	"	.cfi_def_cfa_offset 16\n"
+	"	popq	%rbp\n"
+	"	.cfi_def_cfa_offset 8\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size	broken_frame, .-broken_frame\n");
+
+NOIPA int deep(int n)
+{
+	if (!n) {
+		chain_keep(fake_alloc(33));
+		return 0;
+	}
+	return deep(n - 1) + 1;
 }

@@ -32,6 +32,10 @@ int f20(int n);
 void callers_run(void);
 /* Sorts a small array with a comparator that allocates 77 bytes on its first call. */
 void qsort_run(void);
+/* Allocates 55 bytes with rbp pointing at a fake frame whose return address is word (chain.c). */
+void broken_frame(const void *word);
+/* Recurses n times, then allocates 33 bytes: n + 1 deep frames. */
+int deep(int n);
 /* Keeps p for chain_free_one() / leaks. */
 void chain_keep(void *p);
 /* Frees the first block kept. */

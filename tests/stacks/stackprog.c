@@ -1,7 +1,8 @@
 /* stackprog.c — writes a stacks artifact the way `memtrack record --stacks` will, from known call paths. */
 /*
  * stackprog DIR [-b BYTES] [-n] MODE...: MODE is chain (3 x 100 bytes through f1 … f20, one freed), callers (64
- * sites) or qsort (a path through libc); -b the stack bytes per capture, -n no DIR/modules copies.
+ * sites), qsort (a path through libc), broken (2 x 55 bytes under a frame whose rbp points at data) or deep (33 bytes
+ * under 200 frames of deep); -b the stack bytes per capture, -n no DIR/modules copies.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,10 @@
 #include "capture.h"
 #include "chain.h"
 
+static long broken_words[2];	/* data: in no executable mapping, where broken_frame's return address would be */
 static volatile int chain_runs = 3;	/* volatile: one call site in a loop, not an unrolled three */
+
+#define DEEP_FRAMES 200		/* more than MT_FP_MAX */
 
 NOIPA static void run_chain(void)
 {
@@ -47,6 +51,11 @@ int main(int argc, char **argv)
 			callers_run();
 		} else if (!strcmp(argv[i], "qsort")) {
 			qsort_run();
+		} else if (!strcmp(argv[i], "broken")) {
+			broken_frame(&broken_words[0]);	/* two call paths to the kernel, one site */
+			broken_frame(&broken_words[1]);
+		} else if (!strcmp(argv[i], "deep")) {
+			deep(DEEP_FRAMES - 1);
 		}
 	}
 	return capture_end(0) ? 1 : 0;
