@@ -813,7 +813,7 @@ static void test_budget_truncated_frame(void **state)
 	record(PROG_FP, "deep", dir, "deep");
 	s = load(dir);
 	e = only_defined(s);
-	assert_int_equal(e->truncated & 2, 2);
+	assert_int_equal(e->truncated & MT_STACK_TRUNC_FP, MT_STACK_TRUNC_FP);
 	assert_false(e->fp_broken);
 	assert_int_equal(e->nfp, MT_FP_MAX);
 	assert_int_equal(e->nframes, MT_FP_MAX + 1);
