@@ -32,6 +32,19 @@ struct mt_eh_table {
 };
 
 struct mt_dwarf_lines;
+struct mt_module_names;
+
+/*
+ * One function a return address stands for, with where in it: the functions the compiler inlined at the call (from
+ * DWARF's inline scopes), innermost first, then the one the address is in.
+ */
+struct mt_src_frame {
+	const char *func;	/* demangled unless the modules keep raw names; NULL when nothing names it */
+	uint64_t offset;	/* the return address from func's symbol (perf's convention); 0 in an inlined frame */
+	const char *file;	/* the source file of the call (innermost: of vaddr's instruction) as DWARF names it */
+	int line;
+	bool inlined;		/* func was inlined into the next frame; the last frame never is */
+};
 
 struct mt_module {
 	uint64_t dev;
@@ -66,6 +79,9 @@ struct mt_module {
 	void *debug_elf;
 	struct mt_dwarf_lines *lines;	/* NULL until the first line lookup */
 	bool lines_tried;
+
+	bool raw_names;			/* mt_modules__set_raw_names(): names as the ELF file spells them */
+	struct mt_module_names *names;	/* demangled names and inline chains, made on first use */
 };
 
 struct mt_modules;
@@ -77,6 +93,11 @@ void mt_modules__free(struct mt_modules *ms);
 int mt_modules__describe(struct mt_modules *ms, const struct mt_file *f);
 /* The module of dev/ino, created (not opened) when new; NULL on ENOMEM. */
 struct mt_module *mt_modules__get(struct mt_modules *ms, uint64_t dev, uint64_t ino);
+/*
+ * Names as the ELF files spell them (true: `--no-demangle`) or demangled (the default), for every module of ms,
+ * present and future. The names made before are dropped: pointers returned earlier by this file dangle.
+ */
+void mt_modules__set_raw_names(struct mt_modules *ms, bool raw);
 /* Modules known so far, in the order they were first named. */
 size_t mt_modules__count(const struct mt_modules *ms);
 struct mt_module *mt_modules__at(const struct mt_modules *ms, size_t idx);
@@ -99,5 +120,19 @@ int mt_module__read(const struct mt_module *m, uint64_t vaddr, void *buf, size_t
 const struct mt_symbol *mt_module__symbol(const struct mt_module *m, uint64_t vaddr);
 /* Source file and line of the instruction at vaddr, from DWARF (the module's or its debug file's). 0 or -ENOENT. */
 int mt_module__srcline(struct mt_module *m, uint64_t vaddr, const char **file, int *line);
+
+/* A symbol's name as reports print it: demangled (unless raw names), without its "@VERSION"; NULL on ENOMEM. */
+const char *mt_module__symbol_name(struct mt_module *m, const struct mt_symbol *sym);
+/*
+ * The functions the return address vaddr stands for (looked up at vaddr - 1, inside the call), innermost first:
+ * *frames (n of them, at least 1) stays valid while the module is. Without DWARF one frame, from the symbol table.
+ * 0, -ENOENT (the module is not open), -ENOMEM.
+ */
+int mt_module__frames(struct mt_module *m, uint64_t vaddr, const struct mt_src_frame **frames, size_t *n);
+/*
+ * A C++ (Itanium ABI) or Rust (legacy or v0) symbol demangled without its parameter list, malloc'd; NULL when name
+ * is not one (or on ENOMEM).
+ */
+char *mt_symbol__demangle(const char *name);
 
 #endif /* MEMTRACK_MODULE_H */

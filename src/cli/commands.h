@@ -8,5 +8,7 @@ int mt_cmd_dump(int argc, char **argv);		/* src/dump.c */
 int mt_cmd_flamegraph(int argc, char **argv);	/* src/flamegraph.c */
 int mt_cmd_unwind(int argc, char **argv);	/* src/unwind_cmd.c */
 int mt_cmd_check_fp(int argc, char **argv);	/* src/checkfp.c */
+int mt_cmd_diff(int argc, char **argv);		/* src/cli/diff.c */
+int mt_cmd_pprof(int argc, char **argv);	/* src/cli/pprof.c */
 
 #endif /* MEMTRACK_COMMANDS_H */

@@ -9,76 +9,158 @@
 #include "common/log.h"
 #include "report/flamegraph.h"
 #include "report/report.h"
+#include "report/sites.h"
+#include "report/speedscope.h"
+
+#define FG_USAGE "memtrack flamegraph [--format svg|collapsed|speedscope] [--weight W] [--no-demangle] " \
+		 "(DIR | --diff BEFORE AFTER)"
 
 static void flamegraph_usage(FILE *f)
 {
-	fputs("usage: memtrack flamegraph [--collapsed] [--weight bytes|count|leaked] DIR > out.svg\n"
+	fputs("usage: " FG_USAGE " > out.svg\n"
 	      "A flame graph of the allocation stacks of a run recorded with --stacks (DWARF chains from\n"
-	      "`memtrack unwind` when DIR has them, else frame-pointer chains).\n"
-	      "  --collapsed     \"outermost;...;innermost N\" lines (flamegraph.pl, speedscope) instead of SVG\n"
+	      "`memtrack unwind` when DIR has them, else frame-pointer chains). Functions inlined at a call are\n"
+	      "frames of their own; C++ and Rust names are demangled. In the SVG a click zooms into a frame,\n"
+	      "\"Reset Zoom\" zooms out, \"Search\" (or Ctrl-F) highlights the frames matching a regular expression\n"
+	      "and shows their share; frames too narrow to draw are merged into one \"...\" frame per parent.\n"
+	      "  --format F      svg (default); collapsed: \"outermost;...;innermost N\" lines (flamegraph.pl);\n"
+	      "                  speedscope: speedscope's JSON file format, one profile per weight\n"
+	      "  --collapsed     the same as --format collapsed\n"
 	      "  --weight W      bytes allocated (default), count of allocations, or leaked bytes\n"
+	      "  --diff          BEFORE AFTER: AFTER's graph, frames red where they grew since BEFORE, blue where\n"
+	      "                  they shrank (matched by function names); collapsed: \"path BEFORE AFTER\" lines\n"
+	      "  --no-demangle   names as the ELF files spell them (_ZN...)\n"
 	      "  -h, --help      this text\n"
 	      "Exit status: 0; 1 when DIR is damaged (the graph covers the records before the damage);\n"
-	      "2 when DIR cannot be read or the command line is wrong.\n", f);
+	      "2 when DIR cannot be read, was recorded without --stacks, or the command line is wrong.\n", f);
 }
 
+enum fg_format { FG_SVG, FG_COLLAPSED, FG_SPEEDSCOPE };
+
 struct fg_args {
-	bool collapsed;
+	enum fg_format format;
 	enum mt_fg_weight weight;
+	bool raw_names;
+	bool diff;
 	const char *dir;
+	const char *before;	/* --diff */
 };
 
+static int parse_format(const char *arg, enum fg_format *out)
+{
+	if (!strcmp(arg, "svg"))
+		*out = FG_SVG;
+	else if (!strcmp(arg, "collapsed"))
+		*out = FG_COLLAPSED;
+	else if (!strcmp(arg, "speedscope"))
+		*out = FG_SPEEDSCOPE;
+	else {
+		pr_err("flamegraph: --format is svg, collapsed or speedscope, not '%s'\n", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_weight(const char *arg, enum mt_fg_weight *out)
+{
+	if (strcmp(arg, "bytes") && strcmp(arg, "count") && strcmp(arg, "leaked")) {
+		pr_err("flamegraph: --weight is bytes, count or leaked, not '%s'\n", arg);
+		return -EINVAL;
+	}
+	*out = arg[0] == 'b' ? MT_FG_BYTES : arg[0] == 'c' ? MT_FG_COUNT : MT_FG_LEAKED;
+	return 0;
+}
+
+static int flamegraph_operands(int argc, char **argv, struct fg_args *a)
+{
+	if (!a->diff)
+		return mt_args__one_dir("flamegraph", FG_USAGE, argc, argv, &a->dir);
+	if (argc - optind != 2) {
+		pr_err("flamegraph: --diff takes two DIRs, BEFORE and AFTER (usage: %s)\n", FG_USAGE);
+		return -EINVAL;
+	}
+	if (a->format == FG_SPEEDSCOPE) {
+		pr_err("flamegraph: --diff draws an SVG or writes collapsed lines, not speedscope\n");
+		return -EINVAL;
+	}
+	a->before = argv[optind];
+	a->dir = argv[optind + 1];
+	return 0;
+}
+
+/* 0: go on; 1: --help was printed; -EINVAL: a usage error was reported. */
 static int flamegraph_args(int argc, char **argv, struct fg_args *a)
 {
 	static const struct option opts[] = {
 		{ "collapsed", no_argument, NULL, 'c' },
+		{ "format", required_argument, NULL, 'f' },
 		{ "weight", required_argument, NULL, 'w' },
+		{ "diff", no_argument, NULL, 'd' },
+		{ "no-demangle", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, err = 0;
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'c') {
-			a->collapsed = true;
-		} else if (c == 'w' && (!strcmp(optarg, "bytes") || !strcmp(optarg, "count") ||
-					!strcmp(optarg, "leaked"))) {
-			a->weight = optarg[0] == 'b' ? MT_FG_BYTES : optarg[0] == 'c' ? MT_FG_COUNT : MT_FG_LEAKED;
-		} else if (c == 'w') {
-			pr_err("flamegraph: --weight is bytes, count or leaked, not '%s'\n", optarg);
-			return -EINVAL;
-		} else if (c == 'h') {
+	while (!err && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'c')
+			a->format = FG_COLLAPSED;
+		else if (c == 'f')
+			err = parse_format(optarg, &a->format);
+		else if (c == 'w')
+			err = parse_weight(optarg, &a->weight);
+		else if (c == 'd')
+			a->diff = true;
+		else if (c == 'n')
+			a->raw_names = true;
+		else if (c == 'h') {
 			flamegraph_usage(stdout);
 			return 1;
-		} else {
+		} else
 			return mt_args__bad_option("flamegraph", argv);
-		}
 	}
-	return mt_args__one_dir("flamegraph", "memtrack flamegraph [--collapsed] [--weight W] DIR", argc, argv,
-			       &a->dir);
+	return err ? err : flamegraph_operands(argc, argv, a);
+}
+
+static int flamegraph_write(const struct fg_args *a, struct mt_stacks *before, struct mt_stacks *s)
+{
+	char title[600];
+
+	if (before && a->format == FG_COLLAPSED)
+		return mt_flamegraph__diff_collapsed(stdout, before, s, a->weight);
+	if (a->format == FG_COLLAPSED)
+		return mt_flamegraph__collapsed(stdout, s, a->weight);
+	snprintf(title, sizeof(title), "memtrack: %s by allocation stack (%s chains)%s%s%s", mt_fg_weight__unit(a->weight),
+		 mt_stacks__has_dwarf(s) ? "DWARF" : "frame-pointer", before ? ", red: grown since " : "",
+		 before ? a->before : "", before ? ", blue: shrunk" : "");
+	if (a->format == FG_SPEEDSCOPE)
+		return mt_speedscope__write(stdout, s, title);
+	if (before)
+		return mt_flamegraph__diff_svg(stdout, before, s, a->weight, title);
+	return mt_flamegraph__svg(stdout, s, a->weight, title);
 }
 
 int mt_cmd_flamegraph(int argc, char **argv)
 {
-	struct fg_args a = { .weight = MT_FG_BYTES };
-	struct mt_read_status st;
-	struct mt_stacks *s;
-	char title[300];
-	int err, ret;
+	struct fg_args a = { .format = FG_SVG, .weight = MT_FG_BYTES };
+	struct mt_read_status st, bst;
+	struct mt_stacks *s, *before = NULL;
+	int err, berr = 0, ret;
 
 	ret = flamegraph_args(argc, argv, &a);
 	if (ret)
 		return ret > 0 ? 0 : 2;
-	err = mt_stacks__load(a.dir, NULL, &s, &st);
-	if (!s)
-		return mt_report__exit_status(a.dir, err, &st, "flame graph");
-	snprintf(title, sizeof(title), "memtrack: %s by allocation stack (%s chains)",
-		 a.weight == MT_FG_COUNT ? "allocations" : a.weight == MT_FG_LEAKED ? "leaked bytes" : "bytes",
-		 mt_stacks__has_dwarf(s) ? "DWARF" : "frame-pointer");
-	ret = a.collapsed ? mt_flamegraph__collapsed(stdout, s, a.weight) :
-			    mt_flamegraph__svg(stdout, s, a.weight, title);
+	if (a.diff && !(before = mt_sites__load(a.before, a.raw_names, "flame graph", &berr, &bst)))
+		return 2;
+	s = mt_sites__load(a.dir, a.raw_names, "flame graph", &err, &st);
+	if (!s) {
+		mt_stacks__free(before);
+		return 2;
+	}
+	ret = flamegraph_write(&a, before, s);
+	mt_stacks__free(before);
 	mt_stacks__free(s);
 	if (!ret && fflush(stdout))
 		ret = -errno;
@@ -86,5 +168,7 @@ int mt_cmd_flamegraph(int argc, char **argv)
 		pr_err("flamegraph: %s\n", strerror(-ret));
 		return 2;
 	}
-	return mt_report__exit_status(a.dir, err, &st, "flame graph");
+	ret = a.diff ? mt_report__exit_status(a.before, berr, &bst, "flame graph") : 0;
+	err = mt_report__exit_status(a.dir, err, &st, "flame graph");
+	return ret > err ? ret : err;
 }

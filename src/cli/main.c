@@ -18,6 +18,9 @@ static void usage(FILE *f)
 	      "  report [--json] [--sites N] DIR              per-process and total statistics, top allocation sites\n"
 	      "  dump DIR                                     every record as one JSON object per line\n"
 	      "  flamegraph [--collapsed] [--weight W] DIR    allocation stacks as an SVG flame graph\n"
+	      "  flamegraph --diff BEFORE AFTER               the same, red where AFTER grew, blue where it shrank\n"
+	      "  diff [--json] BEFORE AFTER                   what changed between two runs, in total and per site\n"
+	      "  pprof DIR > out.pb.gz                        allocation stacks as a pprof profile\n"
 	      "  unwind [--stats] [--list] DIR                DWARF-unwind the recorded stacks into DIR/unwind.mtz\n"
 	      "  check-fp [--json] [--strict] DIR             where frame-pointer chains differ from DWARF ones, and why\n"
 	      "  help [COMMAND], --help, --version\n"
@@ -31,7 +34,8 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*run)(int argc, char **argv);
 	} cmds[] = { { "record", mt_cmd_record }, { "report", mt_cmd_report }, { "dump", mt_cmd_dump },
-		     { "flamegraph", mt_cmd_flamegraph }, { "unwind", mt_cmd_unwind }, { "check-fp", mt_cmd_check_fp } };
+		     { "flamegraph", mt_cmd_flamegraph }, { "unwind", mt_cmd_unwind }, { "check-fp", mt_cmd_check_fp },
+		     { "diff", mt_cmd_diff }, { "pprof", mt_cmd_pprof } };
 	size_t i;
 
 	if (argc < 2) {

@@ -1,4 +1,4 @@
-/* flamegraph.h — `memtrack flamegraph`: allocation stacks as collapsed lines or as a self-contained SVG. */
+/* flamegraph.h — `memtrack flamegraph`: allocation stacks as collapsed lines or as an interactive SVG. */
 #ifndef MEMTRACK_FLAMEGRAPH_H
 #define MEMTRACK_FLAMEGRAPH_H
 
@@ -12,9 +12,25 @@ enum mt_fg_weight {
 	MT_FG_LEAKED,	/* bytes of blocks still live at exit, exec or the end */
 };
 
-/* "outermost;...;innermost N" lines, sorted frame by frame, equal paths merged. 0, -EIO or -ENOMEM. */
+/* "bytes", "allocations" or "leaked bytes": what a weight counts. */
+const char *mt_fg_weight__unit(enum mt_fg_weight w);
+/* The weight of one stack. */
+uint64_t mt_fg_weight__of(const struct mt_stack_entry *e, enum mt_fg_weight w);
+
+/*
+ * "outermost;...;innermost N" lines, sorted frame by frame, equal paths merged; each return address stands for its
+ * inline chain (DWARF), so inlined functions are frames of their own. 0, -EIO or -ENOMEM.
+ */
 int mt_flamegraph__collapsed(FILE *f, struct mt_stacks *s, enum mt_fg_weight w);
-/* A standalone SVG flame graph (inline CSS and JS, no external files). 0, -EIO or -ENOMEM. */
+/*
+ * A standalone SVG flame graph, flamegraph.pl's way: its own CSS and JS, click to zoom, reset, search with the
+ * matched share; frames narrower than 0.1 px are merged into one "..." frame per parent. 0, -EIO or -ENOMEM.
+ */
 int mt_flamegraph__svg(FILE *f, struct mt_stacks *s, enum mt_fg_weight w, const char *title);
+/* The paths of both, "path BEFORE AFTER" (difffolded.pl's format), the union of their paths. 0, -EIO, -ENOMEM. */
+int mt_flamegraph__diff_collapsed(FILE *f, struct mt_stacks *before, struct mt_stacks *after, enum mt_fg_weight w);
+/* A flame graph of after whose frames are red where they grew since before, blue where they shrank. */
+int mt_flamegraph__diff_svg(FILE *f, struct mt_stacks *before, struct mt_stacks *after, enum mt_fg_weight w,
+			    const char *title);
 
 #endif /* MEMTRACK_FLAMEGRAPH_H */

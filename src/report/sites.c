@@ -4,12 +4,15 @@
 #include <string.h>
 
 #include "common/array.h"
+#include "common/log.h"
+#include "report/report.h"
 #include "report/sites.h"
 
-#define NAME_MAX_LEN 512
+#define NAME_MAX_LEN 1024	/* C++ template names run long; past this they are cut */
 
 struct site_build {
 	struct mt_sites *out;
+	bool with_offset;
 	size_t cap;
 	struct mt_u64map by_key;	/* FNV-1a of the joined frame names → index in out->sites */
 	char **keys;			/* the joined names, to tell hash collisions apart */
@@ -51,42 +54,83 @@ void mt_sites__free(struct mt_sites *sites)
 	free(sites);
 }
 
-static char *srcline_text(const struct mt_sym *sym)
+static char *srcline_text(const char *file, int line)
 {
 	const char *base;
 	char *text;
 
-	if (!sym->file)
+	if (!file)
 		return NULL;
-	base = strrchr(sym->file, '/');
-	if (asprintf(&text, "%s:%d", base ? base + 1 : sym->file, sym->line) < 0)
+	base = strrchr(file, '/');
+	if (asprintf(&text, "%s:%d", base ? base + 1 : file, line) < 0)
 		return NULL;
 	return text;
 }
 
-/* The site's frames: names and source lines of the entry's chain. */
-static int site_frames(struct mt_stacks *s, const struct mt_stack_entry *e, struct mt_site *site)
+int mt_sites__expand_frame(struct mt_stacks *s, const struct mt_frame *f, bool with_offset, mt_frame_line_fn fn,
+			   void *ctx)
 {
+	const struct mt_src_frame *src;
+	struct mt_frame_line fl;
 	char name[NAME_MAX_LEN];
 	struct mt_sym sym;
-	size_t i;
+	size_t n, i;
+	int err;
 
-	site->frames = calloc(e->nframes ? e->nframes : 1, sizeof(*site->frames));
-	if (!site->frames)
-		return -ENOMEM;
-	site->nframes = e->nframes;
-	for (i = 0; i < e->nframes; i++) {
-		mt_stacks__symbolize(s, &e->frames[i], &sym);
-		site->frames[i].name = strdup(mt_frame__name(&e->frames[i], &sym, true, name, sizeof(name)));
-		site->frames[i].srcline = srcline_text(&sym);
-		if (!site->frames[i].name)
-			return -ENOMEM;
+	if (f->mod && f->has_vaddr && !mt_module__frames(f->mod, f->vaddr, &src, &n)) {
+		for (i = 0; i < n; i++) {
+			sym = (struct mt_sym){ .func = src[i].func, .offset = src[i].offset, .file = src[i].file,
+						 .line = src[i].line };
+			fl = (struct mt_frame_line){ name, src[i].file, src[i].line, src[i].inlined };
+			mt_frame__name(f, &sym, with_offset && !src[i].inlined, name, sizeof(name));
+			err = fn(&fl, ctx);
+			if (err)
+				return err;
+		}
+		return 0;
 	}
+	mt_stacks__symbolize(s, f, &sym);
+	fl = (struct mt_frame_line){ name, sym.file, sym.line, false };
+	mt_frame__name(f, &sym, with_offset, name, sizeof(name));
+	return fn(&fl, ctx);
+}
+
+struct frames_out {
+	struct mt_site *site;
+	size_t cap;
+};
+
+static int frame_add(const struct mt_frame_line *fl, void *ctx)
+{
+	struct frames_out *o = ctx;
+	struct mt_site_frame *sf;
+
+	if (mt_array__grow((void **)&o->site->frames, &o->cap, o->site->nframes, sizeof(*o->site->frames)))
+		return -ENOMEM;
+	sf = &o->site->frames[o->site->nframes];
+	*sf = (struct mt_site_frame){ strdup(fl->name), srcline_text(fl->file, fl->line), fl->inlined };
+	if (!sf->name || (fl->file && !sf->srcline)) {
+		free(sf->name);
+		free(sf->srcline);
+		return -ENOMEM;
+	}
+	o->site->nframes++;
 	return 0;
 }
 
-/* The frame names joined by newlines: what identifies a site. */
-static char *site_key(const struct mt_site *site)
+/* The site's frames: each return address of the entry's chain expanded into its inline chain. */
+static int site_frames(struct mt_stacks *s, const struct mt_stack_entry *e, bool with_offset, struct mt_site *site)
+{
+	struct frames_out o = { site, 0 };
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < e->nframes; i++)
+		err = mt_sites__expand_frame(s, &e->frames[i], with_offset, frame_add, &o);
+	return err;
+}
+
+char *mt_site__key(const struct mt_site *site)
 {
 	size_t i, len = 1;
 	char *key, *p;
@@ -132,8 +176,8 @@ static int sites_add(struct site_build *b, struct mt_stacks *s, const struct mt_
 	char *key;
 	int err;
 
-	err = site_frames(s, e, &site);
-	key = err ? NULL : site_key(&site);
+	err = site_frames(s, e, b->with_offset, &site);
+	key = err ? NULL : mt_site__key(&site);
 	if (!key) {
 		site_release(&site);
 		return -ENOMEM;
@@ -198,7 +242,12 @@ static void build_release(struct site_build *b)
 
 struct mt_sites *mt_sites__build(struct mt_stacks *s)
 {
-	struct site_build b = { 0 };
+	return mt_sites__build_with(s, NULL);
+}
+
+struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites_opts *opts)
+{
+	struct site_build b = { .with_offset = !opts || !opts->no_offsets };
 	size_t i;
 	int err = 0;
 
@@ -234,4 +283,44 @@ struct mt_sites *mt_sites__build(struct mt_stacks *s)
 		b.out->by_count[i] = &b.out->sites[i];
 	mt_array__sort(b.out->by_count, b.out->count, sizeof(*b.out->by_count), by_count);
 	return b.out;
+}
+
+void mt_sites__json_frames(struct mt_json *j, const struct mt_site *site)
+{
+	size_t i;
+
+	mt_json__begin_array(j);
+	for (i = 0; i < site->nframes; i++) {
+		mt_json__begin_object(j);
+		mt_json__kv_string(j, "name", site->frames[i].name);
+		if (site->frames[i].srcline)
+			mt_json__kv_string(j, "srcline", site->frames[i].srcline);
+		else
+			mt_json__kv_null(j, "srcline");
+		mt_json__kv_bool(j, "inlined", site->frames[i].inlined);
+		mt_json__end_object(j);
+	}
+	mt_json__end_array(j);
+}
+
+/* No allocation named a stack: --stacks was not given (or nothing was allocated at all). */
+struct mt_stacks *mt_sites__load(const char *dir, bool raw_names, const char *what, int *err,
+				 struct mt_read_status *st)
+{
+	struct mt_stacks *s;
+
+	*err = mt_stacks__load(dir, NULL, &s, st);
+	if (!s) {
+		mt_report__exit_status(dir, *err, st, what);
+		return NULL;
+	}
+	if (!mt_stacks__any(s) && !mt_stacks__count(s)) {
+		pr_err("%s: recorded without --stacks: no allocation stacks (record with `memtrack record --stacks`)\n",
+		       dir);
+		mt_stacks__free(s);
+		*err = -ENODATA;
+		return NULL;
+	}
+	mt_modules__set_raw_names(mt_stacks__modules(s), raw_names);
+	return s;
 }

@@ -1,0 +1,148 @@
+/* diff.c — `memtrack diff`: its options and exit status; the comparison is src/report/diff.c */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/commands.h"
+#include "common/args.h"
+#include "common/log.h"
+#include "report/diff.h"
+#include "report/report.h"
+#include "report/sites.h"
+
+#define DIFF_USAGE "memtrack diff [--json] [--sites N] [--no-demangle] BEFORE AFTER"
+
+static void diff_usage(FILE *f)
+{
+	fputs("usage: " DIFF_USAGE "\n"
+	      "What changed from one run recorded with --stacks to another: allocations, bytes, peak and leaks in\n"
+	      "total, then the allocation sites ranked by the change in bytes. A site is its call path of\n"
+	      "functions, inlined ones included, so it matches across builds and address layouts.\n"
+	      "  --json          {\"totals\": {...}, \"sites\": [{\"frames\", \"bytes_delta\", \"count_delta\",\n"
+	      "                  \"leaked_bytes_delta\", \"before\", \"after\"}]} instead of text\n"
+	      "  --sites N       sites shown (default 10; 0 leaves them out)\n"
+	      "  --no-demangle   names as the ELF files spell them (_ZN...)\n"
+	      "  -h, --help      this text\n"
+	      "Exit status: 0; 1 when a DIR is damaged (the diff covers the records before the damage);\n"
+	      "2 when a DIR cannot be read, was recorded without --stacks, or the command line is wrong.\n", f);
+}
+
+struct diff_args {
+	bool json;
+	bool raw_names;
+	unsigned long long top;
+	const char *dirs[2];
+};
+
+/* 0: go on; 1: --help was printed; -EINVAL: a usage error was reported. */
+static int diff_args(int argc, char **argv, struct diff_args *a)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "sites", required_argument, NULL, 's' },
+		{ "no-demangle", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'j') {
+			a->json = true;
+		} else if (c == 'n') {
+			a->raw_names = true;
+		} else if (c == 's') {
+			if (mt_args__number("sites", optarg, 0, 1000000, false, &a->top))
+				return -EINVAL;
+		} else if (c == 'h') {
+			diff_usage(stdout);
+			return 1;
+		} else {
+			return mt_args__bad_option("diff", argv);
+		}
+	}
+	if (argc - optind != 2) {
+		pr_err("diff: two DIRs, BEFORE and AFTER (usage: %s)\n", DIFF_USAGE);
+		return -EINVAL;
+	}
+	a->dirs[0] = argv[optind];
+	a->dirs[1] = argv[optind + 1];
+	return 0;
+}
+
+/* One run: its model and its sites by function path. */
+struct diff_side {
+	struct mt_model *model;
+	struct mt_sites *sites;
+	struct mt_read_status st;
+	int err;
+};
+
+static int side_load(const char *dir, bool raw_names, struct diff_side *d)
+{
+	static const struct mt_sites_opts by_functions = { .no_offsets = true };
+	struct mt_read_status sst;
+	struct mt_stacks *s;
+	int serr;
+
+	d->err = mt_model__load(dir, &d->model, &d->st);
+	if (!d->model)
+		return mt_report__exit_status(dir, d->err, &d->st, "diff");
+	s = mt_sites__load(dir, raw_names, "diff", &serr, &sst);
+	if (!s)
+		return 2;
+	d->sites = mt_sites__build_with(s, &by_functions);
+	mt_stacks__free(s);
+	if (!d->sites) {
+		pr_err("%s: sites: %s\n", dir, strerror(errno));
+		return 2;
+	}
+	return 0;
+}
+
+static void side_release(struct diff_side *d)
+{
+	mt_sites__free(d->sites);
+	mt_model__free(d->model);
+}
+
+static int diff_write(const struct diff_args *a, struct diff_side *sd)
+{
+	struct mt_diff *d;
+	int ret;
+
+	d = mt_diff__build(mt_model__totals(sd[0].model), sd[0].sites, mt_model__totals(sd[1].model), sd[1].sites);
+	if (!d)
+		return -errno;
+	ret = a->json ? mt_diff__json(stdout, d, a->top) : mt_diff__text(stdout, d, a->dirs[0], a->dirs[1], a->top);
+	mt_diff__free(d);
+	if (!ret && fflush(stdout))
+		ret = -errno;
+	return ret;
+}
+
+int mt_cmd_diff(int argc, char **argv)
+{
+	struct diff_args a = { .top = 10 };
+	struct diff_side sd[2] = { 0 };
+	int ret, i, st;
+
+	ret = diff_args(argc, argv, &a);
+	if (ret)
+		return ret > 0 ? 0 : 2;
+	for (i = 0, ret = 0; i < 2 && !ret; i++)
+		ret = side_load(a.dirs[i], a.raw_names, &sd[i]);
+	if (!ret && (ret = diff_write(&a, sd))) {
+		pr_err("diff: %s\n", strerror(-ret));
+		ret = 2;
+	}
+	for (i = 0; !ret && i < 2; i++) {
+		st = mt_report__exit_status(a.dirs[i], sd[i].err, &sd[i].st, "diff");
+		ret = st > ret ? st : ret;
+	}
+	side_release(&sd[0]);
+	side_release(&sd[1]);
+	return ret;
+}

@@ -1,0 +1,384 @@
+/* pprof.c — profile.proto written by a small protobuf encoder (varints, length-delimited fields), gzipped by zlib. */
+/*
+ * Field numbers from pprof's proto/profile.proto. Repeated numbers are written unpacked, which every protobuf
+ * parser accepts, so that `protoc --decode_raw` shows each value as itself.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "common/elf.h"
+#include "common/array.h"
+#include "common/u64map.h"
+#include "report/pprof.h"
+#include "report/sites.h"
+
+enum { PB_VARINT = 0, PB_LEN = 2 };
+
+/* Profile */
+enum { P_SAMPLE_TYPE = 1, P_SAMPLE, P_MAPPING, P_LOCATION, P_FUNCTION, P_STRING_TABLE, P_DEFAULT_SAMPLE_TYPE = 14 };
+enum { VT_TYPE = 1, VT_UNIT };						/* ValueType */
+enum { S_LOCATION_ID = 1, S_VALUE };					/* Sample */
+enum { M_ID = 1, M_START, M_LIMIT, M_OFFSET, M_FILENAME, M_BUILD_ID, M_HAS_FUNCTIONS, M_HAS_FILENAMES,
+       M_HAS_LINES, M_HAS_INLINES };					/* Mapping */
+enum { L_ID = 1, L_MAPPING_ID, L_ADDRESS, L_LINE };			/* Location */
+enum { LN_FUNCTION_ID = 1, LN_LINE };					/* Line */
+enum { F_ID = 1, F_NAME, F_SYSTEM_NAME, F_FILENAME };			/* Function */
+
+#define PPROF_NOT_RECORDED "[stack not recorded]"
+
+/* ---- the encoder ---- */
+
+struct pb {
+	uint8_t *p;
+	size_t len;
+	size_t cap;
+	bool oom;		/* sticky: checked once at the end */
+};
+
+static void pb_put(struct pb *b, const void *data, size_t n)
+{
+	uint8_t *p;
+	size_t cap;
+
+	if (b->oom)
+		return;
+	if (b->len + n > b->cap) {
+		cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->oom = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+}
+
+static void pb_varint(struct pb *b, uint64_t v)
+{
+	uint8_t buf[10];
+	size_t n = 0;
+
+	do {
+		buf[n++] = (uint8_t)(v & 0x7f) | (v > 0x7f ? 0x80 : 0);
+		v >>= 7;
+	} while (v);
+	pb_put(b, buf, n);
+}
+
+/* A varint field, written even when 0 (a repeated value counts). int64 fields take v as two's complement. */
+static void pb_uint(struct pb *b, unsigned int field, uint64_t v)
+{
+	pb_varint(b, (uint64_t)field << 3 | PB_VARINT);
+	pb_varint(b, v);
+}
+
+/* proto3 leaves a scalar at its default out. */
+static void pb_opt(struct pb *b, unsigned int field, uint64_t v)
+{
+	if (v)
+		pb_uint(b, field, v);
+}
+
+static void pb_bytes(struct pb *b, unsigned int field, const void *data, size_t n)
+{
+	pb_varint(b, (uint64_t)field << 3 | PB_LEN);
+	pb_varint(b, n);
+	pb_put(b, data, n);
+}
+
+/* An embedded message: sub's bytes, then sub is emptied for the next one. */
+static void pb_msg(struct pb *b, unsigned int field, struct pb *sub)
+{
+	pb_bytes(b, field, sub->p, sub->len);
+	b->oom |= sub->oom;
+	sub->len = 0;
+}
+
+/* ---- the profile's tables ---- */
+
+struct loc_key {
+	const struct mt_module *mod;
+	uint64_t addr;		/* vaddr in mod, else the address itself */
+};
+
+struct pprof {
+	struct mt_stacks *s;
+	struct pb out;			/* the Profile: sample types and samples, then the tables appended */
+	struct pb maps, locs, funcs;	/* repeated Mapping, Location, Function fields */
+	struct pb sample, loc, line, fn, map;	/* one message each, being built */
+	char **strs;
+	size_t nstrs;
+	size_t cap_strs;
+	struct mt_u64map str_index;	/* FNV-1a → index in strs (collisions: a scan) */
+	struct mt_u64map func_index;	/* name index << 32 | file index → Function id */
+	uint64_t nfuncs;
+	struct loc_key *loc_keys;
+	size_t nlocs;
+	size_t cap_locs;
+	struct mt_u64map loc_index;	/* hash of loc_key → index in loc_keys (collisions: a scan) */
+	struct mt_u64map map_index;	/* module address → Mapping id */
+	uint64_t nmaps;
+};
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/* The string table index of s (0 is ""), added when new; -ENOMEM. */
+static int64_t str_index(struct pprof *p, const char *s)
+{
+	uint64_t h = str_hash(s), *idx = mt_u64map__find(&p->str_index, h);
+	size_t i;
+
+	if (idx && !strcmp(p->strs[*idx], s))
+		return (int64_t)*idx;
+	for (i = 0; idx && i < p->nstrs; i++)
+		if (!strcmp(p->strs[i], s))
+			return (int64_t)i;
+	if (mt_array__grow((void **)&p->strs, &p->cap_strs, p->nstrs, sizeof(*p->strs)))
+		return -ENOMEM;
+	p->strs[p->nstrs] = strdup(s);
+	if (!p->strs[p->nstrs])
+		return -ENOMEM;
+	if (!idx && mt_u64map__put(&p->str_index, h, p->nstrs, NULL) < 0) {
+		free(p->strs[p->nstrs]);
+		return -ENOMEM;
+	}
+	return (int64_t)p->nstrs++;
+}
+
+/* The Function id of (name, file), its message written when new; on ENOMEM 0, and the profile fails. */
+static uint64_t func_id(struct pprof *p, const char *name, const char *file)
+{
+	int64_t ni = str_index(p, name), fi = str_index(p, file ? file : "");
+	uint64_t key, *id;
+
+	if (ni < 0 || fi < 0) {
+		p->out.oom = true;
+		return 0;
+	}
+	key = (uint64_t)ni << 32 | (uint64_t)fi;
+	id = mt_u64map__find(&p->func_index, key);
+	if (id)
+		return *id;
+	if (mt_u64map__put(&p->func_index, key, ++p->nfuncs, NULL) < 0) {
+		p->out.oom = true;
+		return 0;
+	}
+	pb_uint(&p->fn, F_ID, p->nfuncs);
+	pb_opt(&p->fn, F_NAME, ni);
+	pb_opt(&p->fn, F_SYSTEM_NAME, ni);
+	pb_opt(&p->fn, F_FILENAME, fi);
+	pb_msg(&p->funcs, P_FUNCTION, &p->fn);
+	return p->nfuncs;
+}
+
+/* The Mapping id of a module (0: none), its message written when new; on ENOMEM 0, and the profile fails. */
+static uint64_t map_id(struct pprof *p, const struct mt_module *m)
+{
+	char hex[2 * MT_BUILD_ID_MAX + 1];
+	uint64_t *id;
+	int64_t file, bid;
+
+	if (!m)
+		return 0;
+	id = mt_u64map__find(&p->map_index, (uintptr_t)m);
+	if (id)
+		return *id;
+	file = str_index(p, m->path[0] ? m->path : m->name);
+	bid = str_index(p, mt_elf__build_id_hex(m->build_id, m->build_id_len, hex));
+	if (file < 0 || bid < 0 || mt_u64map__put(&p->map_index, (uintptr_t)m, ++p->nmaps, NULL) < 0) {
+		p->out.oom = true;
+		return 0;
+	}
+	pb_uint(&p->map, M_ID, p->nmaps);
+	pb_opt(&p->map, M_START, m->min_vaddr);
+	pb_opt(&p->map, M_LIMIT, m->max_vaddr);
+	pb_opt(&p->map, M_FILENAME, file);
+	pb_opt(&p->map, M_BUILD_ID, bid);
+	pb_uint(&p->map, M_HAS_FUNCTIONS, 1);
+	pb_uint(&p->map, M_HAS_FILENAMES, 1);
+	pb_uint(&p->map, M_HAS_LINES, 1);
+	pb_uint(&p->map, M_HAS_INLINES, 1);
+	pb_msg(&p->maps, P_MAPPING, &p->map);
+	return p->nmaps;
+}
+
+/* One Line of the Location being built: innermost first, as pprof wants them (the last is the caller). */
+static int line_add(const struct mt_frame_line *fl, void *ctx)
+{
+	struct pprof *p = ctx;
+
+	pb_uint(&p->line, LN_FUNCTION_ID, func_id(p, fl->name, fl->file));
+	pb_opt(&p->line, LN_LINE, fl->line > 0 ? (uint64_t)fl->line : 0);
+	pb_msg(&p->loc, L_LINE, &p->line);
+	return p->out.oom || p->loc.oom ? -ENOMEM : 0;
+}
+
+static bool loc_is(const struct loc_key *k, const struct mt_module *mod, uint64_t addr)
+{
+	return k->mod == mod && k->addr == addr;
+}
+
+/* The Location id of a return address (or of the not-recorded marker, f NULL), its message written when new. */
+static uint64_t loc_id(struct pprof *p, const struct mt_frame *f)
+{
+	const struct mt_module *mod = f ? f->mod : NULL;
+	uint64_t addr = !f ? 0 : mod ? f->vaddr : f->addr, h = addr * 0x9e3779b97f4a7c15ull ^ (uintptr_t)mod, *idx;
+	size_t i;
+
+	idx = mt_u64map__find(&p->loc_index, h);
+	if (idx && loc_is(&p->loc_keys[*idx], mod, addr))
+		return *idx + 1;
+	for (i = 0; idx && i < p->nlocs; i++)
+		if (loc_is(&p->loc_keys[i], mod, addr))
+			return i + 1;
+	if (mt_array__grow((void **)&p->loc_keys, &p->cap_locs, p->nlocs, sizeof(*p->loc_keys)) ||
+	    (!idx && mt_u64map__put(&p->loc_index, h, p->nlocs, NULL) < 0)) {
+		p->out.oom = true;
+		return 0;
+	}
+	p->loc_keys[p->nlocs++] = (struct loc_key){ mod, addr };
+	pb_uint(&p->loc, L_ID, p->nlocs);
+	pb_opt(&p->loc, L_MAPPING_ID, map_id(p, mod));
+	pb_opt(&p->loc, L_ADDRESS, addr);
+	if (f)
+		mt_sites__expand_frame(p->s, f, false, line_add, p);
+	else
+		line_add(&(struct mt_frame_line){ .name = PPROF_NOT_RECORDED }, p);
+	pb_msg(&p->locs, P_LOCATION, &p->loc);
+	return p->nlocs;
+}
+
+static void sample_write(struct pprof *p, const struct mt_stack_entry *e)
+{
+	size_t i;
+
+	if (!e->defined)
+		pb_uint(&p->sample, S_LOCATION_ID, loc_id(p, NULL));
+	for (i = 0; e->defined && i < e->nframes; i++)
+		pb_uint(&p->sample, S_LOCATION_ID, loc_id(p, &e->frames[i]));
+	pb_uint(&p->sample, S_VALUE, e->allocations);
+	pb_uint(&p->sample, S_VALUE, e->bytes);
+	pb_uint(&p->sample, S_VALUE, e->leaked_allocations);
+	pb_uint(&p->sample, S_VALUE, e->leaked_bytes);
+	pb_msg(&p->out, P_SAMPLE, &p->sample);
+}
+
+/* Go's heap profiles' order; pprof shows alloc_space unless told otherwise (default_sample_type). */
+static void sample_types(struct pprof *p)
+{
+	static const char *const types[][2] = { { "alloc_objects", "count" }, { "alloc_space", "bytes" },
+						{ "inuse_objects", "count" }, { "inuse_space", "bytes" } };
+	struct pb vt = { 0 };
+	int64_t t, u;
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		t = str_index(p, types[i][0]);
+		u = str_index(p, types[i][1]);
+		if (t < 0 || u < 0) {
+			p->out.oom = true;
+			break;
+		}
+		pb_opt(&vt, VT_TYPE, t);
+		pb_opt(&vt, VT_UNIT, u);
+		pb_msg(&p->out, P_SAMPLE_TYPE, &vt);
+	}
+	free(vt.p);
+}
+
+static int profile_build(struct pprof *p)
+{
+	const struct mt_stack_entry *e;
+	int64_t def;
+	size_t i;
+
+	if (str_index(p, "") != 0)
+		return -ENOMEM;
+	sample_types(p);
+	for (i = 0; !p->out.oom && i < mt_stacks__count(p->s); i++) {
+		e = mt_stacks__entry(p->s, i);
+		if (e->allocations || e->leaked_allocations)
+			sample_write(p, e);
+	}
+	pb_put(&p->out, p->maps.p, p->maps.len);
+	pb_put(&p->out, p->locs.p, p->locs.len);
+	pb_put(&p->out, p->funcs.p, p->funcs.len);
+	for (i = 0; i < p->nstrs; i++)
+		pb_bytes(&p->out, P_STRING_TABLE, p->strs[i], strlen(p->strs[i]));
+	def = str_index(p, "alloc_space");
+	pb_opt(&p->out, P_DEFAULT_SAMPLE_TYPE, def > 0 ? (uint64_t)def : 0);
+	return p->out.oom || p->maps.oom || p->locs.oom || p->funcs.oom || p->sample.oom ? -ENOMEM : 0;
+}
+
+/* gzip (zlib's deflate with a gzip header: windowBits 15 + 16), as pprof reads profiles. */
+static int gzip_write(FILE *f, const uint8_t *data, size_t len)
+{
+	uint8_t buf[65536];
+	z_stream z = { 0 };
+	int zr;
+
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (uint8_t *)data;
+	z.avail_in = (uInt)len;	/* profiles stay far below 4 GiB */
+	do {
+		z.next_out = buf;
+		z.avail_out = sizeof(buf);
+		zr = deflate(&z, Z_FINISH);
+		if (zr == Z_STREAM_ERROR)
+			break;
+		if (fwrite(buf, 1, sizeof(buf) - z.avail_out, f) != sizeof(buf) - z.avail_out)
+			break;
+	} while (zr != Z_STREAM_END);
+	deflateEnd(&z);
+	return zr == Z_STREAM_END ? 0 : -EIO;
+}
+
+static void pprof_release(struct pprof *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nstrs; i++)
+		free(p->strs[i]);
+	free(p->strs);
+	free(p->loc_keys);
+	mt_u64map__release(&p->str_index);
+	mt_u64map__release(&p->func_index);
+	mt_u64map__release(&p->loc_index);
+	mt_u64map__release(&p->map_index);
+	free(p->out.p);
+	free(p->maps.p);
+	free(p->locs.p);
+	free(p->funcs.p);
+	free(p->sample.p);
+	free(p->loc.p);
+	free(p->line.p);
+	free(p->fn.p);
+	free(p->map.p);
+}
+
+int mt_pprof__write(FILE *f, struct mt_stacks *s)
+{
+	struct pprof p = { .s = s };
+	int err;
+
+	err = profile_build(&p);
+	if (!err)
+		err = gzip_write(f, p.out.p, p.out.len);
+	pprof_release(&p);
+	return err ? err : ferror(f) ? -EIO : 0;
+}
