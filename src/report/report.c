@@ -167,7 +167,7 @@ static void blocks_text(FILE *f, const char *label, uint64_t n, uint64_t bytes)
 {
 	char a[2 * HSIZE];
 
-	fprintf(f, "  %-20s%" PRIu64 " blocks, %s\n", label, n, size_text(a, bytes));
+	fprintf(f, "  %-20s%" PRIu64 " %s, %s\n", label, n, n == 1 ? "block" : "blocks", size_text(a, bytes));
 }
 
 #define TOP_UNKNOWN 5	/* processes named on the unknown frees line */
