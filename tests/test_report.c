@@ -1632,6 +1632,76 @@ static void test_many_forks_share(void **state)
 	assert_identities(f->m);
 }
 
+/* docs/REPORT.md's worked example tree, record for record: its tables are these numbers. */
+static void worked_example(struct sink *s)
+{
+	static const char *argv[] = { "sh", "build.sh" };
+
+	put_session(s, T0, 100, 99, 2, argv);
+	put_exec(s, T0 + 1, 100, "/bin/sh", "sh");
+	put_alloc(s, T0 + 2, 100, MT_FN_MALLOC, 0xa000, 100, 0);		/* A */
+	put_alloc(s, T0 + 3, 100, MT_FN_MALLOC, 0xb000, 200, 0);		/* B */
+	put_alloc(s, T0 + 4, 100, MT_FN_MALLOC, 0xc000, 300, 0);		/* C */
+	put_fork(s, T0 + 5, 100, 101);
+	put_free(s, T0 + 6, 101, 0xa000);
+	put_alloc(s, T0 + 7, 101, MT_FN_MALLOC, 0xd000, 50, 0);		/* D */
+	put_exec(s, T0 + 8, 101, "/usr/bin/cc", "cc");
+	put_alloc(s, T0 + 9, 101, MT_FN_MALLOC, 0xe000, 1000, 0);		/* E */
+	put_alloc(s, T0 + 10, 101, MT_FN_MALLOC, 0xf000, 10, 0);		/* F */
+	put_free(s, T0 + 11, 101, 0xe000);
+	put_exit(s, T0 + 12, 101, EXITED(0));
+	put_free(s, T0 + 13, 100, 0xb000);
+	put_fork_flags(s, T0 + 14, 100, 102, MT_FORK_SHARED_VM);		/* vfork */
+	put_exec(s, T0 + 15, 102, "/bin/true", "true");
+	put_exit(s, T0 + 16, 102, EXITED(0));
+	put_alloc_tid(s, T0 + 17, 100, 105, MT_FN_MALLOC, 0x10000, 64, 0);	/* G, by a thread */
+	put_alloc_tid(s, T0 + 18, 100, 105, MT_FN_FREE, 0x10000, 0, 0);
+	put_alloc_tid(s, T0 + 19, 100, 105, MT_FN_FREE, 0x10000, 0, 0);	/* its tcache flush */
+	put_alloc_tid(s, T0 + 20, 100, 105, MT_FN_FREE, 0x20000, 0, 0);	/* its tcache struct */
+	put_thread_exit(s, T0 + 21, 100, 105, 0);
+	put_exit(s, T0 + 22, 100, EXITED(0));
+	put_end(s, T0 + 23, 100, EXITED(0), 0, 0, 0);
+}
+
+static void assert_heap(const struct mt_heap_stats *h, const uint64_t want[10])
+{
+	const uint64_t got[10] = { h->inherited_allocations, h->inherited_bytes, h->allocations, h->allocated_bytes,
+				   h->frees, h->freed_bytes, h->exec_discarded_allocations, h->exec_discarded_bytes,
+				   h->leaked_allocations, h->leaked_bytes };
+	int i;
+
+	for (i = 0; i < 10; i++)
+		assert_int_equal(got[i], want[i]);
+}
+
+static void test_worked_example(void **state)
+{
+	static const uint64_t sh[10] = { 0, 0, 4, 664, 2, 264, 0, 0, 2, 400 };
+	static const uint64_t cc[10] = { 3, 600, 3, 1060, 2, 1100, 3, 550, 1, 10 };
+	static const uint64_t tr[10] = { 2, 400, 0, 0, 0, 0, 2, 400, 0, 0 };
+	static const uint64_t all[10] = { 5, 1000, 7, 1724, 4, 1364, 5, 950, 3, 410 };
+	struct fix *f = *state;
+	const struct mt_totals *t;
+
+	worked_example(&f->s);
+	finish_and_find(f, 100);
+	t = mt_model__totals(f->m);
+	assert_heap(&mt_model__find_proc(f->m, 100)->heap, sh);
+	assert_heap(&mt_model__find_proc(f->m, 101)->heap, cc);
+	assert_heap(&mt_model__find_proc(f->m, 102)->heap, tr);
+	assert_heap(&t->heap, all);
+	assert_int_equal(mt_model__find_proc(f->m, 100)->heap.internal_releases, 2);
+	assert_int_equal(mt_model__find_proc(f->m, 100)->heap.peak_live_bytes, 600);
+	assert_int_equal(mt_model__find_proc(f->m, 101)->heap.peak_live_bytes, 1010);
+	assert_int_equal(mt_model__find_proc(f->m, 102)->heap.peak_live_bytes, 400);
+	assert_int_equal(t->heap.peak_live_bytes, 1610);
+	assert_int_equal(t->heap.peak_ts_ns, 10);
+	assert_int_equal(t->heap.unknown_frees, 0);
+	assert_identities(f->m);
+	if (getenv("MEMTRACK_PRINT_EXAMPLE"))
+		mt_report__text(stdout, f->m, "DIR");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1672,6 +1742,7 @@ int main(void)
 		cmocka_unit_test(test_pmap_versions),
 		cmocka_unit_test_setup_teardown(test_tree_against_copies, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_many_forks_share, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_worked_example, fix_setup, fix_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

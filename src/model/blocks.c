@@ -145,7 +145,8 @@ static int free_unknown(struct mt_blocks *b, const struct mt_blocks_acct *a, uin
 	return ret < 0 ? ret : 0;
 }
 
-int mt_blocks__on_free(struct mt_blocks *b, const struct mt_blocks_acct *a, uint32_t tid, uint64_t addr, bool in_realloc)
+int mt_blocks__on_free(struct mt_blocks *b, const struct mt_blocks_acct *a, uint32_t tid, uint64_t addr,
+		       bool in_realloc)
 {
 	uint64_t *e = mt_u64map__find(&b->own, addr), size;
 

@@ -29,7 +29,8 @@ void mt_blocks__on_call(struct mt_blocks *b, const struct mt_blocks_acct *a, uin
  * address never seen allocated is an unknown free — held while it may be the thread's last call (libc's release
  * of its own cache at thread exit) unless in_realloc. 0 or -ENOMEM.
  */
-int mt_blocks__on_free(struct mt_blocks *b, const struct mt_blocks_acct *a, uint32_t tid, uint64_t addr, bool in_realloc);
+int mt_blocks__on_free(struct mt_blocks *b, const struct mt_blocks_acct *a, uint32_t tid, uint64_t addr,
+		       bool in_realloc);
 /* tid ended by itself: its held unknown free was libc's, an internal release. */
 void mt_blocks__on_thread_exit(struct mt_blocks *b, const struct mt_blocks_acct *a, uint32_t tid);
 /* A fork: child (new, empty) starts with parent's live blocks, shared. parent_heap: the parent's stats. */

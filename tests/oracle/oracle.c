@@ -1,4 +1,4 @@
-/* oracle.c — liboracle.so: an LD_PRELOAD counter of allocator calls per process image, written apart from memtrack. */
+/* oracle.c — liboracle.so: an LD_PRELOAD counter of allocator calls per process image, apart from memtrack. */
 /*
  * The rules memtrack's model states (docs/REPORT.md, "Semantics" and "The oracle"), counted at the source: each
  * outermost allocator call of a thread (a thread-local depth: calls made inside another are not counted) under one
