@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -18,7 +19,9 @@
 #include "artifact/artifact.h"
 #include "cli/commands.h"
 #include "common/json.h"
+#include "common/u64map.h"
 #include "model/model.h"
+#include "model/pmap.h"
 #include "cli/summary.h"
 #include "report/report.h"
 
@@ -268,8 +271,9 @@ static void test_realloc_chain(void **state)
 
 	assert_int_equal(p->heap.allocations, 6);
 	assert_int_equal(p->heap.allocated_bytes, 100 + 200 + 300 + 40 + 50 + 10);
-	assert_int_equal(p->heap.frees, 5);
-	assert_int_equal(p->heap.unknown_frees, 1);
+	assert_int_equal(p->heap.frees, 4);
+	assert_int_equal(p->heap.freed_bytes, 100 + 200 + 300 + 40);
+	assert_int_equal(p->heap.unknown_frees, 1);			/* not in frees */
 	assert_int_equal(p->heap.failed_allocations, 1);
 	assert_int_equal(p->heap.replaced, 0);
 	assert_int_equal(p->heap.peak_live_bytes, 300);
@@ -301,8 +305,12 @@ static void test_fork_child_frees_parent_block(void **state)
 	assert_int_equal(child->ppid, 10);
 	assert_string_equal(child->exe, "/usr/bin/make");	/* inherited across fork */
 	assert_string_equal(child->comm, "make");
+	assert_int_equal(child->heap.inherited_allocations, 1);
+	assert_int_equal(child->heap.inherited_bytes, 100);
 	assert_int_equal(child->heap.frees, 1);
-	assert_int_equal(child->heap.unknown_frees, 1);
+	assert_int_equal(child->heap.freed_bytes, 100);
+	assert_int_equal(child->heap.unknown_frees, 0);
+	assert_int_equal(child->heap.peak_live_bytes, 100);
 	assert_int_equal(child->heap.leaked_bytes, 30);
 	assert_int_equal(mt_status__shell(child->status), 137);
 	assert_int_equal(mt_status__signal(child->status), 9);
@@ -310,8 +318,8 @@ static void test_fork_child_frees_parent_block(void **state)
 	assert_int_equal(parent->heap.leaked_allocations, 1);
 	assert_int_equal(parent->heap.leaked_bytes, 100);
 	assert_int_equal(t->heap.leaked_bytes, 130);
-	assert_int_equal(t->heap.peak_live_bytes, 130);
-	assert_int_equal(t->heap.peak_ts_ns, 5);
+	assert_int_equal(t->heap.peak_live_bytes, 200);	/* at the fork, the block in both */
+	assert_int_equal(t->heap.peak_ts_ns, 3);
 	assert_int_equal(mt_model__nr_procs(f->m), 2);
 	assert_int_equal(mt_model__proc(f->m, 0)->pid, 10);
 	assert_int_equal(mt_model__proc(f->m, 1)->pid, 11);
@@ -326,7 +334,7 @@ static void test_exec_clears_live(void **state)
 	put_alloc(&f->s, T0 + 1, 10, MT_FN_MALLOC, 0x1000, 100, 0);
 	put_alloc(&f->s, T0 + 2, 10, MT_FN_MALLOC, 0x2000, 200, 0);
 	put_free(&f->s, T0 + 3, 10, 0x1000);
-	put_exec(&f->s, T0 + 4, 10, "/bin/true", "true");	/* 0x2000 leaks */
+	put_exec(&f->s, T0 + 4, 10, "/bin/true", "true");	/* 0x2000 is discarded, not leaked */
 	put_free(&f->s, T0 + 5, 10, 0x2000);			/* from the old image: unknown now */
 	put_alloc(&f->s, T0 + 6, 10, MT_FN_MALLOC, 0x2000, 20, 0);
 	put_free(&f->s, T0 + 7, 10, 0x2000);
@@ -336,10 +344,12 @@ static void test_exec_clears_live(void **state)
 	assert_string_equal(p->exe, "/bin/true");
 	assert_string_equal(p->comm, "true");
 	assert_int_equal(p->heap.allocations, 3);
-	assert_int_equal(p->heap.frees, 3);
+	assert_int_equal(p->heap.frees, 2);
 	assert_int_equal(p->heap.unknown_frees, 1);
-	assert_int_equal(p->heap.leaked_allocations, 1);
-	assert_int_equal(p->heap.leaked_bytes, 200);
+	assert_int_equal(p->heap.exec_discarded_allocations, 1);
+	assert_int_equal(p->heap.exec_discarded_bytes, 200);
+	assert_int_equal(p->heap.leaked_allocations, 0);
+	assert_int_equal(p->heap.leaked_bytes, 0);
 	assert_int_equal(p->heap.replaced, 0);
 	assert_int_equal(p->heap.peak_live_bytes, 300);
 	assert_int_equal(p->heap.peak_ts_ns, 2);
@@ -751,7 +761,7 @@ static void test_report_incomplete(void **state)
 	assert_int_equal(mt_report__text(out, f->m, "DIR"), 0);
 	assert_int_equal(mt_report__json(out, f->m), 0);
 	fclose(out);
-	assert_non_null(strstr(buf, "  dropped events:   unknown (run did not finish)\n"));
+	assert_non_null(strstr(buf, "  dropped events:     unknown (run did not finish)\n"));
 	assert_non_null(strstr(buf, "  running  "));
 	assert_non_null(strstr(buf, "\"complete\": false,"));
 	assert_non_null(strstr(buf, "\"status\": null,\n      \"signal\": null,"));
@@ -815,6 +825,7 @@ static void golden_records_b(struct sink *s)
 	put_alloc(s, T0 + 9500, 101, MT_FN_VALLOC, 0x555a0000, 50, 0);	/* stamped after the exec below */
 	put_exec(s, T0 + 9000, 101, "/usr/bin/cc\x01\xff", "cc");
 	put_alloc(s, T0 + 9600, 101, MT_FN_PVALLOC, 0x555a1000, 4096, 0);
+	put_free(s, T0 + 9650, 101, 0x12340000);			/* never allocated: unknown */
 	put_alloc(s, T0 + 9700, 101, MT_FN_MEMALIGN, 0x555a2000, 32, 32);
 	put_free(s, T0 + 9800, 101, 0x555a1000);
 	put_exit(s, T0 + 10000, 101, KILLED(9));
@@ -824,6 +835,8 @@ static void golden_records_b(struct sink *s)
 	put_sys(s, T0 + 11500, 100, MT_SYS_MUNMAP, 0x7f0000000000, 65536, 0);
 	put_sys(s, T0 + 11550, 100, MT_SYS_MREMAP, 0x7f0000100000, 8192, 0x7f0000200000);
 	put_alloc_tid(s, T0 + 11600, 100, 102, MT_FN_REALLOC, 0, 0, 0x555b0000);
+	put_alloc(s, T0 + 11700, 100, MT_FN_FREE, 0x555b0000, 0, 0);		/* another thread's: unknown */
+	put_alloc_tid(s, T0 + 11800, 100, 102, MT_FN_FREE, 0x555b0000, 0, 0);	/* libc's release of 102's */
 	put_exit(s, T0 + 12000, 100, EXITED(0));
 	put_end(s, T0 + 13000, 100, EXITED(0), 2, 1, 0);
 }
@@ -1087,6 +1100,608 @@ static void test_cmd_damaged(void **state)
 	assert_string_equal(err, want);
 }
 
+/* ---- a process tree: fork inheritance, exec, libc's own releases (issue 18) ---- */
+
+static void put_fork_flags(struct sink *s, uint64_t ts, uint32_t parent, uint32_t child, uint32_t flags)
+{
+	struct mt_fork f = { .child = child, .flags = flags };
+
+	hdr_init(&f.hdr, MT_REC_FORK, sizeof(f), ts, parent, parent);
+	put(s, &f, sizeof(f));
+}
+
+static void put_thread_exit(struct sink *s, uint64_t ts, uint32_t pid, uint32_t tid, uint32_t flags)
+{
+	struct mt_model_thread_exit t = { .flags = flags };
+
+	hdr_init(&t.hdr, MT_MODEL_REC_THREAD_EXIT, sizeof(t), ts, pid, tid);
+	put(s, &t, sizeof(t));
+}
+
+/* inherited + allocations - frees - replaced - exec_discarded - leaked = live, in blocks and in bytes. */
+static void assert_identity(const struct mt_heap_stats *h)
+{
+	assert_int_equal(h->inherited_allocations + h->allocations - h->frees - h->replaced -
+			 h->exec_discarded_allocations - h->leaked_allocations, h->live_allocations);
+	assert_int_equal(h->inherited_bytes + h->allocated_bytes - h->freed_bytes - h->replaced_bytes -
+			 h->exec_discarded_bytes - h->leaked_bytes, h->live_bytes);
+}
+
+static void assert_identities(const struct mt_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < mt_model__nr_procs(m); i++)
+		assert_identity(&mt_model__proc(m, i)->heap);
+	assert_identity(&mt_model__totals(m)->heap);
+	assert_int_equal(mt_model__totals(m)->heap.live_allocations, 0);
+	assert_int_equal(mt_model__totals(m)->heap.live_bytes, 0);
+}
+
+/*
+ * The issue's program: the parent allocates 10 blocks and forks; the child frees the 10, allocates 5555 bytes and
+ * execs /bin/true; the parent frees its 10.
+ */
+static void fork_exec_tree(struct fix *f, uint32_t flags)
+{
+	const struct mt_proc *parent, *child;
+	const struct mt_totals *t;
+	int i;
+
+	start_session(f, 10);
+	for (i = 0; i < 10; i++)
+		put_alloc(&f->s, T0 + 1 + i, 10, MT_FN_MALLOC, 0x1000 + 0x100 * i, 100 + i, 0);
+	put_fork_flags(&f->s, T0 + 20, 10, 11, flags);
+	for (i = 0; i < 10; i++)
+		put_free(&f->s, T0 + 21 + i, 11, 0x1000 + 0x100 * i);
+	put_alloc(&f->s, T0 + 40, 11, MT_FN_MALLOC, 0x1000, 5555, 0);
+	put_exec(&f->s, T0 + 41, 11, "/bin/true", "true");
+	put_exit(&f->s, T0 + 42, 11, EXITED(0));
+	for (i = 0; i < 10; i++)
+		put_free(&f->s, T0 + 50 + i, 10, 0x1000 + 0x100 * i);
+	put_exit(&f->s, T0 + 60, 10, EXITED(0));
+	parent = finish_and_find(f, 10);
+	child = mt_model__find_proc(f->m, 11);
+	t = mt_model__totals(f->m);
+
+	assert_int_equal(child->heap.inherited_allocations, 10);
+	assert_int_equal(child->heap.inherited_bytes, 1045);
+	assert_int_equal(child->heap.frees, 10);
+	assert_int_equal(child->heap.freed_bytes, 1045);
+	assert_int_equal(child->heap.allocations, 1);
+	assert_int_equal(child->heap.exec_discarded_allocations, 1);
+	assert_int_equal(child->heap.exec_discarded_bytes, 5555);
+	assert_int_equal(child->heap.leaked_allocations, 0);
+	assert_int_equal(child->heap.peak_live_bytes, 5555);
+	assert_int_equal(parent->heap.frees, 10);
+	assert_int_equal(parent->heap.leaked_allocations, 0);
+	assert_int_equal(t->heap.allocations, 11);
+	assert_int_equal(t->heap.frees, 20);
+	assert_int_equal(t->heap.unknown_frees, 0);
+	assert_int_equal(t->heap.leaked_allocations, 0);
+	assert_int_equal(t->heap.peak_live_bytes, 1045 + 5555);
+	assert_int_equal(t->heap.peak_ts_ns, 40);
+	assert_int_equal(parent->heap.peak_live_bytes, 1045);
+	assert_identities(f->m);
+}
+
+static void test_fork_exec_tree(void **state)
+{
+	fork_exec_tree(*state, 0);
+}
+
+/* vfork (and posix_spawn): the child runs in its parent's memory until it execs, and is accounted the same. */
+static void test_vfork_exec_tree(void **state)
+{
+	fork_exec_tree(*state, MT_FORK_SHARED_VM);
+}
+
+/* 100 children, each freeing one inherited block while the parent goes on changing its own between forks. */
+static void test_fork_100_children(void **state)
+{
+	struct fix *f = *state;
+	const struct mt_proc *parent, *c;
+	uint64_t ts = T0 + 1;
+	int i;
+
+	start_session(f, 10);
+	for (i = 0; i < 200; i++)
+		put_alloc(&f->s, ts++, 10, MT_FN_MALLOC, 0x100000 + 0x100 * i, 16, 0);
+	for (i = 0; i < 100; i++) {
+		put_fork(&f->s, ts++, 10, 100 + i);
+		put_free(&f->s, ts++, 100 + i, 0x100000 + 0x100 * i);		/* one inherited block */
+		put_free(&f->s, ts++, 10, 0x100000 + 0x100 * (199 - i));	/* the parent frees one of its own */
+		put_alloc(&f->s, ts++, 10, MT_FN_MALLOC, 0x200000 + 0x100 * i, 32, 0);	/* and allocates one */
+	}
+	for (i = 0; i < 100; i++)
+		put_exit(&f->s, ts++, 100 + i, EXITED(0));
+	put_exit(&f->s, ts++, 10, EXITED(0));
+	parent = finish_and_find(f, 10);
+
+	for (i = 0; i < 100; i++) {
+		c = mt_model__find_proc(f->m, 100 + i);
+		assert_int_equal(c->heap.inherited_allocations, 200);
+		assert_int_equal(c->heap.inherited_bytes, 200 * 16 + i * 16);	/* i blocks of 16 became 32 */
+		assert_int_equal(c->heap.frees, 1);
+		assert_int_equal(c->heap.unknown_frees, 0);
+		assert_int_equal(c->heap.leaked_allocations, 199);
+		assert_int_equal(c->heap.leaked_bytes, 200 * 16 + i * 16 - 16);
+	}
+	assert_int_equal(parent->heap.allocations, 300);
+	assert_int_equal(parent->heap.frees, 100);
+	assert_int_equal(parent->heap.unknown_frees, 0);
+	assert_int_equal(parent->heap.leaked_allocations, 200);
+	assert_int_equal(parent->heap.leaked_bytes, 100 * 16 + 100 * 32);
+	assert_int_equal(mt_model__totals(f->m)->heap.unknown_frees, 0);
+	assert_identities(f->m);
+}
+
+/* A child's child, and a parent whose blocks change after the fork: each holds what was live at its own fork. */
+static void test_fork_grandchild_isolation(void **state)
+{
+	struct fix *f = *state;
+	const struct mt_proc *a, *b, *c;
+
+	start_session(f, 10);
+	put_alloc(&f->s, T0 + 1, 10, MT_FN_MALLOC, 0x1000, 10, 0);
+	put_alloc(&f->s, T0 + 2, 10, MT_FN_MALLOC, 0x2000, 20, 0);
+	put_fork(&f->s, T0 + 3, 10, 11);
+	put_free(&f->s, T0 + 4, 10, 0x1000);				/* the parent's copy only */
+	put_alloc(&f->s, T0 + 5, 10, MT_FN_MALLOC, 0x3000, 30, 0);
+	put_alloc(&f->s, T0 + 6, 11, MT_FN_MALLOC, 0x4000, 40, 0);
+	put_alloc(&f->s, T0 + 7, 11, MT_FN_REALLOC, 0x5000, 50, 0x2000);	/* moves an inherited block */
+	put_fork(&f->s, T0 + 8, 11, 12);
+	put_free(&f->s, T0 + 9, 12, 0x1000);				/* live in 11 at its fork */
+	put_free(&f->s, T0 + 10, 12, 0x2000);				/* gone in 11 before: unknown */
+	put_free(&f->s, T0 + 11, 12, 0x3000);				/* the grandparent's: unknown */
+	put_free(&f->s, T0 + 12, 11, 0x1000);
+	put_alloc(&f->s, T0 + 13, 12, MT_FN_MALLOC, 0x6000, 60, 0);
+	put_exit(&f->s, T0 + 14, 12, EXITED(0));
+	put_exit(&f->s, T0 + 15, 11, EXITED(0));
+	put_free(&f->s, T0 + 16, 10, 0x2000);
+	put_exit(&f->s, T0 + 17, 10, EXITED(0));
+	a = finish_and_find(f, 10);
+	b = mt_model__find_proc(f->m, 11);
+	c = mt_model__find_proc(f->m, 12);
+
+	assert_int_equal(a->heap.frees, 2);
+	assert_int_equal(a->heap.leaked_bytes, 30);
+	assert_int_equal(b->heap.inherited_allocations, 2);
+	assert_int_equal(b->heap.inherited_bytes, 30);
+	assert_int_equal(b->heap.frees, 2);				/* the realloc's old block, 0x1000 */
+	assert_int_equal(b->heap.leaked_bytes, 90);			/* 0x4000 and 0x5000 */
+	assert_int_equal(c->heap.inherited_allocations, 3);		/* 0x1000, 0x4000, 0x5000 */
+	assert_int_equal(c->heap.inherited_bytes, 100);
+	assert_int_equal(c->heap.frees, 1);
+	assert_int_equal(c->heap.unknown_frees, 1 + 1);
+	assert_int_equal(c->heap.leaked_allocations, 3);
+	assert_int_equal(c->heap.leaked_bytes, 150);
+	assert_identities(f->m);
+}
+
+/*
+ * glibc's tcache flush at a thread's end: the thread's cached blocks (freed by it last) and then the tcache struct
+ * (allocated inside malloc, never seen). The first are internal releases by themselves; the struct's free is held
+ * as the thread's last and becomes one when the thread-exit record follows, unknown otherwise.
+ */
+static void test_libc_internal_releases(void **state)
+{
+	struct fix *f = *state;
+	const struct mt_proc *p;
+	const struct mt_totals *t;
+
+	start_session(f, 10);
+	put_alloc_tid(&f->s, T0 + 1, 10, 21, MT_FN_MALLOC, 0x1000, 64, 0);
+	put_alloc_tid(&f->s, T0 + 2, 10, 21, MT_FN_FREE, 0x1000, 0, 0);
+	put_alloc_tid(&f->s, T0 + 3, 10, 21, MT_FN_FREE, 0x1000, 0, 0);	/* cached by 21: internal */
+	put_alloc_tid(&f->s, T0 + 4, 10, 21, MT_FN_FREE, 0x9000, 0, 0);	/* the tcache struct: held */
+	put_thread_exit(&f->s, T0 + 5, 10, 21, 0);				/* ... internal */
+	put_alloc_tid(&f->s, T0 + 6, 10, 22, MT_FN_MALLOC, 0x2000, 64, 0);
+	put_alloc_tid(&f->s, T0 + 7, 10, 22, MT_FN_FREE, 0x2000, 0, 0);
+	put_alloc_tid(&f->s, T0 + 8, 10, 23, MT_FN_FREE, 0x2000, 0, 0);	/* another thread's: unknown */
+	put_alloc_tid(&f->s, T0 + 9, 10, 24, MT_FN_FREE, 0xa000, 0, 0);	/* held ... */
+	put_alloc_tid(&f->s, T0 + 10, 10, 24, MT_FN_FREE, 0xb000, 0, 0);	/* ... unknown: not its last */
+	put_thread_exit(&f->s, T0 + 11, 10, 24, 0);				/* 0xb000 internal */
+	put_alloc_tid(&f->s, T0 + 12, 10, 25, MT_FN_FREE, 0xc000, 0, 0);	/* held ... */
+	put_alloc_tid(&f->s, T0 + 13, 10, 25, MT_FN_MALLOC, 0x3000, 8, 0);	/* ... unknown: it allocates */
+	put_thread_exit(&f->s, T0 + 14, 10, 25, 0);
+	put_alloc_tid(&f->s, T0 + 15, 10, 26, MT_FN_FREE, 0xd000, 0, 0);
+	put_thread_exit(&f->s, T0 + 16, 10, 26, MT_MODEL_THREAD_EXIT_GROUP);	/* killed with the process */
+	put_alloc_tid(&f->s, T0 + 17, 10, 27, MT_FN_REALLOC, 0x4000, 8, 0xe000);	/* a realloc's: unknown */
+	put_alloc_tid(&f->s, T0 + 18, 10, 27, MT_FN_FREE, 0x3000, 0, 0);
+	put_alloc_tid(&f->s, T0 + 19, 10, 28, MT_FN_FREE, 0xf000, 0, 0);	/* held, no record: unknown */
+	put_exit(&f->s, T0 + 20, 10, EXITED(0));
+	p = finish_and_find(f, 10);
+	t = mt_model__totals(f->m);
+
+	assert_int_equal(p->heap.allocations, 4);
+	assert_int_equal(p->heap.frees, 3);
+	assert_int_equal(p->heap.internal_releases, 3);
+	assert_int_equal(p->heap.unknown_frees, 6);	/* 0x2000 by 23, 0xa000, 0xc000, 0xd000, 0xe000, 0xf000 */
+	assert_int_equal(p->heap.leaked_allocations, 1);
+	assert_int_equal(t->thread_exits, 4);
+	assert_identities(f->m);
+}
+
+/* The 8-thread program's shape: each thread's pairs, then its flush at exit. frees = allocations - leaked. */
+static void test_threads_flush(void **state)
+{
+	struct fix *f = *state;
+	const struct mt_proc *p;
+	uint64_t ts = T0 + 1;
+	uint32_t tid;
+	int i;
+
+	start_session(f, 10);
+	for (tid = 11; tid <= 18; tid++) {
+		put_alloc_tid(&f->s, ts++, 10, 10, MT_FN_CALLOC, 0x100000 * tid, 272, 0);	/* its TLS block */
+		for (i = 0; i < 1000; i++) {
+			put_alloc_tid(&f->s, ts++, 10, tid, MT_FN_MALLOC, 0x1000 * tid, 64 + tid, 0);
+			put_alloc_tid(&f->s, ts++, 10, tid, MT_FN_FREE, 0x1000 * tid, 0, 0);
+		}
+		put_alloc_tid(&f->s, ts++, 10, tid, MT_FN_FREE, 0x1000 * tid, 0, 0);		/* tcache entry */
+		put_alloc_tid(&f->s, ts++, 10, tid, MT_FN_FREE, 0x1000 * tid + 0x10, 0, 0);	/* tcache struct */
+		put_thread_exit(&f->s, ts++, 10, tid, 0);
+		if (tid & 1)
+			put_free(&f->s, ts++, 10, 0x100000 * tid);	/* half the TLS blocks go back */
+	}
+	put_exit(&f->s, ts++, 10, EXITED(0));
+	p = finish_and_find(f, 10);
+
+	assert_int_equal(p->heap.allocations, 8008);
+	assert_int_equal(p->heap.frees, 8004);
+	assert_int_equal(p->heap.frees, p->heap.allocations - p->heap.leaked_allocations);
+	assert_int_equal(p->heap.unknown_frees, 0);
+	assert_int_equal(p->heap.internal_releases, 16);
+	assert_identities(f->m);
+}
+
+/* The unknown frees line names the processes with the most, at most five. */
+static void test_unknown_frees_top_pids(void **state)
+{
+	struct fix *f = *state;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+	uint32_t pid;
+	uint64_t ts = T0 + 1, i;
+
+	start_session(f, 10);
+	for (pid = 11; pid <= 17; pid++) {
+		put_fork(&f->s, ts++, 10, pid);
+		for (i = 0; i < (pid == 12 ? 9 : pid - 10); i++)
+			put_free(&f->s, ts++, pid, 0x5000 + i * 16);
+	}
+	assert_int_equal(mt_model__finish(f->m), 0);
+	capture_begin(&out, &buf, &len);
+	assert_int_equal(mt_report__text(out, f->m, "DIR"), 0);
+	fclose(out);
+	assert_non_null(strstr(buf, "  unknown frees:      35 (releases of blocks never seen allocated; top pids "
+				    "12 (9), 17 (7), 16 (6), 15 (5), 14 (4))\n"));
+	free(buf);
+}
+
+/* The persistent map against plain maps: versions shared and changed apart stay apart. */
+static void test_pmap_versions(void **state)
+{
+	enum { VERSIONS = 8, KEYS = 3000, STEPS = 200000 };
+	struct mt_pmap *v[VERSIONS] = { NULL };
+	struct mt_u64map ref[VERSIONS] = { 0 };
+	uint64_t x = 88172645463325252ull, key, val, got;
+	int i, k, step;
+
+	(void)state;
+	for (step = 0; step < STEPS; step++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;		/* xorshift64 */
+		i = x % VERSIONS;
+		key = (x >> 8) % KEYS * 16;				/* key 0 included */
+		val = x >> 40;
+		switch ((x >> 4) % 8) {
+		case 0:	/* a version starts over as a copy of another */
+			k = (x >> 20) % VERSIONS;
+			if (k == i)
+				break;
+			mt_pmap__release(v[i]);
+			v[i] = mt_pmap__share(v[k]);
+			mt_u64map__release(&ref[i]);
+			assert_int_equal(mt_u64map__copy(&ref[i], &ref[k]), 0);
+			break;
+		case 1: case 2: case 3:
+			assert_int_equal(mt_pmap__del(&v[i], key), mt_u64map__del(&ref[i], key, NULL));
+			break;
+		default:
+			assert_int_equal(mt_pmap__put(&v[i], key, val), 0);
+			assert_true(mt_u64map__put(&ref[i], key, val, NULL) >= 0);
+		}
+		if (step % 997)
+			continue;
+		for (k = 0; k < VERSIONS; k++)
+			for (key = 0; key < KEYS * 16; key += 16) {
+				bool want = mt_u64map__find(&ref[k], key) != NULL;
+
+				assert_int_equal(mt_pmap__find(v[k], key, &got), want);
+				if (want)
+					assert_int_equal(got, *mt_u64map__find(&ref[k], key));
+			}
+	}
+	for (i = 0; i < VERSIONS; i++) {
+		mt_pmap__release(v[i]);
+		mt_u64map__release(&ref[i]);
+	}
+}
+
+/* ---- a naive reference of the tree rules (each fork copies its parent's table) against the model ---- */
+
+struct ref_proc {
+	uint32_t pid;
+	bool alive;
+	struct mt_u64map live;		/* addr → size */
+	struct mt_u64map freed;		/* addr → tid that freed it last, since the image began */
+	struct mt_u64map held;		/* tid → 1 */
+	struct mt_heap_stats h;
+};
+
+struct ref {
+	struct ref_proc procs[64];
+	int n;
+	uint64_t x, ts;
+	struct fix *f;
+};
+
+static uint64_t ref_rand(struct ref *r)
+{
+	r->x ^= r->x << 13, r->x ^= r->x >> 7, r->x ^= r->x << 17;
+	return r->x;
+}
+
+static void ref_end(struct ref_proc *p, bool exec)
+{
+	p->h.unknown_frees += p->held.count;
+	if (exec) {
+		p->h.exec_discarded_allocations += p->live.count;
+		p->h.exec_discarded_bytes += p->h.live_bytes;
+	} else {
+		p->h.leaked_allocations += p->live.count;
+		p->h.leaked_bytes += p->h.live_bytes;
+	}
+	p->h.live_bytes = 0;
+	mt_u64map__release(&p->live);
+	mt_u64map__release(&p->freed);
+	mt_u64map__release(&p->held);
+}
+
+static void ref_alloc(struct ref *r, struct ref_proc *p, uint32_t tid, uint64_t addr, uint64_t size)
+{
+	uint64_t old;
+
+	put_alloc_tid(&r->f->s, r->ts++, p->pid, tid, MT_FN_MALLOC, addr, size, 0);
+	if (mt_u64map__del(&p->held, tid, NULL))
+		p->h.unknown_frees++;
+	if (mt_u64map__put(&p->live, addr, size, &old) == 1) {
+		p->h.replaced++;
+		p->h.replaced_bytes += old;
+		p->h.live_bytes -= old;
+	}
+	mt_u64map__del(&p->freed, addr, NULL);
+	p->h.allocations++;
+	p->h.allocated_bytes += size;
+	p->h.live_bytes += size;
+}
+
+static void ref_free(struct ref *r, struct ref_proc *p, uint32_t tid, uint64_t addr)
+{
+	uint64_t size, *by;
+
+	put_alloc_tid(&r->f->s, r->ts++, p->pid, tid, MT_FN_FREE, addr, 0, 0);
+	if (mt_u64map__del(&p->live, addr, &size)) {
+		p->h.frees++;
+		p->h.freed_bytes += size;
+		p->h.live_bytes -= size;
+		mt_u64map__put(&p->freed, addr, tid, NULL);
+	} else if ((by = mt_u64map__find(&p->freed, addr)) && *by == tid) {
+		p->h.internal_releases++;
+		*by = 0;
+	} else if (mt_u64map__put(&p->held, tid, 1, NULL) == 1) {
+		p->h.unknown_frees++;
+	}
+}
+
+static void ref_fork(struct ref *r, struct ref_proc *p)
+{
+	struct ref_proc *c = &r->procs[r->n];
+
+	c->pid = 1000 + r->n++;
+	c->alive = true;
+	put_fork(&r->f->s, r->ts++, p->pid, c->pid);
+	assert_int_equal(mt_u64map__copy(&c->live, &p->live), 0);
+	c->h.inherited_allocations = p->live.count;
+	c->h.inherited_bytes = c->h.live_bytes = p->h.live_bytes;
+}
+
+static void ref_step(struct ref *r)
+{
+	uint64_t x = ref_rand(r), addr = (x >> 24) % 512 * 16 + 0x10000;
+	struct ref_proc *p = &r->procs[(x >> 8) % r->n];
+	uint32_t tid = p->pid + 100000 * ((x >> 40) % 3);
+
+	if (!p->alive)
+		return;
+	switch ((x >> 16) % 64) {
+	case 0:
+		if (r->n < 64)
+			ref_fork(r, p);
+		break;
+	case 1:
+		put_exec(&r->f->s, r->ts++, p->pid, "/bin/x", "x");
+		ref_end(p, true);
+		break;
+	case 2:
+		if (p->pid == 1000)
+			break;
+		put_exit(&r->f->s, r->ts++, p->pid, EXITED(0));
+		ref_end(p, false);
+		p->alive = false;
+		break;
+	case 3:
+		put_thread_exit(&r->f->s, r->ts++, p->pid, tid, 0);
+		if (mt_u64map__del(&p->held, tid, NULL))
+			p->h.internal_releases++;
+		break;
+	default:
+		if (x >> 63)
+			ref_alloc(r, p, tid, addr, 1 + (x >> 50) % 200);
+		else
+			ref_free(r, p, tid, addr);
+	}
+}
+
+static void ref_compare(const struct ref_proc *p, const struct mt_proc *q)
+{
+	const struct mt_heap_stats *a = &p->h, *b = &q->heap;
+
+	assert_int_equal(a->inherited_allocations, b->inherited_allocations);
+	assert_int_equal(a->inherited_bytes, b->inherited_bytes);
+	assert_int_equal(a->allocations, b->allocations);
+	assert_int_equal(a->allocated_bytes, b->allocated_bytes);
+	assert_int_equal(a->frees, b->frees);
+	assert_int_equal(a->freed_bytes, b->freed_bytes);
+	assert_int_equal(a->unknown_frees, b->unknown_frees);
+	assert_int_equal(a->internal_releases, b->internal_releases);
+	assert_int_equal(a->replaced, b->replaced);
+	assert_int_equal(a->replaced_bytes, b->replaced_bytes);
+	assert_int_equal(a->exec_discarded_allocations, b->exec_discarded_allocations);
+	assert_int_equal(a->exec_discarded_bytes, b->exec_discarded_bytes);
+	assert_int_equal(a->leaked_allocations, b->leaked_allocations);
+	assert_int_equal(a->leaked_bytes, b->leaked_bytes);
+}
+
+/* Random trees (forks, execs, exits, three threads a process, frees of anything): the model = full copies. */
+static void test_tree_against_copies(void **state)
+{
+	struct ref *r = calloc(1, sizeof(*r));
+	int i, step;
+
+	r->f = *state;
+	r->x = 0x9e3779b97f4a7c15ull;
+	r->ts = T0 + 1;
+	start_session(r->f, 1000);
+	r->procs[0] = (struct ref_proc){ .pid = 1000, .alive = true };
+	r->n = 1;
+	for (step = 0; step < 300000; step++)
+		ref_step(r);
+	for (i = 0; i < r->n; i++)
+		if (r->procs[i].alive)
+			ref_end(&r->procs[i], false);
+	assert_int_equal(mt_model__finish(r->f->m), 0);
+	assert_int_equal(mt_model__nr_procs(r->f->m), r->n);
+	for (i = 0; i < r->n; i++)
+		ref_compare(&r->procs[i], mt_model__find_proc(r->f->m, r->procs[i].pid));
+	assert_identities(r->f->m);
+	free(r);
+}
+
+/* 1,000 forks of a process holding 20,000 blocks, changing a few between forks, every child alive to the end. */
+static void test_many_forks_share(void **state)
+{
+	struct fix *f = *state;
+	struct mallinfo2 before = mallinfo2(), after;
+	uint64_t ts = T0 + 1;
+	size_t grown;
+	int i;
+
+	start_session(f, 10);
+	for (i = 0; i < 20000; i++)
+		put_alloc(&f->s, ts++, 10, MT_FN_MALLOC, 0x10000000 + 32 * i, 24, 0);
+	for (i = 0; i < 1000; i++) {
+		put_fork(&f->s, ts++, 10, 100 + i);
+		put_free(&f->s, ts++, 100 + i, 0x10000000 + 32 * i);
+		put_alloc(&f->s, ts++, 100 + i, MT_FN_MALLOC, 0x20000000 + 32 * i, 8, 0);
+		put_free(&f->s, ts++, 10, 0x10000000 + 32 * (19999 - i));
+		put_alloc(&f->s, ts++, 10, MT_FN_MALLOC, 0x30000000 + 32 * i, 8, 0);
+	}
+	for (i = 0; i < MT_REORDER_WINDOW; i++)		/* through the window: failed calls count nowhere */
+		put_sys(&f->s, ts++, 10, MT_SYS_MMAP, 0, 4096, -ENOMEM);
+	after = mallinfo2();	/* before finish: every child still holds its blocks */
+	grown = after.uordblks + after.hblkhd - before.uordblks - before.hblkhd;
+	assert_int_equal(mt_model__finish(f->m), 0);
+	print_message("1,000 forks x 20,000 blocks: the model holds %zu KiB\n", grown / 1024);
+	assert_true(grown < 64u << 20);		/* full copies: 20,000,000 entries, over 300 MiB */
+	assert_int_equal(mt_model__find_proc(f->m, 1099)->heap.inherited_allocations, 20000);
+	assert_int_equal(mt_model__find_proc(f->m, 1099)->heap.leaked_allocations, 20000);
+	assert_int_equal(mt_model__totals(f->m)->heap.unknown_frees, 0);
+	assert_identities(f->m);
+}
+
+/* docs/REPORT.md's worked example tree, record for record: its tables are these numbers. */
+static void worked_example(struct sink *s)
+{
+	static const char *argv[] = { "sh", "build.sh" };
+
+	put_session(s, T0, 100, 99, 2, argv);
+	put_exec(s, T0 + 1, 100, "/bin/sh", "sh");
+	put_alloc(s, T0 + 2, 100, MT_FN_MALLOC, 0xa000, 100, 0);		/* A */
+	put_alloc(s, T0 + 3, 100, MT_FN_MALLOC, 0xb000, 200, 0);		/* B */
+	put_alloc(s, T0 + 4, 100, MT_FN_MALLOC, 0xc000, 300, 0);		/* C */
+	put_fork(s, T0 + 5, 100, 101);
+	put_free(s, T0 + 6, 101, 0xa000);
+	put_alloc(s, T0 + 7, 101, MT_FN_MALLOC, 0xd000, 50, 0);		/* D */
+	put_exec(s, T0 + 8, 101, "/usr/bin/cc", "cc");
+	put_alloc(s, T0 + 9, 101, MT_FN_MALLOC, 0xe000, 1000, 0);		/* E */
+	put_alloc(s, T0 + 10, 101, MT_FN_MALLOC, 0xf000, 10, 0);		/* F */
+	put_free(s, T0 + 11, 101, 0xe000);
+	put_exit(s, T0 + 12, 101, EXITED(0));
+	put_free(s, T0 + 13, 100, 0xb000);
+	put_fork_flags(s, T0 + 14, 100, 102, MT_FORK_SHARED_VM);		/* vfork */
+	put_exec(s, T0 + 15, 102, "/bin/true", "true");
+	put_exit(s, T0 + 16, 102, EXITED(0));
+	put_alloc_tid(s, T0 + 17, 100, 105, MT_FN_MALLOC, 0x10000, 64, 0);	/* G, by a thread */
+	put_alloc_tid(s, T0 + 18, 100, 105, MT_FN_FREE, 0x10000, 0, 0);
+	put_alloc_tid(s, T0 + 19, 100, 105, MT_FN_FREE, 0x10000, 0, 0);	/* its tcache flush */
+	put_alloc_tid(s, T0 + 20, 100, 105, MT_FN_FREE, 0x20000, 0, 0);	/* its tcache struct */
+	put_thread_exit(s, T0 + 21, 100, 105, 0);
+	put_exit(s, T0 + 22, 100, EXITED(0));
+	put_end(s, T0 + 23, 100, EXITED(0), 0, 0, 0);
+}
+
+static void assert_heap(const struct mt_heap_stats *h, const uint64_t want[10])
+{
+	const uint64_t got[10] = { h->inherited_allocations, h->inherited_bytes, h->allocations, h->allocated_bytes,
+				   h->frees, h->freed_bytes, h->exec_discarded_allocations, h->exec_discarded_bytes,
+				   h->leaked_allocations, h->leaked_bytes };
+	int i;
+
+	for (i = 0; i < 10; i++)
+		assert_int_equal(got[i], want[i]);
+}
+
+static void test_worked_example(void **state)
+{
+	static const uint64_t sh[10] = { 0, 0, 4, 664, 2, 264, 0, 0, 2, 400 };
+	static const uint64_t cc[10] = { 3, 600, 3, 1060, 2, 1100, 3, 550, 1, 10 };
+	static const uint64_t tr[10] = { 2, 400, 0, 0, 0, 0, 2, 400, 0, 0 };
+	static const uint64_t all[10] = { 5, 1000, 7, 1724, 4, 1364, 5, 950, 3, 410 };
+	struct fix *f = *state;
+	const struct mt_totals *t;
+
+	worked_example(&f->s);
+	finish_and_find(f, 100);
+	t = mt_model__totals(f->m);
+	assert_heap(&mt_model__find_proc(f->m, 100)->heap, sh);
+	assert_heap(&mt_model__find_proc(f->m, 101)->heap, cc);
+	assert_heap(&mt_model__find_proc(f->m, 102)->heap, tr);
+	assert_heap(&t->heap, all);
+	assert_int_equal(mt_model__find_proc(f->m, 100)->heap.internal_releases, 2);
+	assert_int_equal(mt_model__find_proc(f->m, 100)->heap.peak_live_bytes, 600);
+	assert_int_equal(mt_model__find_proc(f->m, 101)->heap.peak_live_bytes, 1010);
+	assert_int_equal(mt_model__find_proc(f->m, 102)->heap.peak_live_bytes, 400);
+	assert_int_equal(t->heap.peak_live_bytes, 1610);
+	assert_int_equal(t->heap.peak_ts_ns, 10);
+	assert_int_equal(t->heap.unknown_frees, 0);
+	assert_identities(f->m);
+	if (getenv("MEMTRACK_PRINT_EXAMPLE"))
+		mt_report__text(stdout, f->m, "DIR");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1117,6 +1732,17 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cmd_whole, artifact_setup, artifact_teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_usage_and_unreadable, artifact_setup, artifact_teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_damaged, artifact_setup, artifact_teardown),
+		cmocka_unit_test_setup_teardown(test_fork_exec_tree, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_vfork_exec_tree, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_fork_100_children, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_fork_grandchild_isolation, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_libc_internal_releases, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_threads_flush, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_frees_top_pids, fix_setup, fix_teardown),
+		cmocka_unit_test(test_pmap_versions),
+		cmocka_unit_test_setup_teardown(test_tree_against_copies, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_many_forks_share, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_worked_example, fix_setup, fix_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,28 +7,40 @@
  * window late. With the tick's times (the default) most neighbours have equal times and keep their arrival order.
  * Later ones are accounted when they come out and counted in totals.late_records.
  *
- * Processes are keyed by pid (the thread group id). One is created by MT_REC_SESSION (the root: pid = hdr.pid,
- * ppid = tracer_pid), by MT_REC_FORK (the child, ppid = hdr.pid; it inherits the parent's exe and comm, and starts
- * with no live blocks), or by the first record of an unknown pid (ppid 0). A fork of a pid whose process has exited
- * is pid reuse: a new process entry. exe and comm come from the last MT_REC_EXEC. MT_REC_END creates no process.
+ * Processes are keyed by pid (the thread group id); its threads share its blocks. One is created by
+ * MT_REC_SESSION (the root: pid = hdr.pid, ppid = tracer_pid), by MT_REC_FORK (the child, ppid = hdr.pid; it
+ * inherits the parent's exe and comm), or by the first record of an unknown pid (ppid 0). A fork of a pid whose
+ * process has exited is pid reuse: a new process entry. exe and comm come from the last MT_REC_EXEC. MT_REC_END
+ * creates no process.
  *
- * Heap (MT_REC_ALLOC, per hdr.pid):
+ * Heap (MT_REC_ALLOC, per hdr.pid). Identity, per process and in total, in blocks and in bytes:
+ *   inherited + allocations - frees - replaced - exec_discarded - leaked = live (0 once finished)
+ *  - fork (vfork and every MT_FORK_* alike): the child starts with the blocks live in its parent at the fork:
+ *    inherited_allocations/inherited_bytes, live in the child from then on (its peak counts them). They are shared
+ *    with the parent, copy on write (blocks.c): a fork costs the changes since the parent's last fork, not its
+ *    table. A child seen before its fork record (beyond the window) inherits nothing.
  *  - func != MT_FN_FREE, addr != 0: an allocation: allocations += 1, allocated_bytes += size, live[addr] = size.
  *    addr == 0 is a failed call: failed_allocations += 1, nothing else.
  *  - realloc/reallocarray with old_addr != 0: addr != 0 is a free of old_addr then an allocation of addr (moving or
  *    in place alike: one free + one allocation); addr == 0 and size == 0 (realloc(p, 0), which frees p in glibc) is
  *    a free of old_addr only; addr == 0 and size != 0 failed: p is untouched, failed_allocations += 1.
  *    realloc(NULL, n) is a plain allocation.
- *  - MT_FN_FREE, addr != 0: frees += 1; a live addr is removed; an unknown one (e.g. inherited from the fork
- *    parent, allocated before tracing, or from the image before an exec) counts in unknown_frees and changes
- *    nothing else. free(NULL) is ignored.
- *  - an allocation at an address already live (its free was lost): the entry is replaced (live bytes adjusted, the
- *    live count unchanged) and counted in `replaced`.
- *  - live bytes per process and in total (the sum over processes); peak_live_bytes is the highest value reached,
- *    peak_ts_ns the first time it was reached, relative to the session record's ts_ns when there is one, else to
- *    the first record's (in time order); earlier timestamps clamp to 0.
- *  - MT_REC_EXEC replaces the image: the live blocks become leaked (leaked_allocations/leaked_bytes) and the table
- *    is cleared. MT_REC_EXIT records the wait status, exited = true, live → leaked, cleared. At the end of the
+ *  - MT_FN_FREE, addr != 0, of a live block (its own or inherited): frees += 1, freed_bytes += its size. free(NULL)
+ *    is ignored. A release that matches no live block is not a free:
+ *    - of a block the same thread freed last, no allocation having returned the address since: libc releasing its
+ *      cache of it (glibc's tcache flush when a thread ends): internal_releases += 1;
+ *    - else an address never seen allocated (allocated before tracing, by an untraced path, or inside libc):
+ *      unknown_frees += 1 — except the latest such release of a thread, held until the thread allocates again:
+ *      when a thread-exit record (MT_MODEL_REC_THREAD_EXIT) comes first it was libc's release of its own cache
+ *      (glibc's tcache struct), internal_releases += 1; exec, exit and the end of the stream count it unknown.
+ *    The free side of a realloc is never held nor internal.
+ *  - an allocation at an address already live (its free was lost): the old block counts in replaced and
+ *    replaced_bytes and is gone; the new one is live.
+ *  - live bytes per process and in total (the sum over processes, inherited blocks in each holder); peak_live_bytes
+ *    is the highest value reached, peak_ts_ns the first time it was reached, relative to the session record's
+ *    ts_ns when there is one, else to the first record's (in time order); earlier timestamps clamp to 0.
+ *  - MT_REC_EXEC ends the image: its live blocks are exec_discarded_allocations/_bytes (not leaks) and the new
+ *    image starts empty. MT_REC_EXIT records the wait status, exited = true, live → leaked. At the end of the
  *    stream whatever is still live (processes that never exited) becomes leaked too; they stay exited = false.
  *  - average size (computed by the reports) = allocated_bytes / allocations, 0 when there are none.
  *
@@ -50,6 +62,7 @@
 
 #include "common/pqueue.h"
 #include "common/u64map.h"
+#include "model/blocks.h"
 #include "model/model.h"
 
 /* ---- reorder window ---- */
@@ -187,7 +200,7 @@ uint64_t mt_reorder__late(const struct mt_reorder *r)
 
 struct proc {
 	struct mt_proc pub;
-	struct mt_u64map live;	/* addr → size of the blocks live now */
+	struct mt_blocks *blocks;	/* its image's live blocks */
 };
 
 struct mt_model {
@@ -208,6 +221,9 @@ struct mt_model {
 	(p)->pub.heap.field += (v);			\
 	(m)->tot.heap.field += (v);			\
 } while (0)
+
+/* Where the blocks of p count. */
+#define ACCT(m, p) (&(struct mt_blocks_acct){ &(p)->pub.heap, &(m)->tot.heap })
 
 static int model_apply(const struct mt_rec_hdr *rec, void *ctx);
 
@@ -234,7 +250,7 @@ void mt_model__free(struct mt_model *m)
 		return;
 	mt_reorder__free(m->reorder);
 	for (i = 0; i < m->nr_procs; i++) {
-		mt_u64map__release(&m->procs[i]->live);
+		mt_blocks__free(m->procs[i]->blocks);
 		free(m->procs[i]);
 	}
 	free(m->procs);
@@ -270,7 +286,9 @@ static struct proc *proc_new(struct mt_model *m, uint32_t pid, uint32_t ppid)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	if (mt_u64map__put(&m->pids, (uint64_t)pid + 1, m->nr_procs, &old) < 0) {
+	p->blocks = mt_blocks__new();
+	if (!p->blocks || mt_u64map__put(&m->pids, (uint64_t)pid + 1, m->nr_procs, &old) < 0) {
+		mt_blocks__free(p->blocks);
 		free(p);
 		return NULL;
 	}
@@ -306,76 +324,31 @@ static void note_peak(struct mt_model *m, struct proc *p, uint64_t ts)
 	}
 }
 
-static int heap_alloc(struct mt_model *m, struct proc *p, uint64_t addr, uint64_t size, uint64_t ts)
-{
-	uint64_t old;
-	int ret;
-
-	ret = mt_u64map__put(&p->live, addr, size, &old);
-	if (ret < 0)
-		return ret;
-	STAT_ADD(m, p, allocations, 1);
-	STAT_ADD(m, p, allocated_bytes, size);
-	if (ret) {
-		STAT_ADD(m, p, replaced, 1);
-		STAT_ADD(m, p, live_bytes, -old);
-	} else {
-		STAT_ADD(m, p, live_allocations, 1);
-	}
-	STAT_ADD(m, p, live_bytes, size);
-	note_peak(m, p, ts);
-	return 0;
-}
-
-static void heap_free(struct mt_model *m, struct proc *p, uint64_t addr)
-{
-	uint64_t size;
-
-	STAT_ADD(m, p, frees, 1);
-	if (!mt_u64map__del(&p->live, addr, &size)) {
-		STAT_ADD(m, p, unknown_frees, 1);
-		return;
-	}
-	STAT_ADD(m, p, live_allocations, -1);
-	STAT_ADD(m, p, live_bytes, -size);
-}
-
-/* The image is gone (exec, exit, end of stream): what is live is leaked. */
-static void heap_leak_all(struct mt_model *m, struct proc *p)
-{
-	struct mt_heap_stats *h = &p->pub.heap;
-	uint64_t n = h->live_allocations, bytes = h->live_bytes;
-
-	STAT_ADD(m, p, leaked_allocations, n);
-	STAT_ADD(m, p, leaked_bytes, bytes);
-	STAT_ADD(m, p, live_allocations, -n);
-	STAT_ADD(m, p, live_bytes, -bytes);
-	mt_u64map__release(&p->live);
-}
-
 static int apply_alloc(struct mt_model *m, const struct mt_alloc *a)
 {
 	bool is_realloc = mt_func__is_realloc(a->func);
 	struct proc *p = proc_get(m, a->hdr.pid);
+	int err;
 
 	if (!p)
 		return -ENOMEM;
-	if (mt_func__is_free(a->func)) {
-		if (a->addr)
-			heap_free(m, p, a->addr);
-		return 0;
-	}
-	if (is_realloc && a->old_addr) {
-		if (a->addr || !a->size)
-			heap_free(m, p, a->old_addr);
-		if (!a->addr && !a->size)
-			return 0;
+	if (mt_func__is_free(a->func))
+		return a->addr ? mt_blocks__on_free(p->blocks, ACCT(m, p), a->hdr.tid, a->addr, false) : 0;
+	if (is_realloc && a->old_addr && (a->addr || !a->size)) {
+		err = mt_blocks__on_free(p->blocks, ACCT(m, p), a->hdr.tid, a->old_addr, true);
+		if (err)
+			return err;
 	}
 	if (!a->addr) {
-		STAT_ADD(m, p, failed_allocations, 1);
+		mt_blocks__on_call(p->blocks, ACCT(m, p), a->hdr.tid);
+		if (!is_realloc || !a->old_addr || a->size)
+			STAT_ADD(m, p, failed_allocations, 1);
 		return 0;
 	}
-	return heap_alloc(m, p, a->addr, a->size, a->hdr.ts_ns);
+	err = mt_blocks__on_alloc(p->blocks, ACCT(m, p), a->hdr.tid, a->addr, a->size);
+	if (!err)
+		note_peak(m, p, a->hdr.ts_ns);
+	return err;
 }
 
 static int apply_syscall(struct mt_model *m, const struct mt_syscall *s)
@@ -411,12 +384,14 @@ static int apply_syscall(struct mt_model *m, const struct mt_syscall *s)
 static int apply_fork(struct mt_model *m, const struct mt_fork *f)
 {
 	struct proc *parent = proc_get(m, f->hdr.pid), *child;
+	int err;
 
 	if (!parent)
 		return -ENOMEM;
 	child = proc_lookup(m, f->child);
 	if (child && !child->pub.exited) {
-		/* seen before its fork record (reordered beyond the window): adopt it */
+		/* seen before its fork record (reordered beyond the window): adopt it, without the parent's blocks
+		 * (its frees of them were unknown already) */
 		if (!child->pub.ppid)
 			child->pub.ppid = f->hdr.pid;
 		if (child->pub.exe[0] || child->pub.comm[0])
@@ -429,7 +404,10 @@ static int apply_fork(struct mt_model *m, const struct mt_fork *f)
 	memcpy(child->pub.exe, parent->pub.exe, sizeof(child->pub.exe));
 	memcpy(child->pub.comm, parent->pub.comm, sizeof(child->pub.comm));
 	child->pub.start_ns = f->hdr.ts_ns;
-	return 0;
+	err = mt_blocks__inherit(child->blocks, ACCT(m, child), parent->blocks, &parent->pub.heap);
+	if (!err)
+		note_peak(m, child, f->hdr.ts_ns);
+	return err;
 }
 
 static int apply_exec(struct mt_model *m, const struct mt_exec *e)
@@ -438,7 +416,7 @@ static int apply_exec(struct mt_model *m, const struct mt_exec *e)
 
 	if (!p)
 		return -ENOMEM;
-	heap_leak_all(m, p);
+	mt_blocks__end(p->blocks, ACCT(m, p), true);
 	memcpy(p->pub.exe, e->path, sizeof(p->pub.exe));
 	p->pub.exe[sizeof(p->pub.exe) - 1] = '\0';
 	memcpy(p->pub.comm, e->comm, sizeof(p->pub.comm));
@@ -455,8 +433,17 @@ static int apply_exit(struct mt_model *m, const struct mt_exit *x)
 	p->pub.exited = true;
 	p->pub.status = x->status;
 	p->pub.exit_ns = x->hdr.ts_ns;
-	heap_leak_all(m, p);
+	mt_blocks__end(p->blocks, ACCT(m, p), false);
 	return 0;
+}
+
+static void apply_thread_exit(struct mt_model *m, const struct mt_model_thread_exit *t)
+{
+	struct proc *p = proc_lookup(m, t->hdr.pid);
+
+	m->tot.thread_exits++;
+	if (p && !(t->flags & MT_MODEL_THREAD_EXIT_GROUP))
+		mt_blocks__on_thread_exit(p->blocks, ACCT(m, p), t->hdr.tid);
 }
 
 const char *mt_session__next_arg(const struct mt_session *s, size_t *pos, size_t *len)
@@ -537,6 +524,10 @@ static int model_apply(const struct mt_rec_hdr *rec, void *ctx)
 		m->base_ts = rec->ts_ns;
 	}
 	m->tot.records++;
+	if (rec->type == MT_MODEL_REC_THREAD_EXIT && rec->size >= sizeof(struct mt_model_thread_exit)) {
+		apply_thread_exit(m, (const struct mt_model_thread_exit *)rec);
+		return 0;
+	}
 	if (!min || rec->size < min) {
 		m->tot.bad_records++;
 		return 0;
@@ -577,7 +568,7 @@ int mt_model__finish(struct mt_model *m)
 	if (err)
 		return err;
 	for (i = 0; i < m->nr_procs; i++)
-		heap_leak_all(m, m->procs[i]);
+		mt_blocks__end(m->procs[i]->blocks, ACCT(m, m->procs[i]), false);
 	m->tot.processes = m->nr_procs;
 	m->tot.late_records = mt_reorder__late(m->reorder);
 	m->finished = true;

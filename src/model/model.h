@@ -35,19 +35,30 @@ int mt_reorder__flush(struct mt_reorder *r);
 uint64_t mt_reorder__late(const struct mt_reorder *r);
 void mt_reorder__free(struct mt_reorder *r);
 
-/* Heap accounting of one process, or of all of them (see the semantics at the top of model.c). */
+/*
+ * Heap accounting of one process, or of all of them (see the semantics at the top of model.c). In blocks and in
+ * bytes alike: inherited + allocations - frees - replaced - exec_discarded - leaked = live (0 once finished).
+ */
 struct mt_heap_stats {
+	uint64_t inherited_allocations;	/* blocks live in the parent at the fork, the child's from then on */
+	uint64_t inherited_bytes;
 	uint64_t allocations;		/* successful allocation calls, realloc included */
-	uint64_t frees;			/* free(p != NULL), and the free side of realloc */
+	uint64_t frees;			/* releases of live blocks (own or inherited), the free side of realloc too */
 	uint64_t allocated_bytes;	/* sum of the sizes asked for by the allocations */
+	uint64_t freed_bytes;		/* sum of the sizes of the blocks freed */
 	uint64_t failed_allocations;	/* calls that returned NULL (ignored otherwise) */
-	uint64_t unknown_frees;		/* frees of addresses that were not live (also counted in frees) */
-	uint64_t replaced;		/* allocations at an address still live (a free was lost) */
+	uint64_t unknown_frees;		/* releases of addresses never seen allocated (not in frees) */
+	uint64_t internal_releases;	/* libc's releases of blocks the program had freed, or its own cache (not in
+					 * frees): glibc's tcache flush when a thread ends */
+	uint64_t replaced;		/* allocations at an address still live (a free was lost): the old block */
+	uint64_t replaced_bytes;
 	uint64_t live_allocations;	/* now */
-	uint64_t live_bytes;		/* now */
+	uint64_t live_bytes;		/* now, inherited blocks still held included */
 	uint64_t peak_live_bytes;
 	uint64_t peak_ts_ns;		/* when the peak was first reached, relative to the session start */
-	uint64_t leaked_allocations;	/* live at exec, exit, or the end of the stream */
+	uint64_t exec_discarded_allocations;	/* live when an exec replaced the image: not leaks */
+	uint64_t exec_discarded_bytes;
+	uint64_t leaked_allocations;	/* live when the last image exited, or at the end of the stream */
 	uint64_t leaked_bytes;
 	uint64_t mmap_calls;		/* successful (ret >= 0) syscalls only; not heap */
 	uint64_t mmap_bytes;
@@ -72,6 +83,7 @@ struct mt_proc {
 struct mt_totals {
 	struct mt_heap_stats heap;	/* sums over processes; peak_* is the peak of the summed live bytes */
 	uint64_t processes;
+	uint64_t thread_exits;		/* MT_MODEL_REC_THREAD_EXIT records seen (0: the tracer wrote none) */
 	uint64_t records;		/* records accounted */
 	uint64_t late_records;		/* see mt_reorder__late */
 	uint64_t bad_records;		/* unknown type or too short for their type: skipped */
@@ -91,6 +103,25 @@ struct mt_session_info {
 	uint32_t argc;			/* strings actually present (at most the record's argc) */
 	char **argv;			/* argc strings, then NULL */
 };
+
+/*
+ * The record the model takes for a thread that ended by itself (pthread_exit, or its start routine returned),
+ * before bpf/memtrack.h and the tracer have it: type MT_MODEL_REC_THREAD_EXIT, hdr.pid its process, hdr.tid the
+ * thread, stamped after the thread's last allocator record. It ends the thread's trailing releases of blocks never
+ * seen (glibc frees its tcache struct, allocated inside malloc, as a thread's last call) as internal releases.
+ * flags MT_MODEL_THREAD_EXIT_GROUP: the thread died with its whole process (exit_group, a fatal signal), libc ran
+ * nothing: the record changes nothing then.
+ */
+#define MT_MODEL_REC_THREAD_EXIT 13
+#define MT_MODEL_THREAD_EXIT_GROUP 1
+
+struct mt_model_thread_exit {
+	struct mt_rec_hdr hdr;
+	__u32 flags;		/* MT_MODEL_THREAD_EXIT_* */
+	__u32 _pad;
+};
+
+_Static_assert(sizeof(struct mt_model_thread_exit) == 32, "mt_model_thread_exit size");
 
 struct mt_model;
 

@@ -115,7 +115,7 @@ static void text_dropped(FILE *f, const struct mt_totals *t)
 	unsigned int i;
 	bool first = true;
 
-	fputs("  dropped events:   ", f);
+	fprintf(f, "  %-20s", "dropped events:");
 	if (!t->complete) {
 		fputs("unknown (run did not finish)\n", f);
 		return;
@@ -138,16 +138,16 @@ static void text_anomalies(FILE *f, const struct mt_totals *t)
 	const struct mt_heap_stats *h = &t->heap;
 
 	if (h->replaced)
-		fprintf(f, "  lost frees:       %" PRIu64 " allocations at an address still live\n", h->replaced);
+		fprintf(f, "  %-20s%" PRIu64 " allocations at an address still live\n", "lost frees:", h->replaced);
 	if (h->failed_allocations)
-		fprintf(f, "  failed calls:     %" PRIu64 " allocations returned NULL\n", h->failed_allocations);
+		fprintf(f, "  %-20s%" PRIu64 " allocations returned NULL\n", "failed calls:", h->failed_allocations);
 	if (t->late_records)
-		fprintf(f, "  late records:     %" PRIu64 " (beyond the reorder window)\n", t->late_records);
+		fprintf(f, "  %-20s%" PRIu64 " (beyond the reorder window)\n", "late records:", t->late_records);
 	if (t->bad_records)
-		fprintf(f, "  skipped records:  %" PRIu64 " (unknown or malformed)\n", t->bad_records);
+		fprintf(f, "  %-20s%" PRIu64 " (unknown or malformed)\n", "skipped records:", t->bad_records);
 	if (t->attach_failed)
-		fprintf(f, "  attach failures:  %" PRIu64 " (allocator files not probed: their calls are missing; "
-			"report --attach)\n", t->attach_failed);
+		fprintf(f, "  %-20s%" PRIu64 " (allocator files not probed: their calls are missing; "
+			"report --attach)\n", "attach failures:", t->attach_failed);
 }
 
 /* "1.5 KiB (1536 B)", or just "100 B" when that is exact already. */
@@ -161,22 +161,62 @@ static const char *size_text(char *buf, uint64_t bytes)
 	return buf;
 }
 
-static void text_totals(FILE *f, const struct mt_totals *t)
+/* "3 blocks, 1.5 KiB (1536 B)" */
+static void blocks_text(FILE *f, const char *label, uint64_t n, uint64_t bytes)
 {
+	char a[2 * HSIZE];
+
+	fprintf(f, "  %-20s%" PRIu64 " %s, %s\n", label, n, n == 1 ? "block" : "blocks", size_text(a, bytes));
+}
+
+#define TOP_UNKNOWN 5	/* processes named on the unknown frees line */
+
+/* "unknown frees: N (...; top pids P (n), ...)": the processes with the most, first seen first among equals. */
+static void text_unknown_frees(FILE *f, const struct mt_model *m)
+{
+	const struct mt_proc *top[TOP_UNKNOWN] = { NULL };
+	size_t i, j, n = mt_model__nr_procs(m), shown = 0;
+
+	fprintf(f, "  %-20s%" PRIu64 " (releases of blocks never seen allocated; top pids", "unknown frees:",
+		mt_model__totals(m)->heap.unknown_frees);
+	for (i = 0; i < n; i++) {
+		const struct mt_proc *p = mt_model__proc(m, i);
+
+		if (!p->heap.unknown_frees)
+			continue;
+		/* insertion into the sorted top, the last one falling out when it is full */
+		j = shown < TOP_UNKNOWN ? shown++ : TOP_UNKNOWN;
+		for (; j > 0 && top[j - 1]->heap.unknown_frees < p->heap.unknown_frees; j--)
+			if (j < TOP_UNKNOWN)
+				top[j] = top[j - 1];
+		if (j < TOP_UNKNOWN)
+			top[j] = p;
+	}
+	for (i = 0; i < shown; i++)
+		fprintf(f, "%s %" PRIu32 " (%" PRIu64 ")", i ? "," : "", top[i]->pid, top[i]->heap.unknown_frees);
+	fputs(")\n", f);
+}
+
+static void text_totals(FILE *f, const struct mt_model *m)
+{
+	const struct mt_totals *t = mt_model__totals(m);
 	const struct mt_heap_stats *h = &t->heap;
 	char a[2 * HSIZE], b[HSIZE];
 
 	fputs("\ntotals:\n", f);
-	fprintf(f, "  allocations:      %" PRIu64 "\n", h->allocations);
-	fprintf(f, "  frees:            %" PRIu64, h->frees);
-	if (h->unknown_frees)
-		fprintf(f, " (%" PRIu64 " of blocks not seen allocated)", h->unknown_frees);
-	fprintf(f, "\n  allocated:        %s\n", size_text(a, h->allocated_bytes));
-	fprintf(f, "  average size:     %s\n", mt_report__human(a, h->allocations ? h->allocated_bytes / h->allocations : 0));
-	fprintf(f, "  peak live:        %s at %" PRIu64 ".%06" PRIu64 " s\n", size_text(a, h->peak_live_bytes),
+	fprintf(f, "  %-20s%" PRIu64 "\n", "allocations:", h->allocations);
+	fprintf(f, "  %-20s%" PRIu64 "\n", "frees:", h->frees);
+	fprintf(f, "  %-20s%s\n", "allocated:", size_text(a, h->allocated_bytes));
+	fprintf(f, "  %-20s%s\n", "average size:",
+		mt_report__human(a, h->allocations ? h->allocated_bytes / h->allocations : 0));
+	fprintf(f, "  %-20s%s at %" PRIu64 ".%06" PRIu64 " s\n", "peak live:", size_text(a, h->peak_live_bytes),
 		h->peak_ts_ns / 1000000000, h->peak_ts_ns % 1000000000 / 1000);
-	fprintf(f, "  leaked at exit:   %" PRIu64 " blocks, %s\n", h->leaked_allocations, size_text(a, h->leaked_bytes));
-	fprintf(f, "  mappings:         mmap %" PRIu64 " (%s), ", h->mmap_calls, mt_report__human(a, h->mmap_bytes));
+	blocks_text(f, "inherited at fork:", h->inherited_allocations, h->inherited_bytes);
+	blocks_text(f, "discarded at exec:", h->exec_discarded_allocations, h->exec_discarded_bytes);
+	blocks_text(f, "leaked at exit:", h->leaked_allocations, h->leaked_bytes);
+	if (h->unknown_frees)
+		text_unknown_frees(f, m);
+	fprintf(f, "  %-20smmap %" PRIu64 " (%s), ", "mappings:", h->mmap_calls, mt_report__human(a, h->mmap_bytes));
 	fprintf(f, "munmap %" PRIu64 " (%s), mremap %" PRIu64 ", brk %" PRIu64 " (not heap)\n",
 		h->munmap_calls, mt_report__human(b, h->munmap_bytes), h->mremap_calls, h->brk_calls);
 	text_anomalies(f, t);
@@ -188,15 +228,16 @@ static void text_procs(FILE *f, const struct mt_model *m)
 	char st[HSIZE], a[HSIZE], b[HSIZE], c[HSIZE];
 	size_t i, n = mt_model__nr_procs(m);
 
-	fprintf(f, "\n%7s %7s  %-11s %9s %9s %10s %10s %7s %10s  %s\n",
-		"PID", "PPID", "STATUS", "ALLOCS", "FREES", "ALLOCATED", "PEAK", "LEAKS", "LEAKED", "EXE");
+	fprintf(f, "\n%7s %7s  %-11s %7s %9s %9s %10s %10s %7s %7s %10s  %s\n", "PID", "PPID", "STATUS", "INHERIT",
+		"ALLOCS", "FREES", "ALLOCATED", "PEAK", "DISCARD", "LEAKS", "LEAKED", "EXE");
 	for (i = 0; i < n; i++) {
 		const struct mt_proc *p = mt_model__proc(m, i);
 		const struct mt_heap_stats *h = &p->heap;
 
-		fprintf(f, "%7" PRIu32 " %7" PRIu32 "  %-11s %9" PRIu64 " %9" PRIu64 " %10s %10s %7" PRIu64 " %10s  ",
-			p->pid, p->ppid, status_text(st, p), h->allocations, h->frees,
-			mt_report__human(a, h->allocated_bytes), mt_report__human(b, h->peak_live_bytes), h->leaked_allocations,
+		fprintf(f, "%7" PRIu32 " %7" PRIu32 "  %-11s %7" PRIu64 " %9" PRIu64 " %9" PRIu64 " %10s %10s %7" PRIu64
+			" %7" PRIu64 " %10s  ", p->pid, p->ppid, status_text(st, p), h->inherited_allocations,
+			h->allocations, h->frees, mt_report__human(a, h->allocated_bytes),
+			mt_report__human(b, h->peak_live_bytes), h->exec_discarded_allocations, h->leaked_allocations,
 			mt_report__human(c, h->leaked_bytes));
 		if (p->exe[0]) {
 			put_text(f, p->exe);
@@ -214,7 +255,7 @@ static void text_procs(FILE *f, const struct mt_model *m)
 int mt_report__text(FILE *f, const struct mt_model *m, const char *label)
 {
 	text_header(f, m, label);
-	text_totals(f, mt_model__totals(m));
+	text_totals(f, m);
 	text_procs(f, m);
 	return ferror(f) ? -EIO : 0;
 }
@@ -240,16 +281,23 @@ void mt_report__json_drops(struct mt_json *j, const uint64_t drops[MT_DROP__COUN
 
 static void json_heap(struct mt_json *j, const struct mt_heap_stats *h)
 {
+	mt_json__kv_u64(j, "inherited_allocations", h->inherited_allocations);
+	mt_json__kv_u64(j, "inherited_bytes", h->inherited_bytes);
 	mt_json__kv_u64(j, "allocations", h->allocations);
 	mt_json__kv_u64(j, "frees", h->frees);
 	mt_json__kv_u64(j, "allocated_bytes", h->allocated_bytes);
+	mt_json__kv_u64(j, "freed_bytes", h->freed_bytes);
 	mt_json__kv_u64(j, "peak_live_bytes", h->peak_live_bytes);
 	mt_json__kv_u64(j, "peak_ts_ns", h->peak_ts_ns);
 	mt_json__kv_u64(j, "average_size", h->allocations ? h->allocated_bytes / h->allocations : 0);
+	mt_json__kv_u64(j, "exec_discarded_allocations", h->exec_discarded_allocations);
+	mt_json__kv_u64(j, "exec_discarded_bytes", h->exec_discarded_bytes);
 	mt_json__kv_u64(j, "leaked_allocations", h->leaked_allocations);
 	mt_json__kv_u64(j, "leaked_bytes", h->leaked_bytes);
 	mt_json__kv_u64(j, "unknown_frees", h->unknown_frees);
+	mt_json__kv_u64(j, "internal_releases", h->internal_releases);
 	mt_json__kv_u64(j, "replaced", h->replaced);
+	mt_json__kv_u64(j, "replaced_bytes", h->replaced_bytes);
 	mt_json__kv_u64(j, "failed_allocations", h->failed_allocations);
 	mt_json__kv_u64(j, "mmap_calls", h->mmap_calls);
 	mt_json__kv_u64(j, "mmap_bytes", h->mmap_bytes);
@@ -286,6 +334,7 @@ static void json_totals(struct mt_json *j, const struct mt_model *m)
 	mt_json__kv_u64(j, "late_records", t->late_records);
 	mt_json__kv_u64(j, "bad_records", t->bad_records);
 	mt_json__kv_u64(j, "attach_failed", t->attach_failed);
+	mt_json__kv_u64(j, "thread_exits", t->thread_exits);
 	mt_json__end_object(j);
 }
 

@@ -1,0 +1,290 @@
+/* blocks.c — the live blocks of one process image: its own, those inherited at fork (shared), who freed which. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "common/array.h"
+#include "common/u64map.h"
+#include "model/blocks.h"
+#include "model/pmap.h"
+
+/*
+ * own holds, per address, the size of the block live there or, once it is freed, FREED | the tid that freed it:
+ * the free and a later allocation at the address cost one probe each, and libc's release of a block the same
+ * thread freed last (glibc's tcache flush at thread exit) is recognised. An entry in own hides base's at the
+ * address. base holds the blocks that were live at the last fork: a child shares its parent's (one reference), and
+ * each side's changes since live in its own `own` and `kills` until it forks in turn (fold).
+ */
+#define FREED (1ull << 63)
+#define FREED_TID(v) ((uint32_t)(v))
+#define DIRTY_MIN 1024		/* additions listed for the next fold, at least; beyond half of own, it scans own */
+
+struct mt_blocks {
+	struct mt_u64map own;
+	uint64_t own_live;		/* live entries in own */
+	struct mt_pmap *base;		/* shared, copy on write */
+	uint64_t *kills;		/* base blocks freed or replaced here since the last fold */
+	size_t nr_kills, cap_kills;
+	uint64_t *dirty;		/* after a fold: addresses given a live entry in own since, while few enough */
+	size_t nr_dirty, cap_dirty;
+	bool folded;			/* dirty is kept (the first fold scans own) */
+	bool dirty_full;		/* dirty missed some: the next fold scans own */
+	struct mt_u64map held;		/* tid → 1: its last release matched no block, maybe libc's last */
+};
+
+#define ADD(a, field, v) do {			\
+	(a)->proc->field += (v);		\
+	(a)->tot->field += (v);			\
+} while (0)
+
+struct mt_blocks *mt_blocks__new(void)
+{
+	return calloc(1, sizeof(struct mt_blocks));
+}
+
+static void blocks_clear(struct mt_blocks *b)
+{
+	mt_u64map__release(&b->own);
+	mt_u64map__release(&b->held);
+	mt_pmap__release(b->base);
+	free(b->kills);
+	free(b->dirty);
+	*b = (struct mt_blocks){ 0 };
+}
+
+void mt_blocks__free(struct mt_blocks *b)
+{
+	if (!b)
+		return;
+	blocks_clear(b);
+	free(b);
+}
+
+static int list_add(uint64_t **v, size_t *n, size_t *cap, uint64_t addr)
+{
+	if (mt_array__grow((void **)v, cap, *n, sizeof(**v)))
+		return -ENOMEM;
+	(*v)[(*n)++] = addr;
+	return 0;
+}
+
+static void note_dirty(struct mt_blocks *b, uint64_t addr)
+{
+	size_t max = b->own.count / 2 > DIRTY_MIN ? b->own.count / 2 : DIRTY_MIN;
+
+	if (!b->folded || b->dirty_full)
+		return;
+	if (b->nr_dirty >= max || list_add(&b->dirty, &b->nr_dirty, &b->cap_dirty, addr))
+		b->dirty_full = true;
+}
+
+static void block_gone(const struct mt_blocks_acct *a, uint64_t size)
+{
+	ADD(a, live_allocations, -1);
+	ADD(a, live_bytes, -size);
+}
+
+void mt_blocks__on_call(struct mt_blocks *b, const struct mt_blocks_acct *a, uint32_t tid)
+{
+	if (b->held.count && mt_u64map__del(&b->held, tid, NULL))
+		ADD(a, unknown_frees, 1);
+}
+
+int mt_blocks__on_alloc(struct mt_blocks *b, const struct mt_blocks_acct *a, uint32_t tid, uint64_t addr,
+		     uint64_t size)
+{
+	uint64_t old = 0, gone;
+	int ret;
+
+	size &= ~FREED;		/* no allocation that large succeeds; the bit marks freed entries */
+	mt_blocks__on_call(b, a, tid);
+	ret = mt_u64map__put(&b->own, addr, size, &old);
+	if (ret < 0)
+		return ret;
+	if (ret && !(old & FREED)) {
+		/* its free was lost */
+		ADD(a, replaced, 1);
+		ADD(a, replaced_bytes, old);
+		block_gone(a, old);
+	} else {
+		b->own_live++;
+		note_dirty(b, addr);
+		if (!ret && b->base && mt_pmap__find(b->base, addr, &gone)) {
+			if (list_add(&b->kills, &b->nr_kills, &b->cap_kills, addr))
+				return -ENOMEM;
+			ADD(a, replaced, 1);
+			ADD(a, replaced_bytes, gone);
+			block_gone(a, gone);
+		}
+	}
+	ADD(a, allocations, 1);
+	ADD(a, allocated_bytes, size);
+	ADD(a, live_allocations, 1);
+	ADD(a, live_bytes, size);
+	return 0;
+}
+
+static void block_freed(const struct mt_blocks_acct *a, uint64_t size)
+{
+	ADD(a, frees, 1);
+	ADD(a, freed_bytes, size);
+	block_gone(a, size);
+}
+
+/* A release that matches no block: held as tid's possible last (only the latest one), or unknown now. */
+static int free_unknown(struct mt_blocks *b, const struct mt_blocks_acct *a, uint32_t tid, bool hold)
+{
+	int ret;
+
+	if (!hold) {
+		ADD(a, unknown_frees, 1);
+		return 0;
+	}
+	ret = mt_u64map__put(&b->held, tid, 1, NULL);
+	if (ret > 0)
+		ADD(a, unknown_frees, 1);	/* the one held before was not the thread's last */
+	return ret < 0 ? ret : 0;
+}
+
+int mt_blocks__on_free(struct mt_blocks *b, const struct mt_blocks_acct *a, uint32_t tid, uint64_t addr,
+		       bool in_realloc)
+{
+	uint64_t *e = mt_u64map__find(&b->own, addr), size;
+
+	if (e && !(*e & FREED)) {
+		size = *e;
+		*e = FREED | tid;
+		b->own_live--;
+		block_freed(a, size);
+		return 0;
+	}
+	if (e && !in_realloc && tid && FREED_TID(*e) == tid) {
+		/* freed by this thread last, not allocated since: libc releasing its cache of it */
+		*e = FREED;
+		ADD(a, internal_releases, 1);
+		return 0;
+	}
+	if (!e && b->base && mt_pmap__find(b->base, addr, &size)) {
+		if (list_add(&b->kills, &b->nr_kills, &b->cap_kills, addr) ||
+		    mt_u64map__put(&b->own, addr, FREED | tid, NULL) < 0)
+			return -ENOMEM;
+		block_freed(a, size);
+		return 0;
+	}
+	return free_unknown(b, a, tid, !in_realloc);
+}
+
+void mt_blocks__on_thread_exit(struct mt_blocks *b, const struct mt_blocks_acct *a, uint32_t tid)
+{
+	if (b->held.count && mt_u64map__del(&b->held, tid, NULL))
+		ADD(a, internal_releases, 1);
+}
+
+/* Moves a live entry of own into base; 1 when it did. */
+static int fold_one(struct mt_blocks *b, uint64_t addr)
+{
+	uint64_t *e = mt_u64map__find(&b->own, addr);
+	int err;
+
+	if (!e || *e & FREED)
+		return 0;
+	err = mt_pmap__put(&b->base, addr, *e);
+	if (err)
+		return err;
+	mt_u64map__del(&b->own, addr, NULL);
+	b->own_live--;
+	return 1;
+}
+
+struct scan {
+	uint64_t *addrs;
+	size_t n;
+};
+
+static void scan_live(uint64_t key, uint64_t val, void *ctx)
+{
+	struct scan *s = ctx;
+
+	if (!(val & FREED))
+		s->addrs[s->n++] = key;
+}
+
+/* The live entries of own, listed by a scan (own_live of them). */
+static int scan_own(struct mt_blocks *b)
+{
+	struct scan s = { malloc(b->own_live * sizeof(uint64_t)), 0 };
+
+	if (!s.addrs)
+		return -ENOMEM;
+	mt_u64map__for_each(&b->own, scan_live, &s);
+	free(b->dirty);
+	b->dirty = s.addrs;
+	b->nr_dirty = b->cap_dirty = s.n;
+	return 0;
+}
+
+/* base becomes the image's live blocks (a child is to share them): the kills go out, own's live blocks in. */
+static int fold(struct mt_blocks *b)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < b->nr_kills; i++) {
+		err = mt_pmap__del(&b->base, b->kills[i]);
+		if (err < 0)
+			return err;
+	}
+	b->nr_kills = 0;
+	if (b->own_live && (!b->folded || b->dirty_full)) {
+		err = scan_own(b);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < b->nr_dirty && b->own_live; i++) {
+		err = fold_one(b, b->dirty[i]);
+		if (err < 0)
+			return err;
+	}
+	b->nr_dirty = 0;
+	b->folded = true;
+	b->dirty_full = false;
+	return 0;
+}
+
+int mt_blocks__inherit(struct mt_blocks *child, const struct mt_blocks_acct *a, struct mt_blocks *parent,
+		       const struct mt_heap_stats *parent_heap)
+{
+	uint64_t n = parent_heap->live_allocations, bytes = parent_heap->live_bytes;
+	int err;
+
+	if (!n)
+		return 0;
+	if (parent->own_live || parent->nr_kills) {
+		err = fold(parent);
+		if (err)
+			return err;
+	}
+	mt_pmap__release(child->base);
+	child->base = mt_pmap__share(parent->base);
+	ADD(a, inherited_allocations, n);
+	ADD(a, inherited_bytes, bytes);
+	ADD(a, live_allocations, n);
+	ADD(a, live_bytes, bytes);
+	return 0;
+}
+
+void mt_blocks__end(struct mt_blocks *b, const struct mt_blocks_acct *a, bool exec)
+{
+	uint64_t n = a->proc->live_allocations, bytes = a->proc->live_bytes;
+
+	ADD(a, unknown_frees, b->held.count);
+	if (exec) {
+		ADD(a, exec_discarded_allocations, n);
+		ADD(a, exec_discarded_bytes, bytes);
+	} else {
+		ADD(a, leaked_allocations, n);
+		ADD(a, leaked_bytes, bytes);
+	}
+	ADD(a, live_allocations, -n);
+	ADD(a, live_bytes, -bytes);
+	blocks_clear(b);
+}
