@@ -553,11 +553,29 @@ int BPF_PROG(process_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 	return 0;
 }
 
+#define MT_SIGNAL_GROUP_EXIT 0x4	/* the kernel's SIGNAL_GROUP_EXIT (a #define, so not in BTF) */
+
+/* Runs on the exiting thread after its last call: its record takes a number above every one of its allocations. */
+static __always_inline void thread_exit__emit(struct task_struct *p, __u32 tgid)
+{
+	struct mt_thread_exit *t;
+
+	if (!proc__lookup(tgid))
+		return;
+	t = rec__reserve_as(sizeof(*t), MT_REC_THREAD_EXIT, tgid, p->pid);
+	if (!t)
+		return;
+	t->flags = BPF_CORE_READ(p, signal, flags) & MT_SIGNAL_GROUP_EXIT ? MT_THREAD_EXIT_GROUP : 0;
+	t->_pad = 0;
+	rec__submit(t, sizeof(*t));
+}
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(process_exit, struct task_struct *p, bool group_dead)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid);
 
+	thread_exit__emit(p, tgid);
 	call__release(p, p->pid);
 	if (group_dead) {
 		bpf_map_delete_elem(&tracked, &tgid);

@@ -25,6 +25,7 @@ enum mt_rec_type {
 	MT_REC_FILE = 10,	/* struct mt_file: a mapped file's path, build-id and kind, once per file (tracer) */
 	MT_REC_STACK = 11,	/* struct mt_stack + FP chain + raw stack bytes: a stack definition (BPF) */
 	MT_REC_BATCH = 12,	/* ring only, never in the artifact: a header, then mt_alloc records of one CPU */
+	MT_REC_THREAD_EXIT = 13,	/* struct mt_thread_exit: a thread of a tracked process ended (BPF) */
 };
 
 /* Allocator entry points; "event" names in dump follow this order. */
@@ -227,6 +228,16 @@ struct mt_exit {
 	__u32 _pad;
 };
 
+/* Stamped at the thread's exit, after its last allocator record (a higher sequence number): the model ends the
+ * thread's trailing releases of blocks never seen (glibc frees its tcache struct as a thread's last call). */
+#define MT_THREAD_EXIT_GROUP 1	/* the thread died with its whole process (exit_group, a fatal signal): libc ran nothing */
+
+struct mt_thread_exit {
+	struct mt_rec_hdr hdr;
+	__u32 flags;		/* MT_THREAD_EXIT_* */
+	__u32 _pad;
+};
+
 /* Attach request, BPF -> tracer on the attach ring (not in the artifact): a file not known yet was mapped. */
 struct mt_attach_req {
 	__u64 ts_ns;		/* the records' clock */
@@ -332,6 +343,7 @@ _Static_assert(sizeof(struct mt_syscall) == 80, "mt_syscall size");
 _Static_assert(sizeof(struct mt_fork) == 32, "mt_fork size");
 _Static_assert(sizeof(struct mt_exec) == 304, "mt_exec size");
 _Static_assert(sizeof(struct mt_exit) == 32, "mt_exit size");
+_Static_assert(sizeof(struct mt_thread_exit) == 32, "mt_thread_exit size");
 _Static_assert(sizeof(struct mt_clock) == 24, "mt_clock size");
 _Static_assert(sizeof(struct mt_session) == 40, "mt_session size");
 _Static_assert(sizeof(struct mt_end) == 96, "mt_end size");

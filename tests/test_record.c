@@ -1361,16 +1361,18 @@ static void test_tree_threads_frees(void **state)
 	assert_int_equal(h->allocations, 80008);	/* the pairs, and pthread_create's 8 TLS blocks */
 	assert_int_equal(h->frees, h->allocations - h->leaked_allocations);
 	assert_int_equal(h->leaked_allocations, 4);
-	/* each thread's cached block, freed by it last: an internal release by itself */
-	assert_int_equal(h->internal_releases, 8);
+	/* each thread's cached block, freed by it last, and its tcache struct, freed as its last call before the
+	 * thread-exit record: 2 internal releases a thread */
+	assert_int_equal(h->internal_releases, 16);
+	assert_int_equal(h->unknown_frees, 0);
 	tree_identities(m);
 	mt_model__free(m);
 }
 
 /*
  * The tcache struct of each thread, allocated inside _int_malloc and freed as the thread's last call, is an
- * internal release only when the artifact has the thread-exit records (MT_MODEL_REC_THREAD_EXIT, model.h), which
- * the tracer does not write yet: until it does this test is skipped, naming that cause.
+ * internal release because the thread-exit record (MT_REC_THREAD_EXIT) follows it: 8 threads and the main
+ * thread, which exits with its process, each have one.
  */
 static void test_tree_threads_no_unknown_frees(void **state)
 {
@@ -1379,14 +1381,7 @@ static void test_tree_threads_no_unknown_frees(void **state)
 	const struct mt_totals *t = mt_model__totals(m);
 
 	(void)state;
-	if (!t->thread_exits) {
-		print_message("skipped: unknown_frees is %" PRIu64 " (glibc's tcache structs): the tracer writes no "
-			      "thread-exit record (MT_MODEL_REC_THREAD_EXIT) yet\n", t->heap.unknown_frees);
-		assert_int_equal(t->heap.unknown_frees, 8);
-		mt_model__free(m);
-		skip();
-	}
-	assert_int_equal(t->thread_exits, 8);
+	assert_int_equal(t->thread_exits, 9);
 	assert_int_equal(t->heap.unknown_frees, 0);
 	assert_int_equal(t->heap.internal_releases, 16);
 	mt_model__free(m);

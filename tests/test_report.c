@@ -1112,9 +1112,9 @@ static void put_fork_flags(struct sink *s, uint64_t ts, uint32_t parent, uint32_
 
 static void put_thread_exit(struct sink *s, uint64_t ts, uint32_t pid, uint32_t tid, uint32_t flags)
 {
-	struct mt_model_thread_exit t = { .flags = flags };
+	struct mt_thread_exit t = { .flags = flags };
 
-	hdr_init(&t.hdr, MT_MODEL_REC_THREAD_EXIT, sizeof(t), ts, pid, tid);
+	hdr_init(&t.hdr, MT_REC_THREAD_EXIT, sizeof(t), ts, pid, tid);
 	put(s, &t, sizeof(t));
 }
 
@@ -1306,7 +1306,7 @@ static void test_libc_internal_releases(void **state)
 	put_alloc_tid(&f->s, T0 + 13, 10, 25, MT_FN_MALLOC, 0x3000, 8, 0);	/* ... unknown: it allocates */
 	put_thread_exit(&f->s, T0 + 14, 10, 25, 0);
 	put_alloc_tid(&f->s, T0 + 15, 10, 26, MT_FN_FREE, 0xd000, 0, 0);
-	put_thread_exit(&f->s, T0 + 16, 10, 26, MT_MODEL_THREAD_EXIT_GROUP);	/* killed with the process */
+	put_thread_exit(&f->s, T0 + 16, 10, 26, MT_THREAD_EXIT_GROUP);	/* killed with the process */
 	put_alloc_tid(&f->s, T0 + 17, 10, 27, MT_FN_REALLOC, 0x4000, 8, 0xe000);	/* a realloc's: unknown */
 	put_alloc_tid(&f->s, T0 + 18, 10, 27, MT_FN_FREE, 0x3000, 0, 0);
 	put_alloc_tid(&f->s, T0 + 19, 10, 28, MT_FN_FREE, 0xf000, 0, 0);	/* held, no record: unknown */

@@ -321,6 +321,7 @@ size_t mt_rec__min_size(unsigned int type)
 	case MT_REC_FORK: return sizeof(struct mt_fork);
 	case MT_REC_EXEC: return sizeof(struct mt_exec);
 	case MT_REC_EXIT: return sizeof(struct mt_exit);
+	case MT_REC_THREAD_EXIT: return sizeof(struct mt_thread_exit);
 	case MT_REC_SESSION: return sizeof(struct mt_session);
 	case MT_REC_END: return sizeof(struct mt_end);
 	case MT_REC_ATTACH: return sizeof(struct mt_attach);

@@ -31,7 +31,7 @@
  *      cache of it (glibc's tcache flush when a thread ends): internal_releases += 1;
  *    - else an address never seen allocated (allocated before tracing, by an untraced path, or inside libc):
  *      unknown_frees += 1 — except the latest such release of a thread, held until the thread allocates again:
- *      when a thread-exit record (MT_MODEL_REC_THREAD_EXIT) comes first it was libc's release of its own cache
+ *      when a thread-exit record (MT_REC_THREAD_EXIT) comes first it was libc's release of its own cache
  *      (glibc's tcache struct), internal_releases += 1; exec, exit and the end of the stream count it unknown.
  *    The free side of a realloc is never held nor internal.
  *  - an allocation at an address already live (its free was lost): the old block counts in replaced and
@@ -437,12 +437,12 @@ static int apply_exit(struct mt_model *m, const struct mt_exit *x)
 	return 0;
 }
 
-static void apply_thread_exit(struct mt_model *m, const struct mt_model_thread_exit *t)
+static void apply_thread_exit(struct mt_model *m, const struct mt_thread_exit *t)
 {
 	struct proc *p = proc_lookup(m, t->hdr.pid);
 
 	m->tot.thread_exits++;
-	if (p && !(t->flags & MT_MODEL_THREAD_EXIT_GROUP))
+	if (p && !(t->flags & MT_THREAD_EXIT_GROUP))
 		mt_blocks__on_thread_exit(p->blocks, ACCT(m, p), t->hdr.tid);
 }
 
@@ -524,8 +524,8 @@ static int model_apply(const struct mt_rec_hdr *rec, void *ctx)
 		m->base_ts = rec->ts_ns;
 	}
 	m->tot.records++;
-	if (rec->type == MT_MODEL_REC_THREAD_EXIT && rec->size >= sizeof(struct mt_model_thread_exit)) {
-		apply_thread_exit(m, (const struct mt_model_thread_exit *)rec);
+	if (rec->type == MT_REC_THREAD_EXIT && rec->size >= sizeof(struct mt_thread_exit)) {
+		apply_thread_exit(m, (const struct mt_thread_exit *)rec);
 		return 0;
 	}
 	if (!min || rec->size < min) {

@@ -83,7 +83,7 @@ struct mt_proc {
 struct mt_totals {
 	struct mt_heap_stats heap;	/* sums over processes; peak_* is the peak of the summed live bytes */
 	uint64_t processes;
-	uint64_t thread_exits;		/* MT_MODEL_REC_THREAD_EXIT records seen (0: the tracer wrote none) */
+	uint64_t thread_exits;		/* MT_REC_THREAD_EXIT records seen (0: the tracer wrote none) */
 	uint64_t records;		/* records accounted */
 	uint64_t late_records;		/* see mt_reorder__late */
 	uint64_t bad_records;		/* unknown type or too short for their type: skipped */
@@ -103,25 +103,6 @@ struct mt_session_info {
 	uint32_t argc;			/* strings actually present (at most the record's argc) */
 	char **argv;			/* argc strings, then NULL */
 };
-
-/*
- * The record the model takes for a thread that ended by itself (pthread_exit, or its start routine returned),
- * before bpf/memtrack.h and the tracer have it: type MT_MODEL_REC_THREAD_EXIT, hdr.pid its process, hdr.tid the
- * thread, stamped after the thread's last allocator record. It ends the thread's trailing releases of blocks never
- * seen (glibc frees its tcache struct, allocated inside malloc, as a thread's last call) as internal releases.
- * flags MT_MODEL_THREAD_EXIT_GROUP: the thread died with its whole process (exit_group, a fatal signal), libc ran
- * nothing: the record changes nothing then.
- */
-#define MT_MODEL_REC_THREAD_EXIT 13
-#define MT_MODEL_THREAD_EXIT_GROUP 1
-
-struct mt_model_thread_exit {
-	struct mt_rec_hdr hdr;
-	__u32 flags;		/* MT_MODEL_THREAD_EXIT_* */
-	__u32 _pad;
-};
-
-_Static_assert(sizeof(struct mt_model_thread_exit) == 32, "mt_model_thread_exit size");
 
 struct mt_model;
 

@@ -110,6 +110,12 @@ static void dump_exit(struct mt_json *j, const struct mt_exit *x)
 	mt_json__kv_i64(j, "raw_status", x->status);
 }
 
+static void dump_thread_exit(struct mt_json *j, const struct mt_thread_exit *t)
+{
+	mt_json__kv_string(j, "event", "thread_exit");
+	mt_json__kv_bool(j, "with_process", t->flags & MT_THREAD_EXIT_GROUP);
+}
+
 static void dump_session(struct mt_json *j, const struct mt_session *s)
 {
 	size_t pos = 0, len;
@@ -212,6 +218,7 @@ static void dump_body(struct mt_json *j, const struct mt_rec_hdr *rec, const str
 		break;
 	case MT_REC_EXEC: dump_exec(j, (const struct mt_exec *)rec); break;
 	case MT_REC_EXIT: dump_exit(j, (const struct mt_exit *)rec); break;
+	case MT_REC_THREAD_EXIT: dump_thread_exit(j, (const struct mt_thread_exit *)rec); break;
 	case MT_REC_SESSION: dump_session(j, (const struct mt_session *)rec); break;
 	case MT_REC_END: dump_end(j, (const struct mt_end *)rec); break;
 	case MT_REC_ATTACH: dump_attach(j, (const struct mt_attach *)rec); break;

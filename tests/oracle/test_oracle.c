@@ -240,12 +240,6 @@ static void joint_compare(const struct workload *w)
 	assert_int_equal(diffs, 0);
 	mt_model__free(m);
 	free(r);
-	if (unknown && !t->thread_exits && unknown == (int64_t)w->threads_ending) {
-		print_message("skipped: memtrack counts %" PRId64 " unknown frees more, the tcache structs glibc frees "
-			      "as each thread's last call: the tracer writes no thread-exit record "
-			      "(MT_MODEL_REC_THREAD_EXIT) yet\n", unknown);
-		skip();
-	}
 	assert_int_equal(unknown, 0);
 }
 
