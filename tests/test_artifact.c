@@ -20,6 +20,12 @@
 
 #define MAX_FRAMES 64
 #define REC_BUF 4096
+/* test_golden_bytes: what the writer of 61ccadd (artifact.c, before its split into modules) made of the stream. */
+#define GOLDEN_CONTENT_LEN 2494412
+#define GOLDEN_CONTENT_HASH 0xde5363bbeec91420ull
+#define GOLDEN_ZSTD_VERSION 10504	/* libzstd 1.5.4, Debian 12's */
+#define GOLDEN_FILE_LEN 1154387
+#define GOLDEN_FILE_HASH 0xd7b6ca26e4de43fbull
 
 /* A byte stream of records plus where each frame ended, in records and in file bytes. */
 struct expect {
@@ -1652,6 +1658,61 @@ static void test_codec_speed(void **state)
 	expect_free(&e);
 }
 
+static uint64_t fnv1a(uint64_t h, const uint8_t *p, size_t len)
+{
+	while (len--)
+		h = (h ^ *p++) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * A fixed record stream encodes to fixed bytes: the frames' content (the codec's own output) on any libzstd, the
+ * whole file with the libzstd the numbers were taken with. Refactoring the writer must not change either.
+ */
+static void test_golden_bytes(void **state)
+{
+	struct fixture *f = *state;
+	struct expect e = { 0 };
+	uint64_t content_hash = 0xcbf29ce484222325ull, file_hash;
+	size_t k, clen, total = 0;
+	struct heap_sim h;
+	struct mt_writer *w;
+	struct frames fr;
+	uint8_t *content;
+
+	rng_state = 31;
+	sim_init(&h, true);
+	w = mt_writer__open(f->dir);
+	assert_non_null(w);
+	append_mixed(w, &e, &h, 150000, 1);	/* a frame closed by size, then one by the change of resolution */
+	assert_int_equal(mt_writer__set_ts_resolution(w, 1000), 0);
+	append_mixed(w, &e, &h, 20000, 1000);
+	assert_int_equal(mt_writer__close(w), 0);
+	split_frames(&fr, f->file);
+	for (k = 0; k < fr.n; k++) {
+		clen = ZSTD_getFrameContentSize(fr.file + fr.start[k], fr.start[k + 1] - fr.start[k]);
+		content = malloc(clen + 1);
+		assert_non_null(content);
+		assert_int_equal(ZSTD_decompress(content, clen, fr.file + fr.start[k], fr.start[k + 1] - fr.start[k]),
+				 clen);
+		content_hash = fnv1a(content_hash, content, clen);
+		total += clen;
+		free(content);
+	}
+	file_hash = fnv1a(0xcbf29ce484222325ull, fr.file, fr.len);
+	printf("  %zu frames, %zu content bytes %016llx, %zu file bytes %016llx (zstd %u)\n", fr.n, total,
+	       (unsigned long long)content_hash, fr.len, (unsigned long long)file_hash, ZSTD_versionNumber());
+	assert_int_equal(fr.n, 3);
+	assert_int_equal(total, GOLDEN_CONTENT_LEN);
+	assert_int_equal(content_hash, GOLDEN_CONTENT_HASH);
+	if (ZSTD_versionNumber() == GOLDEN_ZSTD_VERSION) {
+		assert_int_equal(fr.len, GOLDEN_FILE_LEN);
+		assert_int_equal(file_hash, GOLDEN_FILE_HASH);
+	}
+	free(fr.file);
+	expect_free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1680,6 +1741,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_many_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_decoded_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_content_fuzz, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_golden_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_codec_speed, setup, teardown),
 	};
 
