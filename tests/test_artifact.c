@@ -1658,6 +1658,191 @@ static void test_codec_speed(void **state)
 	expect_free(&e);
 }
 
+/*
+ * bench/churn's pattern as glibc serves it, simulated so that the stream is the same on every machine: N rounds of
+ * free(pool[k]) then malloc(16 + r % 4096) into pool[k], k one of 1024 at random (xorshift, bench/churn's seed). Freed
+ * chunks of tcache sizes are reused last-in first-out by size class; larger ones first fit among the 8 most recently
+ * freed; otherwise the chunk comes from the top. Times advance by 250-750 ns a call, and 50 us every 4096 calls.
+ */
+#define CHURN_POOL 1024
+#define CHURN_BIG_RECENT 8
+
+struct churn_sim {
+	uint64_t x, ts, top;
+	uint64_t pool[CHURN_POOL], pool_size[CHURN_POOL];
+	uint64_t *small[64];			/* freed chunks by tcache class, a stack each */
+	size_t nsmall[64], capsmall[64];
+	uint64_t big[4096], big_chunk[4096];	/* freed larger chunks, newest last */
+	size_t nbig;
+	uint64_t calls;
+};
+
+static uint64_t churn_chunk(uint64_t size)
+{
+	uint64_t c = (size + 23) & ~15ull;
+
+	return c < 32 ? 32 : c;
+}
+
+static uint64_t churn_take(struct churn_sim *c, uint64_t size)
+{
+	uint64_t chunk = churn_chunk(size), addr;
+	unsigned int cls = (chunk - 32) / 16;
+	size_t i;
+
+	if (size <= 1032 && c->nsmall[cls])
+		return c->small[cls][--c->nsmall[cls]];
+	for (i = c->nbig; size > 1032 && i-- > 0 && i + CHURN_BIG_RECENT >= c->nbig;) {
+		if (c->big_chunk[i] < chunk)
+			continue;
+		addr = c->big[i];
+		memmove(c->big + i, c->big + i + 1, (c->nbig - i - 1) * sizeof(c->big[0]));
+		memmove(c->big_chunk + i, c->big_chunk + i + 1, (c->nbig - i - 1) * sizeof(c->big_chunk[0]));
+		c->nbig--;
+		return addr;
+	}
+	addr = c->top;
+	c->top += chunk;
+	return addr;
+}
+
+static void churn_give(struct churn_sim *c, uint64_t addr, uint64_t size)
+{
+	uint64_t chunk = churn_chunk(size);
+	unsigned int cls = (chunk - 32) / 16;
+
+	if (size <= 1032) {
+		if (c->nsmall[cls] == c->capsmall[cls]) {
+			c->capsmall[cls] = c->capsmall[cls] ? 2 * c->capsmall[cls] : 16;
+			c->small[cls] = realloc(c->small[cls], c->capsmall[cls] * sizeof(uint64_t));
+			assert_non_null(c->small[cls]);
+		}
+		c->small[cls][c->nsmall[cls]++] = addr;
+		return;
+	}
+	if (c->nbig == sizeof(c->big) / sizeof(c->big[0])) {	/* the oldest are not looked at any more */
+		memmove(c->big, c->big + c->nbig / 2, c->nbig / 2 * sizeof(c->big[0]));
+		memmove(c->big_chunk, c->big_chunk + c->nbig / 2, c->nbig / 2 * sizeof(c->big_chunk[0]));
+		c->nbig -= c->nbig / 2;
+	}
+	c->big[c->nbig] = addr;
+	c->big_chunk[c->nbig++] = chunk;
+}
+
+static void churn_rec(struct churn_sim *c, struct mt_alloc *a, uint8_t func, uint64_t addr, uint64_t size)
+{
+	c->ts += 250 + c->x % 501 + (++c->calls % 4096 ? 0 : 50000);
+	alloc_rec(a, c->ts, 4242, 4242, func, addr, size);
+}
+
+/* One round: the free of pool[k] (none while it is empty) and the malloc that refills it. Returns the records. */
+static size_t churn_round(struct churn_sim *c, struct mt_alloc out[2])
+{
+	size_t n = 0, k;
+	uint64_t size;
+
+	c->x ^= c->x << 13;
+	c->x ^= c->x >> 7;
+	c->x ^= c->x << 17;
+	k = c->x % CHURN_POOL;
+	if (c->pool[k]) {
+		churn_rec(c, &out[n++], MT_FN_FREE, c->pool[k], 0);
+		churn_give(c, c->pool[k], c->pool_size[k]);
+	}
+	size = 16 + (c->x >> 32) % 4096;
+	c->pool[k] = churn_take(c, size);
+	c->pool_size[k] = size;
+	churn_rec(c, &out[n++], MT_FN_MALLOC, c->pool[k], size);
+	return n;
+}
+
+static void churn_free(struct churn_sim *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < 64; i++)
+		free(c->small[i]);
+}
+
+/* The first n records of the synthetic churn, back to back. */
+static uint8_t *churn_records(size_t n, size_t *len)
+{
+	struct churn_sim *c = calloc(1, sizeof(*c));
+	uint8_t *buf = malloc(n * sizeof(struct mt_alloc));
+	struct mt_alloc two[2];
+	size_t got = 0, k, i;
+
+	assert_non_null(c);
+	assert_non_null(buf);
+	c->x = 88172645463325252ull;
+	c->ts = 1000000000ull;
+	c->top = 0x55555555a000ull;
+	while (got < n) {
+		k = churn_round(c, two);
+		for (i = 0; i < k && got < n; i++, got++)
+			memcpy(buf + got * sizeof(two[0]), &two[i], sizeof(two[0]));
+	}
+	churn_free(c);
+	free(c);
+	*len = n * sizeof(struct mt_alloc);
+	return buf;
+}
+
+/* The figures docs/FORMAT.md states for the synthetic churn ("Bytes per event"), one per resolution of its table. */
+static void format_md_limits(double *limit, size_t n)
+{
+	static const char row[] = "| bytes per event, synthetic churn (`test_bytes_per_event`), at most |";
+	char line[512], *p;
+	FILE *md = fopen(MT_SOURCE_DIR "/docs/FORMAT.md", "r");
+	size_t i;
+
+	assert_non_null(md);
+	while (fgets(line, sizeof(line), md) && strncmp(line, row, sizeof(row) - 1))
+		;
+	fclose(md);
+	if (strncmp(line, row, sizeof(row) - 1))
+		fail_msg("docs/FORMAT.md has no row '%s'", row);
+	for (p = line + sizeof(row) - 1, i = 0; i < n; i++, p++) {
+		limit[i] = strtod(p, &p);
+		p += strspn(p, " ");
+		assert_true(limit[i] > 0 && *p == '|');
+	}
+}
+
+/*
+ * Bytes per event of 1,000,000 records of the synthetic churn, at each resolution of docs/FORMAT.md's table: at
+ * most what the document states, so that a change that costs bytes cannot go unseen.
+ */
+static void test_bytes_per_event(void **state)
+{
+	static const uint64_t res[] = { 1, 64, 256, 1000, 4000, 16000 };
+	double bpe, limit[sizeof(res) / sizeof(res[0])];
+	struct fixture *f = *state;
+	struct mt_writer *w;
+	size_t len, off, i;
+	uint8_t *recs;
+
+	format_md_limits(limit, sizeof(res) / sizeof(res[0]));
+	recs = churn_records(1000000, &len);
+	for (i = 0; i < sizeof(res) / sizeof(res[0]); i++) {
+		unlink(f->file);
+		w = mt_writer__open(f->dir);
+		assert_non_null(w);
+		assert_int_equal(mt_writer__set_ts_resolution(w, res[i]), 0);
+		for (off = 0; off < len; off += sizeof(struct mt_alloc))
+			assert_int_equal(mt_writer__append(w, recs + off, sizeof(struct mt_alloc)), 0);
+		assert_int_equal(mt_writer__flush(w), 0);
+		bpe = (double)mt_writer__bytes(w) / 1000000;
+		printf("  synthetic churn at %llu ns: %.4f bytes/event, at most %.2f\n", (unsigned long long)res[i], bpe,
+		       limit[i]);
+		assert_int_equal(mt_writer__close(w), 0);
+		if (bpe > limit[i])
+			fail_msg("%.4f bytes/event at %llu ns, docs/FORMAT.md says at most %.2f", bpe,
+				 (unsigned long long)res[i], limit[i]);
+	}
+	free(recs);
+}
+
 static uint64_t fnv1a(uint64_t h, const uint8_t *p, size_t len)
 {
 	while (len--)
@@ -1742,6 +1927,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_decoded_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_content_fuzz, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_golden_bytes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bytes_per_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_codec_speed, setup, teardown),
 	};
 
