@@ -14,18 +14,22 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #include "artifact/artifact.h"
 
 #define MAX_FRAMES 64
 #define REC_BUF 4096
-/* test_golden_bytes: what the writer of 61ccadd (artifact.c, before its split into modules) made of the stream. */
+/*
+ * test_golden_bytes: what the writer of 61ccadd (artifact.c, version 3, before its split into modules) made of the
+ * stream: the frames' content without version 4's frame numbers; the file as version 4 writes it.
+ */
 #define GOLDEN_CONTENT_LEN 2494412
 #define GOLDEN_CONTENT_HASH 0xde5363bbeec91420ull
 #define GOLDEN_ZSTD_VERSION 10504	/* libzstd 1.5.4, Debian 12's */
-#define GOLDEN_FILE_LEN 1154387
-#define GOLDEN_FILE_HASH 0xd7b6ca26e4de43fbull
+#define GOLDEN_FILE_LEN 1154397
+#define GOLDEN_FILE_HASH 0x899c572425080fdeull
 
 /* A byte stream of records plus where each frame ended, in records and in file bytes. */
 struct expect {
@@ -229,14 +233,30 @@ static void assert_whole(const struct got *g, const struct expect *e, const stru
 	assert_prefix(g, e, e->records, e->len);
 }
 
+/* Version 4's header checksum, as docs/FORMAT.md defines it: zlib's CRC-32 of the header, bytes 24-27 as 0. */
+static uint32_t header_crc(const uint8_t *h, size_t header_size)
+{
+	static const uint8_t zero[4];
+	uLong crc = crc32(0, h, 24);
+
+	crc = crc32(crc, zero, 4);
+	return crc32(crc, h + 28, header_size - 28);
+}
+
 static void write_header(const char *path, uint32_t version, uint32_t header_size)
 {
 	uint8_t h[64] = "MEMTRACK";
+	uint32_t crc;
+	size_t len = header_size < 32 ? 32 : header_size < sizeof(h) ? header_size : sizeof(h);
 
 	memcpy(h + 8, &version, 4);
 	memcpy(h + 12, &header_size, 4);
 	memset(h + 32, 0xaa, sizeof(h) - 32);	/* what a later version's longer header might hold */
-	spit(path, h, header_size < 32 ? 32 : header_size < sizeof(h) ? header_size : sizeof(h));
+	if (version >= 4) {
+		crc = header_crc(h, len);
+		memcpy(h + 24, &crc, 4);
+	}
+	spit(path, h, len);
 }
 
 /* A frame as another writer might produce it: any content, optionally without a content size. */
@@ -310,7 +330,7 @@ static void test_round_trip(void **state)
 	assert_whole(&g, &e, &st);
 	buf = slurp(f->file, &len);
 	assert_int_equal(len, e.frame_end[e.nframes - 1]);
-	assert_memory_equal(buf, "MEMTRACK\3\0\0\0\40\0\0\0", 16);
+	assert_memory_equal(buf, "MEMTRACK\4\0\0\0\40\0\0\0", 16);
 	free(buf);
 	expect_free(&e);
 	expect_free(&g.e);
@@ -464,9 +484,9 @@ static void test_header_fields(void **state)
 	struct mt_read_status st;
 	struct got g = { 0 };
 
-	write_header(f->file, 4, 32);
+	write_header(f->file, 5, 32);
 	assert_int_equal(read_into(f->dir, &g, &st), -EPROTONOSUPPORT);
-	assert_string_equal(st.reason, "unsupported artifact version 4 (this memtrack reads versions 1 to 3)");
+	assert_string_equal(st.reason, "unsupported artifact version 5 (this memtrack reads versions 1 to 4)");
 	write_header(f->file, 0, 32);
 	assert_int_equal(read_into(f->dir, &g, &st), -EPROTONOSUPPORT);
 	write_header(f->file, 2, 32);
@@ -477,6 +497,43 @@ static void test_header_fields(void **state)
 	write_header(f->file, 1, 1000);
 	assert_int_equal(read_into(f->dir, &g, &st), -EINVAL);
 	assert_non_null(strstr(st.reason, "header claims 1000 bytes"));
+	expect_free(&g.e);
+}
+
+/* Version 4: a header with its checksum reads, any change to it is damage at byte 0 or not an artifact at all. */
+static void test_header_checksum(void **state)
+{
+	struct fixture *f = *state;
+	struct mt_read_status st;
+	struct got g = { 0 };
+	uint8_t *h;
+	size_t len, pos;
+	int rc;
+
+	write_header(f->file, 4, 64);	/* longer than this version's: the checksum covers all 64 bytes */
+	assert_int_equal(read_into(f->dir, &g, &st), 0);
+	assert_int_equal(st.good_bytes, 64);
+	write_header(f->file, 4, 5000);
+	assert_int_equal(read_into(f->dir, &g, &st), -EBADMSG);
+	assert_string_equal(st.reason, "corrupt header: header size 5000, at most 4096");
+	write_header(f->file, 4, 32);
+	assert_int_equal(read_into(f->dir, &g, &st), 0);
+	h = slurp(f->file, &len);
+	for (pos = 0; pos < len; pos++) {
+		h[pos] ^= 0xff;
+		spit(f->file, h, len);
+		h[pos] ^= 0xff;
+		rc = read_into(f->dir, &g, &st);
+		assert_int_not_equal(rc, 0);
+		if (pos < 16)	/* magic, version, header_size: not an artifact this memtrack reads */
+			continue;
+		assert_int_equal(rc, -EBADMSG);
+		assert_true(st.damaged);
+		assert_int_equal(st.bad_offset, 0);
+		assert_int_equal(st.good_bytes, 0);
+		assert_memory_equal(st.reason, "corrupt header: checksum 0x", 27);
+	}
+	free(h);
 	expect_free(&g.e);
 }
 
@@ -648,6 +705,118 @@ static void test_writer_rejects(void **state)
 	errno = 0;
 	assert_null(mt_writer__open(path));
 	assert_int_equal(errno, ENOTDIR);
+}
+
+/* Writes the file's header, then its frames in the order given (indices into e's frames, -1 ending the list). */
+static void write_frames(const char *path, const uint8_t *file, const struct expect *e, const int *order)
+{
+	uint64_t start;
+
+	spit(path, file, 32);
+	for (; *order >= 0; order++) {
+		start = *order ? e->frame_end[*order - 1] : 32;
+		spit_append(path, file + start, e->frame_end[*order] - start);
+	}
+}
+
+/* The frames before bad delivered, nothing after, damage at byte at for the reason given. */
+static void assert_order_damage(const char *path, const struct expect *e, size_t good, uint64_t at, const char *why)
+{
+	struct mt_read_status st;
+	struct got g = { 0 };
+	char want[160];
+
+	assert_int_equal(read_into(path, &g, &st), -EBADMSG);
+	assert_true(st.damaged);
+	assert_int_equal(st.frames, good);
+	assert_int_equal(st.bad_offset, at);
+	assert_int_equal(st.good_bytes, at);
+	assert_prefix(&g, e, e->frame_records[good - 1], e->frame_bytes[good - 1]);
+	snprintf(want, sizeof(want), "corrupt frame at byte %llu: %s", (unsigned long long)at, why);
+	assert_string_equal(st.reason, want);
+	expect_free(&g.e);
+}
+
+/* Whole frames dropped, repeated or swapped: damage where the order breaks, every frame before it kept. */
+static void test_frame_order(void **state)
+{
+	static const int dropped[] = { 0, 1, 3, 4, 5, -1 }, repeated[] = { 0, 1, 2, 2, 3, 4, 5, -1 },
+			 swapped[] = { 0, 1, 3, 2, 4, 5, -1 }, last_dropped[] = { 0, 1, 2, 3, 4, -1 };
+	struct fixture *f = *state;
+	struct mt_read_status st;
+	struct got g = { 0 };
+	struct expect e;
+	uint32_t size, crc;
+	uint8_t *file, *h;
+	size_t len;
+
+	build(f, &e, 6, 20, 21);
+	file = slurp(f->file, &len);
+	write_frames(f->file, file, &e, dropped);
+	assert_order_damage(f->file, &e, 2, e.frame_end[1], "frame number 3 where 2 was expected (1 missing before it)");
+	write_frames(f->file, file, &e, repeated);
+	assert_order_damage(f->file, &e, 3, e.frame_end[2],
+			    "frame number 2 where 3 was expected (a frame repeated or moved)");
+	write_frames(f->file, file, &e, swapped);
+	assert_order_damage(f->file, &e, 2, e.frame_end[1], "frame number 3 where 2 was expected (1 missing before it)");
+	/* The last frame dropped is a cut at a frame boundary: whole, as for truncation; MT_REC_END tells the rest. */
+	write_frames(f->file, file, &e, last_dropped);
+	assert_int_equal(read_into(f->file, &g, &st), 0);
+	assert_int_equal(st.frames, 5);
+	/* A header_size that skips frame 0: the checksum says so, and with a checksum made for it, the numbers do. */
+	h = malloc(len);
+	assert_non_null(h);
+	memcpy(h, file, len);
+	size = e.frame_end[0];
+	memcpy(h + 12, &size, sizeof(size));
+	spit(f->file, h, len);
+	assert_int_equal(read_into(f->file, &g, &st), -EBADMSG);
+	assert_int_equal(st.bad_offset, 0);
+	assert_memory_equal(st.reason, "corrupt header: checksum", 24);
+	crc = header_crc(h, size);
+	memcpy(h + 24, &crc, sizeof(crc));
+	spit(f->file, h, len);
+	assert_int_equal(read_into(f->file, &g, &st), -EBADMSG);
+	assert_int_equal(st.frames, 0);
+	assert_int_equal(g.e.records, 0);
+	assert_int_equal(st.bad_offset, e.frame_end[0]);
+	assert_non_null(strstr(st.reason, "frame number 1 where 0 was expected (1 missing before it)"));
+	free(h);
+	free(file);
+	expect_free(&e);
+	expect_free(&g.e);
+}
+
+/* Anything but a regular file is refused at once (a FIFO must not block the reader), and so is a symbolic link. */
+static void test_not_regular(void **state)
+{
+	struct fixture *f = *state;
+	struct mt_read_status st;
+	struct got g = { 0 };
+	char want[300];
+
+	alarm(10);	/* a reader that blocks on the FIFO fails the test instead of hanging it */
+	assert_int_equal(mkfifo(f->file, 0600), 0);
+	assert_int_equal(read_into(f->dir, &g, &st), -EINVAL);
+	snprintf(want, sizeof(want), "cannot read %s: not a regular file (a FIFO)", f->file);
+	assert_string_equal(st.reason, want);
+	assert_int_equal(read_into(f->file, &g, &st), -EINVAL);
+	assert_string_equal(st.reason, want);
+	assert_false(st.damaged);
+	alarm(0);
+	assert_int_equal(unlink(f->file), 0);
+	assert_int_equal(mkdir(f->file, 0700), 0);
+	assert_int_equal(read_into(f->dir, &g, &st), -EINVAL);
+	snprintf(want, sizeof(want), "cannot read %s: not a regular file (a directory)", f->file);
+	assert_string_equal(st.reason, want);
+	assert_int_equal(rmdir(f->file), 0);
+	assert_int_equal(symlink("/dev/null", f->file), 0);
+	assert_int_equal(read_into(f->dir, &g, &st), -ELOOP);
+	snprintf(want, sizeof(want), "cannot open %s: a symbolic link (not followed)", f->file);
+	assert_string_equal(st.reason, want);
+	assert_int_equal(read_into(f->file, &g, &st), -EINVAL);	/* named itself, it is followed: a device */
+	assert_non_null(strstr(st.reason, "not a regular file (a character device)"));
+	expect_free(&g.e);
 }
 
 static void test_callback_stops(void **state)
@@ -1003,6 +1172,7 @@ struct payload {
 	uint8_t layout;
 	uint64_t ncol;		/* what the header claims */
 	size_t ncols;		/* columns written: P_V2_COUNT or P__COUNT */
+	int64_t seq;		/* version 4: the frame's number; -1 in earlier versions, which have none */
 };
 
 static void pl_u8(struct payload *p, int c, uint8_t v)
@@ -1040,6 +1210,7 @@ static void pl_init(struct payload *p)
 	p->ts_res = 1;
 	p->layout = 1;
 	p->ncol = p->ncols = P_V2_COUNT;
+	p->seq = -1;
 }
 
 static void pl_init3(struct payload *p)
@@ -1056,6 +1227,8 @@ static size_t pl_content(const struct payload *p, uint8_t *out)
 
 	pl_init(&h);
 	pl_u8(&h, 0, p->layout);
+	if (p->seq >= 0)
+		pl_varint(&h, 0, p->seq);
 	pl_varint(&h, 0, p->nrec);
 	pl_varint(&h, 0, p->ts_res);
 	pl_varint(&h, 0, p->ncol);
@@ -1320,6 +1493,46 @@ static void test_content_by_hand_v3(void **state)
 		fail_msg("%s", st.reason);
 	assert_int_equal(st.frames, 1);
 	assert_prefix(&g, &e, e.records, e.len);
+	expect_free(&e);
+	expect_free(&g.e);
+}
+
+/* Version 4: version 3's frames, each numbered after its layout byte; a frame numbered otherwise is damage. */
+static void test_content_by_hand_v4(void **state)
+{
+	struct fixture *f = *state;
+	struct mt_read_status st;
+	struct got g = { 0 };
+	struct expect e = { 0 };
+	struct payload p;
+	struct mt_alloc a;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		write_header(f->file, 4, 32);
+		e.len = e.records = 0;
+		pl_example3(&p, &e);
+		p.seq = 0;
+		pl_append_frame(f->file, &p);
+		pl_init3(&p);
+		p.seq = k ? 0 : 1;	/* the second time, frame 0 again */
+		p.nrec = 1;
+		alloc_rec(&a, 7, 0, 0, MT_FN_MALLOC, 0, 0);
+		if (!k)
+			expect_add(&e, &a, sizeof(a));
+		pl_u8(&p, P_TAG, 0x21);
+		pl_u8(&p, P_FLAGS_ALLOC, 7 | 0x80);	/* time step 7; MORE: address field 1, addr 0 */
+		pl_u8(&p, P_MORE, 1 << 6);
+		pl_append_frame(f->file, &p);
+		assert_int_equal(read_into(f->dir, &g, &st), k ? -EBADMSG : 0);
+		assert_int_equal(st.frames, k ? 1 : 2);
+		assert_prefix(&g, &e, e.records, e.len);
+	}
+	assert_non_null(strstr(st.reason, "frame number 0 where 1 was expected (a frame repeated or moved)"));
+	write_header(f->file, 4, 32);
+	append_frame(f->file, "", 0, 1);	/* an empty frame: version 4 numbers every data frame */
+	assert_int_equal(read_into(f->dir, &g, &st), -EBADMSG);
+	assert_non_null(strstr(st.reason, "empty frame"));
 	expect_free(&e);
 	expect_free(&g.e);
 }
@@ -1880,8 +2093,11 @@ static void test_golden_bytes(void **state)
 		assert_non_null(content);
 		assert_int_equal(ZSTD_decompress(content, clen, fr.file + fr.start[k], fr.start[k + 1] - fr.start[k]),
 				 clen);
-		content_hash = fnv1a(content_hash, content, clen);
-		total += clen;
+		/* Version 4 added the frame's number, one byte after the layout here: the rest is version 3's */
+		assert_int_equal(content[1], k);
+		content_hash = fnv1a(content_hash, content, 1);
+		content_hash = fnv1a(content_hash, content + 2, clen - 2);
+		total += clen - 1;
 		free(content);
 	}
 	file_hash = fnv1a(0xcbf29ce484222325ull, fr.file, fr.len);
@@ -1907,6 +2123,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_flipped_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_magic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_header_fields, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_header_checksum, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_frame_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_regular, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compatible_extensions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_frame_limit, setup, teardown),
@@ -1922,6 +2141,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_content_by_hand, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_content, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_content_by_hand_v3, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_content_by_hand_v4, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_content_v3, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_decoded_limit, setup, teardown),

@@ -10,7 +10,7 @@
 
 #define MT_ARTIFACT_FILE "events.mtz"
 #define MT_ARTIFACT_MAGIC "MEMTRACK"	/* 8 bytes, no NUL */
-#define MT_ARTIFACT_VERSION 3		/* what the writer writes; the reader also reads versions 1 and 2 */
+#define MT_ARTIFACT_VERSION 4		/* what the writer writes; the reader also reads versions 1 to 3 */
 #define MT_ARTIFACT_VERSION_MIN 1	/* the oldest version the reader reads */
 #define MT_FRAME_MAX_CONTENT (8u << 20)	/* writer closes a frame at this many record bytes (decoded) */
 #define MT_FRAME_READ_LIMIT (64u << 20)	/* reader refuses frames claiming more, stored or decoded */

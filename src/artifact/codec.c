@@ -1,5 +1,22 @@
-/* codec.c — reading LEB128 numbers, any length up to 10 bytes, none past 64 bits. */
+/* codec.c — reading LEB128 numbers (any length up to 10 bytes, none past 64 bits), and CRC-32. */
 #include "artifact/codec.h"
+
+#define CRC32_POLY 0xedb88320u	/* 0x04c11db7 bit-reversed: the reflected CRC-32 of zlib, gzip and PNG */
+
+/* A bit at a time: it checks a 32-byte header, and a table would be the larger code. */
+__u32 mt_crc32(__u32 crc, const void *p, size_t n)
+{
+	const __u8 *b = p;
+	int k;
+
+	crc = ~crc;
+	while (n--) {
+		crc ^= *b++;
+		for (k = 0; k < 8; k++)
+			crc = crc >> 1 ^ (CRC32_POLY & -(crc & 1));
+	}
+	return ~crc;
+}
 
 __u64 mt_cursor__varint(struct mt_cursor *k, bool *bad)
 {

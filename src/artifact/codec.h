@@ -32,6 +32,9 @@ static inline __u8 *mt_varint_put(__u8 *p, __u64 v)
 	return p;
 }
 
+/* CRC-32/ISO-HDLC (zlib's crc32): start with crc 0, feed the bytes in any number of calls. */
+__u32 mt_crc32(__u32 crc, const void *p, size_t n);
+
 /* Bytes being read, and where the next one is. */
 struct mt_cursor {
 	const __u8 *p;

@@ -1,4 +1,4 @@
-/* decoder.c — the columns of a version 2 or 3 frame back into the records a version 1 frame holds. */
+/* decoder.c — the columns of a version 2 to 4 frame back into the records a version 1 frame holds. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include "artifact/format.h"
 #include "artifact/rank_list.h"
 
-/* A version 2 or 3 frame's content turned back into records; the arrays only grow, from frame to frame. */
+/* A version 2 to 4 frame's content turned back into records; the arrays only grow, from frame to frame. */
 struct mt_decoder {
 	struct mt_cursor col[COL__COUNT];
 	uint64_t nrec;
@@ -19,7 +19,7 @@ struct mt_decoder {
 	struct mt_threads threads;
 	__u64 *stacks;
 	__u32 nstacks;
-	__u32 version;		/* the file's: 2 or 3 */
+	__u32 version;		/* the file's: 2 to 4 */
 	struct mt_rank_list live, freed;
 	struct mt_rank_list cls[MT_CLASSES];	/* version 3: freed entries by size class, numbered by freed seq */
 	__u64 *live_addr, *live_size, *freed_addr;
@@ -378,17 +378,37 @@ static int dec_refuse(struct mt_decoder *d, int err, const char *fmt, ...)
 	return err;
 }
 
+/* Version 4: a frame that is not the next one is where frames were dropped, repeated or reordered. */
+static int decode_seq(struct mt_decoder *d, struct mt_cursor *k, uint64_t want)
+{
+	bool bad = false;
+	__u64 seq = mt_cursor__varint(k, &bad);
+
+	if (bad)
+		return dec_refuse(d, -EBADMSG, "bad frame header (no frame number)");
+	if (seq > want)
+		return dec_refuse(d, -EBADMSG, "frame number %llu where %llu was expected (%llu missing before it)",
+				  (unsigned long long)seq, (unsigned long long)want, (unsigned long long)(seq - want));
+	if (seq < want)
+		return dec_refuse(d, -EBADMSG, "frame number %llu where %llu was expected (a frame repeated or moved)",
+				  (unsigned long long)seq, (unsigned long long)want);
+	return 0;
+}
+
 /* Parses the content header and points the cursors at the columns, which follow it in order. */
-static int decode_header(struct mt_decoder *d, const __u8 *content, size_t len)
+static int decode_header(struct mt_decoder *d, uint64_t seq, const __u8 *content, size_t len)
 {
 	struct mt_cursor k = { content, len, 1 };
 	__u64 ncol, want = d->version >= 3 ? COL__COUNT : COL_V2_COUNT, col_len[COL__COUNT] = { 0 };
 	bool bad = false;
 	size_t off;
-	int c;
+	int c, err;
 
 	if (content[0] != MT_LAYOUT_COLUMNS)
 		return dec_refuse(d, -EBADMSG, "unknown frame layout %u", content[0]);
+	err = d->version >= MT_VERSION_CHECKED ? decode_seq(d, &k, seq) : 0;
+	if (err)
+		return err;
 	d->nrec = mt_cursor__varint(&k, &bad);
 	d->ts_res = mt_cursor__varint(&k, &bad);
 	ncol = mt_cursor__varint(&k, &bad);
@@ -489,7 +509,7 @@ static int decoder_start(struct mt_decoder *d)
 	return 0;
 }
 
-int mt_decoder__decode(struct mt_decoder *d, __u32 version, const __u8 *content, size_t len)
+int mt_decoder__decode(struct mt_decoder *d, __u32 version, uint64_t seq, const __u8 *content, size_t len)
 {
 	__u8 tag;
 	int err, c;
@@ -497,9 +517,11 @@ int mt_decoder__decode(struct mt_decoder *d, __u32 version, const __u8 *content,
 	d->out_len = 0;
 	d->reason[0] = 0;
 	d->version = version;
+	if (!len && version >= MT_VERSION_CHECKED)
+		return dec_refuse(d, -EBADMSG, "empty frame (a version %u frame has a number)", version);
 	if (!len)
 		return 0;	/* an empty frame, as in version 1 */
-	err = decode_header(d, content, len);
+	err = decode_header(d, seq, content, len);
 	if (!err)
 		err = decoder_start(d);
 	for (d->rec = 0; !err && d->rec < d->nrec; d->rec++) {

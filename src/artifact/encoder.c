@@ -553,12 +553,13 @@ uint64_t mt_encoder__round_ts(const struct mt_encoder *e, uint64_t ts_ns)
 	return round_ts(e, ts_ns);
 }
 
-size_t mt_encoder__header(const struct mt_encoder *e, __u8 *buf)
+size_t mt_encoder__header(const struct mt_encoder *e, uint64_t seq, __u8 *buf)
 {
 	struct col h = { buf, buf };
 	int c;
 
 	*h.pos++ = MT_LAYOUT_COLUMNS;
+	col_varint(&h, seq);
 	col_varint(&h, e->nrec);
 	col_varint(&h, e->ts_res);
 	col_varint(&h, COL__COUNT);

@@ -1,4 +1,4 @@
-/* encoder.h — records into the columns of one version 3 frame (docs/FORMAT.md, "Frame content, version 3"). */
+/* encoder.h — records into the columns of one version 4 frame (docs/FORMAT.md, "Frame content, version 3" and 4). */
 #ifndef MEMTRACK_ARTIFACT_ENCODER_H
 #define MEMTRACK_ARTIFACT_ENCODER_H
 
@@ -8,8 +8,8 @@
 #include "artifact/codec.h"
 #include "artifact/format.h"
 
-/* The content header: layout, record count, time resolution, column count, column lengths. */
-#define MT_CONTENT_HEADER_MAX (1 + MT_VARINT_MAX * (3 + COL__COUNT))
+/* The content header: layout, frame number, record count, time resolution, column count, column lengths. */
+#define MT_CONTENT_HEADER_MAX (1 + MT_VARINT_MAX * (4 + COL__COUNT))
 
 struct mt_encoder;
 
@@ -25,8 +25,8 @@ void mt_encoder__reset(struct mt_encoder *e, uint64_t ts_res);
 void mt_encoder__add(struct mt_encoder *e, const void *rec, size_t size);
 /* ts_ns as the reader gives it back: rounded down to the open frame's resolution. */
 uint64_t mt_encoder__round_ts(const struct mt_encoder *e, uint64_t ts_ns);
-/* Writes the open frame's content header into buf (MT_CONTENT_HEADER_MAX bytes); returns its length. */
-size_t mt_encoder__header(const struct mt_encoder *e, __u8 *buf);
+/* Writes the open frame's content header into buf (MT_CONTENT_HEADER_MAX bytes), as frame seq; returns its length. */
+size_t mt_encoder__header(const struct mt_encoder *e, uint64_t seq, __u8 *buf);
 /* Column c of the open frame: its bytes, *len of them. The content is the header, then the columns in order. */
 const __u8 *mt_encoder__column(const struct mt_encoder *e, enum mt_col c, size_t *len);
 

@@ -1,4 +1,7 @@
 /* format.c — the tables docs/FORMAT.md defines: record types' minimum sizes, column names. */
+#include <stddef.h>
+
+#include "artifact/codec.h"
 #include "artifact/format.h"
 
 const char *const mt_col_names[COL__COUNT] = {
@@ -7,6 +10,17 @@ const char *const mt_col_names[COL__COUNT] = {
 	"freed_lo", "freed_hi", "after_lo", "after_hi", "delta_lo", "delta_hi", "align_lo", "align_hi",
 	"stack_lo", "stack_hi", "more", "class", "small_lo", "small_hi",
 };
+
+__u32 mt_file_header__crc(const __u8 *header, size_t header_size)
+{
+	static const __u8 zero[sizeof(((struct mt_file_header *)0)->checksum)];
+	size_t at = offsetof(struct mt_file_header, checksum), after = at + sizeof(zero);
+	__u32 crc;
+
+	crc = mt_crc32(0, header, at);
+	crc = mt_crc32(crc, zero, sizeof(zero));
+	return mt_crc32(crc, header + after, header_size - after);
+}
 
 /* The reader, the writer and the model share this rule: a record may be longer than its type's struct, never shorter. */
 size_t mt_rec__min_size(unsigned int type)

@@ -20,10 +20,21 @@ struct mt_file_header {
 	__u32 version;		/* MT_ARTIFACT_VERSION */
 	__u32 header_size;	/* readers skip this many bytes, so a later version may append fields */
 	__u64 flags;		/* 0 */
-	__u64 reserved;		/* 0 */
+	__u32 checksum;		/* version 4: mt_file_header__crc; before, 0 and ignored */
+	__u32 reserved;		/* 0 */
 };
 
 _Static_assert(sizeof(struct mt_file_header) == 32, "mt_file_header size");
+
+/*
+ * Version 4 checks what earlier ones trusted: the header's checksum, and each data frame's number, so that a frame
+ * dropped, repeated or moved is damage at its offset. Its frames are version 3's with the number in their header.
+ */
+#define MT_VERSION_CHECKED 4
+#define MT_HEADER_SIZE_MAX 4096	/* version 4: the most header bytes its checksum covers */
+
+/* The checksum of a version 4 header: CRC-32 of its header_size bytes, the checksum field counted as 0. */
+__u32 mt_file_header__crc(const __u8 *header, size_t header_size);
 
 /* "Frames": zstd frames (RFC 8878) and skippable frames, back to back after the header. */
 #define MT_ZSTD_HEADER_MAX 18		/* ZSTD_FRAMEHEADERSIZE_MAX, which zstd.h only declares for static linking */

@@ -33,7 +33,7 @@ struct mt_reader {
 	mt_record_fn fn;
 	void *ctx;
 	ZSTD_DCtx *dctx;
-	__u32 version;		/* the file's: 1, records as they are; 2 and 3, columns */
+	__u32 version;		/* the file's: 1, records as they are; 2 to 4, columns */
 	__u8 *in;		/* MT_READ_CHUNK bytes of the file, in[0] at file offset in_off */
 	size_t in_len;
 	size_t in_pos;
@@ -45,7 +45,7 @@ struct mt_reader {
 	uint64_t frame_start;	/* file offset of the current frame */
 	unsigned long long frame_declared;	/* content size from its header, or a ZSTD_CONTENTSIZE_* value */
 	void *aligned;		/* UINT16_MAX bytes: an aligned copy of a record found at an odd offset */
-	struct mt_decoder *dec;	/* versions 2 and 3 */
+	struct mt_decoder *dec;	/* versions 2 to 4 */
 };
 
 static void set_reason(struct mt_read_status *st, size_t at, const char *fmt, va_list ap)
@@ -66,22 +66,32 @@ static int reader_fail(struct mt_reader *r, int err, const char *fmt, ...)
 	return err;
 }
 
+/* Damage at byte at: what was delivered before it stands; reason is prefix, then fmt. */
+static int reader_damage(struct mt_reader *r, uint64_t at, const char *prefix, const char *fmt, va_list ap)
+{
+	struct mt_read_status *st = r->st;
+	int n;
+
+	st->damaged = true;
+	st->bad_offset = at;
+	n = snprintf(st->reason, sizeof(st->reason), "%s", prefix);
+	set_reason(st, n, fmt, ap);
+	return -EBADMSG;
+}
+
 /* Stops at the current frame: everything before it has been delivered. */
 __attribute__((format(printf, 2, 3)))
 static int reader_corrupt(struct mt_reader *r, const char *fmt, ...)
 {
-	struct mt_read_status *st = r->st;
+	char prefix[48];
 	va_list ap;
-	int n;
+	int err;
 
-	st->damaged = true;
-	st->bad_offset = r->frame_start;
-	n = snprintf(st->reason, sizeof(st->reason), "corrupt frame at byte %llu: ",
-		     (unsigned long long)r->frame_start);
+	snprintf(prefix, sizeof(prefix), "corrupt frame at byte %llu: ", (unsigned long long)r->frame_start);
 	va_start(ap, fmt);
-	set_reason(st, n, fmt, ap);
+	err = reader_damage(r, r->frame_start, prefix, fmt, ap);
 	va_end(ap);
-	return -EBADMSG;
+	return err;
 }
 
 static int reader_truncated(struct mt_reader *r)
@@ -146,6 +156,41 @@ static int reader_skip(struct mt_reader *r, uint64_t n)
 	return 0;
 }
 
+/* The header is damaged: nothing of the file can be trusted, nothing is delivered. */
+__attribute__((format(printf, 2, 3)))
+static int reader_bad_header(struct mt_reader *r, const char *fmt, ...)
+{
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = reader_damage(r, 0, "corrupt header: ", fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* Version 4: the checksum covers header_size and whatever fields a later writer appends. */
+static int check_header(struct mt_reader *r, const struct mt_file_header *h)
+{
+	ssize_t avail;
+	__u32 crc;
+
+	if (h->version < MT_VERSION_CHECKED)
+		return 0;
+	if (h->header_size > MT_HEADER_SIZE_MAX)
+		return reader_bad_header(r, "header size %u, at most %u", h->header_size, MT_HEADER_SIZE_MAX);
+	avail = reader_fill(r, h->header_size);
+	if (avail < 0)
+		return avail;
+	if (avail < h->header_size)
+		return reader_fail(r, -EINVAL, "not a memtrack artifact (header claims %u bytes, file is %zd)",
+				   h->header_size, avail);
+	crc = mt_file_header__crc(r->in, h->header_size);
+	if (crc != h->checksum)
+		return reader_bad_header(r, "checksum 0x%08x, the header says 0x%08x", crc, h->checksum);
+	return 0;
+}
+
 static int read_header(struct mt_reader *r)
 {
 	struct mt_file_header h;
@@ -168,7 +213,9 @@ static int read_header(struct mt_reader *r)
 	if (h.header_size < sizeof(h))
 		return reader_fail(r, -EINVAL, "not a memtrack artifact (header size %u, at least %zu expected)",
 				   h.header_size, sizeof(h));
-	err = reader_skip(r, h.header_size);
+	err = check_header(r, &h);
+	if (!err)
+		err = reader_skip(r, h.header_size);
 	if (err > 0)
 		return reader_fail(r, -EINVAL, "not a memtrack artifact (header claims %u bytes, file is %llu)",
 				   h.header_size, (unsigned long long)reader_offset(r));
@@ -325,7 +372,7 @@ static int deliver_records(struct mt_reader *r, const __u8 *recs, size_t len)
 	return 0;
 }
 
-/* Version 1 frames hold the records themselves; version 2 and 3 frames hold columns that decode to them. */
+/* Version 1 frames hold the records themselves; later ones hold columns that decode to them. */
 static int handle_frame(struct mt_reader *r)
 {
 	const __u8 *recs = r->frame;
@@ -333,7 +380,7 @@ static int handle_frame(struct mt_reader *r)
 	int err;
 
 	if (r->version >= 2) {
-		err = mt_decoder__decode(r->dec, r->version, r->frame, r->frame_len);
+		err = mt_decoder__decode(r->dec, r->version, r->st->frames, r->frame, r->frame_len);
 		if (err == -EBADMSG)
 			return reader_corrupt(r, "%s", mt_decoder__reason(r->dec));
 		if (err)
@@ -362,29 +409,64 @@ static int read_frames(struct mt_reader *r)
 	}
 }
 
-/* Opens PATH, or PATH/events.mtz when PATH is a directory; returns the descriptor or -errno. */
-static int open_artifact_file(struct mt_reader *r, const char *path)
+/* What a file that is not an artifact is, for the reason. */
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISDIR(mode))
+		return "a directory";
+	return "a special file";
+}
+
+/*
+ * Opens name (in dfd) without blocking, since a FIFO would wait for a writer for ever, and keeps it only when it is
+ * a regular file or, with dir_ok, a directory; *is_dir says which. Returns the descriptor or -errno (reason set).
+ */
+static int open_regular(struct mt_reader *r, int dfd, const char *name, int flags, bool dir_ok, bool *is_dir)
 {
 	struct stat sb;
 	int fd, err;
 
-	snprintf(r->name, sizeof(r->name), "%s", path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | flags);
+	if (fd < 0 && errno == ELOOP && (flags & O_NOFOLLOW))
+		return reader_fail(r, -ELOOP, "cannot open %s: a symbolic link (not followed)", r->name);
+	if (fd < 0) {
+		err = -errno;
+		return reader_fail(r, err, "cannot open %s: %s", r->name, strerror(-err));
+	}
 	if (fstat(fd, &sb)) {
 		err = -errno;
 		close(fd);
-		return err;
+		return reader_fail(r, err, "cannot open %s: %s", r->name, strerror(-err));
 	}
-	if (!S_ISDIR(sb.st_mode))
+	*is_dir = S_ISDIR(sb.st_mode);
+	if (S_ISREG(sb.st_mode) || (dir_ok && *is_dir))
 		return fd;
-	snprintf(r->name, sizeof(r->name), "%s/%s", path, MT_ARTIFACT_FILE);
-	err = openat(fd, MT_ARTIFACT_FILE, O_RDONLY | O_CLOEXEC);
-	if (err < 0)
-		err = -errno;
 	close(fd);
-	return err;
+	return reader_fail(r, -EINVAL, "cannot read %s: not a regular file (%s)", r->name, file_kind(sb.st_mode));
+}
+
+/* Opens PATH, or PATH/events.mtz (never through a symbolic link) when PATH is a directory. */
+static int open_artifact_file(struct mt_reader *r, const char *path)
+{
+	bool is_dir;
+	int fd, dfd;
+
+	snprintf(r->name, sizeof(r->name), "%s", path);
+	dfd = open_regular(r, AT_FDCWD, path, 0, true, &is_dir);
+	if (dfd < 0 || !is_dir)
+		return dfd;
+	snprintf(r->name, sizeof(r->name), "%s/%s", path, MT_ARTIFACT_FILE);
+	fd = open_regular(r, dfd, MT_ARTIFACT_FILE, O_NOFOLLOW, false, &is_dir);
+	close(dfd);
+	return fd;
 }
 
 /* The window limit follows the content limit: a frame never needs more history than it has content. */
@@ -410,7 +492,7 @@ static int reader_open(struct mt_reader *r, const char *path)
 {
 	r->fd = open_artifact_file(r, path);
 	if (r->fd < 0)
-		return reader_fail(r, r->fd, "cannot open %s: %s", r->name, strerror(-r->fd));
+		return r->fd;
 	r->in = malloc(MT_READ_CHUNK);
 	r->frame_cap = MT_READ_CHUNK;
 	r->frame = malloc(r->frame_cap);

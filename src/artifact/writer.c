@@ -34,6 +34,7 @@ struct mt_writer {
 	void *zbuf;		/* one compressed frame; grown to ZSTD_compressBound of the content */
 	size_t zbuf_cap;
 	uint64_t records;
+	uint64_t frames;	/* data frames written: the next one's number */
 	uint64_t bytes;
 	mt_record_fn tap;	/* mt_writer__set_tap */
 	void *tap_ctx;
@@ -129,6 +130,7 @@ struct mt_writer *mt_writer__open(const char *dir)
 		goto err_free;
 	}
 	memcpy(hdr.magic, MT_ARTIFACT_MAGIC, sizeof(hdr.magic));
+	hdr.checksum = mt_file_header__crc((const __u8 *)&hdr, sizeof(hdr));
 	err = write_full(w->fd, &hdr, sizeof(hdr));
 	if (err)
 		goto err_close;
@@ -229,7 +231,7 @@ static int compress_part(struct mt_writer *w, ZSTD_outBuffer *out, const void *p
 static int compress_frame(struct mt_writer *w, size_t *n)
 {
 	__u8 header[MT_CONTENT_HEADER_MAX];
-	size_t hlen = mt_encoder__header(w->enc, header), total = hlen, cap, len;
+	size_t hlen = mt_encoder__header(w->enc, w->frames, header), total = hlen, cap, len;
 	const __u8 *col;
 	ZSTD_outBuffer out;
 	int c, err;
@@ -278,6 +280,7 @@ int mt_writer__flush(struct mt_writer *w)
 		return err;
 	}
 	w->bytes += n;
+	w->frames++;
 	w->pending_len = 0;
 	mt_encoder__reset(w->enc, w->ts_res);
 	return 0;
