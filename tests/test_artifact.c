@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -308,7 +309,12 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	int err = nftw(f->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	char mnt[160];
+	int err;
+
+	snprintf(mnt, sizeof(mnt), "%s/tiny", f->dir);
+	umount2(mnt, MNT_DETACH);	/* test_disk_full's tmpfs, if it failed before unmounting it */
+	err = nftw(f->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 
 	free(f);
 	return err;
@@ -819,6 +825,128 @@ static void test_not_regular(void **state)
 	expect_free(&g.e);
 }
 
+/* An existing DIR/events.mtz, whatever it is, is never overwritten nor followed: EEXIST, and it stays as it was. */
+static void test_no_overwrite(void **state)
+{
+	struct fixture *f = *state;
+	struct mt_read_status st;
+	struct got g = { 0 };
+	struct expect e;
+	char target[160];
+	struct stat sb;
+	uint8_t *buf;
+	size_t len;
+
+	build(f, &e, 2, 10, 27);
+	errno = 0;
+	assert_null(mt_writer__open(f->dir));
+	assert_int_equal(errno, EEXIST);
+	assert_int_equal(read_into(f->dir, &g, &st), 0);
+	assert_whole(&g, &e, &st);
+	/* A link planted at the name, to a file the recording would clobber: refused, the file untouched. */
+	snprintf(target, sizeof(target), "%s/victim", f->dir);
+	spit(target, "keep", 4);
+	assert_int_equal(unlink(f->file), 0);
+	assert_int_equal(symlink(target, f->file), 0);
+	errno = 0;
+	assert_null(mt_writer__open_flags(f->dir, MT_WRITER_PRIVATE));
+	assert_int_equal(errno, EEXIST);
+	buf = slurp(target, &len);
+	assert_int_equal(len, 4);
+	assert_memory_equal(buf, "keep", 4);
+	assert_int_equal(lstat(f->file, &sb), 0);
+	assert_true(S_ISLNK(sb.st_mode));
+	errno = 0;
+	assert_null(mt_writer__open_flags(f->dir, 2));
+	assert_int_equal(errno, EINVAL);
+	free(buf);
+	expect_free(&e);
+	expect_free(&g.e);
+}
+
+/* 0644, or 0600 when the recording holds stack bytes (with the umask a user would have). */
+static void test_file_mode(void **state)
+{
+	struct fixture *f = *state;
+	struct mt_writer *w;
+	struct stat sb;
+	mode_t old = umask(022);
+
+	w = mt_writer__open(f->dir);
+	assert_non_null(w);
+	assert_int_equal(mt_writer__close(w), 0);
+	assert_int_equal(stat(f->file, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0644);
+	assert_int_equal(unlink(f->file), 0);
+	w = mt_writer__open_flags(f->dir, MT_WRITER_PRIVATE);
+	assert_non_null(w);
+	assert_int_equal(mt_writer__close(w), 0);
+	assert_int_equal(stat(f->file, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0600);
+	umask(old);
+}
+
+/* Records that zstd cannot shrink: a type the reader does not know, random bytes. */
+static size_t make_noise(void *buf, size_t size)
+{
+	struct mt_rec_hdr *h = buf;
+	size_t i;
+
+	for (i = sizeof(*h); i < size; i++)
+		((uint8_t *)buf)[i] = rnd();
+	fill_hdr(h, 99, size);
+	return size;
+}
+
+/*
+ * A full disk (a 64 KiB tmpfs): the flush that does not fit returns -ENOSPC, not -EIO, and so does every call after
+ * it; the file is cut back to its last whole frame, and reads back whole with every frame flushed before.
+ */
+static void test_disk_full(void **state)
+{
+	struct fixture *f = *state;
+	_Alignas(8) uint8_t rec[REC_BUF];
+	struct mt_read_status st;
+	struct got g = { 0 };
+	struct expect e = { 0 };
+	struct mt_writer *w;
+	char mnt[160], dir[200];
+	uint64_t good = 0;
+	int err = 0, i;
+
+	snprintf(mnt, sizeof(mnt), "%s/tiny", f->dir);
+	snprintf(dir, sizeof(dir), "%s/out", mnt);
+	assert_int_equal(mkdir(mnt, 0700), 0);
+	if (mount("tmpfs", mnt, "tmpfs", 0, "size=64k")) {
+		if (getenv("CI"))
+			fail_msg("cannot mount a tmpfs at %s: %s", mnt, strerror(errno));
+		skip();
+	}
+	rng_state = 29;
+	w = mt_writer__open(dir);
+	assert_non_null(w);
+	for (i = 0; i < 100 && !err; i++) {
+		assert_int_equal(mt_writer__append(w, rec, make_noise(rec, 3000)), 0);
+		err = mt_writer__flush(w);
+		if (!err) {
+			expect_add(&e, rec, 3000);
+			good = mt_writer__bytes(w);
+		}
+	}
+	assert_int_equal(err, -ENOSPC);
+	assert_true(e.records > 5);
+	assert_int_equal(mt_writer__append(w, rec, 3000), -ENOSPC);
+	assert_int_equal(mt_writer__flush(w), -ENOSPC);
+	assert_int_equal(mt_writer__close(w), -ENOSPC);
+	assert_int_equal(read_into(dir, &g, &st), 0);
+	assert_int_equal(st.good_bytes, good);
+	assert_int_equal(st.frames, e.records);
+	assert_prefix(&g, &e, e.records, e.len);
+	assert_int_equal(umount2(mnt, MNT_DETACH), 0);
+	expect_free(&e);
+	expect_free(&g.e);
+}
+
 static void test_callback_stops(void **state)
 {
 	struct fixture *f = *state;
@@ -1073,6 +1201,7 @@ static void test_alloc_round_trip(void **state)
 		memset(&e, 0, sizeof(e));
 		rng_state = 11 + stacks;
 		sim_init(&h, stacks);
+		unlink(f->file);	/* the writer never overwrites one */
 		w = mt_writer__open(f->dir);
 		assert_non_null(w);
 		append_mixed(w, &e, &h, 40000, 1);	/* three frames closed by size */
@@ -1812,6 +1941,7 @@ static void speed_run(const struct fixture *f, const char *what, const uint8_t *
 	double t0, t1, t2;
 	size_t off;
 
+	unlink(f->file);
 	w = mt_writer__open(f->dir);
 	assert_non_null(w);
 	assert_int_equal(mt_writer__set_ts_resolution(w, ts_res), 0);
@@ -2132,6 +2262,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_header_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writer_rejects, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_overwrite, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_file_mode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_disk_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callback_stops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fuzz, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_alloc_round_trip, setup, teardown),

@@ -24,6 +24,10 @@
 #define MT_ZSTD_MIN_MATCH 7
 #define MT_ZSTD_BLOCK_HEADER 3	/* bytes before each zstd block: one per column, since each column ends a block */
 
+#define MT_DIR_MODE 0755
+#define MT_FILE_MODE 0644
+#define MT_FILE_MODE_PRIVATE 0600	/* MT_WRITER_PRIVATE: stack bytes may hold what the program read */
+
 struct mt_writer {
 	int fd;
 	int err;		/* first I/O or zstd failure; sticky, so a half-written frame is never followed by more */
@@ -85,19 +89,41 @@ static int writer_init_zstd(struct mt_writer *w)
 	return 0;
 }
 
-/* Returns the new file's descriptor or -errno; openat keeps DIR's identity between the checks and the create. */
-static int create_artifact_file(const char *dir)
+static int write_header(int fd)
 {
-	int dfd, fd;
+	struct mt_file_header hdr = { .version = MT_ARTIFACT_VERSION, .header_size = sizeof(hdr) };
 
-	if (mkdir(dir, 0755) && errno != EEXIST)
+	memcpy(hdr.magic, MT_ARTIFACT_MAGIC, sizeof(hdr.magic));
+	hdr.checksum = mt_file_header__crc((const __u8 *)&hdr, sizeof(hdr));
+	return write_full(fd, &hdr, sizeof(hdr));
+}
+
+/*
+ * Creates DIR (if missing) and DIR/events.mtz with its header; returns the file's descriptor or -errno. O_EXCL: an
+ * earlier recording is never overwritten, and a link planted at the name is never followed (O_NOFOLLOW says so
+ * too); openat keeps DIR's identity from the create to the clean-up of a file whose header did not fit.
+ */
+static int create_artifact_file(const char *dir, mode_t mode)
+{
+	int dfd, fd, err;
+
+	if (mkdir(dir, MT_DIR_MODE) && errno != EEXIST)
 		return -errno;
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -errno;
-	fd = openat(dfd, MT_ARTIFACT_FILE, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
+	fd = openat(dfd, MT_ARTIFACT_FILE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0) {
 		fd = -errno;
+		goto out_close_dir;
+	}
+	err = write_header(fd);
+	if (err) {
+		close(fd);
+		unlinkat(dfd, MT_ARTIFACT_FILE, 0);	/* ours (O_EXCL), and empty: it would only stop the next try */
+		fd = err;
+	}
+out_close_dir:
 	close(dfd);
 	return fd;
 }
@@ -110,12 +136,16 @@ static void writer_free(struct mt_writer *w)
 	free(w);
 }
 
-struct mt_writer *mt_writer__open(const char *dir)
+struct mt_writer *mt_writer__open_flags(const char *dir, unsigned int flags)
 {
-	struct mt_file_header hdr = { .version = MT_ARTIFACT_VERSION, .header_size = sizeof(hdr) };
+	mode_t mode = flags & MT_WRITER_PRIVATE ? MT_FILE_MODE_PRIVATE : MT_FILE_MODE;
 	struct mt_writer *w;
 	int err;
 
+	if (flags & ~MT_WRITER_PRIVATE) {
+		errno = EINVAL;
+		return NULL;
+	}
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;
@@ -124,25 +154,23 @@ struct mt_writer *mt_writer__open(const char *dir)
 	err = w->enc ? writer_init_zstd(w) : -errno;
 	if (err)
 		goto err_free;
-	w->fd = create_artifact_file(dir);
+	w->fd = create_artifact_file(dir, mode);
 	if (w->fd < 0) {
 		err = w->fd;
 		goto err_free;
 	}
-	memcpy(hdr.magic, MT_ARTIFACT_MAGIC, sizeof(hdr.magic));
-	hdr.checksum = mt_file_header__crc((const __u8 *)&hdr, sizeof(hdr));
-	err = write_full(w->fd, &hdr, sizeof(hdr));
-	if (err)
-		goto err_close;
-	w->bytes = sizeof(hdr);
+	w->bytes = sizeof(struct mt_file_header);
 	return w;
 
-err_close:
-	close(w->fd);
 err_free:
 	writer_free(w);
 	errno = -err;
 	return NULL;
+}
+
+struct mt_writer *mt_writer__open(const char *dir)
+{
+	return mt_writer__open_flags(dir, 0);
 }
 
 /* The record as the reader gives it back: only its time can differ, rounded down to the resolution. */
@@ -276,6 +304,9 @@ int mt_writer__flush(struct mt_writer *w)
 	if (!err)
 		err = write_full(w->fd, w->zbuf, n);
 	if (err) {
+		/* A full disk (ENOSPC, EDQUOT) keeps what it took of the frame: cut it, so the file is whole again. */
+		if (ftruncate(w->fd, w->bytes))
+			pr_warn("cannot cut " MT_ARTIFACT_FILE " back to its last whole frame: %s\n", strerror(errno));
 		w->err = err;
 		return err;
 	}
