@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "artifact/artifact.h"
 
@@ -57,18 +58,22 @@ static double now(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/* Appends every record; returns the seconds it took, or -1. */
+/* Appends every record into DIR (an earlier run's copy replaced); returns the seconds it took, or -1. */
 static double write_all(const struct recs *r, const char *dir, uint64_t ts_res, uint64_t *bytes)
 {
-	struct mt_writer *w = mt_writer__open(dir);
+	struct mt_writer *w;
 	const struct mt_rec_hdr *h;
-	double t0 = now();
+	char path[4096];
+	double t0;
 	size_t off;
-
 	int err;
 
+	snprintf(path, sizeof(path), "%s/" MT_ARTIFACT_FILE, dir);
+	unlink(path);	/* the writer never overwrites one */
+	w = mt_writer__open(dir);
 	if (!w)
 		return -1;
+	t0 = now();
 	err = mt_writer__set_ts_resolution(w, ts_res);
 	for (off = 0; !err && off < r->len; off += h->size) {
 		h = (const void *)(r->buf + off);

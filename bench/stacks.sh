@@ -30,8 +30,8 @@ run_one() {
 	t0=$(now)
 	case $conf in
 	untraced) "$@" >/dev/null ;;
-	nostacks) "$mt" record -q -o "$tmp/ns" -- "$@" >/dev/null ;;
-	stacks) "$mt" record -q --stacks -o "$tmp/st" -- "$@" >/dev/null ;;
+	nostacks) rm -rf "$tmp/ns"; "$mt" record -q -o "$tmp/ns" -- "$@" >/dev/null ;;
+	stacks) rm -rf "$tmp/st"; "$mt" record -q --stacks -o "$tmp/st" -- "$@" >/dev/null ;;
 	esac
 	t1=$(now)
 	echo "$t1 - $t0" | bc -l

@@ -11,15 +11,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #include "artifact/artifact.h"
 
 #define MAX_FRAMES 64
 #define REC_BUF 4096
+/*
+ * test_golden_bytes: what the writer of 61ccadd (artifact.c, version 3, before its split into modules) made of the
+ * stream: the frames' content without version 4's frame numbers; the file as version 4 writes it.
+ */
+#define GOLDEN_CONTENT_LEN 2494412
+#define GOLDEN_CONTENT_HASH 0xde5363bbeec91420ull
+#define GOLDEN_ZSTD_VERSION 10504	/* libzstd 1.5.4, Debian 12's */
+#define GOLDEN_FILE_LEN 1154397
+#define GOLDEN_FILE_HASH 0x899c572425080fdeull
 
 /* A byte stream of records plus where each frame ended, in records and in file bytes. */
 struct expect {
@@ -223,14 +234,30 @@ static void assert_whole(const struct got *g, const struct expect *e, const stru
 	assert_prefix(g, e, e->records, e->len);
 }
 
+/* Version 4's header checksum, as docs/FORMAT.md defines it: zlib's CRC-32 of the header, bytes 24-27 as 0. */
+static uint32_t header_crc(const uint8_t *h, size_t header_size)
+{
+	static const uint8_t zero[4];
+	uLong crc = crc32(0, h, 24);
+
+	crc = crc32(crc, zero, 4);
+	return crc32(crc, h + 28, header_size - 28);
+}
+
 static void write_header(const char *path, uint32_t version, uint32_t header_size)
 {
 	uint8_t h[64] = "MEMTRACK";
+	uint32_t crc;
+	size_t len = header_size < 32 ? 32 : header_size < sizeof(h) ? header_size : sizeof(h);
 
 	memcpy(h + 8, &version, 4);
 	memcpy(h + 12, &header_size, 4);
 	memset(h + 32, 0xaa, sizeof(h) - 32);	/* what a later version's longer header might hold */
-	spit(path, h, header_size < 32 ? 32 : header_size < sizeof(h) ? header_size : sizeof(h));
+	if (version >= 4) {
+		crc = header_crc(h, len);
+		memcpy(h + 24, &crc, 4);
+	}
+	spit(path, h, len);
 }
 
 /* A frame as another writer might produce it: any content, optionally without a content size. */
@@ -282,7 +309,12 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	int err = nftw(f->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	char mnt[160];
+	int err;
+
+	snprintf(mnt, sizeof(mnt), "%s/tiny", f->dir);
+	umount2(mnt, MNT_DETACH);	/* test_disk_full's tmpfs, if it failed before unmounting it */
+	err = nftw(f->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 
 	free(f);
 	return err;
@@ -304,7 +336,7 @@ static void test_round_trip(void **state)
 	assert_whole(&g, &e, &st);
 	buf = slurp(f->file, &len);
 	assert_int_equal(len, e.frame_end[e.nframes - 1]);
-	assert_memory_equal(buf, "MEMTRACK\3\0\0\0\40\0\0\0", 16);
+	assert_memory_equal(buf, "MEMTRACK\4\0\0\0\40\0\0\0", 16);
 	free(buf);
 	expect_free(&e);
 	expect_free(&g.e);
@@ -458,9 +490,9 @@ static void test_header_fields(void **state)
 	struct mt_read_status st;
 	struct got g = { 0 };
 
-	write_header(f->file, 4, 32);
+	write_header(f->file, 5, 32);
 	assert_int_equal(read_into(f->dir, &g, &st), -EPROTONOSUPPORT);
-	assert_string_equal(st.reason, "unsupported artifact version 4 (this memtrack reads versions 1 to 3)");
+	assert_string_equal(st.reason, "unsupported artifact version 5 (this memtrack reads versions 1 to 4)");
 	write_header(f->file, 0, 32);
 	assert_int_equal(read_into(f->dir, &g, &st), -EPROTONOSUPPORT);
 	write_header(f->file, 2, 32);
@@ -471,6 +503,43 @@ static void test_header_fields(void **state)
 	write_header(f->file, 1, 1000);
 	assert_int_equal(read_into(f->dir, &g, &st), -EINVAL);
 	assert_non_null(strstr(st.reason, "header claims 1000 bytes"));
+	expect_free(&g.e);
+}
+
+/* Version 4: a header with its checksum reads, any change to it is damage at byte 0 or not an artifact at all. */
+static void test_header_checksum(void **state)
+{
+	struct fixture *f = *state;
+	struct mt_read_status st;
+	struct got g = { 0 };
+	uint8_t *h;
+	size_t len, pos;
+	int rc;
+
+	write_header(f->file, 4, 64);	/* longer than this version's: the checksum covers all 64 bytes */
+	assert_int_equal(read_into(f->dir, &g, &st), 0);
+	assert_int_equal(st.good_bytes, 64);
+	write_header(f->file, 4, 5000);
+	assert_int_equal(read_into(f->dir, &g, &st), -EBADMSG);
+	assert_string_equal(st.reason, "corrupt header: header size 5000, at most 4096");
+	write_header(f->file, 4, 32);
+	assert_int_equal(read_into(f->dir, &g, &st), 0);
+	h = slurp(f->file, &len);
+	for (pos = 0; pos < len; pos++) {
+		h[pos] ^= 0xff;
+		spit(f->file, h, len);
+		h[pos] ^= 0xff;
+		rc = read_into(f->dir, &g, &st);
+		assert_int_not_equal(rc, 0);
+		if (pos < 16)	/* magic, version, header_size: not an artifact this memtrack reads */
+			continue;
+		assert_int_equal(rc, -EBADMSG);
+		assert_true(st.damaged);
+		assert_int_equal(st.bad_offset, 0);
+		assert_int_equal(st.good_bytes, 0);
+		assert_memory_equal(st.reason, "corrupt header: checksum 0x", 27);
+	}
+	free(h);
 	expect_free(&g.e);
 }
 
@@ -642,6 +711,240 @@ static void test_writer_rejects(void **state)
 	errno = 0;
 	assert_null(mt_writer__open(path));
 	assert_int_equal(errno, ENOTDIR);
+}
+
+/* Writes the file's header, then its frames in the order given (indices into e's frames, -1 ending the list). */
+static void write_frames(const char *path, const uint8_t *file, const struct expect *e, const int *order)
+{
+	uint64_t start;
+
+	spit(path, file, 32);
+	for (; *order >= 0; order++) {
+		start = *order ? e->frame_end[*order - 1] : 32;
+		spit_append(path, file + start, e->frame_end[*order] - start);
+	}
+}
+
+/* The frames before bad delivered, nothing after, damage at byte at for the reason given. */
+static void assert_order_damage(const char *path, const struct expect *e, size_t good, uint64_t at, const char *why)
+{
+	struct mt_read_status st;
+	struct got g = { 0 };
+	char want[160];
+
+	assert_int_equal(read_into(path, &g, &st), -EBADMSG);
+	assert_true(st.damaged);
+	assert_int_equal(st.frames, good);
+	assert_int_equal(st.bad_offset, at);
+	assert_int_equal(st.good_bytes, at);
+	assert_prefix(&g, e, e->frame_records[good - 1], e->frame_bytes[good - 1]);
+	snprintf(want, sizeof(want), "corrupt frame at byte %llu: %s", (unsigned long long)at, why);
+	assert_string_equal(st.reason, want);
+	expect_free(&g.e);
+}
+
+/* Whole frames dropped, repeated or swapped: damage where the order breaks, every frame before it kept. */
+static void test_frame_order(void **state)
+{
+	static const int dropped[] = { 0, 1, 3, 4, 5, -1 }, repeated[] = { 0, 1, 2, 2, 3, 4, 5, -1 },
+			 swapped[] = { 0, 1, 3, 2, 4, 5, -1 }, last_dropped[] = { 0, 1, 2, 3, 4, -1 };
+	struct fixture *f = *state;
+	struct mt_read_status st;
+	struct got g = { 0 };
+	struct expect e;
+	uint32_t size, crc;
+	uint8_t *file, *h;
+	size_t len;
+
+	build(f, &e, 6, 20, 21);
+	file = slurp(f->file, &len);
+	write_frames(f->file, file, &e, dropped);
+	assert_order_damage(f->file, &e, 2, e.frame_end[1], "frame number 3 where 2 was expected (1 missing before it)");
+	write_frames(f->file, file, &e, repeated);
+	assert_order_damage(f->file, &e, 3, e.frame_end[2],
+			    "frame number 2 where 3 was expected (a frame repeated or moved)");
+	write_frames(f->file, file, &e, swapped);
+	assert_order_damage(f->file, &e, 2, e.frame_end[1], "frame number 3 where 2 was expected (1 missing before it)");
+	/* The last frame dropped is a cut at a frame boundary: whole, as for truncation; MT_REC_END tells the rest. */
+	write_frames(f->file, file, &e, last_dropped);
+	assert_int_equal(read_into(f->file, &g, &st), 0);
+	assert_int_equal(st.frames, 5);
+	/* A header_size that skips frame 0: the checksum says so, and with a checksum made for it, the numbers do. */
+	h = malloc(len);
+	assert_non_null(h);
+	memcpy(h, file, len);
+	size = e.frame_end[0];
+	memcpy(h + 12, &size, sizeof(size));
+	spit(f->file, h, len);
+	assert_int_equal(read_into(f->file, &g, &st), -EBADMSG);
+	assert_int_equal(st.bad_offset, 0);
+	assert_memory_equal(st.reason, "corrupt header: checksum", 24);
+	crc = header_crc(h, size);
+	memcpy(h + 24, &crc, sizeof(crc));
+	spit(f->file, h, len);
+	assert_int_equal(read_into(f->file, &g, &st), -EBADMSG);
+	assert_int_equal(st.frames, 0);
+	assert_int_equal(g.e.records, 0);
+	assert_int_equal(st.bad_offset, e.frame_end[0]);
+	assert_non_null(strstr(st.reason, "frame number 1 where 0 was expected (1 missing before it)"));
+	free(h);
+	free(file);
+	expect_free(&e);
+	expect_free(&g.e);
+}
+
+/* Anything but a regular file is refused at once (a FIFO must not block the reader), and so is a symbolic link. */
+static void test_not_regular(void **state)
+{
+	struct fixture *f = *state;
+	struct mt_read_status st;
+	struct got g = { 0 };
+	char want[300];
+
+	alarm(10);	/* a reader that blocks on the FIFO fails the test instead of hanging it */
+	assert_int_equal(mkfifo(f->file, 0600), 0);
+	assert_int_equal(read_into(f->dir, &g, &st), -EINVAL);
+	snprintf(want, sizeof(want), "cannot read %s: not a regular file (a FIFO)", f->file);
+	assert_string_equal(st.reason, want);
+	assert_int_equal(read_into(f->file, &g, &st), -EINVAL);
+	assert_string_equal(st.reason, want);
+	assert_false(st.damaged);
+	alarm(0);
+	assert_int_equal(unlink(f->file), 0);
+	assert_int_equal(mkdir(f->file, 0700), 0);
+	assert_int_equal(read_into(f->dir, &g, &st), -EINVAL);
+	snprintf(want, sizeof(want), "cannot read %s: not a regular file (a directory)", f->file);
+	assert_string_equal(st.reason, want);
+	assert_int_equal(rmdir(f->file), 0);
+	assert_int_equal(symlink("/dev/null", f->file), 0);
+	assert_int_equal(read_into(f->dir, &g, &st), -ELOOP);
+	snprintf(want, sizeof(want), "cannot open %s: a symbolic link (not followed)", f->file);
+	assert_string_equal(st.reason, want);
+	assert_int_equal(read_into(f->file, &g, &st), -EINVAL);	/* named itself, it is followed: a device */
+	assert_non_null(strstr(st.reason, "not a regular file (a character device)"));
+	expect_free(&g.e);
+}
+
+/* An existing DIR/events.mtz, whatever it is, is never overwritten nor followed: EEXIST, and it stays as it was. */
+static void test_no_overwrite(void **state)
+{
+	struct fixture *f = *state;
+	struct mt_read_status st;
+	struct got g = { 0 };
+	struct expect e;
+	char target[160];
+	struct stat sb;
+	uint8_t *buf;
+	size_t len;
+
+	build(f, &e, 2, 10, 27);
+	errno = 0;
+	assert_null(mt_writer__open(f->dir));
+	assert_int_equal(errno, EEXIST);
+	assert_int_equal(read_into(f->dir, &g, &st), 0);
+	assert_whole(&g, &e, &st);
+	/* A link planted at the name, to a file the recording would clobber: refused, the file untouched. */
+	snprintf(target, sizeof(target), "%s/victim", f->dir);
+	spit(target, "keep", 4);
+	assert_int_equal(unlink(f->file), 0);
+	assert_int_equal(symlink(target, f->file), 0);
+	errno = 0;
+	assert_null(mt_writer__open_flags(f->dir, MT_WRITER_PRIVATE));
+	assert_int_equal(errno, EEXIST);
+	buf = slurp(target, &len);
+	assert_int_equal(len, 4);
+	assert_memory_equal(buf, "keep", 4);
+	assert_int_equal(lstat(f->file, &sb), 0);
+	assert_true(S_ISLNK(sb.st_mode));
+	errno = 0;
+	assert_null(mt_writer__open_flags(f->dir, 2));
+	assert_int_equal(errno, EINVAL);
+	free(buf);
+	expect_free(&e);
+	expect_free(&g.e);
+}
+
+/* 0644, or 0600 when the recording holds stack bytes (with the umask a user would have). */
+static void test_file_mode(void **state)
+{
+	struct fixture *f = *state;
+	struct mt_writer *w;
+	struct stat sb;
+	mode_t old = umask(022);
+
+	w = mt_writer__open(f->dir);
+	assert_non_null(w);
+	assert_int_equal(mt_writer__close(w), 0);
+	assert_int_equal(stat(f->file, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0644);
+	assert_int_equal(unlink(f->file), 0);
+	w = mt_writer__open_flags(f->dir, MT_WRITER_PRIVATE);
+	assert_non_null(w);
+	assert_int_equal(mt_writer__close(w), 0);
+	assert_int_equal(stat(f->file, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0600);
+	umask(old);
+}
+
+/* Records that zstd cannot shrink: a type the reader does not know, random bytes. */
+static size_t make_noise(void *buf, size_t size)
+{
+	struct mt_rec_hdr *h = buf;
+	size_t i;
+
+	for (i = sizeof(*h); i < size; i++)
+		((uint8_t *)buf)[i] = rnd();
+	fill_hdr(h, 99, size);
+	return size;
+}
+
+/*
+ * A full disk (a 64 KiB tmpfs): the flush that does not fit returns -ENOSPC, not -EIO, and so does every call after
+ * it; the file is cut back to its last whole frame, and reads back whole with every frame flushed before.
+ */
+static void test_disk_full(void **state)
+{
+	struct fixture *f = *state;
+	_Alignas(8) uint8_t rec[REC_BUF];
+	struct mt_read_status st;
+	struct got g = { 0 };
+	struct expect e = { 0 };
+	struct mt_writer *w;
+	char mnt[160], dir[200];
+	uint64_t good = 0;
+	int err = 0, i;
+
+	snprintf(mnt, sizeof(mnt), "%s/tiny", f->dir);
+	snprintf(dir, sizeof(dir), "%s/out", mnt);
+	assert_int_equal(mkdir(mnt, 0700), 0);
+	if (mount("tmpfs", mnt, "tmpfs", 0, "size=64k")) {
+		if (getenv("CI"))
+			fail_msg("cannot mount a tmpfs at %s: %s", mnt, strerror(errno));
+		skip();
+	}
+	rng_state = 29;
+	w = mt_writer__open(dir);
+	assert_non_null(w);
+	for (i = 0; i < 100 && !err; i++) {
+		assert_int_equal(mt_writer__append(w, rec, make_noise(rec, 3000)), 0);
+		err = mt_writer__flush(w);
+		if (!err) {
+			expect_add(&e, rec, 3000);
+			good = mt_writer__bytes(w);
+		}
+	}
+	assert_int_equal(err, -ENOSPC);
+	assert_true(e.records > 5);
+	assert_int_equal(mt_writer__append(w, rec, 3000), -ENOSPC);
+	assert_int_equal(mt_writer__flush(w), -ENOSPC);
+	assert_int_equal(mt_writer__close(w), -ENOSPC);
+	assert_int_equal(read_into(dir, &g, &st), 0);
+	assert_int_equal(st.good_bytes, good);
+	assert_int_equal(st.frames, e.records);
+	assert_prefix(&g, &e, e.records, e.len);
+	assert_int_equal(umount2(mnt, MNT_DETACH), 0);
+	expect_free(&e);
+	expect_free(&g.e);
 }
 
 static void test_callback_stops(void **state)
@@ -898,6 +1201,7 @@ static void test_alloc_round_trip(void **state)
 		memset(&e, 0, sizeof(e));
 		rng_state = 11 + stacks;
 		sim_init(&h, stacks);
+		unlink(f->file);	/* the writer never overwrites one */
 		w = mt_writer__open(f->dir);
 		assert_non_null(w);
 		append_mixed(w, &e, &h, 40000, 1);	/* three frames closed by size */
@@ -997,6 +1301,7 @@ struct payload {
 	uint8_t layout;
 	uint64_t ncol;		/* what the header claims */
 	size_t ncols;		/* columns written: P_V2_COUNT or P__COUNT */
+	int64_t seq;		/* version 4: the frame's number; -1 in earlier versions, which have none */
 };
 
 static void pl_u8(struct payload *p, int c, uint8_t v)
@@ -1034,6 +1339,7 @@ static void pl_init(struct payload *p)
 	p->ts_res = 1;
 	p->layout = 1;
 	p->ncol = p->ncols = P_V2_COUNT;
+	p->seq = -1;
 }
 
 static void pl_init3(struct payload *p)
@@ -1050,6 +1356,8 @@ static size_t pl_content(const struct payload *p, uint8_t *out)
 
 	pl_init(&h);
 	pl_u8(&h, 0, p->layout);
+	if (p->seq >= 0)
+		pl_varint(&h, 0, p->seq);
 	pl_varint(&h, 0, p->nrec);
 	pl_varint(&h, 0, p->ts_res);
 	pl_varint(&h, 0, p->ncol);
@@ -1314,6 +1622,46 @@ static void test_content_by_hand_v3(void **state)
 		fail_msg("%s", st.reason);
 	assert_int_equal(st.frames, 1);
 	assert_prefix(&g, &e, e.records, e.len);
+	expect_free(&e);
+	expect_free(&g.e);
+}
+
+/* Version 4: version 3's frames, each numbered after its layout byte; a frame numbered otherwise is damage. */
+static void test_content_by_hand_v4(void **state)
+{
+	struct fixture *f = *state;
+	struct mt_read_status st;
+	struct got g = { 0 };
+	struct expect e = { 0 };
+	struct payload p;
+	struct mt_alloc a;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		write_header(f->file, 4, 32);
+		e.len = e.records = 0;
+		pl_example3(&p, &e);
+		p.seq = 0;
+		pl_append_frame(f->file, &p);
+		pl_init3(&p);
+		p.seq = k ? 0 : 1;	/* the second time, frame 0 again */
+		p.nrec = 1;
+		alloc_rec(&a, 7, 0, 0, MT_FN_MALLOC, 0, 0);
+		if (!k)
+			expect_add(&e, &a, sizeof(a));
+		pl_u8(&p, P_TAG, 0x21);
+		pl_u8(&p, P_FLAGS_ALLOC, 7 | 0x80);	/* time step 7; MORE: address field 1, addr 0 */
+		pl_u8(&p, P_MORE, 1 << 6);
+		pl_append_frame(f->file, &p);
+		assert_int_equal(read_into(f->dir, &g, &st), k ? -EBADMSG : 0);
+		assert_int_equal(st.frames, k ? 1 : 2);
+		assert_prefix(&g, &e, e.records, e.len);
+	}
+	assert_non_null(strstr(st.reason, "frame number 0 where 1 was expected (a frame repeated or moved)"));
+	write_header(f->file, 4, 32);
+	append_frame(f->file, "", 0, 1);	/* an empty frame: version 4 numbers every data frame */
+	assert_int_equal(read_into(f->dir, &g, &st), -EBADMSG);
+	assert_non_null(strstr(st.reason, "empty frame"));
 	expect_free(&e);
 	expect_free(&g.e);
 }
@@ -1593,6 +1941,7 @@ static void speed_run(const struct fixture *f, const char *what, const uint8_t *
 	double t0, t1, t2;
 	size_t off;
 
+	unlink(f->file);
 	w = mt_writer__open(f->dir);
 	assert_non_null(w);
 	assert_int_equal(mt_writer__set_ts_resolution(w, ts_res), 0);
@@ -1652,6 +2001,249 @@ static void test_codec_speed(void **state)
 	expect_free(&e);
 }
 
+/*
+ * bench/churn's pattern as glibc serves it, simulated so that the stream is the same on every machine: N rounds of
+ * free(pool[k]) then malloc(16 + r % 4096) into pool[k], k one of 1024 at random (xorshift, bench/churn's seed). Freed
+ * chunks of tcache sizes are reused last-in first-out by size class; larger ones first fit among the 8 most recently
+ * freed; otherwise the chunk comes from the top. Times advance by 250-750 ns a call, and 50 us every 4096 calls.
+ */
+#define CHURN_POOL 1024
+#define CHURN_BIG_RECENT 8
+
+struct churn_sim {
+	uint64_t x, ts, top;
+	uint64_t pool[CHURN_POOL], pool_size[CHURN_POOL];
+	uint64_t *small[64];			/* freed chunks by tcache class, a stack each */
+	size_t nsmall[64], capsmall[64];
+	uint64_t big[4096], big_chunk[4096];	/* freed larger chunks, newest last */
+	size_t nbig;
+	uint64_t calls;
+};
+
+static uint64_t churn_chunk(uint64_t size)
+{
+	uint64_t c = (size + 23) & ~15ull;
+
+	return c < 32 ? 32 : c;
+}
+
+static uint64_t churn_take(struct churn_sim *c, uint64_t size)
+{
+	uint64_t chunk = churn_chunk(size), addr;
+	unsigned int cls = (chunk - 32) / 16;
+	size_t i;
+
+	if (size <= 1032 && c->nsmall[cls])
+		return c->small[cls][--c->nsmall[cls]];
+	for (i = c->nbig; size > 1032 && i-- > 0 && i + CHURN_BIG_RECENT >= c->nbig;) {
+		if (c->big_chunk[i] < chunk)
+			continue;
+		addr = c->big[i];
+		memmove(c->big + i, c->big + i + 1, (c->nbig - i - 1) * sizeof(c->big[0]));
+		memmove(c->big_chunk + i, c->big_chunk + i + 1, (c->nbig - i - 1) * sizeof(c->big_chunk[0]));
+		c->nbig--;
+		return addr;
+	}
+	addr = c->top;
+	c->top += chunk;
+	return addr;
+}
+
+static void churn_give(struct churn_sim *c, uint64_t addr, uint64_t size)
+{
+	uint64_t chunk = churn_chunk(size);
+	unsigned int cls = (chunk - 32) / 16;
+
+	if (size <= 1032) {
+		if (c->nsmall[cls] == c->capsmall[cls]) {
+			c->capsmall[cls] = c->capsmall[cls] ? 2 * c->capsmall[cls] : 16;
+			c->small[cls] = realloc(c->small[cls], c->capsmall[cls] * sizeof(uint64_t));
+			assert_non_null(c->small[cls]);
+		}
+		c->small[cls][c->nsmall[cls]++] = addr;
+		return;
+	}
+	if (c->nbig == sizeof(c->big) / sizeof(c->big[0])) {	/* the oldest are not looked at any more */
+		memmove(c->big, c->big + c->nbig / 2, c->nbig / 2 * sizeof(c->big[0]));
+		memmove(c->big_chunk, c->big_chunk + c->nbig / 2, c->nbig / 2 * sizeof(c->big_chunk[0]));
+		c->nbig -= c->nbig / 2;
+	}
+	c->big[c->nbig] = addr;
+	c->big_chunk[c->nbig++] = chunk;
+}
+
+static void churn_rec(struct churn_sim *c, struct mt_alloc *a, uint8_t func, uint64_t addr, uint64_t size)
+{
+	c->ts += 250 + c->x % 501 + (++c->calls % 4096 ? 0 : 50000);
+	alloc_rec(a, c->ts, 4242, 4242, func, addr, size);
+}
+
+/* One round: the free of pool[k] (none while it is empty) and the malloc that refills it. Returns the records. */
+static size_t churn_round(struct churn_sim *c, struct mt_alloc out[2])
+{
+	size_t n = 0, k;
+	uint64_t size;
+
+	c->x ^= c->x << 13;
+	c->x ^= c->x >> 7;
+	c->x ^= c->x << 17;
+	k = c->x % CHURN_POOL;
+	if (c->pool[k]) {
+		churn_rec(c, &out[n++], MT_FN_FREE, c->pool[k], 0);
+		churn_give(c, c->pool[k], c->pool_size[k]);
+	}
+	size = 16 + (c->x >> 32) % 4096;
+	c->pool[k] = churn_take(c, size);
+	c->pool_size[k] = size;
+	churn_rec(c, &out[n++], MT_FN_MALLOC, c->pool[k], size);
+	return n;
+}
+
+static void churn_free(struct churn_sim *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < 64; i++)
+		free(c->small[i]);
+}
+
+/* The first n records of the synthetic churn, back to back. */
+static uint8_t *churn_records(size_t n, size_t *len)
+{
+	struct churn_sim *c = calloc(1, sizeof(*c));
+	uint8_t *buf = malloc(n * sizeof(struct mt_alloc));
+	struct mt_alloc two[2];
+	size_t got = 0, k, i;
+
+	assert_non_null(c);
+	assert_non_null(buf);
+	c->x = 88172645463325252ull;
+	c->ts = 1000000000ull;
+	c->top = 0x55555555a000ull;
+	while (got < n) {
+		k = churn_round(c, two);
+		for (i = 0; i < k && got < n; i++, got++)
+			memcpy(buf + got * sizeof(two[0]), &two[i], sizeof(two[0]));
+	}
+	churn_free(c);
+	free(c);
+	*len = n * sizeof(struct mt_alloc);
+	return buf;
+}
+
+/* The figures docs/FORMAT.md states for the synthetic churn ("Bytes per event"), one per resolution of its table. */
+static void format_md_limits(double *limit, size_t n)
+{
+	static const char row[] = "| bytes per event, synthetic churn (`test_bytes_per_event`), at most |";
+	char line[512], *p;
+	FILE *md = fopen(MT_SOURCE_DIR "/docs/FORMAT.md", "r");
+	size_t i;
+
+	assert_non_null(md);
+	while (fgets(line, sizeof(line), md) && strncmp(line, row, sizeof(row) - 1))
+		;
+	fclose(md);
+	if (strncmp(line, row, sizeof(row) - 1))
+		fail_msg("docs/FORMAT.md has no row '%s'", row);
+	for (p = line + sizeof(row) - 1, i = 0; i < n; i++, p++) {
+		limit[i] = strtod(p, &p);
+		p += strspn(p, " ");
+		assert_true(limit[i] > 0 && *p == '|');
+	}
+}
+
+/*
+ * Bytes per event of 1,000,000 records of the synthetic churn, at each resolution of docs/FORMAT.md's table: at
+ * most what the document states, so that a change that costs bytes cannot go unseen.
+ */
+static void test_bytes_per_event(void **state)
+{
+	static const uint64_t res[] = { 1, 64, 256, 1000, 4000, 16000 };
+	double bpe, limit[sizeof(res) / sizeof(res[0])];
+	struct fixture *f = *state;
+	struct mt_writer *w;
+	size_t len, off, i;
+	uint8_t *recs;
+
+	format_md_limits(limit, sizeof(res) / sizeof(res[0]));
+	recs = churn_records(1000000, &len);
+	for (i = 0; i < sizeof(res) / sizeof(res[0]); i++) {
+		unlink(f->file);
+		w = mt_writer__open(f->dir);
+		assert_non_null(w);
+		assert_int_equal(mt_writer__set_ts_resolution(w, res[i]), 0);
+		for (off = 0; off < len; off += sizeof(struct mt_alloc))
+			assert_int_equal(mt_writer__append(w, recs + off, sizeof(struct mt_alloc)), 0);
+		assert_int_equal(mt_writer__flush(w), 0);
+		bpe = (double)mt_writer__bytes(w) / 1000000;
+		printf("  synthetic churn at %llu ns: %.4f bytes/event, at most %.2f\n", (unsigned long long)res[i], bpe,
+		       limit[i]);
+		assert_int_equal(mt_writer__close(w), 0);
+		if (bpe > limit[i])
+			fail_msg("%.4f bytes/event at %llu ns, docs/FORMAT.md says at most %.2f", bpe,
+				 (unsigned long long)res[i], limit[i]);
+	}
+	free(recs);
+}
+
+static uint64_t fnv1a(uint64_t h, const uint8_t *p, size_t len)
+{
+	while (len--)
+		h = (h ^ *p++) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * A fixed record stream encodes to fixed bytes: the frames' content (the codec's own output) on any libzstd, the
+ * whole file with the libzstd the numbers were taken with. Refactoring the writer must not change either.
+ */
+static void test_golden_bytes(void **state)
+{
+	struct fixture *f = *state;
+	struct expect e = { 0 };
+	uint64_t content_hash = 0xcbf29ce484222325ull, file_hash;
+	size_t k, clen, total = 0;
+	struct heap_sim h;
+	struct mt_writer *w;
+	struct frames fr;
+	uint8_t *content;
+
+	rng_state = 31;
+	sim_init(&h, true);
+	w = mt_writer__open(f->dir);
+	assert_non_null(w);
+	append_mixed(w, &e, &h, 150000, 1);	/* a frame closed by size, then one by the change of resolution */
+	assert_int_equal(mt_writer__set_ts_resolution(w, 1000), 0);
+	append_mixed(w, &e, &h, 20000, 1000);
+	assert_int_equal(mt_writer__close(w), 0);
+	split_frames(&fr, f->file);
+	for (k = 0; k < fr.n; k++) {
+		clen = ZSTD_getFrameContentSize(fr.file + fr.start[k], fr.start[k + 1] - fr.start[k]);
+		content = malloc(clen + 1);
+		assert_non_null(content);
+		assert_int_equal(ZSTD_decompress(content, clen, fr.file + fr.start[k], fr.start[k + 1] - fr.start[k]),
+				 clen);
+		/* Version 4 added the frame's number, one byte after the layout here: the rest is version 3's */
+		assert_int_equal(content[1], k);
+		content_hash = fnv1a(content_hash, content, 1);
+		content_hash = fnv1a(content_hash, content + 2, clen - 2);
+		total += clen - 1;
+		free(content);
+	}
+	file_hash = fnv1a(0xcbf29ce484222325ull, fr.file, fr.len);
+	printf("  %zu frames, %zu content bytes %016llx, %zu file bytes %016llx (zstd %u)\n", fr.n, total,
+	       (unsigned long long)content_hash, fr.len, (unsigned long long)file_hash, ZSTD_versionNumber());
+	assert_int_equal(fr.n, 3);
+	assert_int_equal(total, GOLDEN_CONTENT_LEN);
+	assert_int_equal(content_hash, GOLDEN_CONTENT_HASH);
+	if (ZSTD_versionNumber() == GOLDEN_ZSTD_VERSION) {
+		assert_int_equal(fr.len, GOLDEN_FILE_LEN);
+		assert_int_equal(file_hash, GOLDEN_FILE_HASH);
+	}
+	free(fr.file);
+	expect_free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1661,12 +2253,18 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_flipped_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_magic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_header_fields, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_header_checksum, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_frame_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_regular, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compatible_extensions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_frame_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_header_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writer_rejects, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_overwrite, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_file_mode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_disk_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callback_stops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fuzz, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_alloc_round_trip, setup, teardown),
@@ -1676,10 +2274,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_content_by_hand, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_content, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_content_by_hand_v3, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_content_by_hand_v4, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_content_v3, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_decoded_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_content_fuzz, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_golden_bytes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bytes_per_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_codec_speed, setup, teardown),
 	};
 

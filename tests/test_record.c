@@ -332,7 +332,7 @@ static int handoff__on_record(const struct mt_rec_hdr *h, void *ctx)
  */
 static void test_cross_cpu_order(void **state)
 {
-	char dir[256], *argv[] = { PROG("handoff"), NULL };
+	char dir[256], name[16], *argv[] = { PROG("handoff"), NULL };
 	struct handoff o = { 0 };
 	struct mt_read_status st;
 	struct query q;
@@ -340,8 +340,9 @@ static void test_cross_cpu_order(void **state)
 
 	(void)state;
 	for (run = 0; run < 3; run++) {
-		test_dir(dir, sizeof(dir), "handoff");
-		assert_int_equal(record_run(dir, "handoff", argv), 0);
+		snprintf(name, sizeof(name), "handoff%d", run);	/* record never overwrites an artifact */
+		test_dir(dir, sizeof(dir), name);
+		assert_int_equal(record_run(dir, name, argv), 0);
 		o = (struct handoff){ .root = root_pid(dir) };
 		assert_int_equal(mt_artifact__read(dir, handoff__on_record, &o, &st), 0);
 		assert_int_equal(o.mallocs, 20000);

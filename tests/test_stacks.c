@@ -74,6 +74,8 @@ static void record(const char *prog, const char *name, char *dir, const char *ar
 	int argc = 0;
 
 	in_base(dir, name);
+	snprintf(cmd, sizeof(cmd), "%s/" MT_ARTIFACT_FILE, dir);
+	unlink(cmd);	/* the writer never overwrites an artifact */
 	snprintf(cmd, sizeof(cmd), "%s %s %s", prog, dir, args);
 	for (tok = strtok_r(cmd, " ", &save); tok && argc < 15; tok = strtok_r(NULL, " ", &save))
 		argv[argc++] = tok;

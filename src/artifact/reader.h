@@ -1,0 +1,30 @@
+/* reader.h — reading DIR/events.mtz: every record of every whole, valid frame, and where damage starts. */
+#ifndef MEMTRACK_ARTIFACT_READER_H
+#define MEMTRACK_ARTIFACT_READER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bpf/memtrack.h"
+
+/* Called once per record, in file order; a non-zero return stops the read and is returned. */
+typedef int (*mt_record_fn)(const struct mt_rec_hdr *rec, void *ctx);
+
+/* What a read found; reason is empty when the file was whole. */
+struct mt_read_status {
+	uint64_t frames;	/* complete frames delivered */
+	uint64_t records;	/* records delivered */
+	uint64_t good_bytes;	/* file bytes up to the end of the last good frame */
+	uint64_t bad_offset;	/* file offset where damage starts (valid when damaged) */
+	bool damaged;		/* truncated or corrupt: records after bad_offset are lost */
+	char reason[160];
+};
+
+/*
+ * Reads DIR/events.mtz (or PATH itself when it is a file), delivering every record of every complete and valid frame.
+ * Returns 0 when the file is whole, -EBADMSG when it is damaged (st says where and why; all records before the
+ * damage were delivered), another -errno when it cannot be read at all (st->reason says why).
+ */
+int mt_artifact__read(const char *path, mt_record_fn fn, void *ctx, struct mt_read_status *st);
+
+#endif /* MEMTRACK_ARTIFACT_READER_H */
