@@ -2186,6 +2186,171 @@ static void test_bytes_per_event(void **state)
 	free(recs);
 }
 
+/* A read over the file's bytes in memory finds what a read of the file finds, whole or cut. */
+static void test_read_buffer(void **state)
+{
+	struct fixture *f = *state;
+	struct mt_read_status st, fst;
+	struct got g = { 0 }, fg = { 0 };
+	struct expect e;
+	size_t len, cut;
+	uint8_t *buf;
+
+	build(f, &e, 4, 50, 33);
+	buf = slurp(f->file, &len);
+	assert_int_equal(mt_artifact__read_buffer(buf, len, collect, &g, &st), 0);
+	assert_whole(&g, &e, &st);
+	for (cut = 0; cut < len; cut += 1 + cut / 3) {
+		free(g.e.bytes);
+		memset(&g.e, 0, sizeof(g.e));
+		spit(f->file, buf, cut);
+		assert_int_equal(mt_artifact__read_buffer(buf, cut, collect, &g, &st), read_into(f->file, &fg, &fst));
+		assert_int_equal(st.records, fst.records);
+		assert_int_equal(st.bad_offset, fst.bad_offset);
+		assert_int_equal(st.good_bytes, fst.good_bytes);
+		if (cut >= 32)	/* the file's reasons name its path, the buffer's "(memory)" */
+			assert_string_equal(st.reason, fst.reason);
+	}
+	free(buf);
+	expect_free(&e);
+	expect_free(&g.e);
+	expect_free(&fg.e);
+}
+
+/* Seed k of the fuzz target's corpus (tests/fuzz/corpus) into f->file; returns its name, NULL past the last. */
+static const char *corpus_seed(const struct fixture *f, int k)
+{
+	static const uint8_t skippable[] = { 0x50, 0x2a, 0x4d, 0x18, 2, 0, 0, 0, 'i', 'x' };
+	_Alignas(8) uint8_t rec[REC_BUF];
+	struct expect e = { 0 };
+	struct heap_sim h;
+	struct payload p;
+	struct mt_writer *w;
+	size_t i, len;
+
+	unlink(f->file);
+	rng_state = 40 + k;
+	sim_init(&h, k == 2);
+	switch (k) {
+	case 0: case 1: case 2: case 3:
+		w = mt_writer__open(f->dir);
+		assert_non_null(w);
+		for (i = 0; k && i < 3; i++) {
+			if (k == 3)
+				assert_int_equal(mt_writer__set_ts_resolution(w, 1000 * i + 1), 0);
+			if (k == 1)
+				while (e.records < 12 * (i + 1))
+					append_random(w, &e);
+			else
+				append_mixed(w, &e, &h, 60, k == 3 ? 1000 * i + 1 : 1);
+			assert_int_equal(mt_writer__flush(w), 0);
+		}
+		assert_int_equal(mt_writer__close(w), 0);
+		expect_free(&e);
+		return (const char *[]){ "v4-header-only", "v4-records", "v4-churn-stacks", "v4-resolutions" }[k];
+	case 4: case 5: case 6:
+		write_header(f->file, (const uint32_t[]){ 3, 2, 4 }[k - 4], 32);
+		(k == 5 ? pl_example : pl_example3)(&p, &e);
+		p.seq = k == 6 ? 0 : -1;
+		pl_append_frame(f->file, &p);
+		expect_free(&e);
+		return (const char *[]){ "v3-by-hand", "v2-by-hand", "v4-by-hand" }[k - 4];
+	case 7:
+		write_header(f->file, 1, 40);
+		spit_append(f->file, skippable, sizeof(skippable));
+		for (i = 0; i < 8; i++) {
+			len = make_record(rec, i);
+			append_frame(f->file, rec, len, i % 2);
+		}
+		return "v1-records-skippable";
+	case 8:	/* over 7 * 256 blocks live: live ranks past the head's place */
+		w = mt_writer__open(f->dir);
+		assert_non_null(w);
+		for (i = 0; i < 2 * 2000; i++) {
+			len = i < 2000 ? i : 2000 + (i * 7919) % 2000;	/* frees in a scattered order */
+			alloc_rec((struct mt_alloc *)rec, i, 1, 1, i < 2000 ? MT_FN_MALLOC : MT_FN_FREE,
+				  0x100000 + 64 * (len % 2000), i < 2000 ? 40 : 0);
+			assert_int_equal(mt_writer__append(w, rec, sizeof(struct mt_alloc)), 0);
+		}
+		assert_int_equal(mt_writer__close(w), 0);
+		return "v4-many-live";
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * The fuzz target's other form of the same seed (tests/fuzz/fuzz_reader.c): the version, then each frame's content
+ * as a u16 length and its bytes, so that its mutations reach the decoder behind valid checksums.
+ */
+static void write_seed_contents(const char *path, const uint8_t *file, size_t len)
+{
+	uint8_t *out = malloc(1 + 3 * len + 64 * 1024), *content;
+	size_t off = 32, n = 1, frame, clen;
+	uint32_t version;
+
+	assert_non_null(out);
+	memcpy(&version, file + 8, sizeof(version));
+	out[0] = version - 1;
+	for (; off < len; off += frame) {
+		frame = ZSTD_findFrameCompressedSize(file + off, len - off);
+		assert_false(ZSTD_isError(frame));
+		clen = ZSTD_getFrameContentSize(file + off, frame);
+		assert_true(clen < 0x10000);
+		content = out + n + 2;
+		assert_int_equal(ZSTD_decompress(content, clen, file + off, frame), clen);
+		out[n] = clen & 0xff;
+		out[n + 1] = clen >> 8;
+		n += 2 + clen;
+	}
+	spit(path, out, n);
+	free(out);
+}
+
+/*
+ * The committed seed corpus reads whole and stays small; MT_WRITE_FUZZ_CORPUS=DIR writes it again there (after a
+ * format change: `MT_WRITE_FUZZ_CORPUS=tests/fuzz/corpus build/tests/test_artifact`): each seed as a file, and those
+ * of versions 2 to 4 as frame contents too (NAME.frames).
+ */
+static void test_fuzz_corpus(void **state)
+{
+	const char *out = getenv("MT_WRITE_FUZZ_CORPUS"), *name;
+	struct fixture *f = *state;
+	struct mt_read_status st;
+	struct got g = { 0 };
+	char path[4200];
+	size_t len, total = 0;
+	bool contents;
+	uint8_t *buf;
+	int k;
+
+	for (k = 0; (name = corpus_seed(f, k)); k++) {
+		snprintf(path, sizeof(path), "%s/%s", out ? out : MT_SOURCE_DIR "/tests/fuzz/corpus", name);
+		if (out) {
+			buf = slurp(f->file, &len);
+			spit(path, buf, len);
+			free(buf);
+		}
+		buf = slurp(path, &len);
+		total += len;
+		if (mt_artifact__read_buffer(buf, len, collect, &g, &st))
+			fail_msg("%s: %s", path, st.reason);
+		contents = buf[8] >= 2;
+		strcat(path, ".frames");
+		if (out && contents)
+			write_seed_contents(path, buf, len);
+		free(buf);
+		if (contents) {
+			buf = slurp(path, &len);
+			total += len;
+			free(buf);
+		}
+	}
+	assert_int_equal(k, 9);
+	assert_true(total < 50000);
+	expect_free(&g.e);
+}
+
 static uint64_t fnv1a(uint64_t h, const uint8_t *p, size_t len)
 {
 	while (len--)
@@ -2266,6 +2431,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_file_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_disk_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callback_stops, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_buffer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fuzz_corpus, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fuzz, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_alloc_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_distinct_blocks, setup, teardown),

@@ -27,7 +27,9 @@ enum frame_kind {
 };
 
 struct mt_reader {
-	int fd;
+	int fd;			/* the file, or -1 when reading a buffer */
+	const __u8 *buf;	/* mt_artifact__read_buffer: the file's bytes, buf_len of them */
+	size_t buf_len;
 	char name[256];		/* the file's path, for reasons */
 	struct mt_read_status *st;
 	mt_record_fn fn;
@@ -110,6 +112,19 @@ static uint64_t reader_offset(const struct mt_reader *r)
 	return r->in_off + r->in_pos;
 }
 
+/* The file's next bytes: read(2), or a copy from the buffer a read of memory is over. */
+static ssize_t reader_read(struct mt_reader *r, void *to, size_t n)
+{
+	size_t at = r->in_off + r->in_len;
+
+	if (r->fd >= 0)
+		return read(r->fd, to, n);
+	if (n > r->buf_len - at)
+		n = r->buf_len - at;
+	memcpy(to, r->buf + at, n);
+	return n;
+}
+
 /* Makes at least want (<= MT_READ_CHUNK) unconsumed bytes available unless the file ends; returns how many are. */
 static ssize_t reader_fill(struct mt_reader *r, size_t want)
 {
@@ -123,7 +138,7 @@ static ssize_t reader_fill(struct mt_reader *r, size_t want)
 			r->in_len -= r->in_pos;
 			r->in_pos = 0;
 		}
-		n = read(r->fd, r->in + r->in_len, MT_READ_CHUNK - r->in_len);
+		n = reader_read(r, r->in + r->in_len, MT_READ_CHUNK - r->in_len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -488,11 +503,8 @@ static int reader_init_zstd(struct mt_reader *r)
 	return 0;
 }
 
-static int reader_open(struct mt_reader *r, const char *path)
+static int reader_alloc(struct mt_reader *r)
 {
-	r->fd = open_artifact_file(r, path);
-	if (r->fd < 0)
-		return r->fd;
 	r->in = malloc(MT_READ_CHUNK);
 	r->frame_cap = MT_READ_CHUNK;
 	r->frame = malloc(r->frame_cap);
@@ -514,17 +526,34 @@ static void reader_close(struct mt_reader *r)
 		close(r->fd);
 }
 
+static int reader_run(struct mt_reader *r)
+{
+	int err = reader_alloc(r);
+
+	if (!err)
+		err = read_header(r);
+	if (!err)
+		err = read_frames(r);
+	reader_close(r);
+	return err;
+}
+
 int mt_artifact__read(const char *path, mt_record_fn fn, void *ctx, struct mt_read_status *st)
 {
 	struct mt_reader r = { .fd = -1, .st = st, .fn = fn, .ctx = ctx };
-	int err;
 
 	memset(st, 0, sizeof(*st));
-	err = reader_open(&r, path);
-	if (!err)
-		err = read_header(&r);
-	if (!err)
-		err = read_frames(&r);
-	reader_close(&r);
-	return err;
+	r.fd = open_artifact_file(&r, path);
+	if (r.fd < 0)
+		return r.fd;
+	return reader_run(&r);
+}
+
+int mt_artifact__read_buffer(const void *buf, size_t len, mt_record_fn fn, void *ctx, struct mt_read_status *st)
+{
+	struct mt_reader r = { .fd = -1, .buf = buf, .buf_len = len, .st = st, .fn = fn, .ctx = ctx };
+
+	memset(st, 0, sizeof(*st));
+	snprintf(r.name, sizeof(r.name), "(memory)");
+	return reader_run(&r);
 }

@@ -3,6 +3,7 @@
 #define MEMTRACK_ARTIFACT_READER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "bpf/memtrack.h"
@@ -26,5 +27,7 @@ struct mt_read_status {
  * damage were delivered), another -errno when it cannot be read at all (st->reason says why).
  */
 int mt_artifact__read(const char *path, mt_record_fn fn, void *ctx, struct mt_read_status *st);
+/* The same over len bytes at buf, as if they were the file (the fuzz target's entry point). */
+int mt_artifact__read_buffer(const void *buf, size_t len, mt_record_fn fn, void *ctx, struct mt_read_status *st);
 
 #endif /* MEMTRACK_ARTIFACT_READER_H */
