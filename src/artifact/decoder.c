@@ -334,7 +334,7 @@ static void decode_alloc(struct mt_decoder *d, __u8 tag)
 	memset(&a, 0, sizeof(a));
 	a.hdr.type = MT_REC_ALLOC;
 	a.hdr.size = sizeof(a);
-	a.func = tag & MT_TAG_FUNC_MASK;
+	a.func = tag & MT_FUNC_MASK;
 	a.allocator = tag >> MT_TAG_ALLOCATOR_SHIFT;
 	is_free = mt_func__is_free(a.func);
 	if (d->version >= 3)

@@ -514,7 +514,7 @@ static void encode_alloc(struct mt_encoder *e, const struct mt_alloc *a)
  * Columns hold the allocation records whose every byte they can give back; anything else goes verbatim. The last
  * 8 bytes are func, allocator and padding: padding 0, func < 32 and allocator < 8, not both 0.
  */
-#define TAIL_CODABLE ((__u64)MT_TAG_FUNC_MASK | (__u64)MT_TAG_ALLOCATOR_MASK << 8)
+#define TAIL_CODABLE ((__u64)MT_FUNC_MASK | (__u64)MT_ALLOCATOR_MASK << 8)
 
 static bool alloc_codable(const struct mt_alloc *a)
 {

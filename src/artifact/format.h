@@ -50,10 +50,9 @@ __u32 mt_file_header__crc(const __u8 *header, size_t header_size);
 #define MT_LAYOUT_COLUMNS 1	/* the first byte of the content; the only layout of versions 2 and 3 */
 #define MT_THREADS_MAX 256	/* thread table entries, so that an index is one byte */
 
-/* The tag of a coded record: func | allocator << MT_TAG_ALLOCATOR_SHIFT; tag 0 is a verbatim record. */
-#define MT_TAG_FUNC_MASK 0x1f		/* func < 32 */
+/* The tag of a coded record: func | allocator << MT_TAG_ALLOCATOR_SHIFT (their widths: MT_FUNC_MASK and
+ * MT_ALLOCATOR_MASK, bpf/memtrack.h); tag 0 is a verbatim record. */
 #define MT_TAG_ALLOCATOR_SHIFT 5
-#define MT_TAG_ALLOCATOR_MASK 0x07	/* allocator < 8 */
 
 /*
  * Column numbers are part of the format: the content header gives their lengths in this order. Version 2 has the
