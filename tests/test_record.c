@@ -817,10 +817,11 @@ static int attach__on_record(const struct mt_rec_hdr *h, void *ctx)
 {
 	const struct mt_attach *a = (const void *)h;
 	struct attach_log *l = ctx;
-	size_t n = strlen(a->path), k = strlen(l->suffix);
+	size_t n, k = strlen(l->suffix);
 
-	if (h->type != MT_REC_ATTACH)
+	if (h->type != MT_REC_ATTACH)	/* other records are shorter: path is read only on an attach record */
 		return 0;
+	n = strnlen(a->path, sizeof(a->path));
 	l->total++;
 	if (n < k || strcmp(a->path + n - k, l->suffix))
 		return 0;
