@@ -891,7 +891,7 @@ static void test_leader_exited(void **state)
 	assert_int_equal(allocs_by(dir, child_pid(out, "child"), MT_FN_MALLOC, 4141, MT_ALLOCATOR_MIMALLOC), 7);
 	read_file("leader_exit", "err", err, sizeof(err));
 	assert_non_null(strstr(err, "no probes attached for"));
-	assert_non_null(strstr(err, "memtrack: 1 attach failures: calls into those allocator files are missing"));
+	assert_non_null(strstr(err, "memtrack: 1 attach failure: calls into that allocator file are missing"));
 }
 
 #define FORK_MANY 300
@@ -1389,6 +1389,202 @@ static void test_tree_threads_no_unknown_frees(void **state)
 	mt_model__free(m);
 }
 
+/* ---- process rows per image, suppressions, filters (issues 23 and 19) ---- */
+
+/* `memtrack ARGS... DIR` with stdout into NAME.out (read into out); its exit code. */
+static int memtrack_run(const char *name, char *out, size_t len, char **args)
+{
+	char *argv[16] = { MT_BINARY };
+	int i, rc;
+
+	for (i = 0; args[i] && i < 14; i++)
+		argv[1 + i] = args[i];
+	rc = run_named(name, argv);
+	read_file(name, "out", out, len);
+	return rc;
+}
+
+static void heap_is(const struct mt_heap_stats *h, uint64_t inherited, uint64_t allocs, uint64_t bytes,
+		    uint64_t frees, uint64_t discarded, uint64_t leaked, uint64_t leaked_bytes)
+{
+	assert_int_equal(h->inherited_allocations, inherited);
+	assert_int_equal(h->allocations, allocs);
+	assert_int_equal(h->allocated_bytes, bytes);
+	assert_int_equal(h->frees, frees);
+	assert_int_equal(h->exec_discarded_allocations, discarded);
+	assert_int_equal(h->leaked_allocations, leaked);
+	assert_int_equal(h->leaked_bytes, leaked_bytes);
+}
+
+/* A fork child that execs itself: two rows for it, each with its counts and command line. */
+static void test_rows_fork_exec(void **state)
+{
+	char dir[256], out[16384], want[1024], *argv[] = { PROG("rows_fork_exec"), NULL };
+	char *rep[] = { "report", dir, NULL }, *json[] = { "report", "--json", dir, NULL };
+	struct mt_model *m = tree_record("rows", argv);
+	const struct mt_image *parent, *c0, *c1;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "rows");
+	assert_int_equal(mt_model__nr_images(m), 3);
+	parent = mt_model__image(m, 0);
+	c0 = mt_model__image(m, 1);
+	c1 = mt_model__image(m, 2);
+	assert_int_equal(c0->pid, c1->pid);
+	assert_int_equal(c0->image, 0);
+	assert_int_equal(c1->image, 1);
+	heap_is(&parent->heap, 0, 3, 600, 2, 0, 1, 100);
+	heap_is(&c0->heap, 3, 1, 4000, 1, 3, 0, 0);
+	assert_int_equal(c0->heap.exec_discarded_bytes, 4500);
+	heap_is(&c1->heap, 0, 2, 33, 1, 0, 1, 22);
+	tree_identities(m);
+
+	assert_int_equal(memtrack_run("rows_text", out, sizeof(out), rep), 0);
+	snprintf(want, sizeof(want), "%7" PRIu32 " %7" PRIu32 "   0  exec              3         1         1    "
+		 "3.9 KiB    4.4 KiB       3       0        0 B  %s\n%7" PRIu32 " %7" PRIu32 "   1  exit 0            0 "
+		 "        2         1       33 B       33 B       0       1       22 B  → %s  %s --child 'x y'\n",
+		 c0->pid, parent->pid, PROG("rows_fork_exec"), c1->pid, parent->pid, PROG("rows_fork_exec"),
+		 PROG("rows_fork_exec"));
+	assert_non_null(strstr(out, want));
+	assert_int_equal(memtrack_run("rows_json", out, sizeof(out), json), 0);
+	snprintf(want, sizeof(want), "      \"image\": 1,\n      \"exe\": \"%s\",\n      \"comm\": \"rows_fork_exec\",\n"
+		 "      \"cmdline\": [\n        \"%s\",\n        \"--child\",\n        \"x y\"\n      ],\n"
+		 "      \"ended_by\": \"exit\",\n", PROG("rows_fork_exec"), PROG("rows_fork_exec"));
+	assert_non_null(strstr(out, want));
+	snprintf(want, sizeof(want), "      \"image\": 0,\n      \"exe\": \"%s\",\n      \"comm\": \"rows_fork_exec\",\n"
+		 "      \"cmdline\": [\n        \"%s\"\n      ],\n      \"ended_by\": \"exec\",\n",
+		 PROG("rows_fork_exec"), PROG("rows_fork_exec"));
+	assert_non_null(strstr(out, want));
+	mt_model__free(m);
+}
+
+/* --pid and --exe on a real run: the child's two rows; its exec'd image alone (it has the same exe). */
+static void test_rows_filters(void **state)
+{
+	char dir[256], out[16384], pid[16], *argv[] = { PROG("rows_fork_exec"), NULL };
+	char *by_pid[] = { "report", "--json", "--pid", pid, dir, NULL };
+	char *by_exe[] = { "report", "--exe", "rows_fork_exec", "--exe", "/nonexistent", dir, NULL };
+	char *none[] = { "report", "--exe", "python3", dir, NULL };
+	struct mt_model *m = tree_record("rows_filter", argv);
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "rows_filter");
+	snprintf(pid, sizeof(pid), "%" PRIu32, mt_model__image(m, 1)->pid);
+	assert_int_equal(memtrack_run("rows_pid", out, sizeof(out), by_pid), 0);
+	assert_non_null(strstr(out, "    \"processes\": 1,\n    \"images\": 2,\n"));
+	assert_non_null(strstr(out, "    \"inherited_allocations\": 3,\n    \"inherited_bytes\": 600,\n"
+				    "    \"allocations\": 3,\n    \"frees\": 2,\n    \"allocated_bytes\": 4033,\n"));
+	assert_int_equal(memtrack_run("rows_exe", out, sizeof(out), by_exe), 0);
+	assert_non_null(strstr(out, "processes:   2 (3 images)\nfilter:      exes rows_fork_exec, /nonexistent\n"));
+	assert_non_null(strstr(out, "  allocations:        6\n"));
+	assert_int_equal(memtrack_run("rows_none", out, sizeof(out), none), 0);
+	assert_non_null(strstr(out, "nothing matched the filter"));
+	assert_null(strstr(out, "top allocation sites"));
+	mt_model__free(m);
+}
+
+/* --from/--to on a real run, the window cut at the records' own times: phase 2 alone. */
+struct phase_times {
+	uint64_t base, first_free, last_phase;	/* the session, phase 2's first record, phase 3's */
+	uint32_t frees;
+};
+
+static int phase_times__on_record(const struct mt_rec_hdr *h, void *ctx)
+{
+	const struct mt_alloc *a = (const void *)h;
+	struct phase_times *t = ctx;
+
+	if (h->type == MT_REC_SESSION)
+		t->base = h->ts_ns;
+	if (h->type != MT_REC_ALLOC || !mt_func__is_free(a->func))
+		return 0;
+	if (++t->frees == 1)
+		t->first_free = h->ts_ns;
+	if (t->frees == 6)
+		t->last_phase = h->ts_ns;
+	return 0;
+}
+
+static void test_window_real(void **state)
+{
+	char dir[256], out[16384], from[32], to[32], *argv[] = { PROG("phases"), NULL };
+	char *rep[] = { "report", "--json", "--from", from, "--to", to, dir, NULL };
+	struct phase_times t = { 0 };
+	struct mt_read_status st;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "phases");
+	assert_int_equal(record_run(dir, "phases", argv), 0);
+	assert_int_equal(mt_artifact__read(dir, phase_times__on_record, &t, &st), 0);
+	assert_int_equal(t.frees, 7);
+	assert_true(t.last_phase > t.first_free);	/* 200 ms apart: other ticks */
+	snprintf(from, sizeof(from), "%" PRIu64 ".%09" PRIu64, (t.first_free - t.base) / 1000000000,
+		 (t.first_free - t.base) % 1000000000);
+	snprintf(to, sizeof(to), "%" PRIu64 ".%09" PRIu64, (t.last_phase - t.base) / 1000000000,
+		 (t.last_phase - t.base) % 1000000000);
+	assert_int_equal(memtrack_run("phases_window", out, sizeof(out), rep), 0);
+	assert_non_null(strstr(out, "    \"start_live_allocations\": 10,\n    \"start_live_bytes\": 10000,\n"
+				    "    \"inherited_allocations\": 0,\n    \"inherited_bytes\": 0,\n"
+				    "    \"allocations\": 3,\n    \"frees\": 5,\n    \"allocated_bytes\": 9000,\n"
+				    "    \"freed_bytes\": 5000,\n    \"frees_before_window\": 5,\n"
+				    "    \"freed_bytes_before_window\": 5000,\n"));
+	assert_non_null(strstr(out, "    \"leaked_allocations\": 0,\n"));
+	assert_non_null(strstr(out, "    \"still_live_allocations\": 8,\n    \"still_live_bytes\": 14000,\n"));
+}
+
+/* A --stacks run leaking from two paths: a suppression file takes leak_drop's 2 blocks (400 B) and no other. */
+static void test_suppress_site(void **state)
+{
+	char dir[256], out[16384], sup[300], *argv[] = { MT_BINARY, "record", "-q", "--stacks", "-o", dir, "--",
+							  PROG("leak_sites"), NULL };
+	char *leaks[] = { "report", "--leaks", "--suppress", sup, dir, NULL };
+	char *json[] = { "report", "--json", "--suppress", sup, dir, NULL };
+	FILE *f;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "leak_sites");
+	snprintf(sup, sizeof(sup), "%s/leak_sites.supp", tmp_root);
+	f = fopen(sup, "w");
+	assert_non_null(f);
+	fputs("# the second path's blocks are expected\nleak:leak_drop\n", f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(run_named("leak_sites", argv), 0);
+	assert_int_equal(memtrack_run("leak_sites_leaks", out, sizeof(out), leaks), 0);
+	assert_non_null(strstr(out, "  leaked at exit:     3 blocks, 300 B\n"
+				    "  suppressed leaks:   2 blocks, 400 B (leak:leak_drop: 2)\n"));
+	assert_non_null(strstr(out, "leaked at exit, by allocation site (1 site, "));
+	assert_non_null(strstr(out, "  #1   300 B in 3 blocks; pid "));
+	assert_non_null(strstr(out, "        leak_keep+0x"));
+	assert_null(strstr(out, "leak_drop+0x"));
+	assert_int_equal(memtrack_run("leak_sites_json", out, sizeof(out), json), 0);
+	assert_non_null(strstr(out, "    \"leaked_allocations\": 3,\n    \"leaked_bytes\": 300,\n"
+				    "    \"suppressed_allocations\": 2,\n    \"suppressed_bytes\": 400,\n"));
+}
+
+/* A C++ program leaking one block: libstdc++'s emergency pool (72,704 B) is suppressed by default, not else. */
+static void test_suppress_builtin(void **state)
+{
+	char dir[256], out[16384], *argv[] = { MT_BINARY, "record", "-q", "--stacks", "-o", dir, "--",
+						PROG("cxx_leak_one"), NULL };
+	char *json[] = { "report", "--leaks", "--json", dir, NULL };
+	char *all[] = { "report", "--leaks", "--no-default-suppress", dir, NULL };
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "cxx_leak_one");
+	assert_int_equal(run_named("cxx_leak_one", argv), 0);
+	assert_int_equal(memtrack_run("cxx_leak_one_json", out, sizeof(out), json), 0);
+	assert_non_null(strstr(out, "    \"leaked_allocations\": 1,\n    \"leaked_bytes\": 4242,\n"
+				    "    \"suppressed_allocations\": 1,\n    \"suppressed_bytes\": 72704,\n"));
+	assert_non_null(strstr(out, "        \"suppression\": \"libstdc++'s emergency exception pool\",\n"
+				    "        \"builtin\": true,\n        \"allocations\": 1,\n        \"bytes\": 72704\n"));
+	assert_non_null(strstr(out, "  \"leaks\": [\n    {\n      \"allocations\": 1,\n      \"bytes\": 4242,\n"));
+	assert_null(strstr(out, "\"bytes\": 72704,\n      \"stack\""));	/* not listed */
+	assert_int_equal(memtrack_run("cxx_leak_one_all", out, sizeof(out), all), 0);
+	assert_non_null(strstr(out, "  leaked at exit:     2 blocks, 75.1 KiB (76946 B)\n"));
+	assert_non_null(strstr(out, "  #1   71.0 KiB (72704 B) in 1 block; pid "));
+	assert_non_null(strstr(out, "  #2   4.1 KiB (4242 B) in 1 block; pid "));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1415,6 +1611,11 @@ int main(void)
 		cmocka_unit_test(test_tree_fork_100),
 		cmocka_unit_test(test_tree_threads_frees),
 		cmocka_unit_test(test_tree_threads_no_unknown_frees),
+		cmocka_unit_test(test_rows_fork_exec),
+		cmocka_unit_test(test_rows_filters),
+		cmocka_unit_test(test_window_real),
+		cmocka_unit_test(test_suppress_site),
+		cmocka_unit_test(test_suppress_builtin),
 	};
 
 	return mt_test__main("test_record", tests, sizeof(tests) / sizeof(tests[0]));

@@ -23,6 +23,8 @@
 #include "model/model.h"
 #include "model/pmap.h"
 #include "cli/summary.h"
+#include "report/leaks.h"
+#include "report/metadata.h"
 #include "report/report.h"
 
 #ifndef MT_SOURCE_DIR
@@ -278,8 +280,9 @@ static void test_realloc_chain(void **state)
 	assert_int_equal(p->heap.replaced, 0);
 	assert_int_equal(p->heap.peak_live_bytes, 300);
 	assert_int_equal(p->heap.peak_ts_ns, 3);
-	assert_int_equal(p->heap.leaked_allocations, 2);	/* 0x4000 (50) and 0x5000 (10) */
-	assert_int_equal(p->heap.leaked_bytes, 60);
+	assert_int_equal(p->heap.still_live_allocations, 2);	/* 0x4000 (50) and 0x5000 (10) */
+	assert_int_equal(p->heap.still_live_bytes, 60);
+	assert_int_equal(p->heap.leaked_allocations, 0);	/* it never exited */
 	assert_false(p->exited);
 }
 
@@ -369,8 +372,8 @@ static void test_replaced_lost_free(void **state)
 	assert_int_equal(p->heap.replaced, 1);
 	assert_int_equal(p->heap.frees, 0);
 	assert_int_equal(p->heap.peak_live_bytes, 100);
-	assert_int_equal(p->heap.leaked_allocations, 1);
-	assert_int_equal(p->heap.leaked_bytes, 40);
+	assert_int_equal(p->heap.still_live_allocations, 1);
+	assert_int_equal(p->heap.still_live_bytes, 40);
 }
 
 /* Arrival order differs from time order; the window puts each free after its malloc. */
@@ -444,11 +447,12 @@ static void test_missing_end(void **state)
 	assert_false(t->complete);
 	assert_int_equal(t->dropped_events, 0);
 	assert_false(p->exited);
-	assert_int_equal(p->heap.leaked_bytes, 64);
+	assert_int_equal(p->heap.still_live_bytes, 64);
 	assert_non_null(q);
 	assert_int_equal(q->ppid, 0);
-	assert_int_equal(q->heap.leaked_bytes, 32);
-	assert_int_equal(t->heap.leaked_allocations, 2);
+	assert_int_equal(q->heap.still_live_bytes, 32);
+	assert_int_equal(t->heap.still_live_allocations, 2);
+	assert_int_equal(t->heap.leaked_allocations, 0);
 }
 
 static void test_end_drops_and_syscalls(void **state)
@@ -522,8 +526,9 @@ static void test_attach_failed(void **state)
 	assert_non_null(out);
 	assert_int_equal(mt_summary__write(out, f->m, "DIR"), 0);
 	fclose(out);
-	assert_non_null(strstr(buf, "memtrack: 1 attach failures: calls into those allocator files are missing "
+	assert_non_null(strstr(buf, "memtrack: 1 attach failure: calls into that allocator file are missing "
 				    "(`memtrack report --attach DIR`)\n"));
+	assert_non_null(strstr(buf, "memtrack: 0 allocations (0 B), 0 frees, peak 0 B live at 0.000 s, 1 process\n"));
 }
 
 static void test_pid_reuse(void **state)
@@ -542,7 +547,7 @@ static void test_pid_reuse(void **state)
 	assert_true(mt_model__proc(f->m, 1)->exited);
 	assert_int_equal(mt_model__proc(f->m, 1)->heap.leaked_bytes, 10);
 	assert_false(mt_model__proc(f->m, 2)->exited);
-	assert_int_equal(mt_model__proc(f->m, 2)->heap.leaked_bytes, 20);
+	assert_int_equal(mt_model__proc(f->m, 2)->heap.still_live_bytes, 20);
 	assert_ptr_equal(mt_model__find_proc(f->m, 11), mt_model__proc(f->m, 2));
 	assert_int_equal(mt_model__totals(f->m)->heap.replaced, 0);
 }
@@ -602,8 +607,8 @@ static void test_many_live_blocks(void **state)
 	assert_int_equal(p->heap.unknown_frees, 0);
 	assert_int_equal(p->heap.peak_live_bytes, n * 16);
 	assert_int_equal(p->heap.peak_ts_ns, n);
-	assert_int_equal(p->heap.leaked_allocations, n / 4);
-	assert_int_equal(p->heap.leaked_bytes, n / 4 * 16);
+	assert_int_equal(p->heap.still_live_allocations, n / 4);
+	assert_int_equal(p->heap.still_live_bytes, n / 4 * 16);
 }
 
 /* ---- reorder window ---- */
@@ -991,6 +996,35 @@ static void test_golden_report_json(void **state)
 	golden_report(*state, true, "report.json");
 }
 
+/* report --leaks of the golden artifact (no stacks: by process), text and JSON. */
+static void test_golden_leaks(void **state)
+{
+	struct artifact *a = *state;
+	struct mt_model_opts o = { NULL, true };
+	struct mt_report_extra x = { 0 };
+	struct mt_suppressions *sup = mt_suppressions__new(true);
+	struct mt_read_status st;
+	struct mt_leaks *l;
+	struct mt_model *m;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	assert_int_equal(mt_model__load_with(a->dir, &o, &m, &st), 0);
+	l = mt_leaks__build(m, NULL, sup);
+	assert_non_null(l);
+	x.leaks = l;
+	capture_begin(&f, &buf, &len);
+	assert_int_equal(mt_report__leaks_text(f, m, "ARTIFACT", &x, 0), 0);
+	assert_int_equal(mt_report__leaks_json(f, m, &x, 0), 0);
+	fclose(f);
+	check_golden("leaks.txt", buf, len);
+	free(buf);
+	mt_leaks__free(l);
+	mt_suppressions__free(sup);
+	mt_model__free(m);
+}
+
 static void test_golden_dump(void **state)
 {
 	struct artifact *a = *state;
@@ -1118,21 +1152,26 @@ static void put_thread_exit(struct sink *s, uint64_t ts, uint32_t pid, uint32_t 
 	put(s, &t, sizeof(t));
 }
 
-/* inherited + allocations - frees - replaced - exec_discarded - leaked = live, in blocks and in bytes. */
+/* start_live + inherited + allocations - frees - replaced - exec_discarded - leaked - still_live = live. */
 static void assert_identity(const struct mt_heap_stats *h)
 {
-	assert_int_equal(h->inherited_allocations + h->allocations - h->frees - h->replaced -
-			 h->exec_discarded_allocations - h->leaked_allocations, h->live_allocations);
-	assert_int_equal(h->inherited_bytes + h->allocated_bytes - h->freed_bytes - h->replaced_bytes -
-			 h->exec_discarded_bytes - h->leaked_bytes, h->live_bytes);
+	assert_int_equal(h->start_live_allocations + h->inherited_allocations + h->allocations - h->frees -
+			 h->replaced - h->exec_discarded_allocations - h->leaked_allocations - h->still_live_allocations,
+			 h->live_allocations);
+	assert_int_equal(h->start_live_bytes + h->inherited_bytes + h->allocated_bytes - h->freed_bytes -
+			 h->replaced_bytes - h->exec_discarded_bytes - h->leaked_bytes - h->still_live_bytes,
+			 h->live_bytes);
 }
 
+/* Every process, image and the totals add up. */
 static void assert_identities(const struct mt_model *m)
 {
 	size_t i;
 
 	for (i = 0; i < mt_model__nr_procs(m); i++)
 		assert_identity(&mt_model__proc(m, i)->heap);
+	for (i = 0; i < mt_model__nr_images(m); i++)
+		assert_identity(&mt_model__image(m, i)->heap);
 	assert_identity(&mt_model__totals(m)->heap);
 	assert_int_equal(mt_model__totals(m)->heap.live_allocations, 0);
 	assert_int_equal(mt_model__totals(m)->heap.live_bytes, 0);
@@ -1454,15 +1493,19 @@ static uint64_t ref_rand(struct ref *r)
 	return r->x;
 }
 
-static void ref_end(struct ref_proc *p, bool exec)
+/* how: 'x' exec, 'e' exit, 's' the end of the stream (still live). */
+static void ref_end(struct ref_proc *p, char how)
 {
 	p->h.unknown_frees += p->held.count;
-	if (exec) {
+	if (how == 'x') {
 		p->h.exec_discarded_allocations += p->live.count;
 		p->h.exec_discarded_bytes += p->h.live_bytes;
-	} else {
+	} else if (how == 'e') {
 		p->h.leaked_allocations += p->live.count;
 		p->h.leaked_bytes += p->h.live_bytes;
+	} else {
+		p->h.still_live_allocations += p->live.count;
+		p->h.still_live_bytes += p->h.live_bytes;
 	}
 	p->h.live_bytes = 0;
 	mt_u64map__release(&p->live);
@@ -1533,13 +1576,13 @@ static void ref_step(struct ref *r)
 		break;
 	case 1:
 		put_exec(&r->f->s, r->ts++, p->pid, "/bin/x", "x");
-		ref_end(p, true);
+		ref_end(p, 'x');
 		break;
 	case 2:
 		if (p->pid == 1000)
 			break;
 		put_exit(&r->f->s, r->ts++, p->pid, EXITED(0));
-		ref_end(p, false);
+		ref_end(p, 'e');
 		p->alive = false;
 		break;
 	case 3:
@@ -1573,6 +1616,8 @@ static void ref_compare(const struct ref_proc *p, const struct mt_proc *q)
 	assert_int_equal(a->exec_discarded_bytes, b->exec_discarded_bytes);
 	assert_int_equal(a->leaked_allocations, b->leaked_allocations);
 	assert_int_equal(a->leaked_bytes, b->leaked_bytes);
+	assert_int_equal(a->still_live_allocations, b->still_live_allocations);
+	assert_int_equal(a->still_live_bytes, b->still_live_bytes);
 }
 
 /* Random trees (forks, execs, exits, three threads a process, frees of anything): the model = full copies. */
@@ -1591,7 +1636,7 @@ static void test_tree_against_copies(void **state)
 		ref_step(r);
 	for (i = 0; i < r->n; i++)
 		if (r->procs[i].alive)
-			ref_end(&r->procs[i], false);
+			ref_end(&r->procs[i], 's');
 	assert_int_equal(mt_model__finish(r->f->m), 0);
 	assert_int_equal(mt_model__nr_procs(r->f->m), r->n);
 	for (i = 0; i < r->n; i++)
@@ -1627,7 +1672,7 @@ static void test_many_forks_share(void **state)
 	print_message("1,000 forks x 20,000 blocks: the model holds %zu KiB\n", grown / 1024);
 	assert_true(grown < 64u << 20);		/* full copies: 20,000,000 entries, over 300 MiB */
 	assert_int_equal(mt_model__find_proc(f->m, 1099)->heap.inherited_allocations, 20000);
-	assert_int_equal(mt_model__find_proc(f->m, 1099)->heap.leaked_allocations, 20000);
+	assert_int_equal(mt_model__find_proc(f->m, 1099)->heap.still_live_allocations, 20000);
 	assert_int_equal(mt_model__totals(f->m)->heap.unknown_frees, 0);
 	assert_identities(f->m);
 }
@@ -1702,6 +1747,556 @@ static void test_worked_example(void **state)
 		mt_report__text(stdout, f->m, "DIR");
 }
 
+/* ---- image rows, suppressions, filters, --leaks (issues 23 and 19) ---- */
+
+/* sh (100) holds A and B and forks 101, which frees A, allocates C and execs python3; python3 allocates D and E,
+ * frees D and exits leaking E; sh frees B and exits leaking nothing but... A is freed by 101 only: sh leaks A. */
+static void rows_records(struct sink *s, bool end)
+{
+	static const char *argv[] = { "sh", "-c", "python3 -c 'print(1)'" };
+
+	put_session(s, T0, 100, 99, 3, argv);
+	put_exec(s, T0 + 1, 100, "/bin/sh", "sh");
+	put_alloc(s, T0 + 2, 100, MT_FN_MALLOC, 0xa000, 100, 0);		/* A */
+	put_alloc(s, T0 + 3, 100, MT_FN_MALLOC, 0xb000, 200, 0);		/* B */
+	put_fork(s, T0 + 10, 100, 101);
+	put_free(s, T0 + 11, 101, 0xa000);
+	put_alloc(s, T0 + 12, 101, MT_FN_MALLOC, 0xc000, 4000, 0);		/* C */
+	put_exec(s, T0 + 20, 101, "/usr/bin/python3", "python3");
+	put_alloc(s, T0 + 21, 101, MT_FN_MALLOC, 0xd000, 11, 0);		/* D */
+	put_alloc(s, T0 + 22, 101, MT_FN_MALLOC, 0xe000, 22, 0);		/* E */
+	put_free(s, T0 + 23, 101, 0xd000);
+	put_exit(s, T0 + 30, 101, EXITED(0));
+	put_free(s, T0 + 31, 100, 0xb000);
+	if (!end)
+		return;
+	put_exit(s, T0 + 40, 100, EXITED(0));
+	put_end(s, T0 + 41, 100, EXITED(0), 0, 0, 0);
+}
+
+/* inherited, allocations and bytes, frees and bytes, discarded, leaked: as assert_heap. */
+static void test_image_rows_model(void **state)
+{
+	static const uint64_t sh[10] = { 0, 0, 2, 300, 1, 200, 0, 0, 1, 100 };
+	static const uint64_t sh0[10] = { 2, 300, 1, 4000, 1, 100, 2, 4200, 0, 0 };
+	static const uint64_t py[10] = { 0, 0, 2, 33, 1, 11, 0, 0, 1, 22 };
+	struct fix *f = *state;
+	const struct mt_image *img;
+
+	rows_records(&f->s, true);
+	finish_and_find(f, 100);
+	assert_int_equal(mt_model__nr_images(f->m), 3);
+	assert_int_equal(mt_model__totals(f->m)->images, 3);
+	assert_int_equal(mt_model__totals(f->m)->processes, 2);
+	img = mt_model__image(f->m, 0);
+	assert_int_equal(img->pid, 100);
+	assert_int_equal(img->image, 0);		/* named by memtrack's exec of the command, not ended */
+	assert_true(img->from_exec);
+	assert_string_equal(img->exe, "/bin/sh");
+	assert_int_equal(img->end, MT_IMAGE_EXIT);
+	assert_heap(&img->heap, sh);
+	img = mt_model__image(f->m, 1);
+	assert_int_equal(img->pid, 101);
+	assert_int_equal(img->image, 0);
+	assert_false(img->from_exec);
+	assert_int_equal(img->parent, 0);
+	assert_string_equal(img->exe, "/bin/sh");	/* its parent's */
+	assert_int_equal(img->end, MT_IMAGE_EXEC);
+	assert_heap(&img->heap, sh0);
+	assert_int_equal(img->heap.peak_live_bytes, 4200);
+	img = mt_model__image(f->m, 2);
+	assert_int_equal(img->pid, 101);
+	assert_int_equal(img->image, 1);
+	assert_string_equal(img->exe, "/usr/bin/python3");
+	assert_int_equal(img->end, MT_IMAGE_EXIT);
+	assert_heap(&img->heap, py);
+	assert_int_equal(img->heap.peak_live_bytes, 33);
+	assert_int_equal(mt_model__find_proc(f->m, 101)->nr_images, 2);
+	assert_int_equal(mt_model__find_proc(f->m, 101)->heap.allocations, 3);	/* the sum of its images' */
+	assert_identities(f->m);
+}
+
+struct scratch {
+	char dir[64];
+};
+
+static int scratch_setup(void **state)
+{
+	struct scratch *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -1;
+	snprintf(s->dir, sizeof(s->dir), "/tmp/mt-test-rows-XXXXXX");
+	if (!mkdtemp(s->dir))
+		return -1;
+	*state = s;
+	return 0;
+}
+
+static int scratch_teardown(void **state)
+{
+	struct scratch *s = *state;
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", s->dir);
+	if (system(cmd))
+		return -1;
+	free(s);
+	return 0;
+}
+
+static void write_records(const char *dir, void (*records)(struct sink *, bool), bool end)
+{
+	struct sink s = { put_writer, NULL };
+
+	s.ctx = mt_writer__open(dir);
+	assert_non_null(s.ctx);
+	records(&s, end);
+	assert_int_equal(mt_writer__close(s.ctx), 0);
+}
+
+static void write_text(const char *dir, const char *name, const char *text)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	spit(path, text, strlen(text));
+}
+
+/*
+ * What tracer/cmdlines.c read for the two pids: python3's own, sh's (the session's too). \u00XX below U+0100 reads
+ * back as that byte (the writer's escape of an invalid one; it writes valid UTF-8 as it is).
+ */
+static const char rows_metadata[] =
+	"{\n  \"root_pid\": 100,\n  \"realtime_ns\": 1,\n  \"processes\": [\n"
+	"    {\"pid\": 100, \"ppid\": 99, \"name\": \"sh\", \"exe\": \"/bin/sh\",\n"
+	"     \"cmdline\": [\"sh\", \"-c\", \"python3 -c 'print(1)'\"], \"start_ns\": 0, \"exit_ns\": 40, \"status\": 0},\n"
+	"    {\"pid\": 101, \"ppid\": 100, \"name\": \"python3\", \"exe\": \"/usr/bin/python3\",\n"
+	"     \"cmdline\": [\"python3\", \"-c\", \"print(1)\", \"\\u00ff\\\"\\u00e9\"], \"start_ns\": 10,\n"
+	"     \"exit_ns\": 30, \"status\": {\"nested\": [1, true, null]}}\n  ]\n}\n";
+
+/* A fork child that execs: two rows, each with its command line (metadata's, its parent's), its own counts. */
+static void test_image_rows_report(void **state)
+{
+	struct scratch *s = *state;
+	char *out;
+	int ret;
+
+	write_records(s->dir, rows_records, true);
+	write_text(s->dir, "memory_metadata.json", rows_metadata);
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", s->dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, "processes:   2 (3 images)\n"));
+	assert_non_null(strstr(out,
+		"    PID    PPID IMG  STATUS      INHERIT    ALLOCS     FREES  ALLOCATED       PEAK DISCARD   LEAKS     "
+		"LEAKED  EXE  COMMAND\n"
+		"    100      99   0  exit 0            0         2         1      300 B      300 B       0       1      "
+		"100 B  /bin/sh  sh -c 'python3 -c '\\''print(1)'\\'''\n"
+		"    101     100   0  exec              2         1         1    3.9 KiB    4.1 KiB       2       0        "
+		"0 B  /bin/sh  sh -c 'python3 -c '\\''print(1)'\\'''\n"
+		"    101     100   1  exit 0            0         2         1       33 B       33 B       0       1       "
+		"22 B  → /usr/bin/python3  python3 -c 'print(1)' '?\"?'\n"));
+	free(out);
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", "--json", s->dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, "\"images\": 3,"));
+	assert_non_null(strstr(out, "      \"pid\": 101,\n      \"ppid\": 100,\n      \"image\": 1,\n"
+				    "      \"exe\": \"/usr/bin/python3\",\n      \"comm\": \"python3\",\n"
+				    "      \"cmdline\": [\n        \"python3\",\n        \"-c\",\n        \"print(1)\",\n"
+				    "        \"\\u00ff\\\"\\u00e9\"\n      ],\n      \"ended_by\": \"exit\",\n"
+				    "      \"exited\": true,\n      \"status\": 0,\n      \"signal\": null,\n"
+				    "      \"inherited_allocations\": 0,\n      \"inherited_bytes\": 0,\n"
+				    "      \"allocations\": 2,\n"));
+	assert_non_null(strstr(out, "      \"image\": 0,\n      \"exe\": \"/bin/sh\",\n      \"comm\": \"sh\",\n"
+				    "      \"cmdline\": [\n        \"sh\",\n        \"-c\",\n"
+				    "        \"python3 -c 'print(1)'\"\n      ],\n      \"ended_by\": \"exec\",\n"
+				    "      \"exited\": false,\n      \"status\": null,\n"));
+	free(out);
+	/* without the metadata: the exec'd image has no command line; the others have the session's */
+	write_text(s->dir, "memory_metadata.json", "{\"processes\": [{\"pid\": 101, \"cmdline\": ");
+	out = mt_test__capture(mt_cmd_report, 2, &ret, "report", s->dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, "memory_metadata.json: Bad message: the rows have no command lines\n"));
+	free(out);
+}
+
+/* The built-in metadata writer's strings read back byte for byte. */
+static const char *md_cmdline(void *ctx, uint32_t pid, size_t *len)
+{
+	static const char args[] = "caf\xc3\xa9\0\x01\xff\"\\\0";
+
+	(void)ctx;
+	*len = sizeof(args) - 1;
+	return pid == 100 ? args : NULL;
+}
+
+static void test_metadata_round_trip(void **state)
+{
+	struct scratch *s = *state;
+	struct mt_metadata_src src = { md_cmdline, NULL };
+	const char *const *argv;
+	struct mt_metadata *md;
+	struct fix *f = calloc(1, sizeof(*f));
+	size_t argc;
+
+	f->m = mt_model__new();
+	f->s = (struct sink){ put_model, f->m };
+	rows_records(&f->s, true);
+	assert_int_equal(mt_model__finish(f->m), 0);
+	assert_int_equal(mt_metadata__write(s->dir, f->m, &src), 0);
+	md = mt_metadata__read(s->dir);
+	assert_non_null(md);
+	argv = mt_metadata__cmdline(md, 101, &argc);	/* a child without its own: its parent's */
+	assert_non_null(argv);
+	assert_int_equal(argc, 2);
+	assert_string_equal(argv[0], "caf\xc3\xa9");
+	assert_string_equal(argv[1], "\x01\xff\"\\");
+	assert_null(argv[2]);
+	assert_null(mt_metadata__cmdline(md, 7, &argc));
+	mt_metadata__free(md);
+	mt_model__free(f->m);
+	free(f);
+}
+
+/* Two processes leak; a file's pattern can only match the exe without stacks: python3's leak goes, sh's stays. */
+static void test_suppress_file(void **state)
+{
+	struct scratch *s = *state;
+	char path[128], *out;
+	int ret;
+
+	write_records(s->dir, rows_records, true);
+	snprintf(path, sizeof(path), "%s/sup", s->dir);
+	write_text(s->dir, "sup", "# runtime noise\n\n  leak:python*   \n");
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", "--suppress", path, s->dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, "  leaked at exit:     1 block, 100 B\n"
+				    "  suppressed leaks:   1 block, 22 B (leak:python*: 1)\n"));
+	assert_non_null(strstr(out, "    101     100   1  exit 0            0         2         1       33 B       "
+				    "33 B       0       0        0 B  → /usr/bin/python3\n"));
+	free(out);
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", "--json", "--suppress", path, s->dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, "    \"leaked_allocations\": 1,\n    \"leaked_bytes\": 100,\n"
+				    "    \"suppressed_allocations\": 1,\n    \"suppressed_bytes\": 22,\n"));
+	assert_non_null(strstr(out, "    \"suppressions\": [\n      {\n        \"suppression\": \"leak:python*\",\n"
+				    "        \"builtin\": false,\n        \"allocations\": 1,\n        \"bytes\": 22\n"));
+	free(out);
+	/* anchored: "^python" is not a substring match of "/usr/bin/python3" */
+	write_text(s->dir, "sup", "leak:^python\n");
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", "--suppress", path, s->dir, NULL);
+	assert_non_null(strstr(out, "  leaked at exit:     2 blocks, 122 B\n  mappings:"));
+	free(out);
+	write_text(s->dir, "sup", "leak:x\nfun:malloc\n");
+	out = mt_test__capture(mt_cmd_report, 2, &ret, "report", "--suppress", path, s->dir, NULL);
+	assert_int_equal(ret, 2);
+	assert_non_null(strstr(out, "sup:2: not a suppression (one `leak:FUNCTION_OR_MODULE` a line, `#` comments)\n"));
+	free(out);
+	out = mt_test__capture(mt_cmd_report, 2, &ret, "report", "--suppress", "/nonexistent/sup", s->dir, NULL);
+	assert_int_equal(ret, 2);
+	assert_string_equal(out, "memtrack: report: --suppress /nonexistent/sup: No such file or directory\n");
+	free(out);
+}
+
+/* --leaks without stacks: by process (image), largest first; JSON likewise. */
+static void test_leaks_listing(void **state)
+{
+	struct scratch *s = *state;
+	char *out;
+	int ret;
+
+	write_records(s->dir, rows_records, true);
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", "--leaks", s->dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, "\n(recorded without --stacks: leaks are listed by process; `memtrack record "
+				    "--stacks` records their allocation sites)\n\n"
+				    "leaked at exit, by process (2 images, largest first):\n"
+				    "  #1   100 B in 1 block; pid 100: /bin/sh\n"
+				    "  #2   22 B in 1 block; pid 101: /usr/bin/python3\n"));
+	assert_null(strstr(out, "still live"));
+	free(out);
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", "--leaks", "--json", "--sites", "1", s->dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, "  \"leaks\": [\n    {\n      \"allocations\": 1,\n      \"bytes\": 100,\n"
+				    "      \"stack\": null,\n      \"exe\": \"/bin/sh\",\n      \"pids\": [\n        100\n"
+				    "      ],\n      \"frames\": []\n    }\n  ],\n  \"still_live\": []\n}\n"));
+	free(out);
+}
+
+/* Without an END record and with processes that never exited: "still live", never "leaked at exit". */
+static void test_still_live_unfinished(void **state)
+{
+	struct scratch *s = *state;
+	char *out;
+	int ret;
+
+	write_records(s->dir, rows_records, false);
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", s->dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, "  leaked at exit:     1 block, 22 B\n"
+				    "  still live:         1 block, 100 B (the recording did not finish: live when it "
+				    "stopped, not leaks)\n"));
+	assert_non_null(strstr(out, "    100      99   0  running           0         2         1      300 B      "
+				    "300 B       0       1      100 B  /bin/sh"));
+	assert_non_null(strstr(out, "(rows `running` or `live`: LEAKS and LEAKED are the blocks still live at the end, "
+				    "not leaks)\n"));
+	free(out);
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", "--leaks", s->dir, NULL);
+	assert_non_null(strstr(out, "\nstill live at the end (no exit record: not leaks), by process (1 image, largest "
+				    "first):\n  #1   100 B in 1 block; pid 100: /bin/sh\n"));
+	free(out);
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", "--json", s->dir, NULL);
+	assert_non_null(strstr(out, "    \"leaked_allocations\": 1,\n    \"leaked_bytes\": 22,\n"
+				    "    \"suppressed_allocations\": 0,\n    \"suppressed_bytes\": 0,\n"
+				    "    \"still_live_allocations\": 1,\n    \"still_live_bytes\": 100,\n"));
+	free(out);
+}
+
+/* A model of rows_records through a filter. */
+static struct mt_model *filtered_model(const struct mt_filter *flt, void (*records)(struct sink *, bool))
+{
+	struct mt_model_opts o = { flt, true };
+	struct mt_model *m = mt_model__new_with(&o);
+	struct sink s = { put_model, m };
+
+	assert_non_null(m);
+	records(&s, true);
+	assert_int_equal(mt_model__finish(m), 0);
+	assert_identities(m);
+	return m;
+}
+
+static void test_filter_pid_exe(void **state)
+{
+	uint32_t pids[] = { 101 };
+	const char *exes[] = { "python3", "/bin/sh" };
+	struct mt_filter flt = { .pids = pids, .npids = 1, .to_ns = MT_FILTER_END };
+	struct mt_model *m;
+	const struct mt_totals *t;
+
+	(void)state;
+	m = filtered_model(&flt, rows_records);
+	t = mt_model__totals(m);
+	assert_int_equal(t->processes, 1);
+	assert_int_equal(t->images, 2);
+	assert_false(mt_model__image(m, 0)->matched);
+	assert_true(mt_model__image(m, 1)->matched && mt_model__image(m, 2)->matched);
+	assert_int_equal(t->heap.allocations, 3);
+	assert_int_equal(t->heap.inherited_allocations, 2);
+	assert_int_equal(t->heap.leaked_bytes, 22);
+	assert_int_equal(t->heap.peak_live_bytes, 4200);	/* 101's alone: sh's 300 B do not count */
+	mt_model__free(m);
+
+	flt = (struct mt_filter){ .exes = exes, .nexes = 1, .to_ns = MT_FILTER_END };	/* a basename */
+	m = filtered_model(&flt, rows_records);
+	t = mt_model__totals(m);
+	assert_int_equal(t->images, 1);
+	assert_true(mt_model__image(m, 2)->matched);
+	assert_int_equal(t->heap.allocations, 2);
+	assert_int_equal(t->heap.peak_live_bytes, 33);
+	assert_int_equal(t->heap.peak_ts_ns, 22);
+	mt_model__free(m);
+
+	flt.exes = exes + 1;	/* a path: sh and the fork child's first image */
+	m = filtered_model(&flt, rows_records);
+	assert_int_equal(mt_model__totals(m)->images, 2);
+	assert_int_equal(mt_model__totals(m)->processes, 2);
+	assert_int_equal(mt_model__totals(m)->heap.exec_discarded_bytes, 4200);
+	mt_model__free(m);
+
+	pids[0] = 5;
+	flt = (struct mt_filter){ .pids = pids, .npids = 1, .to_ns = MT_FILTER_END };
+	m = filtered_model(&flt, rows_records);
+	assert_int_equal(mt_model__totals(m)->images, 0);
+	assert_int_equal(mt_model__totals(m)->heap.allocations, 0);
+	mt_model__free(m);
+}
+
+/*
+ * A window: root 10 holds a (100) and b (200) from before it; its child 11 inherits both. In the window 10
+ * allocates c (50) and d (70), frees a (early) and c; 11 frees b (early, inherited). 11 exits after it.
+ */
+static void window_records(struct sink *s, bool end)
+{
+	static const char *argv[] = { "w" };
+
+	put_session(s, T0, 10, 1, 1, argv);
+	put_alloc(s, T0 + 100, 10, MT_FN_MALLOC, 0xa000, 100, 0);
+	put_alloc(s, T0 + 110, 10, MT_FN_MALLOC, 0xb000, 200, 0);
+	put_fork(s, T0 + 200, 10, 11);
+	put_alloc(s, T0 + 300, 10, MT_FN_MALLOC, 0xc000, 50, 0);
+	put_free(s, T0 + 310, 10, 0xa000);
+	put_free(s, T0 + 320, 11, 0xb000);
+	put_free(s, T0 + 400, 10, 0xc000);
+	put_alloc(s, T0 + 410, 10, MT_FN_MALLOC, 0xd000, 70, 0);
+	put_exit(s, T0 + 500, 11, EXITED(0));
+	if (end) {
+		put_exit(s, T0 + 600, 10, EXITED(0));
+		put_end(s, T0 + 610, 10, EXITED(0), 0, 0, 0);
+	}
+}
+
+static void test_filter_window(void **state)
+{
+	struct mt_filter flt = { .from_ns = 250, .to_ns = 450 };
+	const struct mt_heap_stats *h, *c;
+	struct mt_model *m;
+
+	(void)state;
+	m = filtered_model(&flt, window_records);
+	h = &mt_model__totals(m)->heap;
+	assert_int_equal(h->start_live_allocations, 4);		/* a and b, in each process */
+	assert_int_equal(h->start_live_bytes, 600);
+	assert_int_equal(h->allocations, 2);
+	assert_int_equal(h->allocated_bytes, 120);
+	assert_int_equal(h->frees, 3);
+	assert_int_equal(h->freed_bytes, 350);
+	assert_int_equal(h->early_frees, 2);			/* a by 10, b by 11 */
+	assert_int_equal(h->early_freed_bytes, 300);
+	assert_int_equal(h->inherited_allocations, 0);		/* the fork was before it */
+	assert_int_equal(h->leaked_allocations, 0);		/* 11's exit is after it */
+	assert_int_equal(h->still_live_allocations, 3);		/* b and d in 10, a in 11 */
+	assert_int_equal(h->still_live_bytes, 370);
+	assert_int_equal(h->peak_live_bytes, 650);		/* at c: 300 + 300 + 50 */
+	assert_int_equal(h->peak_ts_ns, 300);
+	c = &mt_model__image(m, 1)->heap;
+	assert_int_equal(c->start_live_allocations, 2);
+	assert_int_equal(c->frees, 1);
+	assert_int_equal(c->early_frees, 1);
+	assert_int_equal(c->still_live_bytes, 100);
+	assert_true(mt_model__image(m, 1)->open_end);		/* it lived past the window */
+	assert_int_equal(mt_model__totals(m)->images, 2);
+	mt_model__free(m);
+
+	flt = (struct mt_filter){ .from_ns = 450, .to_ns = MT_FILTER_END };	/* to the end: the exits leak */
+	m = filtered_model(&flt, window_records);
+	h = &mt_model__totals(m)->heap;
+	assert_int_equal(h->start_live_allocations, 3);
+	assert_int_equal(h->allocations, 0);
+	assert_int_equal(h->leaked_allocations, 3);
+	assert_int_equal(h->leaked_bytes, 370);
+	assert_int_equal(h->still_live_allocations, 0);
+	assert_false(mt_model__image(m, 1)->open_end);
+	mt_model__free(m);
+
+	flt = (struct mt_filter){ .from_ns = 1, .to_ns = MT_FILTER_END };	/* open before the root's exec */
+	m = filtered_model(&flt, rows_records);
+	assert_int_equal(mt_model__nr_images(m), 3);
+	assert_int_equal(mt_model__totals(m)->heap.allocations, 5);
+	mt_model__free(m);
+
+	flt = (struct mt_filter){ .from_ns = 700, .to_ns = MT_FILTER_END };	/* after the end: nothing */
+	m = filtered_model(&flt, window_records);
+	assert_int_equal(mt_model__totals(m)->images, 0);
+	assert_int_equal(mt_model__totals(m)->heap.start_live_allocations, 0);
+	mt_model__free(m);
+}
+
+/* The window in the text and JSON; a filter that matches nothing says so and exits 0. */
+static void test_filter_report(void **state)
+{
+	struct scratch *s = *state;
+	char *out;
+	int ret;
+
+	write_records(s->dir, window_records, true);
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", "--from", "0.00000025", "--to", ".00000045", s->dir,
+			       NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, "filter:      from 0.000000 s to 0.000000 s\n"));
+	assert_non_null(strstr(out, "  live at the start:  4 blocks, 600 B (allocated before the window)\n"
+				    "  allocations:        2\n  frees:              3\n"
+				    "  of which earlier:   2 frees, 300 B: blocks allocated before the window\n"));
+	assert_non_null(strstr(out, "  still live:         3 blocks, 370 B (live at the end of the window, or of the "
+				    "recording)\n"));
+	assert_non_null(strstr(out, "     11      10   0  live              0         0         1        0 B      "
+				    "300 B       0       1      100 B  -  w\n"));
+	free(out);
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", "--json", "--from", "0.00000025", s->dir, NULL);
+	assert_non_null(strstr(out, "      \"from_ns\": 250,\n      \"to_ns\": null\n    },\n"
+				    "    \"start_live_allocations\": 4,\n"));
+	assert_non_null(strstr(out, "    \"frees_before_window\": 2,\n    \"freed_bytes_before_window\": 300,\n"));
+	free(out);
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", "--pid=12", "--pid=13", "--exe=x", s->dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, "processes:   0 of 2\nfilter:      pids 12, 13; exe x\n\n"
+				    "nothing matched the filter: no process image of the recording passes it\n"));
+	assert_null(strstr(out, "totals:"));
+	free(out);
+	out = mt_test__capture(mt_cmd_report, 2, &ret, "report", "--from", "1", "--to", "0.5", s->dir, NULL);
+	assert_int_equal(ret, 2);
+	assert_string_equal(out, "memtrack: report: --from 1.000000 s is not before --to 0.500000 s: the window is "
+				 "empty\n");
+	free(out);
+	out = mt_test__capture(mt_cmd_report, 2, &ret, "report", "--leaks", "--attach", s->dir, NULL);
+	assert_int_equal(ret, 2);
+	assert_string_equal(out, "memtrack: report: --attach prints the attach log only: --leaks does not go with it "
+				 "(usage: memtrack report [--json] [--attach | --sites N] DIR)\n");
+	free(out);
+}
+
+static void test_filter_seconds(void **state)
+{
+	static const char *const bad[] = { "", ".", "-1", "1e3", "1.2.3", "x", "1 ", "99999999999999999999" };
+	uint64_t ns = 7;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(mt_filter__seconds("t", "--from", "1.5", &ns), 0);
+	assert_int_equal(ns, 1500000000);
+	assert_int_equal(mt_filter__seconds("t", "--from", ".25", &ns), 0);
+	assert_int_equal(ns, 250000000);
+	assert_int_equal(mt_filter__seconds("t", "--from", "2", &ns), 0);
+	assert_int_equal(ns, 2000000000);
+	assert_int_equal(mt_filter__seconds("t", "--from", "0.0000000019", &ns), 0);	/* past the ns: cut */
+	assert_int_equal(ns, 1);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(mt_filter__seconds("t", "--to", bad[i], &ns), -EINVAL);
+}
+
+/* dump's filters: a pid's records (its fork too), an exe's image, a window. */
+static size_t count_lines(const char *s, const char *needle)
+{
+	size_t n = 0;
+	const char *line;
+
+	for (line = s; *line; line = strchr(line, '\n') + 1) {
+		const char *nl = strchr(line, '\n');
+		char buf[512];
+
+		snprintf(buf, sizeof(buf), "%.*s", (int)(nl - line), line);
+		n += !needle || strstr(buf, needle);
+	}
+	return n;
+}
+
+static void test_dump_filters(void **state)
+{
+	struct scratch *s = *state;
+	char *out;
+	int ret;
+
+	write_records(s->dir, rows_records, true);
+	out = mt_test__capture(mt_cmd_dump, 1, &ret, "dump", "--pid", "101", s->dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_int_equal(count_lines(out, NULL), 10);	/* its fork, 2 frees, 3 mallocs, its exec and exit; the
+							 * session and end records */
+	assert_int_equal(count_lines(out, "\"pid\":101,"), 7);
+	assert_int_equal(count_lines(out, "\"event\":\"fork\""), 1);
+	free(out);
+	out = mt_test__capture(mt_cmd_dump, 1, &ret, "dump", "--exe", "python3", s->dir, NULL);
+	assert_int_equal(count_lines(out, NULL), 7);	/* from its exec: 2 mallocs, a free, the exit; session, end */
+	assert_non_null(strstr(out, "{\"ts_ns\":1000000020,\"pid\":101,\"tid\":101,\"event\":\"exec\","));
+	free(out);
+	out = mt_test__capture(mt_cmd_dump, 1, &ret, "dump", "--from", "0.000000021", "--to", "0.000000031", s->dir,
+			       NULL);
+	assert_int_equal(count_lines(out, NULL), 4);	/* [21, 31): 21, 22, 23 and 30 */
+	free(out);
+	out = mt_test__capture(mt_cmd_dump, 2, &ret, "dump", "--pid", "x", s->dir, NULL);
+	assert_int_equal(ret, 2);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1729,6 +2324,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_golden_report_text, artifact_setup, artifact_teardown),
 		cmocka_unit_test_setup_teardown(test_golden_report_json, artifact_setup, artifact_teardown),
 		cmocka_unit_test_setup_teardown(test_golden_dump, artifact_setup, artifact_teardown),
+		cmocka_unit_test_setup_teardown(test_golden_leaks, artifact_setup, artifact_teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_whole, artifact_setup, artifact_teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_usage_and_unreadable, artifact_setup, artifact_teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_damaged, artifact_setup, artifact_teardown),
@@ -1743,6 +2339,17 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tree_against_copies, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_many_forks_share, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_worked_example, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_image_rows_model, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_image_rows_report, scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_metadata_round_trip, scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_suppress_file, scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_leaks_listing, scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_still_live_unfinished, scratch_setup, scratch_teardown),
+		cmocka_unit_test(test_filter_pid_exe),
+		cmocka_unit_test(test_filter_window),
+		cmocka_unit_test_setup_teardown(test_filter_report, scratch_setup, scratch_teardown),
+		cmocka_unit_test(test_filter_seconds),
+		cmocka_unit_test_setup_teardown(test_dump_filters, scratch_setup, scratch_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* dump.c — `memtrack dump`: its options and exit status; the printing is src/report/dump.c */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli/commands.h"
@@ -10,46 +11,70 @@
 #include "unwind/stacks.h"
 #include "unwind/unwinder.h"
 
+#define DUMP_USAGE "memtrack dump [--pid P] [--exe NAME] [--from T] [--to T] DIR"
+
 static void dump_usage(FILE *f)
 {
-	fputs("usage: memtrack dump DIR\n"
+	fputs("usage: " DUMP_USAGE "\n"
 	      "Every record of a recorded run, in time order, as one JSON object per line.\n"
-	      "  -h, --help  this text\n"
+	      "  --pid P      process P's records only (repeatable; a fork record is its parent's and its child's)\n"
+	      "  --exe NAME   the records of images of that executable only, a path or its base name (repeatable)\n"
+	      "  --from T, --to T\n"
+	      "               records from T to T seconds after the session started (decimals allowed)\n"
+	      "  -h, --help   this text\n"
 	      "Exit status: 0; 1 when DIR is damaged (the records before the damage are printed);\n"
 	      "2 when DIR cannot be read or the command line is wrong.\n", f);
 }
 
-/* 0: go on; 1: --help was printed; -EINVAL: a usage error was reported. */
-static int dump_args(int argc, char **argv, const char **dir)
+/* 0: go on; 1: --help was printed; -EINVAL: a usage error was reported. *filtered: a filter was given. */
+static int dump_args(int argc, char **argv, const char **dir, struct mt_filter *filter, bool *filtered)
 {
 	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'P' },
+		{ "exe", required_argument, NULL, 'P' },
+		{ "from", required_argument, NULL, 'P' },
+		{ "to", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	char opt[16];
+	int c, idx, err;
 
 	optind = 0;	/* getopt state is global: start over */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
 		if (c == 'h') {
 			dump_usage(stdout);
 			return 1;
 		}
-		return mt_args__bad_option("dump", argv);
+		if (c != 'P')
+			return mt_args__bad_option("dump", argv);
+		snprintf(opt, sizeof(opt), "--%s", opts[idx].name);
+		*filtered = true;
+		err = mt_filter__option(filter, "dump", opt, optarg);
+		if (err)
+			return err;
 	}
-	return mt_args__one_dir("dump", "memtrack dump DIR", argc, argv, dir);
+	if (*filtered && mt_filter__check(filter, "dump"))
+		return -EINVAL;
+	return mt_args__one_dir("dump", DUMP_USAGE, argc, argv, dir);
 }
 
 int mt_cmd_dump(int argc, char **argv)
 {
+	struct mt_filter filter = { .to_ns = MT_FILTER_END };
 	struct mt_read_status st;
+	bool filtered = false;
 	const char *dir;
 	int err, ret;
 
-	ret = dump_args(argc, argv, &dir);
-	if (ret)
+	ret = dump_args(argc, argv, &dir, &filter, &filtered);
+	if (ret) {
+		mt_filter__release(&filter);
 		return ret > 0 ? 0 : 2;
-	err = mt_dump__write(stdout, dir, &st);
+	}
+	err = mt_dump__write_filtered(stdout, dir, filtered ? &filter : NULL, &st);
+	mt_filter__release(&filter);
 	if (fflush(stdout))
 		ret = -errno;
 	else if (ferror(stdout))

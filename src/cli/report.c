@@ -9,71 +9,123 @@
 #include "cli/commands.h"
 #include "common/args.h"
 #include "common/log.h"
+#include "report/leaks.h"
+#include "report/metadata.h"
 #include "report/report.h"
 #include "report/sites.h"
+
+#define SUPPRESS_MAX 16		/* --suppress files */
 
 struct report_args {
 	bool json;
 	bool attach;
 	bool full_paths;
 	bool sites_given;
+	bool leaks;
+	bool no_default_suppress;
 	size_t top;
+	const char *suppress[SUPPRESS_MAX];
+	size_t nsuppress;
+	struct mt_filter filter;
+	char filtered[16];		/* the first of --pid, --exe, --from and --to given, or "" */
 	const char *dir;
+};
+
+/* What the report is made of, once loaded. */
+struct report_parts {
+	struct mt_model *m;
+	struct mt_stacks *stacks;
+	struct mt_sites *sites;
+	struct mt_suppressions *sup;
+	struct mt_leaks *leaks;
+	struct mt_metadata *metadata;
 };
 
 #define REPORT_USAGE "memtrack report [--json] [--attach | --sites N] DIR"
 
-/* Loads the artifact's stacks and ranks its sites; NULL (after an error message) when that fails. */
-static struct mt_sites *report_sites(const struct report_args *a, int *ret)
-{
-	struct mt_stacks_opts opts = { .full_paths = a->full_paths };
-	struct mt_read_status st;
-	struct mt_stacks *s;
-	struct mt_sites *sites;
-	int err;
-
-	*ret = 0;
-	err = mt_stacks__load(a->dir, &opts, &s, &st);
-	if (!s) {
-		pr_err("%s: stacks: %s\n", a->dir, st.reason[0] ? st.reason : strerror(-err));
-		*ret = err;
-		return NULL;
-	}
-	sites = mt_sites__build(s);
-	if (!sites) {
-		*ret = -errno;
-		pr_err("%s: stacks: %s\n", a->dir, strerror(errno));
-	}
-	mt_stacks__free(s);
-	return sites;
-}
-
 static void report_usage(FILE *f)
 {
-	fputs("usage: memtrack report [--json] [--sites N] [--full-paths] DIR\n"
+	fputs("usage: memtrack report [--json] [--sites N] [--full-paths] [FILTER...] [SUPPRESS...] DIR\n"
+	      "       memtrack report --leaks [--json] [--sites N] [FILTER...] [SUPPRESS...] DIR\n"
 	      "       memtrack report --attach [--json] DIR\n"
-	      "Heap allocation statistics of a recorded run: totals, then one row per process, then (recorded with\n"
-	      "--stacks) the top allocation sites by bytes and by count.\n"
+	      "Heap allocation statistics of a recorded run: totals, then one row per process image (a process that\n"
+	      "execs has one per program it ran), then (recorded with --stacks) the top allocation sites by bytes and\n"
+	      "by count.\n"
 	      "  --json        one JSON object {\"totals\", \"processes\", \"sites\"} instead of text\n"
-	      "  --sites N     sites in each ranking (default 10; 0 leaves the section out)\n"
+	      "  --sites N     sites in each ranking (default 10; 0 leaves the section out; with --leaks: all)\n"
 	      "  --full-paths  source files by their whole path, not relative to their compilation directory\n"
+	      "  --leaks       the leaked blocks instead, by allocation site (by process without stacks), largest\n"
+	      "                first; with --json: {\"totals\", \"leaks\", \"still_live\"}\n"
 	      "  --attach      the attach log instead: each file looked at, its probes, how long its thread was held\n"
 	      "                (with --json: {\"attach\": [...]}, the records as `memtrack dump` prints them)\n"
+	      "FILTER (what is counted; --pid and --exe repeat):\n"
+	      "  --pid P       process P's images only\n"
+	      "  --exe NAME    images of that executable only: a path, or its base name\n"
+	      "  --from T, --to T\n"
+	      "                what happened from T to T seconds after the session started (decimals allowed);\n"
+	      "                frees of blocks allocated before T are counted apart\n"
+	      "SUPPRESS (leaks not reported):\n"
+	      "  --suppress FILE         one `leak:PATTERN` a line (LSan's and heaptrack's format): leaks with a\n"
+	      "                          frame whose function, module or source file matches (`*` any run, `^` `$`\n"
+	      "                          anchors); without stacks PATTERN can only match the exe\n"
+	      "  --no-default-suppress   report runtime one-offs too (libstdc++'s emergency pool, stdio buffers,\n"
+	      "                          ld.so's own), which are suppressed by default (they need stacks)\n"
 	      "  -h, --help    this text\n"
-	      "Exit status: 0; 1 when DIR is damaged (the report covers the records before the damage);\n"
-	      "2 when DIR cannot be read or the command line is wrong.\n", f);
+	      "Exit status: 0 (a filter that matches nothing included); 1 when DIR is damaged (the report covers the\n"
+	      "records before the damage); 2 when DIR cannot be read or the command line is wrong.\n", f);
 }
 
-/* The attach log is all --attach prints: options about the rest of the report do not go with it. */
+/* The attach log is all --attach prints; --leaks prints no sites ranking. One message for each such pair. */
 static int report_conflicts(const struct report_args *a)
 {
-	const char *other = a->sites_given ? "--sites" : a->full_paths ? "--full-paths" : NULL;
+	const char *other = a->sites_given ? "--sites" : a->full_paths ? "--full-paths" : a->leaks ? "--leaks" :
+			    a->nsuppress ? "--suppress" : a->no_default_suppress ? "--no-default-suppress" :
+			    a->filtered[0] ? a->filtered : NULL;
 
-	if (!a->attach || !other)
+	if (a->attach && other) {
+		pr_err("report: --attach prints the attach log only: %s does not go with it (usage: %s)\n", other,
+		       REPORT_USAGE);
+		return -EINVAL;
+	}
+	return a->filtered[0] ? mt_filter__check(&a->filter, "report") : 0;
+}
+
+static int report_option(struct report_args *a, int c, const char *opt, char **argv)
+{
+	char *end;
+
+	switch (c) {
+	case 'j': a->json = true; return 0;
+	case 'a': a->attach = true; return 0;
+	case 'f': a->full_paths = true; return 0;
+	case 'l': a->leaks = true; return 0;
+	case 'n': a->no_default_suppress = true; return 0;
+	case 'S':
+		if (a->nsuppress == SUPPRESS_MAX) {
+			pr_err("report: --suppress: at most %d files\n", SUPPRESS_MAX);
+			return -EINVAL;
+		}
+		a->suppress[a->nsuppress++] = optarg;
 		return 0;
-	pr_err("report: --attach prints the attach log only: %s does not go with it (usage: %s)\n", other,
-	       REPORT_USAGE);
-	return -EINVAL;
+	case 'P':
+		if (!a->filtered[0])
+			snprintf(a->filtered, sizeof(a->filtered), "%s", opt);
+		return mt_filter__option(&a->filter, "report", opt, optarg);
+	case 's':
+		errno = 0;
+		a->top = strtoul(optarg, &end, 10);
+		a->sites_given = true;
+		if (errno || end == optarg || *end || optarg[0] == '-') {
+			pr_err("report: --sites takes a count, not '%s'\n", optarg);
+			return -EINVAL;
+		}
+		return 0;
+	case 'h':
+		report_usage(stdout);
+		return 1;
+	default:
+		return mt_args__bad_option("report", argv);
+	}
 }
 
 /* 0: go on; 1: --help was printed; -EINVAL: a usage error was reported. */
@@ -84,35 +136,26 @@ static int report_args(int argc, char **argv, struct report_args *a)
 		{ "attach", no_argument, NULL, 'a' },
 		{ "sites", required_argument, NULL, 's' },
 		{ "full-paths", no_argument, NULL, 'f' },
+		{ "leaks", no_argument, NULL, 'l' },
+		{ "suppress", required_argument, NULL, 'S' },
+		{ "no-default-suppress", no_argument, NULL, 'n' },
+		{ "pid", required_argument, NULL, 'P' },
+		{ "exe", required_argument, NULL, 'P' },
+		{ "from", required_argument, NULL, 'P' },
+		{ "to", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
-	int c;
+	char opt[16];
+	int c, idx, ret;
 
 	optind = 0;	/* getopt state is global: start over */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'j') {
-			a->json = true;
-		} else if (c == 'a') {
-			a->attach = true;
-		} else if (c == 'f') {
-			a->full_paths = true;
-		} else if (c == 's') {
-			errno = 0;
-			a->top = strtoul(optarg, &end, 10);
-			a->sites_given = true;
-			if (errno || end == optarg || *end || optarg[0] == '-') {
-				pr_err("report: --sites takes a count, not '%s'\n", optarg);
-				return -EINVAL;
-			}
-		} else if (c == 'h') {
-			report_usage(stdout);
-			return 1;
-		} else {
-			return mt_args__bad_option("report", argv);
-		}
+	while ((c = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
+		snprintf(opt, sizeof(opt), "--%s", c == 'P' ? opts[idx].name : "");
+		ret = report_option(a, c, opt, argv);
+		if (ret)
+			return ret;
 	}
 	if (report_conflicts(a))
 		return -EINVAL;
@@ -136,41 +179,103 @@ static int report_attach(const struct report_args *a)
 	return mt_report__exit_status(a->dir, err, &st, "report");
 }
 
+static void parts_free(struct report_parts *p)
+{
+	mt_metadata__free(p->metadata);
+	mt_leaks__free(p->leaks);
+	mt_suppressions__free(p->sup);
+	mt_sites__free(p->sites);
+	mt_stacks__free(p->stacks);
+	mt_model__free(p->m);
+}
+
+/* The command lines of DIR/memory_metadata.json; a report without them when it is missing or unreadable. */
+static struct mt_metadata *report_metadata(const char *path)
+{
+	char *dir = mt_stacks__dir_of(path);
+	struct mt_metadata *md = dir ? mt_metadata__read(dir) : NULL;
+
+	if (!md && dir && errno != ENOENT)
+		pr_warn("%s/memory_metadata.json: %s: the rows have no command lines\n", dir, strerror(errno));
+	free(dir);
+	return md;
+}
+
+/* The stacks, the suppressions and what they suppress, the command lines; 0 or 2 after an error message. */
+static int report_extras(const struct report_args *a, struct report_parts *p)
+{
+	struct mt_stacks_opts opts = { .full_paths = a->full_paths };
+	struct mt_read_status st;
+	size_t i;
+	int err;
+
+	err = mt_stacks__load(a->dir, &opts, &p->stacks, &st);
+	if (!p->stacks) {
+		pr_err("%s: stacks: %s\n", a->dir, st.reason[0] ? st.reason : strerror(-err));
+		return 2;
+	}
+	p->sup = mt_suppressions__new(!a->no_default_suppress);
+	for (i = 0; p->sup && i < a->nsuppress; i++)
+		if (mt_suppressions__load(p->sup, a->suppress[i]))
+			return 2;
+	if (p->sup && !a->leaks)
+		p->sites = mt_sites__build(p->stacks);
+	if (p->sup && (a->leaks || p->sites))
+		p->leaks = mt_leaks__build(p->m, p->stacks, p->sup);
+	if (!p->leaks) {
+		pr_err("%s: %s\n", a->dir, strerror(errno));
+		return 2;
+	}
+	p->metadata = report_metadata(a->dir);
+	return 0;
+}
+
+/* The chosen output on stdout; 0 or -errno. */
+static int report_print(const struct report_args *a, const struct report_parts *p)
+{
+	struct mt_report_extra x = { p->metadata, p->leaks, a->filtered[0] ? &a->filter : NULL, true };
+	int ret;
+
+	if (a->leaks)
+		ret = a->json ? mt_report__leaks_json(stdout, p->m, &x, a->sites_given ? a->top : 0) :
+				mt_report__leaks_text(stdout, p->m, a->dir, &x, a->sites_given ? a->top : 0);
+	else if (a->json)
+		ret = mt_report__json_with(stdout, p->m, &x, p->sites, a->top);
+	else
+		ret = mt_report__text_with(stdout, p->m, a->dir, &x);
+	if (!ret && !a->leaks && !a->json && a->top && p->sites && p->sites->any &&
+	    mt_model__totals(p->m)->images) {
+		ret = mt_report__sites_text(stdout, p->sites, a->top);
+		if (!ret && a->filtered[0])
+			fputs("(the sites are the whole recording's: the filter does not narrow them)\n", stdout);
+	}
+	if (fflush(stdout) && !ret)
+		ret = -errno;
+	return ret;
+}
+
 int mt_cmd_report(int argc, char **argv)
 {
-	struct report_args a = { .top = 10 };
+	struct report_args a = { .top = 10, .filter = { .to_ns = MT_FILTER_END } };
+	struct report_parts p = { 0 };
+	struct mt_model_opts mo = { &a.filter, true };
 	struct mt_read_status st;
-	struct mt_sites *sites;
-	struct mt_model *m;
 	int err, ret;
 
 	ret = report_args(argc, argv, &a);
-	if (ret)
-		return ret > 0 ? 0 : 2;
-	if (a.attach)
-		return report_attach(&a);
-	err = mt_model__load(a.dir, &m, &st);
-	if (!m)
-		return mt_report__exit_status(a.dir, err, &st, "report");
-	sites = report_sites(&a, &ret);
-	if (!sites) {
-		mt_model__free(m);
-		return 2;
+	if (ret || a.attach) {
+		mt_filter__release(&a.filter);
+		return ret ? (ret > 0 ? 0 : 2) : report_attach(&a);
 	}
-	if (a.json) {
-		ret = mt_report__json_sites(stdout, m, sites, a.top);
-	} else {
-		ret = mt_report__text(stdout, m, a.dir);
-		if (!ret && a.top)
-			ret = mt_report__sites_text(stdout, sites, a.top);
+	err = mt_model__load_with(a.dir, &mo, &p.m, &st);
+	ret = !p.m ? mt_report__exit_status(a.dir, err, &st, "report") : report_extras(&a, &p);
+	if (!ret) {
+		ret = report_print(&a, &p);
+		if (ret)
+			pr_err("report: writing to stdout: %s\n", strerror(-ret));
+		ret = ret ? 2 : mt_report__exit_status(a.dir, err, &st, "report");
 	}
-	mt_sites__free(sites);
-	mt_model__free(m);
-	if (fflush(stdout))
-		ret = -errno;
-	if (ret) {
-		pr_err("report: writing to stdout: %s\n", strerror(-ret));
-		return 2;
-	}
-	return mt_report__exit_status(a.dir, err, &st, "report");
+	parts_free(&p);
+	mt_filter__release(&a.filter);
+	return ret;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "cli/summary.h"
+#include "common/plural.h"
 #include "report/report.h"
 
 /* The few lines `record` prints on stderr when the command ends. */
@@ -12,17 +13,26 @@ int mt_summary__write(FILE *f, const struct mt_model *m, const char *dir)
 	const struct mt_totals *t = mt_model__totals(m);
 	const struct mt_heap_stats *h = &t->heap;
 	char a[MT_HUMAN_MAX], b[MT_HUMAN_MAX], c[MT_HUMAN_MAX];
+	size_t procs = mt_model__nr_procs(m);
 
-	fprintf(f, "memtrack: %" PRIu64 " allocations (%s), %" PRIu64 " frees, peak %s live at %" PRIu64 ".%03" PRIu64
-		   " s, %zu processes\n",
-		h->allocations, mt_report__human(a, h->allocated_bytes), h->frees, mt_report__human(b, h->peak_live_bytes),
-		h->peak_ts_ns / 1000000000, h->peak_ts_ns % 1000000000 / 1000000, mt_model__nr_procs(m));
-	fprintf(f, "memtrack: leaked at exit %" PRIu64 " blocks (%s); dropped events %" PRIu64 "%s\n",
-		h->leaked_allocations, mt_report__human(c, h->leaked_bytes), t->dropped_events,
+	fprintf(f, "memtrack: %" PRIu64 " %s (%s), %" PRIu64 " %s, peak %s live at %" PRIu64 ".%03" PRIu64
+		   " s, %zu %s\n", h->allocations, mt_plural__of(h->allocations, "allocation", "allocations"),
+		mt_report__human(a, h->allocated_bytes), h->frees, mt_plural__of(h->frees, "free", "frees"),
+		mt_report__human(b, h->peak_live_bytes), h->peak_ts_ns / 1000000000, h->peak_ts_ns % 1000000000 / 1000000,
+		procs, mt_plural__of(procs, "process", "processes"));
+	fprintf(f, "memtrack: leaked at exit %" PRIu64 " %s (%s)", h->leaked_allocations,
+		mt_plural__of(h->leaked_allocations, "block", "blocks"), mt_report__human(c, h->leaked_bytes));
+	if (h->still_live_allocations)
+		fprintf(f, ", still live %" PRIu64 " %s (%s: processes without an exit record)",
+			h->still_live_allocations, mt_plural__of(h->still_live_allocations, "block", "blocks"),
+			mt_report__human(c, h->still_live_bytes));
+	fprintf(f, "; dropped events %" PRIu64 "%s\n", t->dropped_events,
 		t->dropped_events ? " (the counts above miss them)" : "");
 	if (t->attach_failed)
-		fprintf(f, "memtrack: %" PRIu64 " attach failures: calls into those allocator files are missing "
-			"(`memtrack report --attach %s`)\n", t->attach_failed, dir);
+		fprintf(f, "memtrack: %" PRIu64 " attach %s: calls into %s allocator %s are missing "
+			"(`memtrack report --attach %s`)\n", t->attach_failed,
+			mt_plural__of(t->attach_failed, "failure", "failures"), mt_plural__of(t->attach_failed, "that", "those"),
+			mt_plural__of(t->attach_failed, "file", "files"), dir);
 	fprintf(f, "memtrack: artifact %s: `memtrack report %s` for more\n", dir, dir);
 	return ferror(f) ? -EIO : 0;
 }

@@ -8,14 +8,21 @@
 #include "model/pmap.h"
 
 /*
- * own holds, per address, the size of the block live there or, once it is freed, FREED | the tid that freed it:
- * the free and a later allocation at the address cost one probe each, and libc's release of a block the same
- * thread freed last (glibc's tcache flush at thread exit) is recognised. An entry in own hides base's at the
- * address. base holds the blocks that were live at the last fork: a child shares its parent's (one reference), and
- * each side's changes since live in its own `own` and `kills` until it forks in turn (fold).
+ * own holds, per address, the block live there or, once it is freed, FREED | the tid that freed it: the free and a
+ * later allocation at the address cost one probe each, and libc's release of a block the same thread freed last
+ * (glibc's tcache flush at thread exit) is recognised. An entry in own hides base's at the address. base holds the
+ * blocks that were live at the last fork: a child shares its parent's (one reference), and each side's changes
+ * since live in its own `own` and `kills` until it forks in turn (fold).
+ *
+ * A live block's word is its size, or with STACKED its stack id (bits 38-60) and its size (bits 0-37), so keeping
+ * the stack of each block costs no memory; EARLY marks a block allocated before the report's time window.
  */
 #define FREED (1ull << 63)
 #define FREED_TID(v) ((uint32_t)(v))
+#define EARLY (1ull << 62)
+#define STACKED (1ull << 61)
+#define SIZE_BITS 38
+#define SIZE_MASK(v) ((v) & STACKED ? (v) & ((1ull << SIZE_BITS) - 1) : (v) & (STACKED - 1))
 #define DIRTY_MIN 1024		/* additions listed for the next fold, at least; beyond half of own, it scans own */
 
 struct mt_blocks {
@@ -31,10 +38,24 @@ struct mt_blocks {
 	struct mt_u64map held;		/* tid → 1: its last release matched no block, maybe libc's last */
 };
 
-#define ADD(a, field, v) do {			\
-	(a)->proc->field += (v);		\
-	(a)->tot->field += (v);			\
-} while (0)
+#define ADD MT_ACCT_ADD
+
+/* The word own and base keep for a live block. */
+static uint64_t block_word(uint64_t size, const struct mt_block_tag *tag)
+{
+	uint64_t w = size & (STACKED - 1);	/* no allocation that large succeeds; the bits above mark the word */
+
+	if (!tag)
+		return w;
+	if (tag->stack && tag->stack <= MT_BLOCKS_STACK_MAX && size < 1ull << SIZE_BITS)
+		w = STACKED | (uint64_t)tag->stack << SIZE_BITS | size;
+	return tag->early ? w | EARLY : w;
+}
+
+static uint32_t word_stack(uint64_t w)
+{
+	return w & STACKED ? (uint32_t)((w & ~(FREED | EARLY | STACKED)) >> SIZE_BITS) : 0;
+}
 
 struct mt_blocks *mt_blocks__new(void)
 {
@@ -77,10 +98,11 @@ static void note_dirty(struct mt_blocks *b, uint64_t addr)
 		b->dirty_full = true;
 }
 
-static void block_gone(const struct mt_blocks_acct *a, uint64_t size)
+/* A live block's word leaves. */
+static void block_gone(const struct mt_blocks_acct *a, uint64_t word)
 {
 	ADD(a, live_allocations, -1);
-	ADD(a, live_bytes, -size);
+	ADD(a, live_bytes, -SIZE_MASK(word));
 }
 
 void mt_blocks__on_call(struct mt_blocks *b, const struct mt_blocks_acct *a, uint32_t tid)
@@ -90,20 +112,20 @@ void mt_blocks__on_call(struct mt_blocks *b, const struct mt_blocks_acct *a, uin
 }
 
 int mt_blocks__on_alloc(struct mt_blocks *b, const struct mt_blocks_acct *a, uint32_t tid, uint64_t addr,
-		     uint64_t size)
+		     uint64_t size, const struct mt_block_tag *tag)
 {
-	uint64_t old = 0, gone;
+	uint64_t old = 0, gone, word = block_word(size, tag);
 	int ret;
 
-	size &= ~FREED;		/* no allocation that large succeeds; the bit marks freed entries */
+	size = SIZE_MASK(word);
 	mt_blocks__on_call(b, a, tid);
-	ret = mt_u64map__put(&b->own, addr, size, &old);
+	ret = mt_u64map__put(&b->own, addr, word, &old);
 	if (ret < 0)
 		return ret;
 	if (ret && !(old & FREED)) {
 		/* its free was lost */
 		ADD(a, replaced, 1);
-		ADD(a, replaced_bytes, old);
+		ADD(a, replaced_bytes, SIZE_MASK(old));
 		block_gone(a, old);
 	} else {
 		b->own_live++;
@@ -112,7 +134,7 @@ int mt_blocks__on_alloc(struct mt_blocks *b, const struct mt_blocks_acct *a, uin
 			if (list_add(&b->kills, &b->nr_kills, &b->cap_kills, addr))
 				return -ENOMEM;
 			ADD(a, replaced, 1);
-			ADD(a, replaced_bytes, gone);
+			ADD(a, replaced_bytes, SIZE_MASK(gone));
 			block_gone(a, gone);
 		}
 	}
@@ -123,11 +145,16 @@ int mt_blocks__on_alloc(struct mt_blocks *b, const struct mt_blocks_acct *a, uin
 	return 0;
 }
 
-static void block_freed(const struct mt_blocks_acct *a, uint64_t size)
+/* A live block's word freed: a free, and one of a block older than the time window when it is EARLY. */
+static void block_freed(const struct mt_blocks_acct *a, uint64_t word)
 {
 	ADD(a, frees, 1);
-	ADD(a, freed_bytes, size);
-	block_gone(a, size);
+	ADD(a, freed_bytes, SIZE_MASK(word));
+	if (word & EARLY) {
+		ADD(a, early_frees, 1);
+		ADD(a, early_freed_bytes, SIZE_MASK(word));
+	}
+	block_gone(a, word);
 }
 
 /* A release that matches no block: held as tid's possible last (only the latest one), or unknown now. */
@@ -148,13 +175,13 @@ static int free_unknown(struct mt_blocks *b, const struct mt_blocks_acct *a, uin
 int mt_blocks__on_free(struct mt_blocks *b, const struct mt_blocks_acct *a, uint32_t tid, uint64_t addr,
 		       bool in_realloc)
 {
-	uint64_t *e = mt_u64map__find(&b->own, addr), size;
+	uint64_t *e = mt_u64map__find(&b->own, addr), word;
 
 	if (e && !(*e & FREED)) {
-		size = *e;
+		word = *e;
 		*e = FREED | tid;
 		b->own_live--;
-		block_freed(a, size);
+		block_freed(a, word);
 		return 0;
 	}
 	if (e && !in_realloc && tid && FREED_TID(*e) == tid) {
@@ -163,11 +190,11 @@ int mt_blocks__on_free(struct mt_blocks *b, const struct mt_blocks_acct *a, uint
 		ADD(a, internal_releases, 1);
 		return 0;
 	}
-	if (!e && b->base && mt_pmap__find(b->base, addr, &size)) {
+	if (!e && b->base && mt_pmap__find(b->base, addr, &word)) {
 		if (list_add(&b->kills, &b->nr_kills, &b->cap_kills, addr) ||
 		    mt_u64map__put(&b->own, addr, FREED | tid, NULL) < 0)
 			return -ENOMEM;
-		block_freed(a, size);
+		block_freed(a, word);
 		return 0;
 	}
 	return free_unknown(b, a, tid, !in_realloc);
@@ -272,19 +299,55 @@ int mt_blocks__inherit(struct mt_blocks *child, const struct mt_blocks_acct *a, 
 	return 0;
 }
 
-void mt_blocks__end(struct mt_blocks *b, const struct mt_blocks_acct *a, bool exec)
+void mt_blocks__end(struct mt_blocks *b, const struct mt_blocks_acct *a, enum mt_blocks_end how)
 {
-	uint64_t n = a->proc->live_allocations, bytes = a->proc->live_bytes;
+	uint64_t n = a->img->live_allocations, bytes = a->img->live_bytes;
 
 	ADD(a, unknown_frees, b->held.count);
-	if (exec) {
+	if (how == MT_BLOCKS_EXEC) {
 		ADD(a, exec_discarded_allocations, n);
 		ADD(a, exec_discarded_bytes, bytes);
-	} else {
+	} else if (how == MT_BLOCKS_EXIT) {
 		ADD(a, leaked_allocations, n);
 		ADD(a, leaked_bytes, bytes);
+	} else {
+		ADD(a, still_live_allocations, n);
+		ADD(a, still_live_bytes, bytes);
 	}
 	ADD(a, live_allocations, -n);
 	ADD(a, live_bytes, -bytes);
 	blocks_clear(b);
+}
+
+struct live_walk {
+	const struct mt_blocks *b;
+	void (*fn)(uint64_t size, uint32_t stack, void *ctx);
+	void *ctx;
+};
+
+static void walk_own(uint64_t key, uint64_t w, void *ctx)
+{
+	const struct live_walk *lw = ctx;
+
+	(void)key;
+	if (!(w & FREED))
+		lw->fn(SIZE_MASK(w), word_stack(w), lw->ctx);
+}
+
+/* A base block is live unless own has an entry at its address (freed, or replaced there). */
+static void walk_base(uint64_t key, uint64_t w, void *ctx)
+{
+	const struct live_walk *lw = ctx;
+
+	if (!mt_u64map__find(&lw->b->own, key))
+		lw->fn(SIZE_MASK(w), word_stack(w), lw->ctx);
+}
+
+void mt_blocks__for_each_live(const struct mt_blocks *b, void (*fn)(uint64_t size, uint32_t stack, void *ctx),
+			      void *ctx)
+{
+	struct live_walk lw = { b, fn, ctx };
+
+	mt_u64map__for_each(&b->own, walk_own, &lw);
+	mt_pmap__for_each(b->base, walk_base, &lw);
 }

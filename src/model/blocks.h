@@ -9,19 +9,46 @@
 
 struct mt_blocks;
 
-/* Where a change counts: in the process's stats and in the totals alike (the rules: model.c). */
+/* Where a change counts: in the image's, the process's and the totals' stats alike (the rules: model.c). */
 struct mt_blocks_acct {
+	struct mt_heap_stats *img;
 	struct mt_heap_stats *proc;
-	struct mt_heap_stats *tot;
+	struct mt_heap_stats *tot;	/* a scratch when the image is filtered out */
 };
+
+/* Adds v to a field of the image's, the process's and the totals' stats. */
+#define MT_ACCT_ADD(a, field, v) do {		\
+	(a)->img->field += (v);			\
+	(a)->proc->field += (v);		\
+	(a)->tot->field += (v);			\
+} while (0)
+
+/* How an image ends: its live blocks are discarded (exec), leaked (exit) or still live (the end of the stream). */
+enum mt_blocks_end {
+	MT_BLOCKS_EXEC,
+	MT_BLOCKS_EXIT,
+	MT_BLOCKS_STILL_LIVE,
+};
+
+/* What a block was allocated with: a stack id (0: none) and whether it predates the time window. */
+struct mt_block_tag {
+	uint32_t stack;
+	bool early;
+};
+
+/* Stack ids a block can keep: 1 .. MT_BLOCKS_STACK_MAX (the size and the id share a word). */
+#define MT_BLOCKS_STACK_MAX ((1u << 23) - 1)
 
 /* NULL + errno (ENOMEM). */
 struct mt_blocks *mt_blocks__new(void);
 void mt_blocks__free(struct mt_blocks *b);
 
-/* A successful allocation of size bytes at addr by thread tid (the end of tid's trailing frees). 0 or -ENOMEM. */
+/*
+ * A successful allocation of size bytes at addr by thread tid (the end of tid's trailing frees), tagged (tag may be
+ * NULL). A block of 256 GiB or more keeps no stack. 0 or -ENOMEM.
+ */
 int mt_blocks__on_alloc(struct mt_blocks *b, const struct mt_blocks_acct *a, uint32_t tid, uint64_t addr,
-		     uint64_t size);
+		     uint64_t size, const struct mt_block_tag *tag);
 /* Any other call of tid that is not a release (a failed one): the end of tid's trailing frees. */
 void mt_blocks__on_call(struct mt_blocks *b, const struct mt_blocks_acct *a, uint32_t tid);
 /*
@@ -36,7 +63,10 @@ void mt_blocks__on_thread_exit(struct mt_blocks *b, const struct mt_blocks_acct 
 /* A fork: child (new, empty) starts with parent's live blocks, shared. parent_heap: the parent's stats. */
 int mt_blocks__inherit(struct mt_blocks *child, const struct mt_blocks_acct *a, struct mt_blocks *parent,
 		       const struct mt_heap_stats *parent_heap);
-/* The image ends (exec: discarded, else leaked): held frees become unknown, the blocks are dropped. */
-void mt_blocks__end(struct mt_blocks *b, const struct mt_blocks_acct *a, bool exec);
+/* The image ends: held frees become unknown, the live blocks count as `how` says and are dropped. */
+void mt_blocks__end(struct mt_blocks *b, const struct mt_blocks_acct *a, enum mt_blocks_end how);
+/* Visits every live block, own and inherited, with its size and stack id (order unspecified). */
+void mt_blocks__for_each_live(const struct mt_blocks *b, void (*fn)(uint64_t size, uint32_t stack, void *ctx),
+			      void *ctx);
 
 #endif /* MEMTRACK_BLOCKS_H */

@@ -1,4 +1,4 @@
-/* model.c — turns the record stream into per-process and total heap accounting, through a time-order window. */
+/* model.c — the record stream as heap accounting per image, per process and in total, filtered on request. */
 /*
  * Semantics (kept in step with "Semantics used by reports" in docs/REPORT.md):
  *
@@ -13,8 +13,14 @@
  * process has exited is pid reuse: a new process entry. exe and comm come from the last MT_REC_EXEC. MT_REC_END
  * creates no process.
  *
- * Heap (MT_REC_ALLOC, per hdr.pid). Identity, per process and in total, in blocks and in bytes:
- *   inherited + allocations - frees - replaced - exec_discarded - leaked = live (0 once finished)
+ * Images. A process runs one image from its fork (or first record) to its first exec, then one per exec: image 0,
+ * 1, ... Each has its own counts, and the process's are their sums. Image 0 of a fork child has its parent's exe
+ * and the inherited blocks; an exec ends an image (its exec_discarded) and begins the next, empty. An exec of an
+ * image that has no exe and has counted nothing names it instead (the root's, which memtrack's exec starts).
+ *
+ * Heap (MT_REC_ALLOC, per hdr.pid). Identity, per image, per process and in total, in blocks and in bytes:
+ *   start_live + inherited + allocations - frees - replaced - exec_discarded - leaked - still_live = live
+ * (0 once finished; start_live is 0 without a time window)
  *  - fork (vfork and every MT_FORK_* alike): the child starts with the blocks live in its parent at the fork:
  *    inherited_allocations/inherited_bytes, live in the child from then on (its peak counts them). They are shared
  *    with the parent, copy on write (blocks.c): a fork costs the changes since the parent's last fork, not its
@@ -41,8 +47,20 @@
  *    ts_ns when there is one, else to the first record's (in time order); earlier timestamps clamp to 0.
  *  - MT_REC_EXEC ends the image: its live blocks are exec_discarded_allocations/_bytes (not leaks) and the new
  *    image starts empty. MT_REC_EXIT records the wait status, exited = true, live → leaked. At the end of the
- *    stream whatever is still live (processes that never exited) becomes leaked too; they stay exited = false.
+ *    stream whatever is still live (processes that never exited) is still_live, not leaked; they stay exited =
+ *    false.
  *  - average size (computed by the reports) = allocated_bytes / allocations, 0 when there are none.
+ *
+ * Filters (opts.filter). --pid and --exe select images (an image's exe is known when it begins); the totals and
+ * their peak are the selected images' sums. A time window [from, to) counts what happened in it: each image's,
+ * process's and the totals' counts at its start are subtracted from those at its end; what was live at its start
+ * is start_live, what is live at its end is still_live, and the peak is the highest live value inside it. Blocks
+ * allocated before the window carry a mark (blocks.c), so their frees in it are also counted as early_frees.
+ * An image is a row (matched) when selected and alive in the window.
+ *
+ * Leak sites (opts.leak_sites). Each live block keeps the id of its allocation's stack hash, in the word that holds
+ * its size (blocks.c); when an image exits, or the stream ends, in the window, its live blocks are summed by
+ * stack (mt_model__image_leaks). Without any stack, an image's one site is all it held.
  *
  * Mappings (MT_REC_SYSCALL) are counted apart from the heap, successful calls (ret >= 0) only: mmap calls and
  * bytes (length), munmap calls and bytes, mremap calls, brk calls.
@@ -60,174 +78,62 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "common/pqueue.h"
+#include "common/array.h"
 #include "common/u64map.h"
 #include "model/blocks.h"
 #include "model/model.h"
 
-/* ---- reorder window ---- */
-
-#define REORDER_SLOT 320	/* fits every fixed-size record (mt_exec is 304); bigger ones are malloc'd */
-
-struct mt_reorder {
-	mt_reorder_fn fn;
-	void *ctx;
-	size_t window;
-	uint64_t last_ts;		/* of the last record emitted */
-	uint64_t late;
-	struct mt_pqueue held;		/* the records by ts_ns (equal ones in arrival order): a slot, or malloc'd */
-	unsigned char *slots;		/* window + 1 slots of REORDER_SLOT bytes */
-	void **free_slots;		/* stack of unused slots */
-	size_t nr_free;
+struct image {
+	struct mt_image pub;
+	struct mt_heap_stats win_start;	/* its counts when the time window opened, and when it closed */
+	struct mt_heap_stats win_end;
+	struct mt_leak_site *leaks;
+	size_t nleaks, cap_leaks;
 };
-
-static void rec_release(struct mt_reorder *r, void *rec);
-
-struct mt_reorder *mt_reorder__new(size_t window, mt_reorder_fn fn, void *ctx)
-{
-	struct mt_reorder *r;
-	size_t i;
-
-	if (!window || !fn) {
-		errno = EINVAL;
-		return NULL;
-	}
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return NULL;
-	r->fn = fn;
-	r->ctx = ctx;
-	r->window = window;
-	r->slots = calloc(window + 1, REORDER_SLOT);
-	r->free_slots = calloc(window + 1, sizeof(*r->free_slots));
-	if (!r->slots || !r->free_slots) {
-		mt_reorder__free(r);
-		errno = ENOMEM;
-		return NULL;
-	}
-	for (i = 0; i <= window; i++)
-		r->free_slots[r->nr_free++] = r->slots + i * REORDER_SLOT;
-	return r;
-}
-
-void mt_reorder__free(struct mt_reorder *r)
-{
-	if (!r)
-		return;
-	while (r->held.n)
-		rec_release(r, mt_pqueue__pop(&r->held));
-	mt_pqueue__release(&r->held);
-	free(r->free_slots);
-	free(r->slots);
-	free(r);
-}
-
-static void *rec_copy(struct mt_reorder *r, const struct mt_rec_hdr *rec)
-{
-	void *copy;
-
-	if (rec->size <= REORDER_SLOT && r->nr_free)
-		copy = r->free_slots[--r->nr_free];
-	else
-		copy = malloc(rec->size);
-	if (copy)
-		memcpy(copy, rec, rec->size);
-	return copy;
-}
-
-static void rec_release(struct mt_reorder *r, void *rec)
-{
-	unsigned char *p = rec;
-
-	if (p >= r->slots && p < r->slots + (r->window + 1) * REORDER_SLOT)
-		r->free_slots[r->nr_free++] = rec;
-	else
-		free(rec);
-}
-
-/* Pops the smallest record and hands it to fn. */
-static int emit_min(struct mt_reorder *r)
-{
-	uint64_t ts = mt_pqueue__top(&r->held)->key;
-	void *rec = mt_pqueue__pop(&r->held);
-	int err;
-
-	if (ts < r->last_ts)
-		r->late++;
-	else
-		r->last_ts = ts;
-	err = r->fn(rec, r->ctx);
-	rec_release(r, rec);
-	return err;
-}
-
-int mt_reorder__push(struct mt_reorder *r, const struct mt_rec_hdr *rec)
-{
-	void *copy;
-
-	if (rec->size < sizeof(*rec))
-		return -EINVAL;
-	copy = rec_copy(r, rec);
-	if (!copy)
-		return -ENOMEM;
-	if (mt_pqueue__push(&r->held, rec->ts_ns, copy)) {
-		rec_release(r, copy);
-		return -ENOMEM;
-	}
-	if (r->held.n > r->window)
-		return emit_min(r);
-	return 0;
-}
-
-int mt_reorder__flush(struct mt_reorder *r)
-{
-	int err;
-
-	while (r->held.n) {
-		err = emit_min(r);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-uint64_t mt_reorder__late(const struct mt_reorder *r)
-{
-	return r->late;
-}
-
-/* ---- the model ---- */
 
 struct proc {
 	struct mt_proc pub;
-	struct mt_blocks *blocks;	/* its image's live blocks */
+	size_t idx;			/* in procs */
+	size_t image;			/* its current image, in images */
+	struct mt_blocks *blocks;	/* that image's live blocks */
+	struct mt_heap_stats win_start;
+	struct mt_heap_stats win_end;
+	bool matched;			/* one of its images is */
 };
+
+enum window { WIN_BEFORE, WIN_OPEN, WIN_CLOSED };
 
 struct mt_model {
 	struct mt_reorder *reorder;
 	struct proc **procs;		/* in first-seen order */
-	size_t nr_procs;
-	size_t cap_procs;
+	size_t nr_procs, cap_procs;
+	struct image **images;		/* in the order they began */
+	size_t nr_images, cap_images;
 	struct mt_u64map pids;		/* pid + 1 → index in procs of the latest process with that pid */
 	struct mt_totals tot;
+	struct mt_heap_stats left_out;	/* where the images the filter leaves out count, instead of tot */
 	struct mt_session_info session;
+	struct mt_model_opts opts;
+	struct mt_filter filter;	/* opts.filter's, or everything */
+	bool window;			/* the filter narrows the time */
+	enum window win;
+	struct mt_heap_stats tot_start, tot_end;
+	struct mt_u64map stack_ids;	/* leak_sites: stack hash → id, 1 .. nr_stacks */
+	uint64_t *stack_hashes;		/* id - 1 → hash */
+	size_t nr_stacks, cap_stacks;
 	bool have_base;
 	uint64_t base_ts;		/* what peak timestamps are relative to */
 	bool finished;
 };
 
-/* Adds v to a heap stat of the process and of the totals. */
-#define STAT_ADD(m, p, field, v) do {			\
-	(p)->pub.heap.field += (v);			\
-	(m)->tot.heap.field += (v);			\
-} while (0)
-
-/* Where the blocks of p count. */
-#define ACCT(m, p) (&(struct mt_blocks_acct){ &(p)->pub.heap, &(m)->tot.heap })
-
 static int model_apply(const struct mt_rec_hdr *rec, void *ctx);
 
 struct mt_model *mt_model__new(void)
+{
+	return mt_model__new_with(NULL);
+}
+
+struct mt_model *mt_model__new_with(const struct mt_model_opts *opts)
 {
 	struct mt_model *m = calloc(1, sizeof(*m));
 
@@ -239,6 +145,10 @@ struct mt_model *mt_model__new(void)
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (opts)
+		m->opts = *opts;
+	m->filter = m->opts.filter ? *m->opts.filter : (struct mt_filter){ .to_ns = MT_FILTER_END };
+	m->window = mt_filter__has_window(&m->filter);
 	return m;
 }
 
@@ -253,12 +163,78 @@ void mt_model__free(struct mt_model *m)
 		mt_blocks__free(m->procs[i]->blocks);
 		free(m->procs[i]);
 	}
+	for (i = 0; i < m->nr_images; i++) {
+		free(m->images[i]->leaks);
+		free(m->images[i]);
+	}
 	free(m->procs);
+	free(m->images);
 	mt_u64map__release(&m->pids);
+	mt_u64map__release(&m->stack_ids);
+	free(m->stack_hashes);
 	for (i = 0; m->session.argv && m->session.argv[i]; i++)
 		free(m->session.argv[i]);
 	free(m->session.argv);
 	free(m);
+}
+
+static struct image *cur_image(const struct mt_model *m, const struct proc *p)
+{
+	return m->images[p->image];
+}
+
+/* Where p's current image counts. */
+static struct mt_blocks_acct image_acct(struct mt_model *m, struct proc *p)
+{
+	struct image *img = cur_image(m, p);
+
+	return (struct mt_blocks_acct){ &img->pub.heap, &p->pub.heap,
+					img->pub.selected ? &m->tot.heap : &m->left_out };
+}
+
+static uint64_t rel_ts(const struct mt_model *m, uint64_t ts)
+{
+	return ts > m->base_ts ? ts - m->base_ts : 0;
+}
+
+static bool heap_empty(const struct mt_heap_stats *h)
+{
+	static const struct mt_heap_stats zero;
+
+	return !memcmp(h, &zero, sizeof(zero));
+}
+
+/* The image's exe and comm; the filter decides on it while it has counted nothing. */
+static void image_name(struct mt_model *m, struct image *img, const char *exe, const char *comm)
+{
+	memcpy(img->pub.exe, exe, sizeof(img->pub.exe));
+	img->pub.exe[sizeof(img->pub.exe) - 1] = '\0';
+	memcpy(img->pub.comm, comm, sizeof(img->pub.comm));
+	img->pub.comm[sizeof(img->pub.comm) - 1] = '\0';
+	if (heap_empty(&img->pub.heap))
+		img->pub.selected = mt_filter__matches(&m->filter, img->pub.pid, img->pub.exe, img->pub.comm);
+}
+
+/* p's next image, begun at ts, named as p is now. 0 or -ENOMEM. */
+static int image_new(struct mt_model *m, struct proc *p, uint64_t ts, bool from_exec)
+{
+	struct image *img;
+
+	if (mt_array__grow((void **)&m->images, &m->cap_images, m->nr_images, sizeof(*m->images)))
+		return -ENOMEM;
+	img = calloc(1, sizeof(*img));
+	if (!img)
+		return -ENOMEM;
+	img->pub.pid = p->pub.pid;
+	img->pub.image = p->pub.nr_images++;
+	img->pub.proc = p->idx;
+	img->pub.parent = SIZE_MAX;
+	img->pub.from_exec = from_exec;
+	img->pub.start_ns = ts;
+	image_name(m, img, p->pub.exe, p->pub.comm);
+	p->image = m->nr_images;
+	m->images[m->nr_images++] = img;
+	return 0;
 }
 
 static struct proc *proc_lookup(const struct mt_model *m, uint32_t pid)
@@ -268,84 +244,259 @@ static struct proc *proc_lookup(const struct mt_model *m, uint32_t pid)
 	return e ? m->procs[*e] : NULL;
 }
 
-/* A new process entry for pid (the latest with that pid from now on). NULL on ENOMEM. */
-static struct proc *proc_new(struct mt_model *m, uint32_t pid, uint32_t ppid)
+/* A new process entry for pid (the latest with that pid from now on), with its first image. NULL on ENOMEM. */
+static struct proc *proc_new(struct mt_model *m, uint32_t pid, uint32_t ppid, uint64_t ts)
 {
-	struct proc *p, **procs;
+	struct proc *p;
 	uint64_t old;
 
-	if (m->nr_procs == m->cap_procs) {
-		size_t cap = m->cap_procs ? m->cap_procs * 2 : 16;
-
-		procs = realloc(m->procs, cap * sizeof(*procs));
-		if (!procs)
-			return NULL;
-		m->procs = procs;
-		m->cap_procs = cap;
-	}
+	if (mt_array__grow((void **)&m->procs, &m->cap_procs, m->nr_procs, sizeof(*m->procs)))
+		return NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->blocks = mt_blocks__new();
-	if (!p->blocks || mt_u64map__put(&m->pids, (uint64_t)pid + 1, m->nr_procs, &old) < 0) {
+	p->idx = m->nr_procs;
+	p->pub.pid = pid;
+	p->pub.ppid = ppid;
+	if (!p->blocks || image_new(m, p, ts, false) ||
+	    mt_u64map__put(&m->pids, (uint64_t)pid + 1, m->nr_procs, &old) < 0) {
 		mt_blocks__free(p->blocks);
 		free(p);
 		return NULL;
 	}
-	p->pub.pid = pid;
-	p->pub.ppid = ppid;
 	m->procs[m->nr_procs++] = p;
 	return p;
 }
 
-static struct proc *proc_get(struct mt_model *m, uint32_t pid)
+static struct proc *proc_get(struct mt_model *m, uint32_t pid, uint64_t ts)
 {
 	struct proc *p = proc_lookup(m, pid);
 
-	return p ? p : proc_new(m, pid, 0);
+	return p ? p : proc_new(m, pid, 0, ts);
 }
 
-static uint64_t rel_ts(const struct mt_model *m, uint64_t ts)
+/* ---- the time window: counts at its start and end, peaks only inside ---- */
+
+static bool peaks_counted(const struct mt_model *m)
 {
-	return ts > m->base_ts ? ts - m->base_ts : 0;
+	return !m->window || m->win == WIN_OPEN;
+}
+
+static void peak_note(struct mt_heap_stats *h, uint64_t rel)
+{
+	if (h->live_bytes > h->peak_live_bytes) {
+		h->peak_live_bytes = h->live_bytes;
+		h->peak_ts_ns = rel;
+	}
 }
 
 static void note_peak(struct mt_model *m, struct proc *p, uint64_t ts)
 {
-	struct mt_heap_stats *ph = &p->pub.heap, *th = &m->tot.heap;
+	struct mt_blocks_acct a = image_acct(m, p);
 
-	if (ph->live_bytes > ph->peak_live_bytes) {
-		ph->peak_live_bytes = ph->live_bytes;
-		ph->peak_ts_ns = rel_ts(m, ts);
-	}
-	if (th->live_bytes > th->peak_live_bytes) {
-		th->peak_live_bytes = th->live_bytes;
-		th->peak_ts_ns = rel_ts(m, ts);
-	}
+	if (!peaks_counted(m))
+		return;
+	peak_note(a.img, rel_ts(m, ts));
+	peak_note(a.proc, rel_ts(m, ts));
+	if (a.tot == &m->tot.heap)
+		peak_note(a.tot, rel_ts(m, ts));
 }
+
+/* The window opens: the counts so far are its base, and its peak starts from what is live (an empty heap stays so). */
+static void window_start(struct mt_heap_stats *start, struct mt_heap_stats *h, uint64_t from)
+{
+	*start = *h;
+	h->peak_live_bytes = h->live_bytes;
+	h->peak_ts_ns = h->live_bytes ? from : 0;
+}
+
+static void window_open(struct mt_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_images; i++)
+		window_start(&m->images[i]->win_start, &m->images[i]->pub.heap, m->filter.from_ns);
+	for (i = 0; i < m->nr_procs; i++)
+		window_start(&m->procs[i]->win_start, &m->procs[i]->pub.heap, m->filter.from_ns);
+	window_start(&m->tot_start, &m->tot.heap, m->filter.from_ns);
+	m->win = WIN_OPEN;
+}
+
+static void window_close(struct mt_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_images; i++)
+		m->images[i]->win_end = m->images[i]->pub.heap;
+	for (i = 0; i < m->nr_procs; i++)
+		m->procs[i]->win_end = m->procs[i]->pub.heap;
+	m->tot_end = m->tot.heap;
+	m->win = WIN_CLOSED;
+}
+
+/* Before a record at ts is accounted. */
+static void window_step(struct mt_model *m, uint64_t ts)
+{
+	if (m->win == WIN_BEFORE && rel_ts(m, ts) >= m->filter.from_ns)
+		window_open(m);
+	if (m->win == WIN_OPEN && rel_ts(m, ts) >= m->filter.to_ns)
+		window_close(m);
+}
+
+_Static_assert(sizeof(struct mt_heap_stats) % sizeof(uint64_t) == 0, "mt_heap_stats: uint64_t fields only");
+
+/* h becomes what happened between start and end: what was live at the end is still live. */
+static void window_diff(struct mt_heap_stats *h, const struct mt_heap_stats *start, const struct mt_heap_stats *end)
+{
+	const uint64_t *s = (const uint64_t *)start, *e = (const uint64_t *)end;
+	struct mt_heap_stats d;
+	uint64_t *o = (uint64_t *)&d;
+	size_t i;
+
+	for (i = 0; i < sizeof(d) / sizeof(uint64_t); i++)
+		o[i] = e[i] - s[i];
+	d.peak_live_bytes = end->peak_live_bytes;
+	d.peak_ts_ns = end->peak_ts_ns;
+	d.start_live_allocations = start->live_allocations;
+	d.start_live_bytes = start->live_bytes;
+	d.still_live_allocations += end->live_allocations;
+	d.still_live_bytes += end->live_bytes;
+	d.live_allocations = 0;
+	d.live_bytes = 0;
+	*h = d;
+}
+
+static void window_finish(struct mt_model *m)
+{
+	size_t i;
+
+	if (!m->window)
+		return;
+	if (m->win == WIN_BEFORE)
+		window_open(m);
+	if (m->win == WIN_OPEN)
+		window_close(m);
+	for (i = 0; i < m->nr_images; i++)
+		window_diff(&m->images[i]->pub.heap, &m->images[i]->win_start, &m->images[i]->win_end);
+	for (i = 0; i < m->nr_procs; i++)
+		window_diff(&m->procs[i]->pub.heap, &m->procs[i]->win_start, &m->procs[i]->win_end);
+	window_diff(&m->tot.heap, &m->tot_start, &m->tot_end);
+}
+
+/* The image lived in the window: it began before its end, and ended (if it did) after its start. */
+static bool image_in_window(const struct mt_model *m, const struct image *img)
+{
+	if (!m->window)
+		return true;
+	if (rel_ts(m, img->pub.start_ns) >= m->filter.to_ns)
+		return false;
+	return img->pub.end == MT_IMAGE_LIVE || rel_ts(m, img->pub.end_ns) >= m->filter.from_ns;
+}
+
+/* ---- the blocks an image ended with, by stack ---- */
+
+/* The stack id of an allocation's hash (0 for none, or when ids ran out). 0 or -ENOMEM. */
+static int stack_id(struct mt_model *m, uint64_t hash, uint32_t *id)
+{
+	uint64_t *found;
+
+	*id = 0;
+	if (!hash || !m->opts.leak_sites)
+		return 0;
+	found = mt_u64map__find(&m->stack_ids, hash);
+	if (found) {
+		*id = (uint32_t)*found;
+		return 0;
+	}
+	if (m->nr_stacks >= MT_BLOCKS_STACK_MAX)
+		return 0;
+	if (mt_array__grow((void **)&m->stack_hashes, &m->cap_stacks, m->nr_stacks, sizeof(*m->stack_hashes)) ||
+	    mt_u64map__put(&m->stack_ids, hash, m->nr_stacks + 1, NULL) < 0)
+		return -ENOMEM;
+	m->stack_hashes[m->nr_stacks++] = hash;
+	*id = (uint32_t)m->nr_stacks;
+	return 0;
+}
+
+struct collect {
+	const struct mt_model *m;
+	struct image *img;
+	struct mt_u64map by_id;		/* stack id → index in img->leaks */
+	int err;
+};
+
+static void collect_one(uint64_t size, uint32_t stack, void *ctx)
+{
+	struct collect *c = ctx;
+	struct image *img = c->img;
+	uint64_t *at = mt_u64map__find(&c->by_id, stack), idx;
+
+	if (!at) {
+		if (c->err || mt_array__grow((void **)&img->leaks, &img->cap_leaks, img->nleaks, sizeof(*img->leaks)) ||
+		    mt_u64map__put(&c->by_id, stack, img->nleaks, NULL) < 0) {
+			c->err = -ENOMEM;
+			return;
+		}
+		idx = img->nleaks++;
+		img->leaks[idx] = (struct mt_leak_site){ stack ? c->m->stack_hashes[stack - 1] : 0, 0, 0 };
+	} else {
+		idx = *at;
+	}
+	img->leaks[idx].count++;
+	img->leaks[idx].bytes += size;
+}
+
+/* What p's current image holds as it ends by exit or with the stream, by stack, when that is asked for. */
+static int image_collect(struct mt_model *m, struct proc *p)
+{
+	struct image *img = cur_image(m, p);
+	struct collect c = { m, img, { 0 }, 0 };
+	const struct mt_heap_stats *h = &img->pub.heap;
+
+	if (!m->opts.leak_sites || !img->pub.selected || !peaks_counted(m) || !h->live_allocations)
+		return 0;
+	if (!m->nr_stacks) {
+		collect_one(h->live_bytes, 0, &c);
+		if (!c.err)
+			img->leaks[0].count = h->live_allocations;
+	} else {
+		mt_blocks__for_each_live(p->blocks, collect_one, &c);
+	}
+	mt_u64map__release(&c.by_id);
+	return c.err;
+}
+
+/* ---- the records ---- */
 
 static int apply_alloc(struct mt_model *m, const struct mt_alloc *a)
 {
 	bool is_realloc = mt_func__is_realloc(a->func);
-	struct proc *p = proc_get(m, a->hdr.pid);
+	struct proc *p = proc_get(m, a->hdr.pid, a->hdr.ts_ns);
+	struct mt_block_tag tag = { 0, m->window && m->win == WIN_BEFORE };
+	struct mt_blocks_acct ac;
 	int err;
 
 	if (!p)
 		return -ENOMEM;
+	ac = image_acct(m, p);
 	if (mt_func__is_free(a->func))
-		return a->addr ? mt_blocks__on_free(p->blocks, ACCT(m, p), a->hdr.tid, a->addr, false) : 0;
+		return a->addr ? mt_blocks__on_free(p->blocks, &ac, a->hdr.tid, a->addr, false) : 0;
 	if (is_realloc && a->old_addr && (a->addr || !a->size)) {
-		err = mt_blocks__on_free(p->blocks, ACCT(m, p), a->hdr.tid, a->old_addr, true);
+		err = mt_blocks__on_free(p->blocks, &ac, a->hdr.tid, a->old_addr, true);
 		if (err)
 			return err;
 	}
 	if (!a->addr) {
-		mt_blocks__on_call(p->blocks, ACCT(m, p), a->hdr.tid);
+		mt_blocks__on_call(p->blocks, &ac, a->hdr.tid);
 		if (!is_realloc || !a->old_addr || a->size)
-			STAT_ADD(m, p, failed_allocations, 1);
+			MT_ACCT_ADD(&ac, failed_allocations, 1);
 		return 0;
 	}
-	err = mt_blocks__on_alloc(p->blocks, ACCT(m, p), a->hdr.tid, a->addr, a->size);
+	m->tot.stacks |= a->stack != 0;
+	err = stack_id(m, a->stack, &tag.stack);
+	if (!err)
+		err = mt_blocks__on_alloc(p->blocks, &ac, a->hdr.tid, a->addr, a->size, &tag);
 	if (!err)
 		note_peak(m, p, a->hdr.ts_ns);
 	return err;
@@ -353,26 +504,28 @@ static int apply_alloc(struct mt_model *m, const struct mt_alloc *a)
 
 static int apply_syscall(struct mt_model *m, const struct mt_syscall *s)
 {
-	struct proc *p = proc_get(m, s->hdr.pid);
+	struct proc *p = proc_get(m, s->hdr.pid, s->hdr.ts_ns);
+	struct mt_blocks_acct ac;
 
 	if (!p)
 		return -ENOMEM;
 	if (s->ret < 0)
 		return 0;
+	ac = image_acct(m, p);
 	switch (s->sys) {
 	case MT_SYS_MMAP:
-		STAT_ADD(m, p, mmap_calls, 1);
-		STAT_ADD(m, p, mmap_bytes, s->size);
+		MT_ACCT_ADD(&ac, mmap_calls, 1);
+		MT_ACCT_ADD(&ac, mmap_bytes, s->size);
 		break;
 	case MT_SYS_MUNMAP:
-		STAT_ADD(m, p, munmap_calls, 1);
-		STAT_ADD(m, p, munmap_bytes, s->size);
+		MT_ACCT_ADD(&ac, munmap_calls, 1);
+		MT_ACCT_ADD(&ac, munmap_bytes, s->size);
 		break;
 	case MT_SYS_MREMAP:
-		STAT_ADD(m, p, mremap_calls, 1);
+		MT_ACCT_ADD(&ac, mremap_calls, 1);
 		break;
 	case MT_SYS_BRK:
-		STAT_ADD(m, p, brk_calls, 1);
+		MT_ACCT_ADD(&ac, brk_calls, 1);
 		break;
 	default:
 		m->tot.bad_records++;
@@ -383,7 +536,9 @@ static int apply_syscall(struct mt_model *m, const struct mt_syscall *s)
 
 static int apply_fork(struct mt_model *m, const struct mt_fork *f)
 {
-	struct proc *parent = proc_get(m, f->hdr.pid), *child;
+	struct proc *parent = proc_get(m, f->hdr.pid, f->hdr.ts_ns), *child;
+	struct mt_blocks_acct ac;
+	struct image *img;
 	int err;
 
 	if (!parent)
@@ -397,53 +552,94 @@ static int apply_fork(struct mt_model *m, const struct mt_fork *f)
 		if (child->pub.exe[0] || child->pub.comm[0])
 			return 0;
 	} else {
-		child = proc_new(m, f->child, f->hdr.pid);
+		child = proc_new(m, f->child, f->hdr.pid, f->hdr.ts_ns);
 		if (!child)
 			return -ENOMEM;
 	}
 	memcpy(child->pub.exe, parent->pub.exe, sizeof(child->pub.exe));
 	memcpy(child->pub.comm, parent->pub.comm, sizeof(child->pub.comm));
 	child->pub.start_ns = f->hdr.ts_ns;
-	err = mt_blocks__inherit(child->blocks, ACCT(m, child), parent->blocks, &parent->pub.heap);
+	img = cur_image(m, child);
+	img->pub.parent = parent->image;
+	image_name(m, img, child->pub.exe, child->pub.comm);
+	ac = image_acct(m, child);
+	err = mt_blocks__inherit(child->blocks, &ac, parent->blocks, &cur_image(m, parent)->pub.heap);
 	if (!err)
 		note_peak(m, child, f->hdr.ts_ns);
 	return err;
 }
 
+/* An exec ends the image and begins the next; it only names one that never ran (the root before its exec). */
 static int apply_exec(struct mt_model *m, const struct mt_exec *e)
 {
-	struct proc *p = proc_get(m, e->hdr.pid);
+	struct proc *p = proc_get(m, e->hdr.pid, e->hdr.ts_ns);
+	struct mt_blocks_acct ac;
+	struct image *img;
+	bool unnamed;
 
 	if (!p)
 		return -ENOMEM;
-	mt_blocks__end(p->blocks, ACCT(m, p), true);
+	img = cur_image(m, p);
+	unnamed = !img->pub.from_exec && !img->pub.exe[0] && !img->pub.comm[0] && heap_empty(&img->pub.heap);
+	if (!unnamed) {
+		ac = image_acct(m, p);
+		mt_blocks__end(p->blocks, &ac, MT_BLOCKS_EXEC);
+		img->pub.end = MT_IMAGE_EXEC;
+		img->pub.end_ns = e->hdr.ts_ns;
+	}
 	memcpy(p->pub.exe, e->path, sizeof(p->pub.exe));
 	p->pub.exe[sizeof(p->pub.exe) - 1] = '\0';
 	memcpy(p->pub.comm, e->comm, sizeof(p->pub.comm));
 	p->pub.comm[sizeof(p->pub.comm) - 1] = '\0';
+	if (!unnamed)
+		return image_new(m, p, e->hdr.ts_ns, true);
+	img->pub.from_exec = true;
+	image_name(m, img, p->pub.exe, p->pub.comm);
 	return 0;
+}
+
+/* The current image ends: by exit (leaked), or with the stream (still live). */
+static int image_end(struct mt_model *m, struct proc *p, enum mt_blocks_end how, uint64_t ts)
+{
+	struct image *img = cur_image(m, p);
+	struct mt_blocks_acct ac = image_acct(m, p);
+	int err = 0;
+
+	if (img->pub.end == MT_IMAGE_LIVE) {
+		err = image_collect(m, p);
+		if (how == MT_BLOCKS_EXIT) {
+			img->pub.end = MT_IMAGE_EXIT;
+			img->pub.end_ns = ts;
+		}
+	} else {
+		how = MT_BLOCKS_EXIT;	/* records after its exit: leaked with it */
+	}
+	mt_blocks__end(p->blocks, &ac, how);
+	return err;
 }
 
 static int apply_exit(struct mt_model *m, const struct mt_exit *x)
 {
-	struct proc *p = proc_get(m, x->hdr.pid);
+	struct proc *p = proc_get(m, x->hdr.pid, x->hdr.ts_ns);
 
 	if (!p)
 		return -ENOMEM;
 	p->pub.exited = true;
 	p->pub.status = x->status;
 	p->pub.exit_ns = x->hdr.ts_ns;
-	mt_blocks__end(p->blocks, ACCT(m, p), false);
-	return 0;
+	return image_end(m, p, MT_BLOCKS_EXIT, x->hdr.ts_ns);
 }
 
 static void apply_thread_exit(struct mt_model *m, const struct mt_thread_exit *t)
 {
 	struct proc *p = proc_lookup(m, t->hdr.pid);
+	struct mt_blocks_acct ac;
 
 	m->tot.thread_exits++;
-	if (p && !(t->flags & MT_THREAD_EXIT_GROUP))
-		mt_blocks__on_thread_exit(p->blocks, ACCT(m, p), t->hdr.tid);
+	if (!p || (t->flags & MT_THREAD_EXIT_GROUP))
+		return;
+	ac = image_acct(m, p);
+	mt_blocks__on_thread_exit(p->blocks, &ac, t->hdr.tid);
 }
 
 const char *mt_session__next_arg(const struct mt_session *s, size_t *pos, size_t *len)
@@ -491,7 +687,7 @@ static int apply_session(struct mt_model *m, const struct mt_session *s)
 	si->tracer_pid = s->tracer_pid;
 	si->ts_ns = s->hdr.ts_ns;
 	si->realtime_ns = s->realtime_ns;
-	root = proc_get(m, s->hdr.pid);
+	root = proc_get(m, s->hdr.pid, s->hdr.ts_ns);
 	if (!root)
 		return -ENOMEM;
 	if (!root->pub.ppid)
@@ -523,6 +719,8 @@ static int model_apply(const struct mt_rec_hdr *rec, void *ctx)
 		m->have_base = true;
 		m->base_ts = rec->ts_ns;
 	}
+	if (m->window)
+		window_step(m, rec->ts_ns);
 	m->tot.records++;
 	if (rec->type == MT_REC_THREAD_EXIT && rec->size >= sizeof(struct mt_thread_exit)) {
 		apply_thread_exit(m, (const struct mt_thread_exit *)rec);
@@ -557,6 +755,26 @@ int mt_model__add(struct mt_model *m, const struct mt_rec_hdr *rec)
 	return mt_reorder__push(m->reorder, rec);
 }
 
+/* Which images are rows: selected and alive in the window; the processes they belong to. */
+static void mark_matched(struct mt_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_images; i++) {
+		struct image *img = m->images[i];
+
+		img->pub.matched = img->pub.selected && image_in_window(m, img);
+		img->pub.open_end = img->pub.end == MT_IMAGE_LIVE ||
+				    (m->window && rel_ts(m, img->pub.end_ns) >= m->filter.to_ns);
+		if (!img->pub.matched)
+			continue;
+		m->tot.images++;
+		if (!m->procs[img->pub.proc]->matched)
+			m->tot.processes++;
+		m->procs[img->pub.proc]->matched = true;
+	}
+}
+
 int mt_model__finish(struct mt_model *m)
 {
 	size_t i;
@@ -567,9 +785,13 @@ int mt_model__finish(struct mt_model *m)
 	err = mt_reorder__flush(m->reorder);
 	if (err)
 		return err;
-	for (i = 0; i < m->nr_procs; i++)
-		mt_blocks__end(m->procs[i]->blocks, ACCT(m, m->procs[i]), false);
-	m->tot.processes = m->nr_procs;
+	for (i = 0; i < m->nr_procs; i++) {
+		err = image_end(m, m->procs[i], MT_BLOCKS_STILL_LIVE, 0);
+		if (err)
+			return err;
+	}
+	window_finish(m);
+	mark_matched(m);
 	m->tot.late_records = mt_reorder__late(m->reorder);
 	m->finished = true;
 	return 0;
@@ -582,6 +804,12 @@ static int load_record(const struct mt_rec_hdr *rec, void *ctx)
 
 int mt_model__load(const char *path, struct mt_model **out, struct mt_read_status *st)
 {
+	return mt_model__load_with(path, NULL, out, st);
+}
+
+int mt_model__load_with(const char *path, const struct mt_model_opts *opts, struct mt_model **out,
+			struct mt_read_status *st)
+{
 	struct mt_read_status local;
 	struct mt_model *m;
 	int err, ferr;
@@ -590,7 +818,7 @@ int mt_model__load(const char *path, struct mt_model **out, struct mt_read_statu
 	if (!st)
 		st = &local;
 	memset(st, 0, sizeof(*st));
-	m = mt_model__new();
+	m = mt_model__new_with(opts);
 	if (!m) {
 		err = -errno;
 		snprintf(st->reason, sizeof(st->reason), "%s", strerror(-err));
@@ -639,4 +867,20 @@ const struct mt_proc *mt_model__find_proc(const struct mt_model *m, uint32_t pid
 	const struct proc *p = proc_lookup(m, pid);
 
 	return p ? &p->pub : NULL;
+}
+
+size_t mt_model__nr_images(const struct mt_model *m)
+{
+	return m->nr_images;
+}
+
+const struct mt_image *mt_model__image(const struct mt_model *m, size_t idx)
+{
+	return idx < m->nr_images ? &m->images[idx]->pub : NULL;
+}
+
+const struct mt_leak_site *mt_model__image_leaks(const struct mt_model *m, size_t idx, size_t *n)
+{
+	*n = idx < m->nr_images ? m->images[idx]->nleaks : 0;
+	return *n ? m->images[idx]->leaks : NULL;
 }

@@ -1,4 +1,4 @@
-/* model.h — heap accounting from the record stream: per-process and total stats, and the time-order reorderer. */
+/* model.h — heap accounting from the record stream: per image, per process and in total, filtered on request. */
 #ifndef MEMTRACK_MODEL_H
 #define MEMTRACK_MODEL_H
 
@@ -9,35 +9,14 @@
 #include "artifact/artifact.h"
 #include "bpf/memtrack.h"
 #include "common/names.h"
+#include "model/filter.h"
+#include "model/reorder.h"
 
 /*
- * Reorder window: records are in the order of the sequence numbers taken as their events happened, each just after
- * its time was read, so they are nearly but not exactly in time order (two CPUs may read the clock in one order and
- * take their numbers in the other; a record behind a skipped gap comes late). The reorderer holds up to `window`
- * records in a priority queue keyed by (ts_ns, arrival order) and emits the smallest whenever it holds more;
- * mt_reorder__flush emits the rest.
- * Memory is bounded by the window, not by the stream.
- */
-#define MT_REORDER_WINDOW 4096
-
-struct mt_reorder;
-
-/* Receives records in time order; rec is valid only during the call. A non-zero return is passed back. */
-typedef int (*mt_reorder_fn)(const struct mt_rec_hdr *rec, void *ctx);
-
-/* NULL + errno (EINVAL for window 0, ENOMEM). */
-struct mt_reorder *mt_reorder__new(size_t window, mt_reorder_fn fn, void *ctx);
-/* Copies rec (rec->size bytes) in; may emit the oldest record. 0, -EINVAL (size < header), -ENOMEM, or fn's return. */
-int mt_reorder__push(struct mt_reorder *r, const struct mt_rec_hdr *rec);
-/* Emits every held record in order. 0 or fn's first non-zero return (the records after it stay held). */
-int mt_reorder__flush(struct mt_reorder *r);
-/* Records emitted with a ts_ns below one already emitted: they arrived later than the window could absorb. */
-uint64_t mt_reorder__late(const struct mt_reorder *r);
-void mt_reorder__free(struct mt_reorder *r);
-
-/*
- * Heap accounting of one process, or of all of them (see the semantics at the top of model.c). In blocks and in
- * bytes alike: inherited + allocations - frees - replaced - exec_discarded - leaked = live (0 once finished).
+ * Heap accounting of one process image, one process, or all of them (see the semantics at the top of model.c). In
+ * blocks and in bytes alike, 0 once finished:
+ *   start_live + inherited + allocations - frees - replaced - exec_discarded - leaked - still_live = live
+ * Every field is a uint64_t (the window arithmetic in model.c relies on it).
  */
 struct mt_heap_stats {
 	uint64_t inherited_allocations;	/* blocks live in the parent at the fork, the child's from then on */
@@ -58,8 +37,14 @@ struct mt_heap_stats {
 	uint64_t peak_ts_ns;		/* when the peak was first reached, relative to the session start */
 	uint64_t exec_discarded_allocations;	/* live when an exec replaced the image: not leaks */
 	uint64_t exec_discarded_bytes;
-	uint64_t leaked_allocations;	/* live when the last image exited, or at the end of the stream */
+	uint64_t leaked_allocations;	/* live when the last image exited */
 	uint64_t leaked_bytes;
+	uint64_t still_live_allocations;	/* live at the end of the stream (no exit record), or of the window */
+	uint64_t still_live_bytes;
+	uint64_t start_live_allocations;	/* with a time window: live when it began */
+	uint64_t start_live_bytes;
+	uint64_t early_frees;		/* with a time window: of the frees, those of blocks allocated before it */
+	uint64_t early_freed_bytes;
 	uint64_t mmap_calls;		/* successful (ret >= 0) syscalls only; not heap */
 	uint64_t mmap_bytes;
 	uint64_t munmap_calls;
@@ -77,12 +62,48 @@ struct mt_proc {
 	char comm[MT_COMM_MAX];		/* likewise, from the exec record */
 	uint64_t start_ns;		/* ts_ns of its fork (or session) record; 0 when unknown */
 	uint64_t exit_ns;		/* ts_ns of its exit record; valid when exited */
-	struct mt_heap_stats heap;
+	uint32_t nr_images;		/* 1 + its execs (but an exec that names an empty image: the root's first) */
+	struct mt_heap_stats heap;	/* the sum of its images' */
+};
+
+/* How an image ended. */
+enum mt_image_end {
+	MT_IMAGE_LIVE,			/* it had not when the stream ended */
+	MT_IMAGE_EXEC,			/* an exec replaced it: its live blocks were discarded */
+	MT_IMAGE_EXIT,			/* its process exited: its live blocks leaked */
+};
+
+/* One image of a process: what it ran from its fork (or exec) to its exec (or exit), with its own counts. */
+struct mt_image {
+	uint32_t pid;
+	uint32_t image;			/* 0: the one the process started with; n: the one its n-th exec started */
+	size_t proc;			/* its process, mt_model__proc(m, proc) */
+	size_t parent;			/* image 0 of a fork child: the parent's image at the fork; else SIZE_MAX */
+	bool from_exec;			/* an exec started it (the root's first image: memtrack's exec of the command) */
+	bool selected;			/* the filter's pids and exes take it */
+	bool matched;			/* selected, and it lived in the time window: a row of the report */
+	bool open_end;			/* it had not ended by the end of the window (or of the stream): what it held
+					 * then is still_live, not leaked */
+	enum mt_image_end end;
+	char exe[MT_PATH_MAX];		/* from its exec record; image 0 of a fork child: its parent's */
+	char comm[MT_COMM_MAX];
+	uint64_t start_ns;		/* ts_ns of the record that began it */
+	uint64_t end_ns;		/* ts_ns of the exec or exit that ended it */
+	struct mt_heap_stats heap;	/* its own: the inherited blocks are image 0's, exec_discarded the ended one's */
+};
+
+/* Blocks an image still held when it ended by exit (leaked) or with the stream (still live), by stack. */
+struct mt_leak_site {
+	uint64_t stack;			/* the allocation records' stack hash; 0 for blocks without one */
+	uint64_t count;
+	uint64_t bytes;
 };
 
 struct mt_totals {
-	struct mt_heap_stats heap;	/* sums over processes; peak_* is the peak of the summed live bytes */
-	uint64_t processes;
+	struct mt_heap_stats heap;	/* sums over the images the filter takes; peak_* the peak of their live sum */
+	uint64_t processes;		/* with a matched image */
+	uint64_t images;		/* matched */
+	bool stacks;			/* some allocation record carried a stack hash */
 	uint64_t thread_exits;		/* MT_REC_THREAD_EXIT records seen (0: the tracer wrote none) */
 	uint64_t records;		/* records accounted */
 	uint64_t late_records;		/* see mt_reorder__late */
@@ -106,8 +127,15 @@ struct mt_session_info {
 
 struct mt_model;
 
+struct mt_model_opts {
+	const struct mt_filter *filter;	/* NULL: everything; it must outlive the model */
+	bool leak_sites;		/* keep each live block's stack id, and what each image leaked by stack */
+};
+
 /* NULL + errno (ENOMEM). */
 struct mt_model *mt_model__new(void);
+/* The same with options (opts may be NULL). */
+struct mt_model *mt_model__new_with(const struct mt_model_opts *opts);
 /* Feeds one record (copied). 0, -EINVAL (size < header, or after finish), -ENOMEM. */
 int mt_model__add(struct mt_model *m, const struct mt_rec_hdr *rec);
 /* End of stream: flushes the reorder window, and what is still live counts as leaked. 0 or -ENOMEM; idempotent. */
@@ -119,6 +147,9 @@ void mt_model__free(struct mt_model *m);
  * mt_artifact__read returned; on 0 and -EBADMSG *out is the model of what was read, otherwise NULL. st may be NULL.
  */
 int mt_model__load(const char *path, struct mt_model **out, struct mt_read_status *st);
+/* The same with options (opts may be NULL). */
+int mt_model__load_with(const char *path, const struct mt_model_opts *opts, struct mt_model **out,
+			struct mt_read_status *st);
 
 const struct mt_totals *mt_model__totals(const struct mt_model *m);
 const struct mt_session_info *mt_model__session(const struct mt_model *m);
@@ -127,6 +158,14 @@ size_t mt_model__nr_procs(const struct mt_model *m);
 const struct mt_proc *mt_model__proc(const struct mt_model *m, size_t idx);
 /* The latest process with that pid, or NULL. */
 const struct mt_proc *mt_model__find_proc(const struct mt_model *m, uint32_t pid);
+/* Images in the order they began (a process's in their order). */
+size_t mt_model__nr_images(const struct mt_model *m);
+const struct mt_image *mt_model__image(const struct mt_model *m, size_t idx);
+/*
+ * With opts.leak_sites: what image idx leaked at its exit (or still held at the end of the stream, per its end),
+ * in the time window, by stack, in no order (*n of them; NULL when none). Without stacks, one site of stack 0.
+ */
+const struct mt_leak_site *mt_model__image_leaks(const struct mt_model *m, size_t idx, size_t *n);
 
 /*
  * Walks the strings that follow a session record: *pos starts at 0. Returns the next string and its length (the

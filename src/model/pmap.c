@@ -276,3 +276,18 @@ int mt_pmap__del(struct mt_pmap **m, uint64_t key)
 	err = node_del(m, key, key_hash(key), 0);
 	return err ? err : 1;
 }
+
+void mt_pmap__for_each(const struct mt_pmap *n, void (*fn)(uint64_t key, uint64_t val, void *ctx), void *ctx)
+{
+	uint32_t b;
+	unsigned int i;
+
+	if (!n)
+		return;
+	for (i = 0, b = n->bitmap; b; i++, b &= b - 1) {
+		if (n->leaves & (b & -b))
+			fn(n->slot[i].key, n->slot[i].val, ctx);
+		else
+			mt_pmap__for_each(n->slot[i].child, fn, ctx);
+	}
+}

@@ -21,6 +21,8 @@ bool mt_pmap__find(const struct mt_pmap *m, uint64_t key, uint64_t *val);
 int mt_pmap__put(struct mt_pmap **m, uint64_t key, uint64_t val);
 /* Removes key from *m: 1 when it was there, 0 when not, -ENOMEM (then *m still holds it). */
 int mt_pmap__del(struct mt_pmap **m, uint64_t key);
+/* Visits every key and its value (order unspecified); fn must not change the map. */
+void mt_pmap__for_each(const struct mt_pmap *m, void (*fn)(uint64_t key, uint64_t val, void *ctx), void *ctx);
 /* Drops the holder's reference; nodes no other holder shares are freed. */
 void mt_pmap__release(struct mt_pmap *m);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/u64map.h"
 #include "report/report.h"
 #include "unwind/stacks.h"
 #include "unwind/unwinder.h"
@@ -259,7 +260,45 @@ struct dump_ctx {
 	const char *array_key;
 	bool opened;			/* the array's object was begun */
 	struct mt_unwind_index *dwarf;	/* stacks: DIR/unwind.mtz, or NULL */
+	const struct mt_filter *filter;	/* NULL: every record */
+	struct mt_u64map exe_ok;	/* pid + 1 → 1 when its current image passes the exe filter, else 0 */
+	bool have_base;
+	uint64_t base_ts;		/* what --from and --to count from, as the model's times */
 };
+
+/* Whether pid's current image passes --exe: a fork child's is its parent's, an exec decides anew. */
+static bool exe_passes(struct dump_ctx *d, uint32_t pid)
+{
+	const uint64_t *ok = mt_u64map__find(&d->exe_ok, (uint64_t)pid + 1);
+
+	return ok ? *ok : mt_filter__exe(d->filter, "", "");
+}
+
+/*
+ * A record passes when its process (a fork: parent or child) passes --pid and --exe (the session and end records,
+ * which describe the recording, always do), and its time the window.
+ */
+static bool dump_passes(struct dump_ctx *d, const struct mt_rec_hdr *rec)
+{
+	const struct mt_exec *e = (const void *)rec;
+	const struct mt_fork *fk = (const void *)rec;
+	bool ok;
+
+	if (!d->have_base) {
+		d->have_base = true;
+		d->base_ts = rec->ts_ns;
+	}
+	if (rec->type == MT_REC_EXEC && rec->size >= sizeof(*e))
+		mt_u64map__put(&d->exe_ok, (uint64_t)rec->pid + 1,
+			       mt_filter__exe(d->filter, e->path, e->comm), NULL);
+	ok = (mt_filter__pid(d->filter, rec->pid) && exe_passes(d, rec->pid)) || rec->type == MT_REC_SESSION ||
+	     rec->type == MT_REC_END;
+	if (rec->type == MT_REC_FORK && rec->size >= sizeof(*fk)) {
+		mt_u64map__put(&d->exe_ok, (uint64_t)fk->child + 1, exe_passes(d, rec->pid), NULL);
+		ok = ok || (mt_filter__pid(d->filter, fk->child) && exe_passes(d, fk->child));
+	}
+	return ok && mt_filter__in_window(d->filter, rec->ts_ns > d->base_ts ? rec->ts_ns - d->base_ts : 0);
+}
 
 /* Begun at the first record (or at a good end): an artifact that cannot be read gets no half an object. */
 static void array_open(struct dump_ctx *d)
@@ -278,6 +317,8 @@ static int dump_emit(const struct mt_rec_hdr *rec, void *ctx)
 
 	if (d->only && rec->type != d->only)
 		return 0;
+	if (d->filter && !dump_passes(d, rec))
+		return 0;
 	if (!d->array)
 		return dump_record(d->f, rec, d->dwarf);
 	array_open(d);
@@ -285,9 +326,21 @@ static int dump_emit(const struct mt_rec_hdr *rec, void *ctx)
 	return 0;
 }
 
+struct dump_push_ctx {
+	struct mt_reorder *r;
+	struct dump_ctx *d;
+};
+
+/* The session's time is the base, as the model takes it: when it is read, before the window reorders. */
 static int dump_push(const struct mt_rec_hdr *rec, void *ctx)
 {
-	return mt_reorder__push(ctx, rec);
+	struct dump_push_ctx *p = ctx;
+
+	if (!p->d->have_base && rec->type == MT_REC_SESSION) {
+		p->d->have_base = true;
+		p->d->base_ts = rec->ts_ns;
+	}
+	return mt_reorder__push(p->r, rec);
 }
 
 /* stacks: the DWARF chains of DIR/unwind.mtz, when path is a DIR (or its events file) that has a good one */
@@ -317,7 +370,7 @@ static int dump_run(struct dump_ctx *d, const char *path, struct mt_read_status 
 		snprintf(st->reason, sizeof(st->reason), "%s", strerror(-err));
 		return err;
 	}
-	err = mt_artifact__read(path, dump_push, r, st);
+	err = mt_artifact__read(path, dump_push, &(struct dump_push_ctx){ r, d }, st);
 	if (!err || err == -EBADMSG) {
 		ferr = mt_reorder__flush(r);
 		if (ferr)
@@ -325,12 +378,18 @@ static int dump_run(struct dump_ctx *d, const char *path, struct mt_read_status 
 	}
 	mt_reorder__free(r);
 	mt_unwind_index__free(d->dwarf);
+	mt_u64map__release(&d->exe_ok);
 	return err;
 }
 
 int mt_dump__write(FILE *f, const char *path, struct mt_read_status *st)
 {
-	struct dump_ctx d = { .f = f };
+	return mt_dump__write_filtered(f, path, NULL, st);
+}
+
+int mt_dump__write_filtered(FILE *f, const char *path, const struct mt_filter *filter, struct mt_read_status *st)
+{
+	struct dump_ctx d = { .f = f, .filter = filter };
 
 	return dump_run(&d, path, st);
 }

@@ -1,8 +1,13 @@
 /* metadata.c — DIR/memory_metadata.json: who each process was (name, exe, cmdline, ppid, start and exit times). */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
+#include "common/array.h"
 #include "common/json.h"
 #include "report/metadata.h"
 
@@ -79,4 +84,362 @@ int mt_metadata__write(const char *dir, const struct mt_model *m, const struct m
 	if (fclose(f) && !err)
 		err = -errno;
 	return err;
+}
+
+/* ---- reading it back: the command lines, for the report's rows ---- */
+
+struct md_proc {
+	uint32_t pid;
+	char **argv;		/* argc strings, then NULL; NULL when the entry has none */
+	size_t argc;
+};
+
+struct mt_metadata {
+	struct md_proc *v;	/* in the file's order, the model's order of processes */
+	size_t n, cap;
+};
+
+/* A reader of the JSON mt_metadata__write writes: objects, arrays, strings, numbers and literals. */
+struct jr {
+	const char *p, *end;
+	int err;
+};
+
+static bool jr_eat(struct jr *r, char c)
+{
+	while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' || *r->p == '\t' || *r->p == '\r'))
+		r->p++;
+	if (r->p < r->end && *r->p == c) {
+		r->p++;
+		return true;
+	}
+	return false;
+}
+
+static void jr_fail(struct jr *r)
+{
+	if (!r->err)
+		r->err = -EBADMSG;
+	r->p = r->end;
+}
+
+/* Four hex digits. */
+static unsigned int jr_hex4(struct jr *r)
+{
+	unsigned int v = 0, i, c;
+
+	for (i = 0; i < 4; i++, r->p++) {
+		c = r->p < r->end ? (unsigned char)*r->p : 'x';
+		if (!isxdigit(c)) {
+			jr_fail(r);
+			return 0;
+		}
+		v = v * 16 + (isdigit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+	}
+	return v;
+}
+
+/* \uXXXX: U+0000..U+00FF as the byte (the writer's escape of an invalid byte), above as UTF-8. */
+static size_t jr_unicode(struct jr *r, char *out)
+{
+	unsigned int u = jr_hex4(r);
+
+	if (u < 0x100) {
+		out[0] = (char)u;
+		return 1;
+	}
+	if (u >= 0xd800 && u < 0xe000) {	/* the writer makes no surrogates */
+		out[0] = '?';
+		return 1;
+	}
+	if (u < 0x800) {
+		out[0] = (char)(0xc0 | u >> 6);
+		out[1] = (char)(0x80 | (u & 0x3f));
+		return 2;
+	}
+	out[0] = (char)(0xe0 | u >> 12);
+	out[1] = (char)(0x80 | ((u >> 6) & 0x3f));
+	out[2] = (char)(0x80 | (u & 0x3f));
+	return 3;
+}
+
+/* The raw length of the string body at r->p (escapes counted as written), up to its closing quote. */
+static size_t jr_raw_len(const struct jr *r)
+{
+	const char *q = r->p;
+
+	while (q < r->end && *q != '"')
+		q += *q == '\\' ? 2 : 1;
+	return q < r->end ? (size_t)(q - r->p) : (size_t)(r->end - r->p);
+}
+
+/* One escape after its backslash into out; its length, 0 when it is not one. */
+static size_t jr_escape(struct jr *r, char *out)
+{
+	static const char esc[] = "\"\"\\\\//b\bf\fn\nr\rt\t";
+	const char *e;
+
+	if (r->p < r->end && *r->p == 'u') {
+		r->p++;
+		return jr_unicode(r, out);
+	}
+	for (e = esc; r->p < r->end && *e && *e != *r->p; e += 2)
+		;
+	if (r->p >= r->end || !*e)
+		return 0;
+	r->p++;
+	out[0] = e[1];
+	return 1;
+}
+
+/* A string, decoded into *out (malloc'd, NUL-terminated; *len its length), or skipped when out is NULL. */
+static void jr_string(struct jr *r, char **out, size_t *len)
+{
+	char *buf, tmp[3];
+	size_t n = 0, k;
+
+	if (!jr_eat(r, '"')) {
+		jr_fail(r);
+		return;
+	}
+	buf = malloc(3 * jr_raw_len(r) + 1);	/* an escape of 6 bytes makes at most 3 */
+	if (!buf) {
+		r->err = -ENOMEM;
+		r->p = r->end;
+		return;
+	}
+	while (r->p < r->end && *r->p != '"') {
+		if (*r->p != '\\') {
+			buf[n++] = *r->p++;
+			continue;
+		}
+		r->p++;
+		k = jr_escape(r, tmp);
+		if (!k)
+			break;
+		memcpy(buf + n, tmp, k);
+		n += k;
+	}
+	if (!jr_eat(r, '"'))
+		jr_fail(r);
+	if (r->err || !out) {
+		free(buf);
+		return;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
+}
+
+static void jr_skip(struct jr *r, int depth);
+
+/* The items of an array or the members of an object, each skipped. */
+static void jr_skip_items(struct jr *r, char close, bool members, int depth)
+{
+	if (jr_eat(r, close))
+		return;
+	do {
+		if (members) {
+			jr_string(r, NULL, NULL);
+			if (!jr_eat(r, ':'))
+				break;
+		}
+		jr_skip(r, depth + 1);
+	} while (!r->err && jr_eat(r, ','));
+	if (!jr_eat(r, close))
+		jr_fail(r);
+}
+
+static void jr_skip(struct jr *r, int depth)
+{
+	if (depth > MT_JSON_DEPTH_MAX)
+		jr_fail(r);
+	else if (jr_eat(r, '{'))
+		jr_skip_items(r, '}', true, depth);
+	else if (jr_eat(r, '['))
+		jr_skip_items(r, ']', false, depth);
+	else if (r->p < r->end && *r->p == '"')
+		jr_string(r, NULL, NULL);
+	else while (r->p < r->end && (isalnum((unsigned char)*r->p) || strchr("+-.", *r->p)))
+		r->p++;	/* a number, true, false or null */
+}
+
+static void md_argv(struct jr *r, struct md_proc *mp)
+{
+	size_t cap = 0, len;
+
+	if (!jr_eat(r, '[')) {
+		jr_skip(r, 0);	/* null */
+		return;
+	}
+	if (jr_eat(r, ']'))
+		goto done;
+	do {
+		if (mt_array__grow((void **)&mp->argv, &cap, mp->argc + 1, sizeof(*mp->argv))) {
+			r->err = -ENOMEM;
+			return;
+		}
+		mp->argv[mp->argc] = NULL;
+		jr_string(r, &mp->argv[mp->argc], &len);
+		if (!r->err)
+			mp->argc++;
+	} while (!r->err && jr_eat(r, ','));
+	if (!jr_eat(r, ']')) {
+		jr_fail(r);
+		return;
+	}
+done:
+	if (!mp->argv && !(mp->argv = calloc(1, sizeof(*mp->argv))))
+		r->err = -ENOMEM;
+	else
+		mp->argv[mp->argc] = NULL;
+}
+
+/* One {"pid": N, "cmdline": [...], ...} of "processes". */
+static void md_proc_read(struct jr *r, struct md_proc *mp)
+{
+	char *key = NULL;
+	size_t len;
+
+	if (!jr_eat(r, '{')) {
+		jr_fail(r);
+		return;
+	}
+	if (jr_eat(r, '}'))
+		return;
+	do {
+		jr_string(r, &key, &len);
+		if (r->err || !jr_eat(r, ':'))
+			break;
+		if (!strcmp(key, "pid"))
+			mp->pid = (uint32_t)strtoul(r->p, (char **)&r->p, 10);
+		else if (!strcmp(key, "cmdline"))
+			md_argv(r, mp);
+		else
+			jr_skip(r, 1);
+		free(key);
+		key = NULL;
+	} while (!r->err && jr_eat(r, ','));
+	free(key);
+	if (!jr_eat(r, '}'))
+		jr_fail(r);
+}
+
+static void md_procs_read(struct jr *r, struct mt_metadata *md)
+{
+	if (!jr_eat(r, '[')) {
+		jr_fail(r);
+		return;
+	}
+	if (jr_eat(r, ']'))
+		return;
+	do {
+		if (mt_array__grow((void **)&md->v, &md->cap, md->n, sizeof(*md->v))) {
+			r->err = -ENOMEM;
+			return;
+		}
+		md->v[md->n] = (struct md_proc){ 0 };
+		md_proc_read(r, &md->v[md->n++]);
+	} while (!r->err && jr_eat(r, ','));
+	if (!jr_eat(r, ']'))
+		jr_fail(r);
+}
+
+static int md_parse(struct mt_metadata *md, const char *text, size_t len)
+{
+	struct jr r = { text, text + len, 0 };
+	char *key = NULL;
+	size_t klen;
+
+	if (!jr_eat(&r, '{'))
+		return -EBADMSG;
+	while (!r.err && !jr_eat(&r, '}')) {
+		jr_string(&r, &key, &klen);
+		if (r.err || !jr_eat(&r, ':'))
+			break;
+		if (!strcmp(key, "processes"))
+			md_procs_read(&r, md);
+		else
+			jr_skip(&r, 1);
+		free(key);
+		key = NULL;
+		if (!jr_eat(&r, ',') && (r.p >= r.end || *r.p != '}'))
+			jr_fail(&r);
+	}
+	free(key);
+	return r.err;
+}
+
+#define MD_MAX (64u << 20)	/* a larger file is not one memtrack wrote */
+
+/* The whole file, NUL-terminated (strtoul stops there). 0 or -errno. */
+static int md_slurp(FILE *f, char **text, size_t *len)
+{
+	struct stat sb;
+
+	if (fstat(fileno(f), &sb))
+		return -errno;
+	if (sb.st_size > MD_MAX)
+		return -EFBIG;
+	*text = malloc((size_t)sb.st_size + 1);
+	if (!*text)
+		return -ENOMEM;
+	*len = fread(*text, 1, (size_t)sb.st_size, f);
+	(*text)[*len] = '\0';
+	return ferror(f) ? -EIO : 0;
+}
+
+struct mt_metadata *mt_metadata__read(const char *dir)
+{
+	struct mt_metadata *md = calloc(1, sizeof(*md));
+	char path[PATH_MAX], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err = -ENOMEM;
+
+	snprintf(path, sizeof(path), "%s/memory_metadata.json", dir);
+	f = md ? fopen(path, "re") : NULL;
+	if (!f) {
+		err = md ? -errno : err;
+		goto err_free;
+	}
+	err = md_slurp(f, &text, &len);
+	fclose(f);
+	if (!err)
+		err = md_parse(md, text, len);
+	free(text);
+	if (!err)
+		return md;
+err_free:
+	mt_metadata__free(md);
+	errno = -err;
+	return NULL;
+}
+
+const char *const *mt_metadata__cmdline(const struct mt_metadata *md, uint32_t pid, size_t *argc)
+{
+	size_t i;
+
+	for (i = md ? md->n : 0; i-- > 0;) {
+		if (md->v[i].pid == pid && md->v[i].argv) {
+			*argc = md->v[i].argc;
+			return (const char *const *)md->v[i].argv;
+		}
+	}
+	return NULL;
+}
+
+void mt_metadata__free(struct mt_metadata *md)
+{
+	size_t i, k;
+
+	if (!md)
+		return;
+	for (i = 0; i < md->n; i++) {
+		for (k = 0; k < md->v[i].argc; k++)
+			free(md->v[i].argv[k]);
+		free(md->v[i].argv);
+	}
+	free(md->v);
+	free(md);
 }

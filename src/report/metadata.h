@@ -16,4 +16,15 @@ struct mt_metadata_src {
 /* Times are nanoseconds since the session started, like the report's. 0 or -errno. */
 int mt_metadata__write(const char *dir, const struct mt_model *m, const struct mt_metadata_src *src);
 
+/* The command lines of a DIR/memory_metadata.json, read back. */
+struct mt_metadata;
+/* NULL + errno: ENOENT (none), EBADMSG (not the JSON this file's writer makes), ENOMEM, ... */
+struct mt_metadata *mt_metadata__read(const char *dir);
+/*
+ * The command line it has for pid (the last entry with that pid; the tracer reads one a pid, at its last exec
+ * stop), *argc strings then NULL; NULL when it has none (md may be NULL).
+ */
+const char *const *mt_metadata__cmdline(const struct mt_metadata *md, uint32_t pid, size_t *argc);
+void mt_metadata__free(struct mt_metadata *md);
+
 #endif /* MEMTRACK_METADATA_H */

@@ -1,4 +1,4 @@
-/* report.c — `memtrack report [--json] DIR`: totals and one row per process, as text or as one JSON object. */
+/* report.c — `memtrack report [--json] DIR`: totals and one row per process image, as text or one JSON object. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -7,6 +7,9 @@
 #include <sys/wait.h>
 
 #include "common/log.h"
+#include "common/plural.h"
+#include "report/leaks.h"
+#include "report/metadata.h"
 #include "report/report.h"
 #include "report/sites.h"
 
@@ -52,10 +55,12 @@ static void put_text_n(FILE *f, const char *s, size_t left)
 	}
 }
 
-static void put_text(FILE *f, const char *s)
+void mt_report__put_text(FILE *f, const char *s)
 {
 	put_text_n(f, s, strlen(s));
 }
+
+#define put_text mt_report__put_text
 
 /* One argv word, single-quoted when a shell would need it. */
 static void put_shell_word(FILE *f, const char *s)
@@ -75,39 +80,156 @@ static void put_shell_word(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
-static const char *status_text(char *buf, const struct mt_proc *p)
+/* ---- what a row is: an image, its command line, its status ---- */
+
+static const struct mt_report_extra no_extra;
+
+/* The session's argv as a command line. */
+static const char *const *session_cmdline(const struct mt_model *m, size_t *argc)
 {
-	if (!p->exited)
-		return "running";
-	if (WIFEXITED(p->status))
-		snprintf(buf, HSIZE, "exit %d", WEXITSTATUS(p->status));
-	else if (WIFSIGNALED(p->status))
-		snprintf(buf, HSIZE, "signal %d", WTERMSIG(p->status));
+	const struct mt_session_info *si = mt_model__session(m);
+
+	*argc = si->argc;
+	return si->present ? (const char *const *)si->argv : NULL;
+}
+
+/*
+ * An image's command line: the metadata's for the last image of a pid that exec'd (the tracer reads one a pid, at
+ * its last exec stop), the session's for the root's first, the parent image's for a fork child's first; else NULL.
+ */
+static const char *const *image_cmdline(const struct mt_model *m, const struct mt_metadata *md, size_t idx,
+					size_t *argc)
+{
+	const struct mt_image *img = mt_model__image(m, idx);
+	const struct mt_proc *p;
+	int depth;
+
+	for (depth = 0; img && depth < 64; depth++) {
+		p = mt_model__proc(m, img->proc);
+		if (img->from_exec) {
+			if (img->image + 1 == p->nr_images && mt_model__find_proc(m, p->pid) == p &&
+			    mt_metadata__cmdline(md, p->pid, argc))
+				return mt_metadata__cmdline(md, p->pid, argc);
+			if (img->proc == 0 && img->image == 0)
+				return session_cmdline(m, argc);
+			return NULL;
+		}
+		if (img->parent == SIZE_MAX)
+			return img->proc == 0 ? session_cmdline(m, argc) : NULL;
+		img = mt_model__image(m, img->parent);
+	}
+	return NULL;
+}
+
+static void put_cmdline(FILE *f, const char *const *argv, size_t argc)
+{
+	size_t i;
+
+	for (i = 0; i < argc; i++) {
+		if (i)
+			fputc(' ', f);
+		put_shell_word(f, argv[i]);
+	}
+}
+
+/* "exit 0", "signal 9", "exec" (an exec replaced it), "running" (no exit record), "live" (past the window). */
+static const char *status_text(char *buf, const struct mt_model *m, const struct mt_image *img)
+{
+	int32_t status = mt_model__proc(m, img->proc)->status;
+
+	if (img->open_end)
+		return img->end == MT_IMAGE_LIVE ? "running" : "live";
+	if (img->end == MT_IMAGE_EXEC)
+		return "exec";
+	if (WIFEXITED(status))
+		snprintf(buf, HSIZE, "exit %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, HSIZE, "signal %d", WTERMSIG(status));
 	else
-		snprintf(buf, HSIZE, "status %#x", (unsigned int)p->status);
+		snprintf(buf, HSIZE, "status %#x", (unsigned int)status);
 	return buf;
 }
 
-static void text_header(FILE *f, const struct mt_model *m, const char *label)
+/* The matched images, a process's together in order, processes in the order first seen. */
+static size_t *row_order(const struct mt_model *m, size_t *n)
+{
+	size_t i, k, nimg = mt_model__nr_images(m), nproc = mt_model__nr_procs(m);
+	size_t *first = calloc(nproc + 1, sizeof(size_t)), *rows = malloc((nimg + 1) * sizeof(size_t));
+
+	*n = 0;
+	if (!first || !rows) {
+		free(first);
+		free(rows);
+		return NULL;
+	}
+	/* counting sort by process: first[p] is where process p's rows start */
+	for (i = 0; i < nimg; i++)
+		first[mt_model__image(m, i)->proc + 1] += mt_model__image(m, i)->matched;
+	for (k = 1; k <= nproc; k++)
+		first[k] += first[k - 1];
+	for (i = 0; i < nimg; i++)
+		if (mt_model__image(m, i)->matched)
+			rows[first[mt_model__image(m, i)->proc]++] = i;
+	*n = first[nproc];
+	free(first);
+	return rows;
+}
+
+/* ---- text ---- */
+
+static void text_filter(FILE *f, const struct mt_filter *flt)
+{
+	size_t i;
+
+	if (!mt_filter__selects(flt) && !mt_filter__has_window(flt))
+		return;
+	fputs("filter:     ", f);
+	if (flt->npids)
+		fputs(mt_plural__of(flt->npids, " pid", " pids"), f);
+	for (i = 0; i < flt->npids; i++)
+		fprintf(f, "%s %" PRIu32, i ? "," : "", flt->pids[i]);
+	if (flt->nexes)
+		fprintf(f, "%s%s", flt->npids ? ";" : "", mt_plural__of(flt->nexes, " exe", " exes"));
+	for (i = 0; i < flt->nexes; i++) {
+		fputs(i ? ", " : " ", f);
+		put_text(f, flt->exes[i]);
+	}
+	if (mt_filter__has_window(flt)) {
+		fprintf(f, "%s from %" PRIu64 ".%06" PRIu64 " s to ", flt->npids || flt->nexes ? ";" : "",
+			flt->from_ns / 1000000000, flt->from_ns % 1000000000 / 1000);
+		if (flt->to_ns == MT_FILTER_END)
+			fputs("the end", f);
+		else
+			fprintf(f, "%" PRIu64 ".%06" PRIu64 " s", flt->to_ns / 1000000000, flt->to_ns % 1000000000 / 1000);
+	}
+	fputc('\n', f);
+}
+
+static void text_header(FILE *f, const struct mt_model *m, const char *label, const struct mt_report_extra *x)
 {
 	const struct mt_session_info *si = mt_model__session(m);
-	uint32_t i;
+	const struct mt_totals *t = mt_model__totals(m);
+	size_t argc;
+	const char *const *argv = session_cmdline(m, &argc);
 
 	fputs("artifact:    ", f);
 	put_text(f, label);
 	fputs("\ncommand:     ", f);
-	if (!si->present)
+	if (!argv)
 		fputs("unknown (no session record)", f);
-	for (i = 0; si->present && i < si->argc; i++) {
-		if (i)
-			fputc(' ', f);
-		put_shell_word(f, si->argv[i]);
-	}
+	put_cmdline(f, argv, argv ? argc : 0);
 	if (si->present)
 		fprintf(f, "\nroot pid:    %" PRIu32 "\n", si->root_pid);
 	else
 		fputs("\nroot pid:    unknown\n", f);
-	fprintf(f, "processes:   %zu\n", mt_model__nr_procs(m));
+	fprintf(f, "processes:   %" PRIu64, t->processes);
+	if (t->processes != mt_model__nr_procs(m))
+		fprintf(f, " of %zu", mt_model__nr_procs(m));
+	if (t->images != t->processes)
+		fprintf(f, " (%" PRIu64 " images)", t->images);
+	fputc('\n', f);
+	if (x->filter)
+		text_filter(f, x->filter);
 }
 
 static void text_dropped(FILE *f, const struct mt_totals *t)
@@ -138,20 +260,23 @@ static void text_anomalies(FILE *f, const struct mt_totals *t)
 	const struct mt_heap_stats *h = &t->heap;
 
 	if (h->replaced)
-		fprintf(f, "  %-20s%" PRIu64 " allocations at an address still live\n", "lost frees:", h->replaced);
+		fprintf(f, "  %-20s%" PRIu64 " %s at an address still live\n", "lost frees:", h->replaced,
+			mt_plural__of(h->replaced, "allocation", "allocations"));
 	if (h->failed_allocations)
-		fprintf(f, "  %-20s%" PRIu64 " allocations returned NULL\n", "failed calls:", h->failed_allocations);
+		fprintf(f, "  %-20s%" PRIu64 " %s NULL\n", "failed calls:", h->failed_allocations,
+			mt_plural__of(h->failed_allocations, "allocation returned", "allocations returned"));
 	if (t->late_records)
 		fprintf(f, "  %-20s%" PRIu64 " (beyond the reorder window)\n", "late records:", t->late_records);
 	if (t->bad_records)
 		fprintf(f, "  %-20s%" PRIu64 " (unknown or malformed)\n", "skipped records:", t->bad_records);
 	if (t->attach_failed)
-		fprintf(f, "  %-20s%" PRIu64 " (allocator files not probed: their calls are missing; "
-			"report --attach)\n", "attach failures:", t->attach_failed);
+		fprintf(f, "  %-20s%" PRIu64 " (%s not probed: %s calls are missing; report --attach)\n",
+			"attach failures:", t->attach_failed,
+			mt_plural__of(t->attach_failed, "an allocator file", "allocator files"),
+			mt_plural__of(t->attach_failed, "its", "their"));
 }
 
-/* "1.5 KiB (1536 B)", or just "100 B" when that is exact already. */
-static const char *size_text(char *buf, uint64_t bytes)
+const char *mt_report__size_text(char *buf, uint64_t bytes)
 {
 	char h[HSIZE];
 
@@ -161,61 +286,112 @@ static const char *size_text(char *buf, uint64_t bytes)
 	return buf;
 }
 
-/* "3 blocks, 1.5 KiB (1536 B)" */
-static void blocks_text(FILE *f, const char *label, uint64_t n, uint64_t bytes)
+#define size_text mt_report__size_text
+
+/* "3 blocks, 1.5 KiB (1536 B)", and what follows on the line (NULL: nothing). */
+static void blocks_text(FILE *f, const char *label, uint64_t n, uint64_t bytes, const char *why)
 {
 	char a[2 * HSIZE];
 
-	fprintf(f, "  %-20s%" PRIu64 " %s, %s\n", label, n, n == 1 ? "block" : "blocks", size_text(a, bytes));
+	fprintf(f, "  %-20s%" PRIu64 " %s, %s%s\n", label, n, mt_plural__of(n, "block", "blocks"), size_text(a, bytes),
+		why ? why : "");
 }
 
 #define TOP_UNKNOWN 5	/* processes named on the unknown frees line */
 
 /* "unknown frees: N (...; top pids P (n), ...)": the processes with the most, first seen first among equals. */
-static void text_unknown_frees(FILE *f, const struct mt_model *m)
+static void text_unknown_frees(FILE *f, const struct mt_model *m, const size_t *rows, size_t nrows)
 {
-	const struct mt_proc *top[TOP_UNKNOWN] = { NULL };
-	size_t i, j, n = mt_model__nr_procs(m), shown = 0;
+	uint64_t top_n[TOP_UNKNOWN] = { 0 }, sum = 0, v;
+	uint32_t top_pid[TOP_UNKNOWN] = { 0 };
+	size_t i, j, shown = 0;
 
 	fprintf(f, "  %-20s%" PRIu64 " (releases of blocks never seen allocated; top pids", "unknown frees:",
 		mt_model__totals(m)->heap.unknown_frees);
-	for (i = 0; i < n; i++) {
-		const struct mt_proc *p = mt_model__proc(m, i);
+	for (i = 0; i < nrows; i++) {
+		const struct mt_image *img = mt_model__image(m, rows[i]);
 
-		if (!p->heap.unknown_frees)
+		sum += img->heap.unknown_frees;	/* a process's rows are together: sum them */
+		if (i + 1 < nrows && mt_model__image(m, rows[i + 1])->proc == img->proc)
+			continue;
+		v = sum;
+		sum = 0;
+		if (!v)
 			continue;
 		/* insertion into the sorted top, the last one falling out when it is full */
 		j = shown < TOP_UNKNOWN ? shown++ : TOP_UNKNOWN;
-		for (; j > 0 && top[j - 1]->heap.unknown_frees < p->heap.unknown_frees; j--)
-			if (j < TOP_UNKNOWN)
-				top[j] = top[j - 1];
-		if (j < TOP_UNKNOWN)
-			top[j] = p;
+		for (; j > 0 && top_n[j - 1] < v; j--)
+			if (j < TOP_UNKNOWN) {
+				top_n[j] = top_n[j - 1];
+				top_pid[j] = top_pid[j - 1];
+			}
+		if (j < TOP_UNKNOWN) {
+			top_n[j] = v;
+			top_pid[j] = img->pid;
+		}
 	}
 	for (i = 0; i < shown; i++)
-		fprintf(f, "%s %" PRIu32 " (%" PRIu64 ")", i ? "," : "", top[i]->pid, top[i]->heap.unknown_frees);
+		fprintf(f, "%s %" PRIu32 " (%" PRIu64 ")", i ? "," : "", top_pid[i], top_n[i]);
 	fputs(")\n", f);
 }
 
-static void text_totals(FILE *f, const struct mt_model *m)
+/* Why blocks are still live: the recording stopped, the window ended, or processes outlived the recording. */
+static const char *still_live_why(const struct mt_totals *t, const struct mt_report_extra *x)
+{
+	if (!t->complete)
+		return " (the recording did not finish: live when it stopped, not leaks)";
+	if (x->filter && x->filter->to_ns != MT_FILTER_END)
+		return " (live at the end of the window, or of the recording)";
+	return " (processes without an exit record: live when the recording ended)";
+}
+
+/* The heap lines of the totals block, leaks as the suppressions leave them. */
+static void text_heap(FILE *f, const struct mt_model *m, const struct mt_report_extra *x)
+{
+	const struct mt_totals *t = mt_model__totals(m);
+	const struct mt_heap_stats *h = &t->heap;
+	bool window = x->filter && mt_filter__has_window(x->filter);
+	uint64_t sup_n, sup_b;
+	char a[2 * HSIZE];
+
+	mt_leaks__suppressed(x->leaks, SIZE_MAX, &sup_n, &sup_b);
+	if (window)
+		blocks_text(f, "live at the start:", h->start_live_allocations, h->start_live_bytes,
+			    " (allocated before the window)");
+	fprintf(f, "  %-20s%" PRIu64 "\n", "allocations:", h->allocations);
+	fprintf(f, "  %-20s%" PRIu64 "\n", "frees:", h->frees);
+	if (window)
+		fprintf(f, "  %-20s%" PRIu64 " %s, %s: blocks allocated before the window\n", "of which earlier:",
+			h->early_frees, mt_plural__of(h->early_frees, "free", "frees"), size_text(a, h->early_freed_bytes));
+	fprintf(f, "  %-20s%s\n", "allocated:", size_text(a, h->allocated_bytes));
+	fprintf(f, "  %-20s%s\n", "average size:",
+		mt_report__human(a, h->allocations ? h->allocated_bytes / h->allocations : 0));
+	fprintf(f, "  %-20s%s at %" PRIu64 ".%06" PRIu64 " s\n", "peak live:", size_text(a, h->peak_live_bytes),
+		h->peak_ts_ns / 1000000000, h->peak_ts_ns % 1000000000 / 1000);
+	blocks_text(f, "inherited at fork:", h->inherited_allocations, h->inherited_bytes, NULL);
+	blocks_text(f, "discarded at exec:", h->exec_discarded_allocations, h->exec_discarded_bytes, NULL);
+	blocks_text(f, "leaked at exit:", h->leaked_allocations - sup_n, h->leaked_bytes - sup_b, NULL);
+	if (sup_n) {
+		fprintf(f, "  %-20s%" PRIu64 " %s, %s", "suppressed leaks:", sup_n, mt_plural__of(sup_n, "block", "blocks"),
+			size_text(a, sup_b));
+		mt_leaks__suppressions_text(f, x->leaks);
+		fputc('\n', f);
+	}
+	if (h->still_live_allocations || !t->complete)
+		blocks_text(f, "still live:", h->still_live_allocations, h->still_live_bytes, still_live_why(t, x));
+}
+
+static void text_totals(FILE *f, const struct mt_model *m, const size_t *rows, size_t nrows,
+			const struct mt_report_extra *x)
 {
 	const struct mt_totals *t = mt_model__totals(m);
 	const struct mt_heap_stats *h = &t->heap;
 	char a[2 * HSIZE], b[HSIZE];
 
 	fputs("\ntotals:\n", f);
-	fprintf(f, "  %-20s%" PRIu64 "\n", "allocations:", h->allocations);
-	fprintf(f, "  %-20s%" PRIu64 "\n", "frees:", h->frees);
-	fprintf(f, "  %-20s%s\n", "allocated:", size_text(a, h->allocated_bytes));
-	fprintf(f, "  %-20s%s\n", "average size:",
-		mt_report__human(a, h->allocations ? h->allocated_bytes / h->allocations : 0));
-	fprintf(f, "  %-20s%s at %" PRIu64 ".%06" PRIu64 " s\n", "peak live:", size_text(a, h->peak_live_bytes),
-		h->peak_ts_ns / 1000000000, h->peak_ts_ns % 1000000000 / 1000);
-	blocks_text(f, "inherited at fork:", h->inherited_allocations, h->inherited_bytes);
-	blocks_text(f, "discarded at exec:", h->exec_discarded_allocations, h->exec_discarded_bytes);
-	blocks_text(f, "leaked at exit:", h->leaked_allocations, h->leaked_bytes);
+	text_heap(f, m, x);
 	if (h->unknown_frees)
-		text_unknown_frees(f, m);
+		text_unknown_frees(f, m, rows, nrows);
 	fprintf(f, "  %-20smmap %" PRIu64 " (%s), ", "mappings:", h->mmap_calls, mt_report__human(a, h->mmap_bytes));
 	fprintf(f, "munmap %" PRIu64 " (%s), mremap %" PRIu64 ", brk %" PRIu64 " (not heap)\n",
 		h->munmap_calls, mt_report__human(b, h->munmap_bytes), h->mremap_calls, h->brk_calls);
@@ -223,42 +399,84 @@ static void text_totals(FILE *f, const struct mt_model *m)
 	text_dropped(f, t);
 }
 
-static void text_procs(FILE *f, const struct mt_model *m)
+/* The last column: the exe ("→ exe" for an image an exec started in a process's later rows), its command line. */
+static void text_exe(FILE *f, const struct mt_model *m, size_t idx, const struct mt_report_extra *x)
+{
+	const struct mt_image *img = mt_model__image(m, idx);
+	const char *const *argv;
+	size_t argc;
+
+	if (img->image)
+		fputs("→ ", f);
+	if (img->exe[0]) {
+		put_text(f, img->exe);
+	} else if (img->comm[0]) {
+		fputc('[', f);
+		put_text(f, img->comm);
+		fputc(']', f);
+	} else {
+		fputc('-', f);
+	}
+	argv = image_cmdline(m, x->metadata, idx, &argc);
+	if (argv && argc && (argc > 1 || strcmp(argv[0], img->exe))) {	/* not the exe once more */
+		fputs("  ", f);
+		put_cmdline(f, argv, argc);
+	}
+	fputc('\n', f);
+}
+
+static void text_rows(FILE *f, const struct mt_model *m, const size_t *rows, size_t nrows,
+		      const struct mt_report_extra *x)
 {
 	char st[HSIZE], a[HSIZE], b[HSIZE], c[HSIZE];
-	size_t i, n = mt_model__nr_procs(m);
+	uint64_t sup_n, sup_b;
+	bool open = false;
+	size_t i;
 
-	fprintf(f, "\n%7s %7s  %-11s %7s %9s %9s %10s %10s %7s %7s %10s  %s\n", "PID", "PPID", "STATUS", "INHERIT",
-		"ALLOCS", "FREES", "ALLOCATED", "PEAK", "DISCARD", "LEAKS", "LEAKED", "EXE");
-	for (i = 0; i < n; i++) {
-		const struct mt_proc *p = mt_model__proc(m, i);
-		const struct mt_heap_stats *h = &p->heap;
+	fprintf(f, "\n%7s %7s %3s  %-11s %7s %9s %9s %10s %10s %7s %7s %10s  %s\n", "PID", "PPID", "IMG", "STATUS",
+		"INHERIT", "ALLOCS", "FREES", "ALLOCATED", "PEAK", "DISCARD", "LEAKS", "LEAKED", "EXE  COMMAND");
+	for (i = 0; i < nrows; i++) {
+		const struct mt_image *img = mt_model__image(m, rows[i]);
+		const struct mt_heap_stats *h = &img->heap;
 
-		fprintf(f, "%7" PRIu32 " %7" PRIu32 "  %-11s %7" PRIu64 " %9" PRIu64 " %9" PRIu64 " %10s %10s %7" PRIu64
-			" %7" PRIu64 " %10s  ", p->pid, p->ppid, status_text(st, p), h->inherited_allocations,
-			h->allocations, h->frees, mt_report__human(a, h->allocated_bytes),
-			mt_report__human(b, h->peak_live_bytes), h->exec_discarded_allocations, h->leaked_allocations,
-			mt_report__human(c, h->leaked_bytes));
-		if (p->exe[0]) {
-			put_text(f, p->exe);
-		} else if (p->comm[0]) {
-			fputc('[', f);
-			put_text(f, p->comm);
-			fputc(']', f);
-		} else {
-			fputc('-', f);
-		}
-		fputc('\n', f);
+		mt_leaks__suppressed(x->leaks, rows[i], &sup_n, &sup_b);
+		open |= img->open_end && h->still_live_allocations;
+		fprintf(f, "%7" PRIu32 " %7" PRIu32 " %3" PRIu32 "  %-11s %7" PRIu64 " %9" PRIu64 " %9" PRIu64
+			" %10s %10s %7" PRIu64 " %7" PRIu64 " %10s  ", img->pid, mt_model__proc(m, img->proc)->ppid,
+			img->image, status_text(st, m, img), h->inherited_allocations, h->allocations, h->frees,
+			mt_report__human(a, h->allocated_bytes), mt_report__human(b, h->peak_live_bytes),
+			h->exec_discarded_allocations, h->leaked_allocations - sup_n + h->still_live_allocations,
+			mt_report__human(c, h->leaked_bytes - sup_b + h->still_live_bytes));
+		text_exe(f, m, rows[i], x);
 	}
+	if (open)
+		fputs("(rows `running` or `live`: LEAKS and LEAKED are the blocks still live at the end, not leaks)\n", f);
+}
+
+int mt_report__text_with(FILE *f, const struct mt_model *m, const char *label, const struct mt_report_extra *x)
+{
+	size_t nrows, *rows = row_order(m, &nrows);
+
+	if (!rows)
+		return -ENOMEM;
+	x = x ? x : &no_extra;
+	text_header(f, m, label, x);
+	if (!nrows && x->filter)
+		fputs("\nnothing matched the filter: no process image of the recording passes it\n", f);
+	if (nrows || !x->filter) {
+		text_totals(f, m, rows, nrows, x);
+		text_rows(f, m, rows, nrows, x);
+	}
+	free(rows);
+	return ferror(f) ? -EIO : 0;
 }
 
 int mt_report__text(FILE *f, const struct mt_model *m, const char *label)
 {
-	text_header(f, m, label);
-	text_totals(f, m);
-	text_procs(f, m);
-	return ferror(f) ? -EIO : 0;
+	return mt_report__text_with(f, m, label, NULL);
 }
+
+/* ---- JSON ---- */
 
 void mt_report__json_drops(struct mt_json *j, const uint64_t drops[MT_DROP__COUNT])
 {
@@ -279,21 +497,34 @@ void mt_report__json_drops(struct mt_json *j, const uint64_t drops[MT_DROP__COUN
 	mt_json__end_object(j);
 }
 
-static void json_heap(struct mt_json *j, const struct mt_heap_stats *h)
+/* The stats; leaks as the suppressions (sup_n, sup_b) leave them; the window's keys with one. */
+static void json_heap(struct mt_json *j, const struct mt_heap_stats *h, uint64_t sup_n, uint64_t sup_b, bool window)
 {
+	if (window) {
+		mt_json__kv_u64(j, "start_live_allocations", h->start_live_allocations);
+		mt_json__kv_u64(j, "start_live_bytes", h->start_live_bytes);
+	}
 	mt_json__kv_u64(j, "inherited_allocations", h->inherited_allocations);
 	mt_json__kv_u64(j, "inherited_bytes", h->inherited_bytes);
 	mt_json__kv_u64(j, "allocations", h->allocations);
 	mt_json__kv_u64(j, "frees", h->frees);
 	mt_json__kv_u64(j, "allocated_bytes", h->allocated_bytes);
 	mt_json__kv_u64(j, "freed_bytes", h->freed_bytes);
+	if (window) {
+		mt_json__kv_u64(j, "frees_before_window", h->early_frees);
+		mt_json__kv_u64(j, "freed_bytes_before_window", h->early_freed_bytes);
+	}
 	mt_json__kv_u64(j, "peak_live_bytes", h->peak_live_bytes);
 	mt_json__kv_u64(j, "peak_ts_ns", h->peak_ts_ns);
 	mt_json__kv_u64(j, "average_size", h->allocations ? h->allocated_bytes / h->allocations : 0);
 	mt_json__kv_u64(j, "exec_discarded_allocations", h->exec_discarded_allocations);
 	mt_json__kv_u64(j, "exec_discarded_bytes", h->exec_discarded_bytes);
-	mt_json__kv_u64(j, "leaked_allocations", h->leaked_allocations);
-	mt_json__kv_u64(j, "leaked_bytes", h->leaked_bytes);
+	mt_json__kv_u64(j, "leaked_allocations", h->leaked_allocations - sup_n);
+	mt_json__kv_u64(j, "leaked_bytes", h->leaked_bytes - sup_b);
+	mt_json__kv_u64(j, "suppressed_allocations", sup_n);
+	mt_json__kv_u64(j, "suppressed_bytes", sup_b);
+	mt_json__kv_u64(j, "still_live_allocations", h->still_live_allocations);
+	mt_json__kv_u64(j, "still_live_bytes", h->still_live_bytes);
 	mt_json__kv_u64(j, "unknown_frees", h->unknown_frees);
 	mt_json__kv_u64(j, "internal_releases", h->internal_releases);
 	mt_json__kv_u64(j, "replaced", h->replaced);
@@ -307,12 +538,43 @@ static void json_heap(struct mt_json *j, const struct mt_heap_stats *h)
 	mt_json__kv_u64(j, "brk_calls", h->brk_calls);
 }
 
-static void json_totals(struct mt_json *j, const struct mt_model *m)
+static void json_filter(struct mt_json *j, const struct mt_filter *flt)
+{
+	size_t i;
+
+	mt_json__key(j, "filter");
+	mt_json__begin_object(j);
+	mt_json__key(j, "pids");
+	mt_json__begin_array(j);
+	for (i = 0; i < flt->npids; i++)
+		mt_json__u64(j, flt->pids[i]);
+	mt_json__end_array(j);
+	mt_json__key(j, "exes");
+	mt_json__begin_array(j);
+	for (i = 0; i < flt->nexes; i++)
+		mt_json__string(j, flt->exes[i]);
+	mt_json__end_array(j);
+	mt_json__kv_u64(j, "from_ns", flt->from_ns);
+	if (flt->to_ns == MT_FILTER_END)
+		mt_json__kv_null(j, "to_ns");
+	else
+		mt_json__kv_u64(j, "to_ns", flt->to_ns);
+	mt_json__end_object(j);
+}
+
+static bool has_filter(const struct mt_report_extra *x)
+{
+	return x->filter && (mt_filter__selects(x->filter) || mt_filter__has_window(x->filter));
+}
+
+static void json_totals(struct mt_json *j, const struct mt_model *m, const struct mt_report_extra *x)
 {
 	const struct mt_session_info *si = mt_model__session(m);
 	const struct mt_totals *t = mt_model__totals(m);
+	uint64_t sup_n, sup_b;
 	uint32_t i;
 
+	mt_leaks__suppressed(x->leaks, SIZE_MAX, &sup_n, &sup_b);
 	mt_json__key(j, "totals");
 	mt_json__begin_object(j);
 	mt_json__kv_bool(j, "complete", t->complete);
@@ -326,7 +588,11 @@ static void json_totals(struct mt_json *j, const struct mt_model *m)
 		mt_json__string(j, si->argv[i]);
 	mt_json__end_array(j);
 	mt_json__kv_u64(j, "processes", t->processes);
-	json_heap(j, &t->heap);
+	mt_json__kv_u64(j, "images", t->images);
+	if (has_filter(x))
+		json_filter(j, x->filter);
+	json_heap(j, &t->heap, sup_n, sup_b, x->filter && mt_filter__has_window(x->filter));
+	mt_leaks__suppressions_json(j, x->leaks);
 	mt_json__kv_u64(j, "dropped_events", t->dropped_events);
 	mt_json__key(j, "drops");
 	mt_report__json_drops(j, t->drops);
@@ -338,40 +604,73 @@ static void json_totals(struct mt_json *j, const struct mt_model *m)
 	mt_json__end_object(j);
 }
 
-static void json_proc(struct mt_json *j, const struct mt_proc *p)
+static void json_cmdline(struct mt_json *j, const struct mt_model *m, size_t idx, const struct mt_report_extra *x)
 {
+	size_t i, argc;
+	const char *const *argv = image_cmdline(m, x->metadata, idx, &argc);
+
+	mt_json__key(j, "cmdline");
+	if (!argv) {
+		mt_json__null(j);
+		return;
+	}
+	mt_json__begin_array(j);
+	for (i = 0; i < argc; i++)
+		mt_json__string(j, argv[i]);
+	mt_json__end_array(j);
+}
+
+static void json_row(struct mt_json *j, const struct mt_model *m, size_t idx, const struct mt_report_extra *x)
+{
+	const struct mt_image *img = mt_model__image(m, idx);
+	const struct mt_proc *p = mt_model__proc(m, img->proc);
+	bool exited = !img->open_end && img->end == MT_IMAGE_EXIT;
+	uint64_t sup_n, sup_b;
+
+	mt_leaks__suppressed(x->leaks, idx, &sup_n, &sup_b);
 	mt_json__begin_object(j);
-	mt_json__kv_u64(j, "pid", p->pid);
+	mt_json__kv_u64(j, "pid", img->pid);
 	mt_json__kv_u64(j, "ppid", p->ppid);
-	mt_json__kv_string_n(j, "exe", p->exe, sizeof(p->exe));
-	mt_json__kv_string_n(j, "comm", p->comm, sizeof(p->comm));
-	mt_json__kv_bool(j, "exited", p->exited);
-	if (p->exited)
+	mt_json__kv_u64(j, "image", img->image);
+	mt_json__kv_string_n(j, "exe", img->exe, sizeof(img->exe));
+	mt_json__kv_string_n(j, "comm", img->comm, sizeof(img->comm));
+	json_cmdline(j, m, idx, x);
+	if (img->open_end)
+		mt_json__kv_null(j, "ended_by");
+	else
+		mt_json__kv_string(j, "ended_by", img->end == MT_IMAGE_EXEC ? "exec" : "exit");
+	mt_json__kv_bool(j, "exited", exited);
+	if (exited)
 		mt_json__kv_i64(j, "status", mt_status__shell(p->status));
 	else
 		mt_json__kv_null(j, "status");
-	if (p->exited && mt_status__signal(p->status))
+	if (exited && mt_status__signal(p->status))
 		mt_json__kv_i64(j, "signal", mt_status__signal(p->status));
 	else
 		mt_json__kv_null(j, "signal");
-	json_heap(j, &p->heap);
+	json_heap(j, &img->heap, sup_n, sup_b, x->filter && mt_filter__has_window(x->filter));
 	mt_json__end_object(j);
 }
 
-static int report_json(FILE *f, const struct mt_model *m, const struct mt_sites *sites, size_t top, bool with_sites)
+int mt_report__json_with(FILE *f, const struct mt_model *m, const struct mt_report_extra *x,
+			 const struct mt_sites *sites, size_t top)
 {
+	size_t i, nrows, *rows = row_order(m, &nrows);
 	struct mt_json j;
-	size_t i, n = mt_model__nr_procs(m);
 
+	if (!rows)
+		return -ENOMEM;
+	x = x ? x : &no_extra;
 	mt_json__init(&j, f, 2);
 	mt_json__begin_object(&j);
-	json_totals(&j, m);
+	json_totals(&j, m, x);
 	mt_json__key(&j, "processes");
 	mt_json__begin_array(&j);
-	for (i = 0; i < n; i++)
-		json_proc(&j, mt_model__proc(m, i));
+	for (i = 0; i < nrows; i++)
+		json_row(&j, m, rows[i], x);
 	mt_json__end_array(&j);
-	if (with_sites)
+	free(rows);
+	if (x->with_sites)
 		mt_report__sites_json(&j, sites, top);
 	mt_json__end_object(&j);
 	fputc('\n', f);
@@ -380,28 +679,71 @@ static int report_json(FILE *f, const struct mt_model *m, const struct mt_sites 
 
 int mt_report__json(FILE *f, const struct mt_model *m)
 {
-	return report_json(f, m, NULL, 0, false);
+	return mt_report__json_with(f, m, NULL, NULL, 0);
+}
+
+/* ---- report --leaks ---- */
+
+int mt_report__leaks_text(FILE *f, const struct mt_model *m, const char *label, const struct mt_report_extra *x,
+			  size_t top)
+{
+	size_t nrows, *rows = row_order(m, &nrows);
+
+	if (!rows)
+		return -ENOMEM;
+	text_header(f, m, label, x);
+	free(rows);
+	if (!nrows && x->filter) {
+		fputs("\nnothing matched the filter: no process image of the recording passes it\n", f);
+		return ferror(f) ? -EIO : 0;
+	}
+	fputs("\ntotals:\n", f);
+	text_heap(f, m, x);
+	return mt_leaks__text(f, x->leaks, top);
+}
+
+int mt_report__leaks_json(FILE *f, const struct mt_model *m, const struct mt_report_extra *x, size_t top)
+{
+	struct mt_json j;
+
+	mt_json__init(&j, f, 2);
+	mt_json__begin_object(&j);
+	json_totals(&j, m, x);
+	mt_leaks__json(&j, x->leaks, top);
+	mt_json__end_object(&j);
+	fputc('\n', f);
+	return mt_json__error(&j);
 }
 
 /* ---- top allocation sites (stacks.h): begin ---- */
 
 int mt_report__json_sites(FILE *f, const struct mt_model *m, const struct mt_sites *sites, size_t top)
 {
-	return report_json(f, m, sites, top, true);
+	struct mt_report_extra x = { .with_sites = true };
+
+	return mt_report__json_with(f, m, &x, sites, top);
 }
 
 static void text_site(FILE *f, size_t rank, const struct mt_site *site, bool by_count)
 {
 	char a[2 * HSIZE], b[HSIZE];
-	size_t i;
 
 	if (by_count)
-		fprintf(f, "  #%-3zu %" PRIu64 " allocations, %s", rank, site->count, size_text(a, site->bytes));
+		fprintf(f, "  #%-3zu %" PRIu64 " %s, %s", rank, site->count,
+			mt_plural__of(site->count, "allocation", "allocations"), size_text(a, site->bytes));
 	else
-		fprintf(f, "  #%-3zu %s in %" PRIu64 " allocations", rank, size_text(a, site->bytes), site->count);
+		fprintf(f, "  #%-3zu %s in %" PRIu64 " %s", rank, size_text(a, site->bytes), site->count,
+			mt_plural__of(site->count, "allocation", "allocations"));
 	if (site->leaked_bytes)
 		fprintf(f, ", %s leaked", mt_report__human(b, site->leaked_bytes));
 	fputc('\n', f);
+	mt_report__frames_text(f, site);
+}
+
+void mt_report__frames_text(FILE *f, const struct mt_site *site)
+{
+	size_t i;
+
 	if (!site->nframes)
 		fputs("        (no frames)\n", f);
 	for (i = 0; i < site->nframes; i++) {
@@ -424,16 +766,18 @@ int mt_report__sites_text(FILE *f, const struct mt_sites *sites, size_t top)
 	if (!sites || !sites->any)
 		return ferror(f) ? -EIO : 0;
 	n = sites->count < top ? sites->count : top;
-	fprintf(f, "\ntop allocation sites by bytes (%zu of %zu sites, %s chains):\n", n, sites->count,
-		sites->dwarf ? "DWARF" : "frame-pointer");
+	fprintf(f, "\ntop allocation sites by bytes (%zu of %zu %s, %s chains):\n", n, sites->count,
+		mt_plural__of(sites->count, "site", "sites"), sites->dwarf ? "DWARF" : "frame-pointer");
 	for (i = 0; i < n; i++)
 		text_site(f, i + 1, &sites->sites[i], false);
-	fprintf(f, "\ntop allocation sites by count (%zu of %zu sites):\n", n, sites->count);
+	fprintf(f, "\ntop allocation sites by count (%zu of %zu %s):\n", n, sites->count,
+		mt_plural__of(sites->count, "site", "sites"));
 	for (i = 0; i < n; i++)
 		text_site(f, i + 1, sites->by_count[i], true);
 	if (sites->undefined_allocations)
-		fprintf(f, "  (%" PRIu64 " allocations, %s, name a stack that was never defined)\n",
-			sites->undefined_allocations, size_text(a, sites->undefined_bytes));
+		fprintf(f, "  (%" PRIu64 " %s, %s, name a stack that was never defined)\n", sites->undefined_allocations,
+			mt_plural__of(sites->undefined_allocations, "allocation", "allocations"),
+			size_text(a, sites->undefined_bytes));
 	return ferror(f) ? -EIO : 0;
 }
 

@@ -10,10 +10,33 @@
 #include "model/model.h"
 #include "report/sites.h"
 
-/* The text report of a finished model; label names the artifact in the header (usually its DIR). 0 or -EIO. */
+struct mt_leaks;
+struct mt_metadata;
+
+/* What a report adds to the model; any field may be NULL (and a NULL extra is all NULL). */
+struct mt_report_extra {
+	const struct mt_metadata *metadata;	/* DIR/memory_metadata.json: the rows' command lines */
+	const struct mt_leaks *leaks;		/* which leaks are suppressed (leaks.h) */
+	const struct mt_filter *filter;		/* what the model was filtered by, said in the header */
+	bool with_sites;			/* JSON: the "sites" keys (mt_report__sites_json) */
+};
+
+/*
+ * The text report of a finished model: header, totals, one row per matched image (a process's together); label
+ * names the artifact (usually its DIR). 0, -EIO, -ENOMEM.
+ */
 int mt_report__text(FILE *f, const struct mt_model *m, const char *label);
-/* The --json report: one object {"totals": {...}, "processes": [...]} and a newline. 0 or -EIO. */
+int mt_report__text_with(FILE *f, const struct mt_model *m, const char *label, const struct mt_report_extra *x);
+/* The --json report: one object {"totals": {...}, "processes": [one per matched image]} and a newline. */
 int mt_report__json(FILE *f, const struct mt_model *m);
+/* The same with extra, and the "sites" keys of sites (top of them) when x->with_sites. */
+int mt_report__json_with(FILE *f, const struct mt_model *m, const struct mt_report_extra *x,
+			 const struct mt_sites *sites, size_t top);
+/* `report --leaks`: the header, the leak totals, then x->leaks's listing (top sites of each kind, 0: all). */
+int mt_report__leaks_text(FILE *f, const struct mt_model *m, const char *label, const struct mt_report_extra *x,
+			  size_t top);
+/* `report --leaks --json`: {"totals": {...}, "leaks": [...], "still_live": [...]}. */
+int mt_report__leaks_json(FILE *f, const struct mt_model *m, const struct mt_report_extra *x, size_t top);
 /* The attach log of DIR as a table (attach_report.c). Returns what mt_artifact__read returned. */
 int mt_report__attach(FILE *f, const char *dir, struct mt_read_status *st);
 /* ---- top allocation sites (struct mt_sites from stacks.h) ---- */
@@ -28,6 +51,12 @@ void mt_report__sites_json(struct mt_json *j, const struct mt_sites *sites, size
 /* 1536 → "1.5 KiB"; below 1 KiB the exact "N B". buf holds MT_HUMAN_MAX bytes. */
 #define MT_HUMAN_MAX 32
 const char *mt_report__human(char *buf, uint64_t bytes);
+/* "1.5 KiB (1536 B)", or "100 B" when that is exact already. buf holds 2 * MT_HUMAN_MAX bytes. */
+const char *mt_report__size_text(char *buf, uint64_t bytes);
+/* s for a terminal: control characters and bytes that are not UTF-8 print as '?'. */
+void mt_report__put_text(FILE *f, const char *s);
+/* A site's frames, one a line, indented: "name (srcline)"; "(no frames)" when it has none. */
+void mt_report__frames_text(FILE *f, const struct mt_site *site);
 /* {"ringbuf": N, "callstate": N, "read": N}, plus "drop_<i>" for unnamed causes that are not 0. */
 void mt_report__json_drops(struct mt_json *j, const uint64_t drops[MT_DROP__COUNT]);
 /*
@@ -43,6 +72,11 @@ int mt_dump__record(FILE *f, const struct mt_rec_hdr *rec);
  * mt_artifact__read returned (on -EBADMSG the records before the damage were written), or -EIO, -ENOMEM.
  */
 int mt_dump__write(FILE *f, const char *path, struct mt_read_status *st);
+/*
+ * The same, only the records of the processes (a fork: its parent or child) and images the filter takes, in its time
+ * window (filter NULL: every record). The session and end records pass --pid and --exe.
+ */
+int mt_dump__write_filtered(FILE *f, const char *path, const struct mt_filter *filter, struct mt_read_status *st);
 /* `report --attach --json`: {"attach": [...]}, the attach records as mt_dump__write prints them. Returns the same. */
 int mt_dump__attach_json(FILE *f, const char *path, struct mt_read_status *st);
 

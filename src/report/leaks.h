@@ -1,0 +1,47 @@
+/* leaks.h — leaked blocks by allocation site: suppressions (a file's and the built-in list), `report --leaks`. */
+#ifndef MEMTRACK_LEAKS_H
+#define MEMTRACK_LEAKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/json.h"
+#include "model/model.h"
+#include "unwind/stacks.h"
+
+struct mt_suppressions;
+
+/* With the built-in list of runtime one-offs (builtins) or empty. NULL + errno (ENOMEM). */
+struct mt_suppressions *mt_suppressions__new(bool builtins);
+/*
+ * Adds the patterns of path: one `leak:PATTERN` a line (LSan's and heaptrack's format: PATTERN matches a frame's
+ * function, module or source file as a substring, `*` any run, `^` and `$` anchor it), `#` comments and blank lines.
+ * 0, or -errno after one error line naming the file (and the line when one is wrong).
+ */
+int mt_suppressions__load(struct mt_suppressions *s, const char *path);
+void mt_suppressions__free(struct mt_suppressions *s);
+
+struct mt_leaks;
+
+/*
+ * What the matched images of m (loaded with opts.leak_sites) leaked at their exit and still held at the end, by
+ * allocation site: stacks symbolizes them (NULL: no stacks, then a site is an image's exe) and sup says which
+ * leaks are suppressed (NULL: none). Suppressions apply to leaks only. NULL + errno (ENOMEM).
+ */
+struct mt_leaks *mt_leaks__build(const struct mt_model *m, struct mt_stacks *stacks,
+				 const struct mt_suppressions *sup);
+void mt_leaks__free(struct mt_leaks *l);
+/* The suppressed leaks of image idx, or of every matched image for SIZE_MAX (l may be NULL: 0). */
+void mt_leaks__suppressed(const struct mt_leaks *l, size_t idx, uint64_t *count, uint64_t *bytes);
+/* The text "suppressed leaks:" line's detail: each suppression that matched, with its count. */
+void mt_leaks__suppressions_text(FILE *f, const struct mt_leaks *l);
+/* "suppressions": [{"suppression", "builtin", "allocations", "bytes"}] of those that matched. */
+void mt_leaks__suppressions_json(struct mt_json *j, const struct mt_leaks *l);
+/* The listing: leaked sites (not suppressed), then still-live ones, largest first, top of each (0: all). */
+int mt_leaks__text(FILE *f, const struct mt_leaks *l, size_t top);
+/* "leaks": [...], "still_live": [...] as the listing has them. */
+void mt_leaks__json(struct mt_json *j, const struct mt_leaks *l, size_t top);
+
+#endif /* MEMTRACK_LEAKS_H */
