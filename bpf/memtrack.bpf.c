@@ -21,11 +21,20 @@ struct mt_call {
 	__u64 free_sp;
 	__u64 stack;		/* call path hash, captured at the outermost entry (--stacks) */
 	__u64 owner;		/* call_slots: the task whose slot this is (its address), 0 when free */
+	__u64 mark_sp;		/* a MARK entry's stack pointer: the next allocation at or just below it is that call */
+	__u64 mark_size;
+	__u64 no_callers;	/* callers_gen + 1 when the process had no callers entry at that generation */
+	__u64 hit_lo, hit_hi;	/* the caller range the thread's last malloc returned into, valid at hit_gen */
+	__u64 hit_gen;
 	__u32 depth;		/* allocator entries not yet returned on this thread */
-	__u8 func;
+	__u8 func;		/* a release's when the call in flight is one (MT_COOKIE_INFLIGHT) */
 	__u8 allocator;
 	__u8 free_rank;		/* MT_COOKIE_RANK of the release at free_ptr */
-	__u8 _pad;
+	__u8 mark_func;
+	__u8 mark_allocator;
+	__u8 hit_func;
+	__u8 hit_allocator;
+	__u8 _pad[5];
 };
 
 #define MT_CALL_SLOTS 32768	/* the kernel's default pid_max (systemd sets 4194304: then tids may share one) */
@@ -76,6 +85,9 @@ static __always_inline void call__reset(struct mt_call *c)
 	c->depth = 0;
 	c->free_ptr = 0;
 	c->free_sp = 0;
+	c->mark_sp = 0;
+	c->no_callers = 0;
+	c->hit_gen = 0;
 }
 
 /* For a new thread before it runs (fork), or at exec, when no call of the task's can be in flight. A slot that
@@ -133,6 +145,40 @@ struct mt_args_val {
 	__u64 size, old, align, memptr;
 };
 
+/* How far below a MARK entry's stack pointer the allocation it jumps to may enter: operator new's frame. */
+#define MT_MARK_REACH 256
+
+/* A mark the entry at sp is inside of: the allocation it leads to has not entered yet. */
+static __always_inline bool mark__covers(const struct mt_call *c, __u64 sp)
+{
+	return c->mark_sp && sp <= c->mark_sp && c->mark_sp - sp <= MT_MARK_REACH;
+}
+
+/*
+ * A MARK entry point is a C++ runtime's operator new that is not return-probed (a C++ exception thrown through a
+ * return-probed frame finds no unwind data at the trampoline, and ends the program): it names the thread's next
+ * allocation call, the malloc or aligned_alloc it leads to, which must enter at or just below it; an outer mark
+ * (new[](nothrow) calls new[], which jumps to new) stays. The next allocator entry takes the mark, matched or not,
+ * so it cannot outlive the call it was made for.
+ */
+static __always_inline int mark__set(struct pt_regs *ctx, __u64 cookie, __u64 size)
+{
+	__u64 sp = PT_REGS_SP(ctx);
+	struct mt_call *c = call__state(bpf_get_current_task_btf(), BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (!c) {
+		drop__count(MT_DROP_CALLSTATE);
+		return 0;
+	}
+	if (call__nested(c, sp) || mark__covers(c, sp))
+		return 0;
+	c->mark_sp = sp;
+	c->mark_size = size;
+	c->mark_func = MT_COOKIE_FUNC(cookie);
+	c->mark_allocator = MT_COOKIE_ALLOCATOR(cookie);
+	return 0;
+}
+
 /* The probes fire only in tracked processes (their links are bound to them): no tracked-map lookup here. */
 static __always_inline int call__enter(struct pt_regs *ctx, __u64 cookie, const struct mt_args_val *v)
 {
@@ -156,6 +202,12 @@ static __always_inline int call__enter(struct pt_regs *ctx, __u64 cookie, const 
 	c->free_sp = 0;
 	c->func = MT_COOKIE_FUNC(cookie);
 	c->allocator = MT_COOKIE_ALLOCATOR(cookie);
+	if (mark__covers(c, sp)) {
+		c->func = c->mark_func;
+		c->allocator = c->mark_allocator;
+		c->size = c->mark_size;
+	}
+	c->mark_sp = 0;
 	c->stack = stack__capture(ctx);
 	c->depth = 1;
 	return 0;
@@ -204,7 +256,8 @@ static __always_inline void alloc__emit(struct task_struct *task, __u8 func, __u
 	rec__submit(e, sizeof(*e));
 }
 
-/* posix_memalign reports through *memptr, and only when it returns 0; xallocx returns the size it resized to. */
+/* posix_memalign reports through *memptr, and only when it returns 0 (else it failed: addr 0); xallocx returns the
+ * size it resized to. -1: *memptr could not be read. */
 static __always_inline int call__result(struct mt_call *c, __u64 rc, __u64 *addr)
 {
 	void *out = 0;
@@ -214,12 +267,10 @@ static __always_inline int call__result(struct mt_call *c, __u64 rc, __u64 *addr
 		c->size = rc;
 		return 0;
 	}
-	if (c->func != MT_FN_POSIX_MEMALIGN) {
-		*addr = rc;
+	if (c->func != MT_FN_POSIX_MEMALIGN || rc != 0) {
+		*addr = c->func == MT_FN_POSIX_MEMALIGN ? 0 : rc;
 		return 0;
 	}
-	if (rc != 0)
-		return -1;
 	if (bpf_probe_read_user(&out, sizeof(out), (void *)c->memptr)) {
 		drop__count(MT_DROP_READ);
 		return -1;
@@ -228,58 +279,148 @@ static __always_inline int call__result(struct mt_call *c, __u64 rc, __u64 *addr
 	return 0;
 }
 
+/*
+ * tgid -> the code of its C++ runtimes' operator new, which is not probed: a malloc that returns there was a new.
+ * The tracer writes one when it probes such a file for a process (tracer/callers.c), before the process goes on;
+ * BPF copies it to a fork child, drops it at exec and exit. Not preallocated: few processes have one.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, MT_TRACKED_MAX);
+	__type(key, __u32);
+	__type(value, struct mt_callers);
+} callers SEC(".maps");
+
+/* Written by the tracer (it maps .bss): one more each time it writes a process's callers entry. A thread whose
+ * process had none at a generation looks again only at the next: most processes have no C++ runtime, and a map
+ * lookup at every malloc would cost more than this load (bench/README.md). */
+__u64 callers_gen = 0;
+
+/* The range of cs that ip lies in, kept in the thread's call state; false when none. */
+static __always_inline bool callers__find(struct mt_call *c, const struct mt_callers *cs, __u64 ip, __u64 gen)
+{
+	__u32 i;
+
+	for (i = 0; i < MT_CALLERS_MAX; i++) {
+		if (i >= cs->n)
+			return false;
+		if (ip >= cs->c[i].lo && ip < cs->c[i].hi) {
+			c->hit_lo = cs->c[i].lo;
+			c->hit_hi = cs->c[i].hi;
+			c->hit_func = cs->c[i].func;
+			c->hit_allocator = cs->c[i].allocator;
+			c->hit_gen = gen;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* At a uretprobe, ip is the return address already: the outermost call's caller. A thread's mallocs mostly return
+ * to one place (a C++ program's, into operator new): the range it last found is tried before the map. */
+static __always_inline void caller__classify(struct mt_call *c, __u32 tgid, __u64 ip, __u8 *func, __u8 *allocator)
+{
+	__u64 gen = callers_gen + 1;
+	struct mt_callers *cs;
+
+	if (c->no_callers == gen)
+		return;
+	if (c->hit_gen != gen || ip < c->hit_lo || ip >= c->hit_hi) {
+		cs = bpf_map_lookup_elem(&callers, &tgid);
+		if (!cs) {
+			c->no_callers = gen;
+			return;
+		}
+		if (!callers__find(c, cs, ip, gen))
+			return;
+	}
+	*func = c->hit_func;
+	*allocator = c->hit_allocator;
+}
+
+/* A NULL result is recorded too (addr 0: a failed call), realloc(p, 0)'s (p freed) among them. */
 SEC("uretprobe")
 int BPF_KRETPROBE(alloc_return, void *ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct mt_call *c = call__state(task, 0);
+	__u8 func, allocator;
 	__u64 addr = 0;
 
 	if (!c || !c->depth)
 		return 0;
-	if (--c->depth)
+	/* The outermost call's return: its depth, or its frame when a nested call's return never came (an exception
+	 * thrown through it: libstdc++'s aligned nothrow new catches the bad_alloc its aligned new throws). */
+	if (--c->depth && PT_REGS_SP(ctx) != c->sp + 8)
+		return 0;
+	c->depth = 0;
+	if (mt_func__is_free(c->func))	/* a release in flight: its record went out at its entry */
 		return 0;
 	if (call__result(c, (__u64)ret, &addr))
 		return 0;
-	/* NULL is no allocation, but realloc(p, 0) returning NULL freed p. */
-	if (!addr && !(mt_func__is_realloc(c->func) && c->old_addr && !c->size))
-		return 0;
-	alloc__emit(task, c->func, c->allocator, addr, c->size, c->old_addr, c->align, c->stack);
+	func = c->func;
+	allocator = c->allocator;
+	if (func == MT_FN_MALLOC)
+		caller__classify(c, task->tgid, PT_REGS_IP(ctx), &func, &allocator);
+	alloc__emit(task, func, allocator, addr, c->size, c->old_addr, c->align, c->stack);
 	return 0;
 }
 
+/* A release in flight (MT_COOKIE_INFLIGHT), from its entry to its return: what it calls inside is nested. */
+static __always_inline void free__in_flight(struct mt_call *c, __u64 cookie, __u64 sp)
+{
+	c->sp = sp;
+	c->depth = 1;
+	c->func = MT_COOKIE_FUNC(cookie);
+	c->free_ptr = 0;
+}
+
 /*
- * free(NULL) is no event; a free inside realloc is realloc's own business; the free that operator delete, mi_free_size
- * or mimalloc's free makes of the block it was given is the same release, counted once as the outer call: the next
- * release of that block on the thread, not above it on the stack and of a lower rank (MT_COOKIE_RANK), goes on
- * with the chain. A release that calls no other (MT_COOKIE_CHAINS) ends it. The marker is also replaced by the
- * thread's next allocation.
+ * free(NULL) is no event; a free inside realloc, or inside a wrapper's release in flight, is that call's own
+ * business (nested); the free that operator delete, mi_free_size or mimalloc's free makes of the block it was given
+ * is the same release, counted once as the outer call: the next release of that block on the thread, not above it
+ * on the stack and of a lower rank (MT_COOKIE_RANK), goes on with the chain. A release that calls no other
+ * (MT_COOKIE_CHAINS) ends it. The marker is also replaced by the thread's next allocation. A wrapper's release has
+ * its return probed (MT_COOKIE_INFLIGHT), so whatever it calls is nested in it whatever the ranks, and a later free
+ * of the same address is not.
  */
 static __always_inline int free__enter(struct pt_regs *ctx, __u64 cookie, __u64 ptr, __u64 size)
 {
-	__u64 sp = PT_REGS_SP(ctx);
+	__u64 sp = PT_REGS_SP(ctx), inflight = MT_COOKIE_INFLIGHT(cookie);
 	__u8 rank = MT_COOKIE_RANK(cookie);
 	struct task_struct *task;
 	struct mt_call *c;
 
-	if (!ptr)
+	if (!ptr && !inflight)
 		return 0;
 	task = bpf_get_current_task_btf();
 	c = call__state(task, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (call__nested(c, sp))
+	if (call__nested(c, sp)) {
+		if (inflight)
+			c->depth++;	/* its return comes too */
 		return 0;
-	if (c && c->free_ptr == ptr && sp <= c->free_sp && rank < c->free_rank) {
+	}
+	if (c)
+		c->mark_sp = 0;
+	if (ptr && c && c->free_ptr == ptr && sp <= c->free_sp && rank < c->free_rank) {
 		c->free_rank = rank;
 		if (!MT_COOKIE_CHAINS(cookie))
 			c->free_ptr = 0;
-		return 0;
+		ptr = 0;
 	}
-	alloc__emit(task, MT_COOKIE_FUNC(cookie), MT_COOKIE_ALLOCATOR(cookie), ptr, size, 0, 0, 0);
-	if (c) {
-		c->free_ptr = MT_COOKIE_CHAINS(cookie) ? ptr : 0;
-		c->free_sp = sp;
-		c->free_rank = rank;
+	if (ptr) {
+		alloc__emit(task, MT_COOKIE_FUNC(cookie), MT_COOKIE_ALLOCATOR(cookie), ptr, size, 0, 0, 0);
+		if (c) {
+			c->free_ptr = MT_COOKIE_CHAINS(cookie) ? ptr : 0;
+			c->free_sp = sp;
+			c->free_rank = rank;
+		}
 	}
+	if (inflight && c)
+		free__in_flight(c, cookie, sp);
+	else if (inflight)
+		drop__count(MT_DROP_CALLSTATE);
 	return 0;
 }
 
@@ -305,6 +446,18 @@ static __always_inline void regs__by_nr(struct pt_regs *ctx, __u64 r[16])
 	r[15] = ctx->r15;
 }
 
+/* calloc's nmemb * size as asked: UINT64_MAX when the product overflows (the call fails), not the product's wrap. */
+static __always_inline __u64 size__mul(__u64 n, __u64 m)
+{
+	__u64 max;
+
+	if (!((n | m) >> 32) || !n)
+		return n * m;
+	max = ~0ull / n;
+	asm volatile("" : "+r"(max));	/* else clang turns the test into a 128-bit multiply BPF has not */
+	return m > max ? ~0ull : n * m;
+}
+
 /* One entry program for every allocator entry point: the tracer's cookie says how to read the arguments, and where
  * they are when the probe sits past a prologue that moved one (mimalloc's malloc copies its size to rsi). */
 SEC("uprobe")
@@ -325,9 +478,9 @@ int BPF_KPROBE(alloc_enter, __u64 a0, __u64 a1, __u64 a2)
 
 	switch (MT_COOKIE_ARGS(cookie)) {
 	case MT_ARGS_SIZE: v.size = a0; break;
-	case MT_ARGS_NMEMB_SIZE: v.size = a0 * a1; break;
+	case MT_ARGS_NMEMB_SIZE: v.size = size__mul(a0, a1); break;
 	case MT_ARGS_PTR_SIZE: v.old = a0; v.size = a1; break;
-	case MT_ARGS_PTR_NMEMB_SIZE: v.old = a0; v.size = a1 * a2; break;
+	case MT_ARGS_PTR_NMEMB_SIZE: v.old = a0; v.size = size__mul(a1, a2); break;
 	case MT_ARGS_ALIGN_SIZE: v.align = a0; v.size = a1; break;
 	case MT_ARGS_SIZE_ALIGN: v.size = a0; v.align = a1; break;
 	case MT_ARGS_PTR_SIZE_ALIGN: v.old = a0; v.size = a1; v.align = a2; break;
@@ -336,6 +489,8 @@ int BPF_KPROBE(alloc_enter, __u64 a0, __u64 a1, __u64 a2)
 	case MT_ARGS_FREE_SIZED: return free__enter(ctx, cookie, a0, a1);
 	default: return 0;
 	}
+	if (MT_COOKIE_MARK(cookie))
+		return mark__set(ctx, cookie, v.size);
 	return call__enter(ctx, cookie, &v);
 }
 
@@ -407,15 +562,102 @@ static __always_inline void sys__fill(struct mt_syscall *e, __u8 kind, const str
 	}
 }
 
+/*
+ * (dev, ino) -> a C++ runtime's operator new code as file offsets (struct mt_callers): the tracer writes one when it
+ * first tells a process where that code is (tracer/callers.c). BPF places it in a process that maps the file
+ * later, which no tracer may see: an exec'd image keeps its process's links, and its mappings ask for nothing.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, MT_CALLERS_MAX * 4);
+	__type(key, struct mt_file_key);
+	__type(value, struct mt_callers);
+} caller_files SEC(".maps");
+
+/* Zero-filled template for new callers entries, never written (too big for the BPF stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mt_callers);
+} callers_zero SEC(".maps");
+
+static __always_inline bool callers__has(const struct mt_callers *pc, __u64 lo)
+{
+	__u32 j;
+
+	for (j = 0; j < MT_CALLERS_MAX; j++) {
+		if (j >= pc->n)
+			return false;
+		if (pc->c[j].lo == lo)
+			return true;
+	}
+	return false;
+}
+
+/* The file's ranges that the mapping v holds, at their addresses there, added to the process's. */
+static __always_inline void callers__place(struct mt_callers *pc, const struct mt_callers *fc, const struct mt_vma *v)
+{
+	__u64 lo, hi;
+	__u32 i, n;
+
+	for (i = 0; i < MT_CALLERS_MAX; i++) {
+		if (i >= fc->n)
+			return;
+		lo = fc->c[i].lo;
+		hi = fc->c[i].hi;
+		if (lo < v->pgoff || hi > v->pgoff + (v->end - v->start) || callers__has(pc, v->start + lo - v->pgoff))
+			continue;
+		n = pc->n;
+		if (n >= MT_CALLERS_MAX)
+			return;
+		pc->c[n] = fc->c[i];
+		pc->c[n].lo = v->start + lo - v->pgoff;
+		pc->c[n].hi = v->start + hi - v->pgoff;
+		pc->n = n + 1;
+	}
+}
+
+/* An executable mapping of a C++ runtime the tracer has told of already: its operator new, placed. */
+static __always_inline void callers__on_map(struct task_struct *task, __u64 addr)
+{
+	struct mt_callers *fc, *pc, *zero;
+	struct mt_file_key key;
+	struct mt_vma v = {};
+	__u32 tgid = task->tgid, z = 0;
+
+	if (!callers_gen || bpf_find_vma(task, addr, vma__read, &v, 0) || !v.has_file)
+		return;		/* no runtime told of yet; or the mapping cannot be read: new counts as malloc */
+	key = (struct mt_file_key){ .dev = v.dev, .ino = v.ino };
+	fc = bpf_map_lookup_elem(&caller_files, &key);
+	if (!fc)
+		return;
+	pc = bpf_map_lookup_elem(&callers, &tgid);
+	if (!pc) {
+		zero = bpf_map_lookup_elem(&callers_zero, &z);
+		if (!zero || bpf_map_update_elem(&callers, &tgid, zero, BPF_NOEXIST))
+			return;
+		pc = bpf_map_lookup_elem(&callers, &tgid);
+		if (!pc)
+			return;
+	}
+	callers__place(pc, fc, &v);
+	__sync_fetch_and_add(&callers_gen, 1);	/* threads that found none look again */
+}
+
 /* A file mapped executable (mmap, or mprotect adding PROT_EXEC) may hold an allocator to attach to. */
 static __always_inline void sys__watch(__u8 kind, const struct mt_sysargs *a, long ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 
-	if (kind == MT_SYS_MMAP && ret >= 0 && (a->a[2] & MT_PROT_EXEC) && !(a->a[3] & MT_MAP_ANONYMOUS))
+	if (kind == MT_SYS_MMAP && ret >= 0 && (a->a[2] & MT_PROT_EXEC) && !(a->a[3] & MT_MAP_ANONYMOUS)) {
 		watch__addr(task, ret, MT_ATTACH_MMAP, true, NULL);
-	else if (kind == SYS_WATCH_ONLY && ret == 0 && (a->a[2] & MT_PROT_EXEC))
+		callers__on_map(task, ret);
+	} else if (kind == SYS_WATCH_ONLY && ret == 0 && (a->a[2] & MT_PROT_EXEC)) {
 		watch__addr(task, a->a[0], MT_ATTACH_MMAP, true, NULL);
+		callers__on_map(task, a->a[0]);
+	}
 }
 
 static __always_inline int sys__exit(long id, long ret, struct pt_regs *regs)
@@ -485,6 +727,15 @@ int clock_now(struct mt_clock *c)
 	return 0;
 }
 
+/* A fork child runs its parent's image: the same operator new, at the same addresses. */
+static __always_inline void callers__inherit(__u32 parent, __u32 child)
+{
+	struct mt_callers *cs = bpf_map_lookup_elem(&callers, &parent);
+
+	if (cs)
+		bpf_map_update_elem(&callers, &child, cs, BPF_ANY);
+}
+
 /* Children join the tree here, before they first run; threads share their process's entry. */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child)
@@ -504,6 +755,7 @@ int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child
 	if (bpf_map_update_elem(&tracked, &ctgid, &active, BPF_ANY))
 		drop__count(MT_DROP_TRACKED);
 	ranges__inherit(ptgid, ctgid);
+	callers__inherit(ptgid, ctgid);
 	e = rec__reserve(sizeof(*e), MT_REC_FORK);
 	if (!e)
 		return 0;
@@ -524,6 +776,7 @@ static __always_inline void exec__watch(struct task_struct *p)
 
 	watch__addr(p, BPF_CORE_READ(p, mm, start_code), MT_ATTACH_EXEC, false, &seen);
 	watch__addr(p, BPF_CORE_READ(regs, ip), MT_ATTACH_INTERP, false, &seen);
+	callers__on_map(p, BPF_CORE_READ(p, mm, start_code));	/* a C++ runtime linked into the executable */
 }
 
 SEC("tp_btf/sched_process_exec")
@@ -549,6 +802,7 @@ int BPF_PROG(process_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 		rec__submit(e, sizeof(*e));
 	}
 	ranges__reset(tgid);
+	bpf_map_delete_elem(&callers, &tgid);	/* the new image's files are probed, and told, anew */
 	exec__watch(p);
 	return 0;
 }
@@ -580,6 +834,7 @@ int BPF_PROG(process_exit, struct task_struct *p, bool group_dead)
 	if (group_dead) {
 		bpf_map_delete_elem(&tracked, &tgid);
 		bpf_map_delete_elem(&exec_ranges, &tgid);
+		bpf_map_delete_elem(&callers, &tgid);
 	}
 	return 0;
 }

@@ -79,6 +79,8 @@ enum mt_allocator {
 	MT_ALLOCATOR_TCMALLOC,
 	MT_ALLOCATOR_LIBSTDCXX,
 	MT_ALLOCATOR_LIBCXX,
+	MT_ALLOCATOR_WRAPPER,	/* defines malloc/free (or operator new/delete) and forwards them to another allocator
+				 * (__libc_malloc, dlsym(RTLD_NEXT)): a leak checker, libmemusage.so */
 	MT_ALLOCATOR__COUNT,
 };
 
@@ -117,6 +119,35 @@ enum mt_args {
  * (tracer/probe_site.c), and nibble k is the x86 register number (0 rax ... 7 rdi, 8-15 r8-r15) of argument k. */
 #define MT_COOKIE_REGS_SHIFT 32
 #define MT_COOKIE_REGS(c) (((c) >> MT_COOKIE_REGS_SHIFT) & 0xfff)
+/* INFLIGHT: a release whose return is probed too (a wrapper's): it is a call in flight from its entry to its
+ * return, and any probed call it makes meanwhile is its own business, whatever the ranks. */
+#define MT_COOKIE_INFLIGHT_SHIFT 44
+#define MT_COOKIE_INFLIGHT(c) (((c) >> MT_COOKIE_INFLIGHT_SHIFT) & 1)
+/* MARK: an allocating entry point probed at its entry only, because all it does is jump to another (libstdc++'s
+ * operator new[] jumps to operator new): it names the thread's next allocation call (func, size). */
+#define MT_COOKIE_MARK_SHIFT 45
+#define MT_COOKIE_MARK(c) (((c) >> MT_COOKIE_MARK_SHIFT) & 1)
+
+/*
+ * Where a malloc's caller says what the call was: the code of a C++ runtime's operator new, which is not probed
+ * (its malloc is, and one trap less is what a new costs more than a malloc). Per process, the tracer writes one
+ * when it probes such a file for it (tracer/callers.c), BPF copies it at fork and drops it at exec and exit.
+ */
+#define MT_CALLERS_MAX 8
+
+struct mt_caller {
+	__u64 lo, hi;		/* the function's addresses in the process: [lo, hi) */
+	__u64 dev, ino;		/* its file (the kernel's s_dev), so that a file is entered once */
+	__u8 func;		/* enum mt_func the malloc it calls is recorded as */
+	__u8 allocator;		/* enum mt_allocator */
+	__u8 _pad[6];
+};
+
+struct mt_callers {
+	struct mt_caller c[MT_CALLERS_MAX];
+	__u32 n;
+	__u32 _pad;
+};
 
 /* Why a file was looked at by the attach worker (mt_attach.reason). */
 enum mt_attach_reason {
@@ -184,7 +215,8 @@ struct mt_rec_hdr {
 struct mt_alloc {
 	struct mt_rec_hdr hdr;
 	__u64 addr;		/* result (free: the pointer freed) */
-	__u64 size;		/* bytes asked for; calloc/reallocarray: nmemb * size */
+	__u64 size;		/* bytes asked for; calloc/reallocarray: nmemb * size (UINT64_MAX when that overflows);
+				 * addr 0 with an allocating func: the call failed (NULL, posix_memalign's error) */
 	__u64 old_addr;		/* realloc/reallocarray: the pointer passed in */
 	__u64 align;		/* aligned_alloc/memalign/posix_memalign */
 	__u64 stack;		/* hash of the call path (MT_REC_STACK), 0 without --stacks */
@@ -347,5 +379,7 @@ _Static_assert(sizeof(struct mt_thread_exit) == 32, "mt_thread_exit size");
 _Static_assert(sizeof(struct mt_clock) == 24, "mt_clock size");
 _Static_assert(sizeof(struct mt_session) == 40, "mt_session size");
 _Static_assert(sizeof(struct mt_end) == 96, "mt_end size");
+_Static_assert(sizeof(struct mt_caller) == 40, "mt_caller size");
+_Static_assert(sizeof(struct mt_callers) == 8 + MT_CALLERS_MAX * 40, "mt_callers size");
 
 #endif /* MEMTRACK_SHARED_H */

@@ -198,11 +198,12 @@ static void test_glibc_functions(void **state)
 	assert_int_equal(aligned_allocs(dir, root, 2048, 128), 4);
 	assert_int_equal(allocs(dir, root, MT_FN_MEMALIGN, ANY_SIZE) + allocs(dir, root, MT_FN_ALIGNED_ALLOC, ANY_SIZE), 7);
 	assert_int_equal(allocs(dir, root, MT_FN_POSIX_MEMALIGN, 4096), 6);
-	assert_int_equal(allocs(dir, root, MT_FN_POSIX_MEMALIGN, ANY_SIZE), 6);	/* not the bad alignment */
+	assert_int_equal(allocs(dir, root, MT_FN_POSIX_MEMALIGN, 100), 1);	/* the bad alignment: failed, addr 0 */
+	assert_int_equal(allocs(dir, root, MT_FN_POSIX_MEMALIGN, ANY_SIZE), 7);
 	assert_int_equal(allocs(dir, root, MT_FN_VALLOC, 5000), 2);
 	assert_int_equal(allocs(dir, root, MT_FN_PVALLOC, 6000), 2);
 	assert_int_equal(allocs(dir, root, MT_FN_FREE, ANY_SIZE), 37);	/* free(NULL) is no event */
-	assert_int_equal(allocs(dir, root, ANY, ANY_SIZE), 14 + 5 + 4 + 2 + 7 + 6 + 2 + 2 + 37);
+	assert_int_equal(allocs(dir, root, ANY, ANY_SIZE), 14 + 5 + 4 + 2 + 7 + 7 + 2 + 2 + 37);
 }
 
 /* The realloc chain: NULL -> 100 -> 200 -> 40000 -> realloc(p, 0) frees. */
@@ -1585,6 +1586,282 @@ static void test_suppress_builtin(void **state)
 	assert_non_null(strstr(out, "  #2   4.1 KiB (4242 B) in 1 block; pid "));
 }
 
+/* Failed calls (addr 0) by func and size; size ANY_SIZE is any, so calloc's saturated UINT64_MAX is asked by func. */
+struct failed {
+	uint32_t pid;
+	uint64_t by_func[MT_FN__COUNT], huge, saturated, with_old;
+};
+
+static int failed__on_record(const struct mt_rec_hdr *h, void *ctx)
+{
+	const struct mt_alloc *a = (const void *)h;
+	struct failed *f = ctx;
+
+	if (h->type != MT_REC_ALLOC || h->pid != f->pid || a->addr || mt_func__is_free(a->func) ||
+	    a->func >= MT_FN__COUNT)
+		return 0;
+	f->by_func[a->func]++;
+	f->huge += a->size == 1ull << 62;
+	f->saturated += a->size == UINT64_MAX;
+	f->with_old += a->old_addr != 0;
+	return 0;
+}
+
+static struct failed failed_calls(const char *dir, uint32_t pid)
+{
+	struct failed f = { .pid = pid };
+	struct mt_read_status st;
+
+	assert_int_equal(mt_artifact__read(dir, failed__on_record, &f, &st), 0);
+	return f;
+}
+
+/* The model's heap accounting of pid, as report and report --json give it. */
+static struct mt_heap_stats model_heap(const char *dir, uint32_t pid)
+{
+	struct mt_heap_stats h;
+	struct mt_read_status st;
+	struct mt_model *m;
+
+	assert_int_equal(mt_model__load(dir, &m, &st), 0);
+	assert_non_null(mt_model__find_proc(m, pid));
+	h = mt_model__find_proc(m, pid)->heap;
+	mt_model__free(m);
+	return h;
+}
+
+/* Lines of name.out (run_named's) that hold every one of the two strings. */
+static int out_lines_with(const char *name, const char *a, const char *b)
+{
+	char path[512], line[1024];
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.out", tmp_root, name);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, a) && strstr(line, b);
+	fclose(f);
+	return n;
+}
+
+/* 10 malloc(2^62) and 5 callocs whose nmemb * size overflows: 15 failed calls, recorded, counted, dumped. */
+static void test_failed_calls(void **state)
+{
+	char dir[256], *argv[] = { PROG("alloc_fail"), NULL }, *dump[] = { MT_BINARY, "dump", dir, NULL };
+	struct failed f;
+	uint32_t root;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "failed");
+	assert_int_equal(record_run(dir, "failed", argv), 0);
+	root = root_pid(dir);
+	f = failed_calls(dir, root);
+	assert_int_equal(f.by_func[MT_FN_MALLOC], 10);
+	assert_int_equal(f.huge, 10);
+	assert_int_equal(f.by_func[MT_FN_CALLOC], 5);
+	assert_int_equal(f.saturated, 5);		/* the size asked: the product, past 64 bits */
+	assert_int_equal(model_heap(dir, root).failed_allocations, 15);
+	assert_int_equal(run_named("failed_dump", dump), 0);
+	assert_int_equal(out_lines_with("failed_dump", "\"event\":\"malloc\",\"addr\":0,", "\"size\":4611686018427387904"),
+			 10);
+	assert_int_equal(out_lines_with("failed_dump", "\"event\":\"calloc\",\"addr\":0,", "\"size\":18446744073709551615"),
+			 5);
+}
+
+/* One failure of each other C entry point: realloc's block stays its own (freed once), posix_memalign's error. */
+static void test_failed_calls_each(void **state)
+{
+	char dir[256], *argv[] = { PROG("alloc_fail"), "all", NULL };
+	struct failed f;
+	uint32_t root;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "failed_each");
+	assert_int_equal(record_run(dir, "failed_each", argv), 0);
+	root = root_pid(dir);
+	f = failed_calls(dir, root);
+	assert_int_equal(f.by_func[MT_FN_REALLOC], 2);
+	assert_int_equal(f.with_old, 1);		/* realloc(p, 2^62): p untouched */
+	assert_int_equal(f.by_func[MT_FN_REALLOCARRAY], 1);
+	assert_int_equal(f.by_func[MT_FN_MEMALIGN] + f.by_func[MT_FN_ALIGNED_ALLOC], 2);	/* one code in glibc */
+	assert_int_equal(f.by_func[MT_FN_VALLOC], 1);
+	assert_int_equal(f.by_func[MT_FN_PVALLOC], 1);
+	assert_int_equal(f.by_func[MT_FN_POSIX_MEMALIGN], 1);
+	assert_int_equal(f.huge, 10 + 7);
+	assert_int_equal(f.saturated, 5 + 1);
+	assert_int_equal(model_heap(dir, root).failed_allocations, 15 + 8);
+	assert_int_equal(allocs(dir, root, MT_FN_MALLOC, 4444), 1);
+	assert_int_equal(allocs(dir, root, MT_FN_FREE, ANY_SIZE), 1);
+}
+
+/*
+ * operator new(nothrow) returning NULL, through libstdc++'s new, new[] and aligned new: each a failed new, and the
+ * bad_alloc each throws inside is caught as without memtrack (no return probe in its way).
+ */
+static void test_failed_new_nothrow(void **state)
+{
+	char dir[256], *argv[] = { PROG("cxx_fail"), NULL };
+	uint32_t root;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "failed_new");
+	assert_int_equal(record_run(dir, "failed_new", argv), 0);
+	root = root_pid(dir);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW, 1ull << 62, MT_ALLOCATOR_LIBSTDCXX), 4);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW_ARRAY, 1ull << 62, MT_ALLOCATOR_LIBSTDCXX), 2);
+	assert_int_equal(failed_calls(dir, root).huge, 6);
+	assert_int_equal(model_heap(dir, root).failed_allocations, 6);
+}
+
+/* The blocks of two sizes: each must be allocated once, then released once. */
+struct once {
+	uint32_t pid;
+	uint64_t size_a, size_b;
+	struct mt_u64map live;		/* addr -> 1 */
+	uint64_t allocs, releases, double_allocs;
+};
+
+static int once__on_record(const struct mt_rec_hdr *h, void *ctx)
+{
+	const struct mt_alloc *a = (const void *)h;
+	struct once *p = ctx;
+	int rc;
+
+	if (h->type != MT_REC_ALLOC || h->pid != p->pid || !a->addr)
+		return 0;
+	if (mt_func__is_free(a->func)) {
+		p->releases += mt_u64map__del(&p->live, a->addr, NULL);
+		return 0;
+	}
+	if (a->size != p->size_a && a->size != p->size_b)
+		return 0;
+	p->allocs++;
+	rc = mt_u64map__put(&p->live, a->addr, 1, NULL);
+	assert_true(rc >= 0);
+	p->double_allocs += rc == 1;
+	return 0;
+}
+
+/* cxx_pairs' 1,500 blocks allocated once and released once each; and no release of the process was one of a block
+ * released already (the model's unknown frees), no allocation one of a block still live (replaced). */
+static void blocks_once(const char *dir, uint32_t pid)
+{
+	struct once p = { .pid = pid, .size_a = 3001, .size_b = 3002 };
+	struct mt_read_status st;
+	struct mt_heap_stats h;
+
+	assert_int_equal(mt_artifact__read(dir, once__on_record, &p, &st), 0);
+	assert_int_equal(p.allocs, 1500);
+	assert_int_equal(p.double_allocs, 0);
+	assert_int_equal(p.releases, 1500);
+	assert_int_equal(p.live.count, 0);
+	mt_u64map__release(&p.live);
+	h = model_heap(dir, pid);
+	assert_int_equal(h.unknown_frees, 0);
+	assert_int_equal(h.replaced, 0);
+}
+
+/* cxx_pairs under libstdc++: new by its malloc's caller, new[] by its mark, deletes by their rank chain. */
+static void test_cxx_pairs(void **state)
+{
+	char dir[256], *argv[] = { PROG("cxx_pairs"), NULL };
+	uint32_t root;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "pairs");
+	assert_int_equal(record_run(dir, "pairs", argv), 0);
+	root = root_pid(dir);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW_ARRAY, 3001, MT_ALLOCATOR_LIBSTDCXX), 1000);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW, 3002, MT_ALLOCATOR_LIBSTDCXX), 500);
+	assert_int_equal(allocs_by(dir, root, MT_FN_DELETE_ARRAY, ANY_SIZE, MT_ALLOCATOR_LIBSTDCXX), 1000);
+	assert_int_equal(allocs_by(dir, root, MT_FN_DELETE, 3002, MT_ALLOCATOR_LIBSTDCXX), 500);
+	assert_int_equal(allocs(dir, root, MT_FN_MALLOC, 3001) + allocs(dir, root, MT_FN_MALLOC, 3002), 0);
+	assert_int_equal(allocs(dir, root, MT_FN_FREE, ANY_SIZE), 0);
+	blocks_once(dir, root);
+}
+
+/*
+ * cxx_pairs with wrap_preload preloaded: its operator new/delete and malloc/free forward, one to the next, to glibc's.
+ * Each call counts once, as the program made it (the wrapper's, outermost), the glibc calls inside nested in it:
+ * sized delete -> delete -> free -> glibc's free is one release, whether each calls the next (-O0) or jumps to it
+ * at one stack pointer (-O2).
+ */
+static void wrapped_pairs(const char *name, const char *lib)
+{
+	char dir[256], env[512], *argv[] = { "/usr/bin/env", env, PROG("cxx_pairs"), NULL };
+	uint32_t root;
+
+	snprintf(env, sizeof(env), "LD_PRELOAD=%s", lib);
+	test_dir(dir, sizeof(dir), name);
+	assert_int_equal(record_run(dir, name, argv), 0);
+	root = root_pid(dir);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW_ARRAY, 3001, MT_ALLOCATOR_WRAPPER), 1000);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW, 3002, MT_ALLOCATOR_WRAPPER), 500);
+	assert_int_equal(allocs_by(dir, root, MT_FN_DELETE_ARRAY, ANY_SIZE, MT_ALLOCATOR_WRAPPER), 1000);
+	assert_int_equal(allocs_by(dir, root, MT_FN_DELETE, 3002, MT_ALLOCATOR_WRAPPER), 500);
+	assert_int_equal(allocs_by(dir, root, MT_FN_DELETE, ANY_SIZE, ANY), 500);
+	assert_int_equal(allocs_by(dir, root, MT_FN_DELETE_ARRAY, ANY_SIZE, ANY), 1000);
+	assert_int_equal(allocs(dir, root, MT_FN_MALLOC, 3001) + allocs(dir, root, MT_FN_MALLOC, 3002), 0);
+	blocks_once(dir, root);
+	assert_int_equal(attach_log(dir, "/libwrap_preload_O0.so").rows + attach_log(dir, "/libwrap_preload_O2.so").rows,
+			 1);
+	assert_int_equal(attach_log(dir, strrchr(lib, '/')).kind, MT_ALLOCATOR_WRAPPER);
+}
+
+static void test_wrapper_calls(void **state)
+{
+	(void)state;
+	wrapped_pairs("wrap_O0", PROG("libwrap_preload_O0.so"));
+}
+
+static void test_wrapper_tail_calls(void **state)
+{
+	(void)state;
+	wrapped_pairs("wrap_O2", PROG("libwrap_preload_O2.so"));
+}
+
+/* glibc's libmemusage.so adds a header to each block: the sizes and addresses are the caller's, not glibc's. */
+static void test_memusage_headers(void **state)
+{
+	char dir[256], *argv[] = { "/usr/bin/env", "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libmemusage.so",
+				   PROG("alloc_sizes"), NULL };
+	uint32_t root;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "memusage");
+	assert_int_equal(record_run(dir, "memusage", argv), 0);
+	root = root_pid(dir);
+	assert_int_equal(allocs_by(dir, root, MT_FN_MALLOC, 3131, MT_ALLOCATOR_WRAPPER), 30);
+	assert_int_equal(allocs_by(dir, root, MT_FN_MALLOC, 70000, MT_ALLOCATOR_WRAPPER), 10);
+	assert_int_equal(allocs_by(dir, root, MT_FN_REALLOC, 4141, MT_ALLOCATOR_WRAPPER), 20);
+	assert_int_equal(allocs_by(dir, root, MT_FN_CALLOC, 7 * 737, MT_ALLOCATOR_WRAPPER), 15);
+	assert_int_equal(allocs(dir, root, ANY, 3131 + 16) + allocs(dir, root, ANY, 7 * 737 + 16), 0);
+	/* libmemusage.so has no posix_memalign: glibc's is called */
+	assert_int_equal(allocs_where(dir, root, MT_FN_POSIX_MEMALIGN, 2525, 256, MT_ALLOCATOR_GLIBC), 5);
+	assert_int_equal(known_frees(dir, root), 60);
+	assert_int_equal(attach_log(dir, "/libmemusage.so").kind, MT_ALLOCATOR_WRAPPER);
+}
+
+/* A C++ program exec'd by one: its process keeps its links, and BPF places the new image's operator new itself. */
+static void test_cxx_exec(void **state)
+{
+	char dir[256], *argv[] = { PROG("cxx_pairs"), "exec", NULL };
+	uint32_t root;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "pairs_exec");
+	assert_int_equal(record_run(dir, "pairs_exec", argv), 0);
+	root = root_pid(dir);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW, 3003, MT_ALLOCATOR_LIBSTDCXX), 10);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW_ARRAY, 3001, MT_ALLOCATOR_LIBSTDCXX), 1000);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW, 3002, MT_ALLOCATOR_LIBSTDCXX), 500);
+	assert_int_equal(allocs(dir, root, MT_FN_MALLOC, 3001) + allocs(dir, root, MT_FN_MALLOC, 3002) +
+			 allocs(dir, root, MT_FN_MALLOC, 3003), 0);
+	blocks_once(dir, root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1616,6 +1893,10 @@ int main(void)
 		cmocka_unit_test(test_window_real),
 		cmocka_unit_test(test_suppress_site),
 		cmocka_unit_test(test_suppress_builtin),
+		cmocka_unit_test(test_failed_calls),		 cmocka_unit_test(test_failed_calls_each),
+		cmocka_unit_test(test_failed_new_nothrow),	 cmocka_unit_test(test_cxx_pairs),
+		cmocka_unit_test(test_wrapper_calls),		 cmocka_unit_test(test_wrapper_tail_calls),
+		cmocka_unit_test(test_memusage_headers),	 cmocka_unit_test(test_cxx_exec),
 	};
 
 	return mt_test__main("test_record", tests, sizeof(tests) / sizeof(tests[0]));

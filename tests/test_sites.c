@@ -153,6 +153,32 @@ static void test_short_code(void **state)
 	assert_int_equal(site(code, sizeof(code), MT_ARGS_SIZE, NULL), 0);
 }
 
+#define FORWARDS(...) mt_probe_site__forwards(CODE(__VA_ARGS__), sizeof(CODE(__VA_ARGS__)))
+
+/* A forwarder only moves registers and jumps: every call of it is a call of its target (an operator new that is
+ * then marked, not return-probed). */
+static void test_forwarders(void **state)
+{
+	(void)state;
+	/* libstdc++'s new[]: endbr64; jmp _Znwm@plt */
+	assert_true(FORWARDS(0xf3, 0x0f, 0x1e, 0xfa, 0xe9, 0xf7, 0x02, 0xff, 0xff));
+	/* libstdc++'s sized aligned delete: endbr64; mov %rdx,%rsi; jmp */
+	assert_true(FORWARDS(0xf3, 0x0f, 0x1e, 0xfa, 0x48, 0x89, 0xd6, 0xe9, 0x74, 0x12, 0xff, 0xff));
+	/* jmp rel8; bnd jmp *disp32(%rip), as a PLT entry */
+	assert_true(FORWARDS(0xeb, 0x10));
+	assert_true(FORWARDS(0xf2, 0xff, 0x25, 0x10, 0x20, 0x30, 0x00));
+	/* libstdc++'s new: endbr64; test; mov $1,%eax; push %rbx (then calls malloc): no */
+	assert_false(FORWARDS(0xf3, 0x0f, 0x1e, 0xfa, 0x48, 0x85, 0xff, 0xb8, 0x01, 0x00, 0x00, 0x00, 0x53));
+	/* its nothrow new: endbr64; sub $8,%rsp; call: no (the stack pointer moves) */
+	assert_false(FORWARDS(0xf3, 0x0f, 0x1e, 0xfa, 0x48, 0x83, 0xec, 0x08, 0xe8, 0x10, 0x20, 0x30, 0x00));
+	/* jemalloc's sized delete: test %rdi,%rdi; je: a branch first, no */
+	assert_false(FORWARDS(0x48, 0x85, 0xff, 0x74, 0x13, 0x48, 0x83, 0xec, 0x08));
+	/* call, ret, and nothing at all */
+	assert_false(FORWARDS(0xe8, 0x10, 0x20, 0x30, 0x00));
+	assert_false(FORWARDS(0xc3));
+	assert_false(mt_probe_site__forwards(CODE(0xe9), 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -161,6 +187,7 @@ int main(void)
 		cmocka_unit_test(test_leaf_prologues),	 cmocka_unit_test(test_moved_arguments),
 		cmocka_unit_test(test_unsafe_stays),
 		cmocka_unit_test(test_short_code),
+		cmocka_unit_test(test_forwarders),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

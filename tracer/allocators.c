@@ -77,11 +77,12 @@ static const struct entry tc_entries[] = {
 
 static const char *const je_prefixes[] = { "", "je_", "_rjem_" };
 
-/* Symbol names looked up in one file: the defined ones that matter, with their offsets. */
+/* Symbol names looked up in one file: the defined ones that matter, with their offsets and sizes. */
 struct symset {
 	struct {
 		char *name;
 		uint64_t off;
+		uint64_t size;
 	} *v;
 	size_t n, cap;
 	bool libcxx;		/* std::__1 symbols: operator new here is libc++'s */
@@ -92,10 +93,11 @@ static bool name__wanted(const char *name)
 {
 	return !strncmp(name, "mi_", 3) || !strncmp(name, "tc_", 3) || !strncmp(name, "je_", 3) ||
 	       !strncmp(name, "_rjem_", 6) || !strncmp(name, "_Zn", 3) || !strncmp(name, "_Zd", 3) ||
-	       strstr(name, "alloc") || strstr(name, "align") || !strcmp(name, "free") || !strcmp(name, "cfree");
+	       strstr(name, "alloc") || strstr(name, "align") || !strcmp(name, "free") || !strcmp(name, "cfree") ||
+	       !strcmp(name, "__cxa_throw");
 }
 
-static void symset__add(const char *name, uint64_t off, void *ctx)
+static void symset__add(const char *name, uint64_t off, uint64_t size, void *ctx)
 {
 	struct symset *s = ctx;
 
@@ -107,18 +109,27 @@ static void symset__add(const char *name, uint64_t off, void *ctx)
 		return;
 	s->v[s->n].name = strdup(name);
 	s->v[s->n].off = off;
+	s->v[s->n].size = size;
 	if (s->v[s->n].name)
 		s->n++;
 }
 
-static uint64_t symset__find(const struct symset *s, const char *prefix, const char *name)
+/* The index of the defined symbol prefix + name, or -1. */
+static ssize_t symset__index(const struct symset *s, const char *prefix, const char *name)
 {
 	size_t i, plen = strlen(prefix);
 
 	for (i = 0; i < s->n; i++)
 		if (!strncmp(s->v[i].name, prefix, plen) && !strcmp(s->v[i].name + plen, name))
-			return s->v[i].off;
-	return 0;
+			return i;
+	return -1;
+}
+
+static uint64_t symset__find(const struct symset *s, const char *prefix, const char *name)
+{
+	ssize_t i = symset__index(s, prefix, name);
+
+	return i < 0 ? 0 : s->v[i].off;
 }
 
 static void symset__free(struct symset *s)
@@ -130,14 +141,32 @@ static void symset__free(struct symset *s)
 	free(s->v);
 }
 
+/* How an entry point is probed. */
+enum probe_as {
+	AS_CALL,	/* an allocating call: entry and return */
+	AS_RELEASE,	/* a release: its entry, where it is recorded */
+	AS_INFLIGHT,	/* a wrapper's release: its return too, so that what it calls inside counts as nested */
+	AS_MARK,	/* an allocating call that only jumps to another: its entry names the next call */
+};
+
+/* Where the probe goes, where the arguments are there, and whether the function only jumps to another. */
+struct site_code {
+	uint64_t offset;
+	uint16_t regs;
+	bool forwards;
+};
+
 /* 96 bytes: the sites of jemalloc's and mimalloc's free are 48 and 76 bytes in. */
-static uint64_t site__place(int fd, uint64_t off, uint8_t args, uint16_t *regs)
+static void site__read(int fd, uint64_t off, uint8_t args, struct site_code *sc)
 {
 	uint8_t code[96];
 	ssize_t n = fd >= 0 ? pread(fd, code, sizeof(code), off) : -1;
 
-	*regs = 0;
-	return n > 0 ? off + mt_probe_site__place(code, n, args, regs) : off;
+	*sc = (struct site_code){ .offset = off };
+	if (n <= 0)
+		return;
+	sc->offset = off + mt_probe_site__place(code, n, args, &sc->regs);
+	sc->forwards = mt_probe_site__forwards(code, n);
 }
 
 /*
@@ -175,36 +204,119 @@ static bool entry__chains(const struct entry *e, uint8_t allocator)
 	return false;	/* glibc's free and jemalloc's C functions call no probed one */
 }
 
-static void plan__add(struct mt_probe_plan *p, int fd, uint64_t off, const struct entry *e, uint8_t allocator)
+static bool entry__releases(const struct entry *e)
 {
-	uint16_t regs;
+	return e->args == MT_ARGS_FREE || e->args == MT_ARGS_FREE_SIZED;
+}
+
+static uint64_t site__cookie(const struct entry *e, uint8_t allocator, enum probe_as as, const struct site_code *sc)
+{
+	return MT_COOKIE(e->args, e->func, allocator) | (uint64_t)entry__rank(e) << MT_COOKIE_RANK_SHIFT |
+	       (uint64_t)(as == AS_RELEASE && entry__chains(e, allocator)) << MT_COOKIE_CHAINS_SHIFT |
+	       (uint64_t)sc->regs << MT_COOKIE_REGS_SHIFT | (uint64_t)(as == AS_INFLIGHT) << MT_COOKIE_INFLIGHT_SHIFT |
+	       (uint64_t)(as == AS_MARK) << MT_COOKIE_MARK_SHIFT;
+}
+
+static bool plan__has(const struct mt_probe_plan *p, uint64_t off)
+{
 	size_t i;
 
-	if (!off || p->n == MT_PROBE_PLAN_MAX)
-		return;
 	for (i = 0; i < p->n; i++)
 		if (p->sites[i].entry == off)
-			return;
-	p->sites[p->n].entry = off;
-	p->sites[p->n].offset = site__place(fd, off, e->args, &regs);
-	if (p->sites[p->n].offset != off)
+			return true;
+	for (i = 0; i < p->ncallers; i++)
+		if (p->callers[i].lo == off)
+			return true;
+	for (i = 0; i < p->nforwarders; i++)
+		if (p->forwarders[i] == off)
+			return true;
+	return false;
+}
+
+/*
+ * A free that only jumps to another (mimalloc's mi_free_size, its aligned ones and the operator deletes that alias
+ * them, to mi_free) is that one's call: its own probe would cost a trap and tell only the size its caller gave. An
+ * operator delete that jumps to free still tells a delete, and is probed.
+ */
+static bool plan__forwarder(struct mt_probe_plan *p, uint64_t off, const struct entry *e, enum probe_as as,
+			    const struct site_code *sc)
+{
+	if (as != AS_RELEASE || e->func != MT_FN_FREE || !sc->forwards || p->nforwarders == MT_PROBE_FORWARDERS_MAX)
+		return false;
+	p->forwarders[p->nforwarders++] = off;
+	return true;
+}
+
+static void plan__add(struct mt_probe_plan *p, int fd, uint64_t off, const struct entry *e, uint8_t allocator,
+		      enum probe_as as)
+{
+	struct mt_probe_site *site = &p->sites[p->n];
+	struct site_code sc;
+
+	if (!off || p->n == MT_PROBE_PLAN_MAX || plan__has(p, off))
+		return;
+	site__read(fd, off, e->args, &sc);
+	if (plan__forwarder(p, off, e, as, &sc))
+		return;
+	if (sc.offset != off)
 		pr_debug("%s: probed at +%llu, an emulated instruction (arguments in registers %#x)\n", e->name,
-			 (unsigned long long)(p->sites[p->n].offset - off), regs);
-	p->sites[p->n].cookie = MT_COOKIE(e->args, e->func, allocator) |
-				(uint64_t)entry__rank(e) << MT_COOKIE_RANK_SHIFT |
-				(uint64_t)entry__chains(e, allocator) << MT_COOKIE_CHAINS_SHIFT |
-				(uint64_t)regs << MT_COOKIE_REGS_SHIFT;
-	p->sites[p->n].ret = e->args != MT_ARGS_FREE && e->args != MT_ARGS_FREE_SIZED;
+			 (unsigned long long)(sc.offset - off), sc.regs);
+	site->entry = off;
+	site->offset = sc.offset;
+	site->cookie = site__cookie(e, allocator, as, &sc);
+	site->ret = as == AS_CALL || as == AS_INFLIGHT;
 	p->n++;
 }
 
 static void plan__entries(struct mt_probe_plan *p, const struct symset *s, const char *prefix,
 			  const struct entry *e, size_t n, uint8_t allocator)
 {
+	bool wrapper = allocator == MT_ALLOCATOR_WRAPPER;
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		plan__add(p, s->fd, symset__find(s, prefix, e[i].name), &e[i], allocator);
+		plan__add(p, s->fd, symset__find(s, prefix, e[i].name), &e[i], allocator,
+			  !entry__releases(&e[i]) ? AS_CALL : wrapper ? AS_INFLIGHT : AS_RELEASE);
+}
+
+/*
+ * A C++ runtime's operator new is never return-probed: a bad_alloc thrown through such a frame finds no unwind data
+ * at the uretprobe trampoline, which ends the program. One that calls malloc with the size it was given (the plain
+ * ones) is not probed at all: its malloc is, and a malloc that returns into its code is recorded as the new
+ * (struct mt_callers), at no cost above the malloc's. The others are probed at their entry only (AS_MARK), to name
+ * the call they lead to with their own size: new[] jumps to new, the aligned ones round the size up for
+ * aligned_alloc. A new whose end the symbols do not tell is marked too.
+ */
+static void plan__cxx_runtime(struct mt_probe_plan *p, const struct symset *s, uint8_t allocator)
+{
+	struct mt_probe_caller *c;
+	struct site_code sc;
+	ssize_t k;
+	size_t i;
+
+	for (i = 0; i < N(cxx_entries); i++) {
+		const struct entry *e = &cxx_entries[i];
+
+		k = symset__index(s, "", e->name);
+		if (k < 0 || entry__releases(e) || plan__has(p, s->v[k].off)) {
+			plan__entries(p, s, "", e, 1, allocator);
+			continue;
+		}
+		site__read(s->fd, s->v[k].off, e->args, &sc);
+		if (e->args != MT_ARGS_SIZE || sc.forwards || !s->v[k].size || p->ncallers == MT_CALLERS_MAX) {
+			plan__add(p, s->fd, s->v[k].off, e, allocator, AS_MARK);
+			continue;
+		}
+		c = &p->callers[p->ncallers++];
+		*c = (struct mt_probe_caller){ .lo = s->v[k].off, .hi = s->v[k].off + s->v[k].size, .func = e->func,
+					       .allocator = allocator };
+	}
+}
+
+/* libstdc++ or libc++ itself (or linked into the file), not a program or library with an operator new of its own. */
+static bool cxx__runtime(const struct symset *s)
+{
+	return s->libcxx || symset__find(s, "", "__cxa_throw");
 }
 
 /* Which allocators the file defines, as a bit per enum mt_allocator; *je_prefix names jemalloc's prefix. */
@@ -223,10 +335,14 @@ static unsigned int kinds__detect(const struct symset *s, const char **je_prefix
 		kinds |= 1u << MT_ALLOCATOR_MIMALLOC;
 	if (symset__find(s, "", "tc_malloc"))
 		kinds |= 1u << MT_ALLOCATOR_TCMALLOC;
-	if (symset__find(s, "", "_Znwm"))
-		kinds |= 1u << (s->libcxx ? MT_ALLOCATOR_LIBCXX : MT_ALLOCATOR_LIBSTDCXX);
 	if (symset__find(s, "", "__libc_malloc") && symset__find(s, "", "malloc"))
 		kinds |= 1u << MT_ALLOCATOR_GLIBC;
+	/* malloc defined by none of those: an interposer of its own (a leak checker forwarding to __libc_malloc,
+	 * libmemusage.so to dlsym(RTLD_NEXT)'s), its operator new/delete with it */
+	if (!kinds && symset__find(s, "", "malloc") && !cxx__runtime(s))
+		return 1u << MT_ALLOCATOR_WRAPPER;
+	if (symset__find(s, "", "_Znwm"))
+		kinds |= 1u << (s->libcxx ? MT_ALLOCATOR_LIBCXX : MT_ALLOCATOR_LIBSTDCXX);
 	return kinds;
 }
 
@@ -234,7 +350,8 @@ static unsigned int kinds__detect(const struct symset *s, const char **je_prefix
 static uint8_t kinds__primary(unsigned int kinds)
 {
 	static const uint8_t order[] = { MT_ALLOCATOR_JEMALLOC, MT_ALLOCATOR_MIMALLOC, MT_ALLOCATOR_TCMALLOC,
-					 MT_ALLOCATOR_LIBSTDCXX, MT_ALLOCATOR_LIBCXX, MT_ALLOCATOR_GLIBC };
+					 MT_ALLOCATOR_LIBSTDCXX, MT_ALLOCATOR_LIBCXX, MT_ALLOCATOR_GLIBC,
+					 MT_ALLOCATOR_WRAPPER };
 	size_t i;
 
 	for (i = 0; i < N(order); i++)
@@ -255,7 +372,10 @@ static void plan__build(struct mt_probe_plan *p, const struct symset *s, unsigne
 	if (kinds & 1u << MT_ALLOCATOR_TCMALLOC)
 		plan__entries(p, s, "", tc_entries, N(tc_entries), MT_ALLOCATOR_TCMALLOC);
 	plan__entries(p, s, std_prefix, std_entries, N(std_entries), primary);
-	plan__entries(p, s, "", cxx_entries, N(cxx_entries), primary);
+	if ((primary == MT_ALLOCATOR_LIBSTDCXX || primary == MT_ALLOCATOR_LIBCXX) && cxx__runtime(s))
+		plan__cxx_runtime(p, s, primary);
+	else
+		plan__entries(p, s, "", cxx_entries, N(cxx_entries), primary);
 }
 
 static void kinds__warn_many(const char *path, unsigned int kinds, uint8_t primary)

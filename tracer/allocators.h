@@ -5,14 +5,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bpf/memtrack.h"
 #include "tracer/probe_site.h"
 
 #define MT_PROBE_PLAN_MAX 96
+#define MT_PROBE_FORWARDERS_MAX 8
+
+/* A function not probed whose calls to a probed malloc are recorded as its own (a C++ runtime's operator new). */
+struct mt_probe_caller {
+	uint64_t lo, hi;	/* file offsets of its code: [lo, hi) */
+	uint8_t func;		/* enum mt_func */
+	uint8_t allocator;	/* enum mt_allocator */
+};
 
 struct mt_probe_plan {
 	uint8_t kind;		/* enum mt_allocator, 0: no allocator here */
 	size_t n;
 	struct mt_probe_site sites[MT_PROBE_PLAN_MAX];	/* deduplicated by entry */
+	size_t ncallers;
+	struct mt_probe_caller callers[MT_CALLERS_MAX];	/* BPF learns them per process (tracer/callers.c) */
+	size_t nforwarders;
+	uint64_t forwarders[MT_PROBE_FORWARDERS_MAX];	/* frees not probed: each jumps to one that is */
 };
 
 /* The plan for the ELF file at path (kind 0 and no sites when it holds no allocator). 0 or -errno. */

@@ -377,6 +377,32 @@ int mt_bpf_session__proc_file(struct mt_bpf_session *s, pid_t pid, uint64_t dev,
 	return map__set(s->skel->maps.proc_files, &key, sizeof(key), &one, sizeof(one), !linked);
 }
 
+int mt_bpf_session__callers_get(struct mt_bpf_session *s, pid_t pid, struct mt_callers *c)
+{
+	__u32 key = pid;
+
+	if (bpf_map__lookup_elem(s->skel->maps.callers, &key, sizeof(key), c, sizeof(*c), 0))
+		return -errno;
+	return 0;
+}
+
+int mt_bpf_session__caller_file(struct mt_bpf_session *s, uint64_t dev, uint64_t ino, const struct mt_callers *c)
+{
+	__u64 key[2] = { dev, ino };
+
+	return map__set(s->skel->maps.caller_files, key, sizeof(key), c, sizeof(*c), false);
+}
+
+/* A new generation after the write: BPF's threads that found no entry before look again. */
+int mt_bpf_session__callers_set(struct mt_bpf_session *s, pid_t pid, const struct mt_callers *c)
+{
+	__u32 key = pid;
+	int err = map__set(s->skel->maps.callers, &key, sizeof(key), c, sizeof(*c), false);
+
+	__atomic_fetch_add(&s->skel->bss->callers_gen, 1, __ATOMIC_SEQ_CST);
+	return err;
+}
+
 struct bpf_map *mt_bpf_session__attach_map(const struct mt_bpf_session *s)
 {
 	return s->skel->maps.attach_rb;

@@ -34,6 +34,11 @@ int mt_bpf_session__link_plan(struct mt_bpf_session *s, const char *path, const 
 int mt_bpf_session__file_state(struct mt_bpf_session *s, uint64_t dev, uint64_t ino, uint32_t state);
 int mt_bpf_session__proc_file(struct mt_bpf_session *s, pid_t pid, uint64_t dev, uint64_t ino, bool linked);
 int mt_bpf_session__track(struct mt_bpf_session *s, pid_t pid);
+/* A process's operator new code (tracer/callers.c): -ENOENT when it has none yet. */
+int mt_bpf_session__callers_get(struct mt_bpf_session *s, pid_t pid, struct mt_callers *c);
+int mt_bpf_session__callers_set(struct mt_bpf_session *s, pid_t pid, const struct mt_callers *c);
+/* The same code of a file, as file offsets: BPF places it in each process that maps the file afterwards. */
+int mt_bpf_session__caller_file(struct mt_bpf_session *s, uint64_t dev, uint64_t ino, const struct mt_callers *c);
 /* The events ring and the attach requests' ring. */
 struct bpf_map *mt_bpf_session__ring_map(const struct mt_bpf_session *s);
 struct bpf_map *mt_bpf_session__attach_map(const struct mt_bpf_session *s);

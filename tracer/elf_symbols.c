@@ -51,7 +51,7 @@ static void symtab__walk(struct sym_scan *sc, Elf_Scn *scn, const GElf_Shdr *sh)
 			continue;
 		name = elf_strptr(sc->elf, sh->sh_link, sym.st_name);
 		if (name && *name && !vaddr__to_offset(sc->elf, sym.st_value, &off))
-			sc->fn(name, off, sc->ctx);
+			sc->fn(name, off, sym.st_size, sc->ctx);
 	}
 }
 

@@ -10,6 +10,7 @@
 #include "common/array.h"
 #include "common/log.h"
 #include "tracer/bpf_session.h"
+#include "tracer/callers.h"
 #include "tracer/closer.h"
 #include "tracer/links.h"
 
@@ -173,6 +174,8 @@ int mt_links__bind(struct mt_links *l, pid_t pid, const struct mt_link_file *f)
 	l->full_mark = err == -EMFILE ? 1 + links__given_up(l) : 0;
 	if (!err)
 		err = mt_bpf_session__proc_file(l->bpf, pid, f->dev, f->ino, true);
+	if (!err)	/* its failure only makes its new calls count as malloc: said, and the probes kept */
+		mt_callers__bind(l->bpf, pid, f->dev, f->ino, f->plan);
 	if (!err)
 		err = links__add(l, &b);
 	if (err) {

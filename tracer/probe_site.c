@@ -253,3 +253,31 @@ uint64_t mt_probe_site__place(const uint8_t *c, size_t len, uint8_t args, uint16
 	*regs = fallback_regs;
 	return fallback;
 }
+
+/* jmp rel32, jmp rel8, jmp *disp32(%rip), each with a bnd prefix or not: a tail call, to a PLT entry mostly. */
+static bool insn__jumps_away(const uint8_t *c, size_t len)
+{
+	size_t p = len > 0 && c[0] == 0xf2 ? 1 : 0;
+
+	if (p + 2 > len)
+		return false;
+	return c[p] == 0xe9 || c[p] == 0xeb || (c[p] == 0xff && c[p + 1] == 0x25);
+}
+
+/* Whether the function only passes its call on: register moves (a sized operator delete giving its alignment the
+ * unsized one's place), then a jump elsewhere. Such a function calls whatever it jumps to, every time. */
+bool mt_probe_site__forwards(const uint8_t *c, size_t len)
+{
+	size_t pos = 0, n;
+	struct insn in;
+
+	while (pos < len) {
+		if (insn__jumps_away(c + pos, len - pos))
+			return true;
+		n = insn__decode(c + pos, len - pos, &in);
+		if (!n || (in.dst >= 0 && (KEPT_ALWAYS & REG(in.dst))))
+			return false;
+		pos += n;
+	}
+	return false;
+}

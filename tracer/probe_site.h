@@ -21,4 +21,8 @@ struct mt_probe_site {
  */
 uint64_t mt_probe_site__place(const uint8_t *code, size_t len, uint8_t args, uint16_t *regs);
 
+/* Whether a function whose first bytes are code (len of them) only moves registers and jumps to another: a forwarder
+ * (libstdc++'s operator delete and new[], mimalloc's mi_free_size), whose every call is a call of its target. */
+bool mt_probe_site__forwards(const uint8_t *code, size_t len);
+
 #endif /* MEMTRACK_TRACER_PROBE_SITE_H */

@@ -34,6 +34,7 @@ static const char *const allocator_names[] = {
 	[MT_ALLOCATOR_TCMALLOC] = "tcmalloc",
 	[MT_ALLOCATOR_LIBSTDCXX] = "libstdc++",
 	[MT_ALLOCATOR_LIBCXX] = "libc++",
+	[MT_ALLOCATOR_WRAPPER] = "wrapper",
 };
 
 static const char *const drop_names[MT_DROP__COUNT] = {

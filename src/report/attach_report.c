@@ -8,6 +8,7 @@ struct attach_table {
 	FILE *f;
 	uint64_t base;		/* the session's start: times are relative to it */
 	uint64_t rows, held_ns_max, held_ns_sum;
+	uint64_t wrappers;	/* rows of kind wrapper: explained once under the table */
 };
 
 static int attach__row(const struct mt_rec_hdr *h, void *ctx)
@@ -29,6 +30,7 @@ static int attach__row(const struct mt_rec_hdr *h, void *ctx)
 		reason ? reason : "?", kind ? kind : "-", a->probes, a->resumed_ns ? held / 1e3 : -1.0,
 		a->path, a->err ? "  (attach failed)" : "");
 	t->rows++;
+	t->wrappers += a->kind == MT_ALLOCATOR_WRAPPER;
 	t->held_ns_sum += held;
 	if (held > t->held_ns_max)
 		t->held_ns_max = held;
@@ -46,5 +48,9 @@ int mt_report__attach(FILE *f, const char *dir, struct mt_read_status *st)
 	fprintf(f, "%" PRIu64 " files looked at; threads held %.1f us at most, %.1f us on average "
 		   "(HELD_US -1: the thread ended while held)\n",
 		t.rows, t.held_ns_max / 1e3, t.rows ? t.held_ns_sum / 1e3 / t.rows : 0.0);
+	if (t.wrappers)
+		fprintf(f, "KIND wrapper: defines malloc (a leak checker's or libmemusage.so's, forwarding to another "
+			   "allocator): each of its calls counts once, as the program made it, and what it calls inside "
+			   "is not counted again\n");
 	return err;
 }

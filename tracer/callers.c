@@ -1,0 +1,103 @@
+/* callers.c — a process's C++ runtime operator new code, told to BPF: a malloc returning there was a new. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bpf/memtrack.h"
+#include "common/log.h"
+#include "tracer/allocators.h"
+#include "tracer/bpf_session.h"
+#include "tracer/callers.h"
+
+/* One executable mapping of a file: file offsets [pgoff, pgoff + end - start) at start. */
+struct text_map {
+	unsigned long long start, end, pgoff;
+};
+
+static bool callers__has_file(const struct mt_callers *cs, uint64_t dev, uint64_t ino)
+{
+	uint32_t i;
+
+	for (i = 0; i < cs->n && i < MT_CALLERS_MAX; i++)
+		if (cs->c[i].dev == dev && cs->c[i].ino == ino)
+			return true;
+	return false;
+}
+
+/* The plan's callers that lie in m, at their addresses in the process. */
+static void callers__add_map(struct mt_callers *cs, const struct mt_probe_plan *plan, const struct text_map *m,
+			     uint64_t dev, uint64_t ino)
+{
+	const struct mt_probe_caller *pc;
+	size_t i;
+
+	for (i = 0; i < plan->ncallers && cs->n < MT_CALLERS_MAX; i++) {
+		pc = &plan->callers[i];
+		if (pc->lo < m->pgoff || pc->hi > m->pgoff + (m->end - m->start))
+			continue;
+		cs->c[cs->n++] = (struct mt_caller){ .lo = m->start + pc->lo - m->pgoff, .hi = m->start + pc->hi - m->pgoff,
+						     .dev = dev, .ino = ino, .func = pc->func,
+						     .allocator = pc->allocator };
+	}
+}
+
+/* /proc/PID/maps: the executable mappings of (dev, ino), in the kernel's dev_t as BPF reads s_dev. */
+static int callers__read_maps(struct mt_callers *cs, pid_t pid, uint64_t dev, uint64_t ino,
+			      const struct mt_probe_plan *plan)
+{
+	unsigned long long mino;
+	unsigned int major, minor;
+	char path[64], line[512], perms[8];
+	struct text_map m;
+	uint32_t before = cs->n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu", &m.start, &m.end, perms, &m.pgoff, &major, &minor,
+			   &mino) != 7 || !strchr(perms, 'x') || mino != ino ||
+		    ((uint64_t)major << MT_KDEV_MINOR_BITS | minor) != dev)
+			continue;
+		callers__add_map(cs, plan, &m, dev, ino);
+	}
+	fclose(f);
+	return cs->n > before ? 0 : -ENOENT;
+}
+
+/* The plan's callers as file offsets, for BPF to place in the processes that map the file later. */
+static int callers__tell_file(struct mt_bpf_session *s, uint64_t dev, uint64_t ino, const struct mt_probe_plan *plan)
+{
+	struct text_map whole = { .start = 0, .end = UINT64_MAX, .pgoff = 0 };
+	struct mt_callers cs = { .n = 0 };
+
+	callers__add_map(&cs, plan, &whole, dev, ino);
+	return mt_bpf_session__caller_file(s, dev, ino, &cs);
+}
+
+int mt_callers__bind(struct mt_bpf_session *s, pid_t pid, uint64_t dev, uint64_t ino,
+		     const struct mt_probe_plan *plan)
+{
+	struct mt_callers cs = { .n = 0 };
+	int err;
+
+	if (!plan->ncallers)
+		return 0;
+	err = callers__tell_file(s, dev, ino, plan);
+	if (!err)
+		err = mt_bpf_session__callers_get(s, pid, &cs);
+	if (err == -ENOENT)
+		err = 0;
+	if (!err && callers__has_file(&cs, dev, ino))
+		return 0;
+	if (!err)
+		err = callers__read_maps(&cs, pid, dev, ino, plan);
+	if (!err)
+		err = mt_bpf_session__callers_set(s, pid, &cs);
+	if (err)
+		pr_warn("process %d: cannot tell BPF where its operator new is (%s): its new calls count as malloc\n",
+			pid, strerror(-err));
+	return err;
+}
