@@ -1595,6 +1595,78 @@ static void test_aspace_partial_munmap(void **state)
 
 /* ---- peaks, temporaries, sizes ---- */
 
+/* ---- timeline ---- */
+
+#define WORKED_EVENTS "\"peak\":{\"t_ns\":14,\"bytes\":1610},\"events\":[" \
+	"{\"t_ns\":9,\"pid\":100,\"event\":\"fork\",\"child\":101}," \
+	"{\"t_ns\":12,\"pid\":101,\"event\":\"exec\",\"path\":\"/usr/bin/cc\"}," \
+	"{\"t_ns\":16,\"pid\":101,\"event\":\"exit\"}," \
+	"{\"t_ns\":18,\"pid\":100,\"event\":\"fork\",\"child\":102}," \
+	"{\"t_ns\":19,\"pid\":102,\"event\":\"exec\",\"path\":\"/bin/true\"}," \
+	"{\"t_ns\":20,\"pid\":102,\"event\":\"exit\"},{\"t_ns\":24,\"pid\":100,\"event\":\"exit\"}]}\n"
+
+/* The worked example's live bytes after each record that changed them, by the model's rules; the two top processes. */
+static void test_timeline_json(void **state)
+{
+	char dir[512], *out;
+	int ret;
+
+	(void)state;
+	write_worked_example(dir, "timeline");
+	out = mt_test__capture(mt_cmd_timeline, 1, &ret, "timeline", "--json", "--top", "2", dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_string_equal(out, "{\"t_ns\":[6,7,8,9,10,11,12,13,14,15,16,17,18,19,21,22,24],"
+			    "\"total\":[100,300,600,1200,1100,1150,600,1600,1610,610,600,400,800,400,464,400,0],"
+			    "\"processes\":[{\"pid\":101,\"exe\":\"/usr/bin/cc\",\"peak_bytes\":1010,"
+			    "\"live_bytes\":[0,0,0,600,500,550,0,1000,1010,10,0,0,0,0,0,0,0]},"
+			    "{\"pid\":100,\"exe\":\"\",\"peak_bytes\":600,"
+			    "\"live_bytes\":[100,300,600,600,600,600,600,600,600,600,600,400,400,400,464,400,0]}],"
+			    "\"others\":[0,0,0,0,0,0,0,0,0,0,0,0,400,0,0,0,0]," WORKED_EVENTS);
+	free(out);
+	/* four points: each of four time buckets keeps its largest values, at its first sample's time */
+	out = mt_test__capture(mt_cmd_timeline, 1, &ret, "timeline", "--json", "--top", "2", "--points", "4", dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_string_equal(out, "{\"t_ns\":[6,11,16,21],\"total\":[1200,1610,800,464],"
+			    "\"processes\":[{\"pid\":101,\"exe\":\"/usr/bin/cc\",\"peak_bytes\":1010,"
+			    "\"live_bytes\":[600,1010,0,0]},{\"pid\":100,\"exe\":\"\",\"peak_bytes\":600,"
+			    "\"live_bytes\":[600,600,600,464]}],\"others\":[0,0,400,0]," WORKED_EVENTS);
+	free(out);
+}
+
+/* The SVG parses as XML (xmllint when installed, else every tag closes), with the peak and the marks. */
+static void test_timeline_svg(void **state)
+{
+	char dir[512], path[600], cmd[700], *out, *p;
+	int ret, depth = 0;
+	FILE *f;
+
+	(void)state;
+	write_worked_example(dir, "timeline_svg");
+	out = mt_test__capture(mt_cmd_timeline, 1, &ret, "timeline", dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, "<title>peak: 1.6 KiB at 0.000000 s</title>"));
+	assert_non_null(strstr(out, "<title>fork: pid 100 → 101 at 0.000000 s</title>"));
+	assert_non_null(strstr(out, "<title>exec: pid 102 /bin/true at 0.000000 s</title>"));
+	assert_non_null(strstr(out, ">pid 101 cc (peak 1010 B)<title>/usr/bin/cc</title></text>"));
+	snprintf(path, sizeof(path), "%s/timeline.svg", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(out, f);
+	fclose(f);
+	if (!access("/usr/bin/xmllint", X_OK)) {
+		snprintf(cmd, sizeof(cmd), "xmllint --noout '%s'", path);
+		assert_int_equal(system(cmd), 0);
+	}
+	for (p = strchr(out, '<'); p; p = strchr(p + 1, '<')) {
+		if (p[1] == '?')
+			continue;
+		depth += p[1] == '/' ? -1 : strchr(p, '>')[-1] == '/' ? 0 : 1;
+		assert_true(depth >= 0);
+	}
+	assert_int_equal(depth, 0);
+	free(out);
+}
+
 /* Who held what at the peak: 3 x 1000 bytes of peak_a's and 2 x 500 of peak_b's, none of peak_c's. */
 static void test_peak_sites(void **state)
 {
@@ -1850,6 +1922,8 @@ int main(void)
 		cmocka_unit_test(test_stacks_follow_model),
 		cmocka_unit_test(test_stacks_40_children),
 		cmocka_unit_test(test_stacks_out_of_order),
+		cmocka_unit_test(test_timeline_json),
+		cmocka_unit_test(test_timeline_svg),
 		cmocka_unit_test(test_peak_sites),
 		cmocka_unit_test(test_temporaries),
 		cmocka_unit_test(test_sizes),
