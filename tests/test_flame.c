@@ -176,7 +176,7 @@ static void stackprog(char *dir, const char *name, const char *mode, const char 
 /* Frame-pointer chains only, whatever DIR/unwind.mtz may say: what the goldens were made from. */
 static struct mt_stacks *load_fp(const char *dir)
 {
-	const struct mt_stacks_opts opts = { .no_unwind_file = true };
+	const struct mt_stacks_opts opts = { .fp_chains = true };
 	struct mt_read_status st;
 	struct mt_stacks *s;
 

@@ -20,6 +20,7 @@
 
 #include "cmd_capture.h"
 #include "common/elf.h"
+#include "model/model.h"
 #include "unwind/addrspace.h"
 #include "artifact/artifact.h"
 #include "report/checkfp.h"
@@ -29,6 +30,7 @@
 #include "report/report.h"
 #include "unwind/stacks.h"
 #include "report/sites.h"
+#include "report/sizes.h"
 #include "unwind/unwind_run.h"
 #include "unwind/unwinder.h"
 
@@ -83,7 +85,20 @@ static void record(const char *prog, const char *name, char *dir, const char *ar
 	assert_int_equal(run_env(NULL, argv), 0);
 }
 
+/* Frame-pointer chains only (--fp): what most tests below look at. */
 static struct mt_stacks *load(const char *dir)
+{
+	const struct mt_stacks_opts fp = { .fp_chains = true };
+	struct mt_read_status st;
+	struct mt_stacks *s;
+
+	assert_int_equal(mt_stacks__load(dir, &fp, &s, &st), 0);
+	assert_non_null(s);
+	return s;
+}
+
+/* As the commands load: DWARF chains from DIR/unwind.mtz, or unwound now and cached there. */
+static struct mt_stacks *load_default(const char *dir)
 {
 	struct mt_read_status st;
 	struct mt_stacks *s;
@@ -100,8 +115,34 @@ static struct mt_stacks *load_unwound(const char *dir)
 
 	assert_int_equal(mt_unwind__load(dir, &s, &st), 0);
 	assert_non_null(s);
+	return s;
+}
+
+/* DWARF chains from DIR/unwind.mtz alone: the file must be there, whole and matching. */
+static struct mt_stacks *load_unwound_file(const char *dir)
+{
+	struct mt_unwind_index *ix;
+	struct mt_stacks *s;
+
+	assert_int_equal(mt_unwind_index__read(dir, &ix), 0);
+	assert_non_null(ix);
+	mt_unwind_index__free(ix);
+	s = load_default(dir);
 	assert_true(mt_stacks__has_dwarf(s));
 	return s;
+}
+
+/* The report's sites section, as text. */
+static char *report_sites_text(const struct mt_sites *sites, size_t top)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(mt_report__sites_text(f, sites, top), 0);
+	fclose(f);
+	return buf;
 }
 
 static struct mt_sites *sites_of(struct mt_stacks *s)
@@ -183,6 +224,68 @@ static bool ends_with(const char *s, const char *suffix)
 	return a >= b && !strcmp(s + a - b, suffix);
 }
 
+typedef int (*sites_text_fn)(FILE *f, const struct mt_sites *sites, size_t top);
+
+static char *sites_text(sites_text_fn fn, const struct mt_sites *sites, size_t top)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(fn(f, sites, top), 0);
+	fclose(f);
+	return buf;
+}
+
+static int sizes_text(FILE *f, const struct mt_sites *sites, size_t top)
+{
+	(void)top;
+	return mt_sizes__text(f, sites);
+}
+
+/* The JSON a printer writes into an object of its own. */
+static char *sites_json(void (*fn)(struct mt_json *j, const struct mt_sites *sites, size_t top),
+			const struct mt_sites *sites, size_t top)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct mt_json j;
+
+	assert_non_null(f);
+	mt_json__init(&j, f, 0);
+	mt_json__begin_object(&j);
+	fn(&j, sites, top);
+	mt_json__end_object(&j);
+	fclose(f);
+	return buf;
+}
+
+/* The site keys of sites->sites[idx]. */
+static void json_site_keys_of(struct mt_json *j, const struct mt_sites *sites, size_t idx)
+{
+	mt_sites__json_site_keys(j, sites, &sites->sites[idx]);
+}
+
+static void sizes_json(struct mt_json *j, const struct mt_sites *sites, size_t top)
+{
+	(void)top;
+	mt_sizes__json(j, sites);
+}
+
+static const struct mt_site *site_named(const struct mt_sites *sites, const char *func)
+{
+	size_t i;
+
+	for (i = 0; i < sites->count; i++)
+		if (!strncmp(sites->sites[i].frames[0].name, func, strlen(func)) &&
+		    sites->sites[i].frames[0].name[strlen(func)] == '+')
+			return &sites->sites[i];
+	fail_msg("no site in %s", func);
+	return NULL;
+}
+
 /* ---- report sites ---- */
 
 /* Frame pointers everywhere: the FP chain alone shows f20 … f1, symbolized with lines, and the accounting. */
@@ -225,7 +328,7 @@ static void test_report_output(void **state)
 	record(PROG_FP, "report_out", dir, "chain callers");
 	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", "--sites", "2", dir, NULL);
 	assert_int_equal(ret, 0);
-	at = strstr(out, "top allocation sites by bytes (2 of 65 sites, frame-pointer chains):\n"
+	at = strstr(out, "top allocation sites by bytes (2 of 65 sites, DWARF chains):\n"
 			 "  #1   300 B in 3 allocations, 200 B leaked\n");
 	assert_non_null(at);
 	assert_non_null(strstr(out, "top allocation sites by count (2 of 65 sites):\n  #1   3 allocations, 300 B"));
@@ -408,7 +511,7 @@ static void test_separate_debug_file(void **state)
 
 static void test_dump_stack_lines(void **state)
 {
-	char dir[512], key[64], *buf = NULL, *line;
+	char dir[512], path[512], key[64], *buf = NULL, *line;
 	unsigned long long hash;
 	struct mt_read_status st;
 	size_t len = 0;
@@ -423,12 +526,16 @@ static void test_dump_stack_lines(void **state)
 	line = strstr(buf, "\"event\":\"stack\",\"hash\":");
 	assert_non_null(line);
 	assert_int_equal(sscanf(line, "\"event\":\"stack\",\"hash\":%llu,\"fp\":[", &hash), 1);
-	assert_non_null(strstr(line, "],\"bytes\":1024,\"truncated\":true}\n"));
 	snprintf(key, sizeof(key), ",\"stack\":%llu}", hash);
 	assert_non_null(strstr(buf, key));
+
+	/* DWARF by default: the first dump unwound the stacks, cached them, and the definition carries its chain */
+	line = strstr(buf, "\"event\":\"stack\",\"hash\":");
+	assert_non_null(strstr(line, "],\"bytes\":1024,\"truncated\":true,\"dwarf\":["));
+	assert_int_equal(access(in_base(path, "dump/" MT_UNWIND_FILE), R_OK), 0);
 	free(buf);
 
-	/* after unwind, the definition carries its DWARF chain */
+	/* after unwind, the same */
 	free(mt_test__capture(mt_cmd_unwind, 1, &ret, "unwind", dir, NULL));
 	assert_int_equal(ret, 0);
 	buf = NULL;
@@ -476,7 +583,7 @@ static void test_collapsed_and_svg(void **state)
 
 	free(mt_test__capture(mt_cmd_unwind, 1, &ret, "unwind", dir, NULL));
 	assert_int_equal(ret, 0);
-	s = load(dir);
+	s = load_unwound_file(dir);
 	assert_true(mt_stacks__has_dwarf(s));
 	out = collapsed(s, MT_FG_BYTES);
 	assert_string_equal(out, "_start;__libc_start_main;__libc_start_call_main;main;run_chain;" F1_F20 " 300\n");
@@ -526,7 +633,7 @@ static void test_unwind_recovers_chain(void **state)
 	free(out);
 	snprintf(path, sizeof(path), "%s/" MT_UNWIND_FILE, dir);
 	assert_int_equal(access(path, R_OK), 0);
-	s = load(dir);
+	s = load_unwound_file(dir);
 	e = only_defined(s);
 	assert_int_equal(e->kind, MT_CHAIN_DWARF);
 	assert_int_equal(e->dwarf_stop, MT_STOP_END);
@@ -541,10 +648,17 @@ static void test_unwind_recovers_chain(void **state)
 	mt_sites__free(sites);
 	mt_stacks__free(s);
 
-	/* recorded again into the same DIR: the old unwind.mtz is stale and left alone */
+	/* recorded again into the same DIR: the old unwind.mtz is stale, unwound again and replaced */
 	record(PROG, "unwind", dir, "chain callers");
 	s = load(dir);
 	assert_false(mt_stacks__has_dwarf(s));
+	mt_stacks__free(s);
+	s = load_default(dir);
+	assert_true(mt_stacks__has_dwarf(s));
+	assert_int_equal(mt_stacks__count(s), 65);
+	mt_stacks__free(s);
+	s = load_unwound_file(dir);
+	assert_int_equal(mt_stacks__count(s), 65);
 	mt_stacks__free(s);
 }
 
@@ -656,6 +770,7 @@ static void test_unwind_no_info(void **state)
 	assert_int_equal(e->ndwarf, 0);
 	assert_string_equal(e->dwarf_detail, PROG);
 	assert_int_equal(e->kind, MT_CHAIN_FP);	/* nothing unwound: the FP chain stays */
+	assert_false(mt_stacks__has_dwarf(s));
 	mt_stacks__free(s);
 }
 
@@ -839,11 +954,15 @@ static void test_budget_truncated_frame(void **state)
 	assert_string_equal(out, expect);
 	free(out);
 	mt_stacks__free(s);
-	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", "--sites", "1", dir, NULL);
-	assert_int_equal(ret, 0);
+	s = load(dir);
+	sites = sites_of(s);
+	out = report_sites_text(sites, 1);
 	assert_non_null(strstr(out, " (chain.c:"));
 	assert_non_null(strstr(out, ")\n        [truncated]\n\ntop allocation sites by count"));
 	free(out);
+	mt_sites__free(sites);
+	mt_stacks__free(s);
+	(void)ret;
 }
 
 /* ---- commands on recordings they cannot use ---- */
@@ -1020,15 +1139,21 @@ struct synth {
 	uint64_t ts;
 };
 
-static void synth_put(struct synth *y, void *rec, uint16_t type, size_t size, uint32_t pid)
+static void synth_put_tid(struct synth *y, void *rec, uint16_t type, size_t size, uint32_t pid, uint32_t tid)
 {
 	struct mt_rec_hdr *h = rec;
 
 	h->ts_ns = ++y->ts;
-	h->pid = h->tid = pid;
+	h->pid = pid;
+	h->tid = tid;
 	h->type = type;
 	h->size = size;
 	assert_int_equal(mt_writer__append(y->w, rec, size), 0);
+}
+
+static void synth_put(struct synth *y, void *rec, uint16_t type, size_t size, uint32_t pid)
+{
+	synth_put_tid(y, rec, type, size, pid, pid);
 }
 
 static void synth_stack(struct synth *y, uint32_t pid, uint64_t hash, uint64_t ret_addr)
@@ -1040,14 +1165,15 @@ static void synth_stack(struct synth *y, uint32_t pid, uint64_t hash, uint64_t r
 	synth_put(y, &a, MT_REC_ALLOC, sizeof(a), pid);
 }
 
-/* f20's address in the program: its symbol's start + 5, as a return address would be. */
-static void f20_text(uint64_t *vaddr, struct mt_segment *text, __u64 *dev, __u64 *ino)
+/* Functions' addresses in the program: each symbol's start + 5, as a return address would be. */
+static void funcs_text(const char *const *funcs, size_t nfuncs, uint64_t *vaddr, struct mt_segment *text,
+		       __u64 *dev, __u64 *ino)
 {
 	struct mt_modules *ms = mt_modules__new("/nonexistent");
 	struct mt_file f = { 0 };
 	struct mt_module *m;
 	struct stat sb;
-	size_t i;
+	size_t i, k;
 	int len;
 
 	assert_int_equal(stat(PROG_FP, &sb), 0);
@@ -1060,10 +1186,12 @@ static void f20_text(uint64_t *vaddr, struct mt_segment *text, __u64 *dev, __u64
 	assert_int_equal(mt_modules__describe(ms, &f), 0);
 	m = mt_modules__get(ms, f.dev, f.ino);
 	assert_int_equal(mt_module__open(m), 0);
-	for (i = 0; i < m->nsyms && strcmp(m->syms[i].name, "f20"); i++)
-		;
-	assert_true(i < m->nsyms);
-	*vaddr = m->syms[i].addr + 5;
+	for (k = 0; k < nfuncs; k++) {
+		for (i = 0; i < m->nsyms && strcmp(m->syms[i].name, funcs[k]); i++)
+			;
+		assert_true(i < m->nsyms);
+		vaddr[k] = m->syms[i].addr + 5;
+	}
 	for (i = 0; i < m->nsegs && !(m->segs[i].flags & PF_X); i++)
 		;
 	assert_true(i < m->nsegs);
@@ -1071,18 +1199,49 @@ static void f20_text(uint64_t *vaddr, struct mt_segment *text, __u64 *dev, __u64
 	mt_modules__free(ms);
 }
 
-static void test_aspace_fork_exec_munmap(void **state)
+#define SYNTH_BASE 0x555500000000ull
+
+/*
+ * A synthetic artifact in base/name: the session (pid 100, at time 1), the file record of PROG_FP and its text mapped
+ * in pid 100 at SYNTH_BASE; ret[k] gets funcs[k]'s address + 5 there, *map the mapping.
+ */
+static void synth_open(struct synth *y, const char *name, char *dir, const char *const *funcs, size_t nfuncs,
+		       uint64_t *ret, struct mt_mapping *map)
 {
-	const uint64_t base_addr = 0x555500000000ull;
+	struct mt_session sess = { .tracer_pid = 99 };
 	struct mt_segment text;
 	struct mt_file file = { 0 };
-	struct mt_mapping map = { 0 };
+	size_t k;
+
+	funcs_text(funcs, nfuncs, ret, &text, &file.dev, &file.ino);
+	file.build_id_len = mt_elf__file_build_id(PROG_FP, file.build_id, MT_BUILD_ID_MAX);
+	strcpy(file.path, PROG_FP);
+	memset(map, 0, sizeof(*map));
+	map->start = SYNTH_BASE + (text.vaddr & ~0xfffull);
+	map->end = SYNTH_BASE + ((text.vaddr + text.memsz + 0xfff) & ~0xfffull);
+	map->pgoff = text.offset & ~0xfffull;
+	map->dev = file.dev;
+	map->ino = file.ino;
+	map->prot = 5;
+	for (k = 0; k < nfuncs; k++)
+		ret[k] += SYNTH_BASE;
+	y->w = mt_writer__open(in_base(dir, name));
+	assert_non_null(y->w);
+	synth_put(y, &sess, MT_REC_SESSION, sizeof(sess), 100);
+	synth_put(y, &file, MT_REC_FILE, sizeof(file), 100);
+	synth_put(y, map, MT_REC_MAPPING, sizeof(*map), 100);
+}
+
+static void test_aspace_fork_exec_munmap(void **state)
+{
+	static const char *const funcs[] = { "f20" };
+	struct mt_mapping map;
 	struct mt_fork fork_rec = { .child = 101 };
 	struct mt_exec exec_rec = { 0 };
 	struct mt_syscall unmap = { .sys = MT_SYS_MUNMAP };
 	struct mt_alloc fr = { .func = MT_FN_FREE };
 	struct synth y = { 0 };
-	uint64_t vaddr, f20;
+	uint64_t f20;
 	struct mt_stacks *s;
 	char dir[512], name[512];
 	struct mt_sym sym;
@@ -1090,20 +1249,7 @@ static void test_aspace_fork_exec_munmap(void **state)
 	const struct mt_stack_entry *e;
 
 	(void)state;
-	f20_text(&vaddr, &text, &file.dev, &file.ino);
-	file.build_id_len = mt_elf__file_build_id(PROG_FP, file.build_id, MT_BUILD_ID_MAX);
-	strcpy(file.path, PROG_FP);
-	map.start = base_addr + (text.vaddr & ~0xfffull);
-	map.end = base_addr + ((text.vaddr + text.memsz + 0xfff) & ~0xfffull);
-	map.pgoff = text.offset & ~0xfffull;
-	map.dev = file.dev;
-	map.ino = file.ino;
-	map.prot = 5;
-	f20 = base_addr + vaddr;
-	y.w = mt_writer__open(in_base(dir, "synth"));
-	assert_non_null(y.w);
-	synth_put(&y, &file, MT_REC_FILE, sizeof(file), 100);
-	synth_put(&y, &map, MT_REC_MAPPING, sizeof(map), 100);
+	synth_open(&y, "synth", dir, funcs, 1, &f20, &map);
 	synth_put(&y, &fork_rec, MT_REC_FORK, sizeof(fork_rec), 100);
 	synth_stack(&y, 101, 1, f20);		/* the child sees the parent's mapping */
 	synth_stack(&y, 100, 1, 0x1234);	/* the same hash again: the first definition stands */
@@ -1128,7 +1274,8 @@ static void test_aspace_fork_exec_munmap(void **state)
 			assert_string_equal(name, "f20+0x5");
 			assert_int_equal(e->allocations, 2);	/* both allocations named hash 1 */
 			assert_int_equal(e->bytes, 20);
-			assert_int_equal(e->leaked_bytes, 20);	/* pid 101's at its exec, pid 100's at the end */
+			assert_int_equal(e->discarded_bytes, 10);	/* pid 101's at its exec */
+			assert_int_equal(e->leaked_bytes, 10);		/* pid 100's at the end */
 		} else if (e->hash == 2) {
 			assert_int_equal(e->nframes, 0);	/* in no mapping: not a return address */
 			assert_true(e->fp_broken);
@@ -1141,6 +1288,274 @@ static void test_aspace_fork_exec_munmap(void **state)
 		}
 	}
 	assert_int_equal(mt_stacks__count(s), 3);
+	mt_stacks__free(s);
+}
+
+static void synth_def(struct synth *y, uint32_t pid, uint64_t hash, uint64_t ret)
+{
+	struct { struct mt_stack s; uint64_t fp[1]; } st = { .s = { .hash = hash, .nfp = 1 }, .fp = { ret } };
+
+	synth_put(y, &st, MT_REC_STACK, sizeof(st), pid);
+}
+
+/* malloc(size) = addr with stack hash in pid's thread tid; size 0 with hash 0: free(addr). */
+static void synth_call(struct synth *y, uint32_t pid, uint32_t tid, uint64_t hash, uint64_t addr, uint64_t size)
+{
+	struct mt_alloc a = { .addr = addr, .size = size, .stack = hash, .func = hash ? MT_FN_MALLOC : MT_FN_FREE };
+
+	synth_put_tid(y, &a, MT_REC_ALLOC, sizeof(a), pid, tid);
+}
+
+static void synth_exec(struct synth *y, uint32_t pid, const char *path)
+{
+	struct mt_exec x = { .old_pid = pid };
+
+	snprintf(x.path, sizeof(x.path), "%s", path);
+	synth_put(y, &x, MT_REC_EXEC, sizeof(x), pid);
+}
+
+static void synth_fork(struct synth *y, uint32_t pid, uint32_t child, uint32_t flags)
+{
+	struct mt_fork f = { .child = child, .flags = flags };
+
+	synth_put(y, &f, MT_REC_FORK, sizeof(f), pid);
+}
+
+static void synth_exit(struct synth *y, uint32_t pid)
+{
+	struct mt_exit x = { 0 };
+
+	synth_put(y, &x, MT_REC_EXIT, sizeof(x), pid);
+}
+
+/*
+ * docs/REPORT.md's worked example with stacks (hash 1 at f18, 2 at f19, 3 at f20), one record a tick from the
+ * session's: sh (100) allocates A (100 B, 1), B (200 B, 2), C (300 B, 1), forks 101; 101 frees A, allocates D
+ * (50 B, 3), execs cc, allocates E (1000 B, 3) and F (10 B, 2), frees E, exits; 100 frees B, vforks 102, which execs
+ * true and exits; thread 200 of 100 allocates G (64 B, 1) and frees it twice (the second: libc's own); 100 exits.
+ */
+static void write_worked_example(char *dir, const char *name)
+{
+	static const char *const funcs[] = { "f18", "f19", "f20" };
+	struct mt_end end = { 0 };
+	struct mt_mapping map;
+	struct synth y = { 0 };
+	uint64_t ret[3];
+
+	synth_open(&y, name, dir, funcs, 3, ret, &map);
+	synth_def(&y, 100, 1, ret[0]);
+	synth_def(&y, 100, 2, ret[1]);
+	synth_def(&y, 100, 3, ret[2]);
+	synth_call(&y, 100, 100, 1, 0x1000, 100);	/* t 6 */
+	synth_call(&y, 100, 100, 2, 0x2000, 200);
+	synth_call(&y, 100, 100, 1, 0x3000, 300);
+	synth_fork(&y, 100, 101, 0);			/* t 9 */
+	synth_call(&y, 101, 101, 0, 0x1000, 0);
+	synth_call(&y, 101, 101, 3, 0x4000, 50);
+	synth_exec(&y, 101, "/usr/bin/cc");		/* t 12 */
+	synth_call(&y, 101, 101, 3, 0x5000, 1000);
+	synth_call(&y, 101, 101, 2, 0x6000, 10);	/* t 14: the peak, 1610 B */
+	synth_call(&y, 101, 101, 0, 0x5000, 0);
+	synth_exit(&y, 101);				/* t 16 */
+	synth_call(&y, 100, 100, 0, 0x2000, 0);
+	synth_fork(&y, 100, 102, MT_FORK_SHARED_VM);	/* t 18 */
+	synth_exec(&y, 102, "/bin/true");
+	synth_exit(&y, 102);				/* t 20 */
+	synth_call(&y, 100, 200, 1, 0x7000, 64);
+	synth_call(&y, 100, 200, 0, 0x7000, 0);
+	synth_call(&y, 100, 200, 0, 0x7000, 0);		/* t 23: libc's release, no free */
+	synth_exit(&y, 100);
+	synth_put(&y, &end, MT_REC_END, sizeof(end), 100);
+	assert_int_equal(mt_writer__close(y.w), 0);
+}
+
+static const struct mt_stack_entry *entry_of(struct mt_stacks *s, uint64_t hash)
+{
+	size_t i;
+
+	for (i = 0; i < mt_stacks__count(s); i++)
+		if (mt_stacks__entry(s, i)->hash == hash)
+			return mt_stacks__entry(s, i);
+	fail_msg("no stack %" PRIu64, hash);
+	return NULL;
+}
+
+/* One stack's counts, in blocks and bytes: allocations, inherited, frees, discarded, leaked, temporary, at the peak. */
+static void assert_counts(const struct mt_stack_entry *e, const uint64_t want[14])
+{
+	const uint64_t got[14] = { e->allocations, e->bytes, e->inherited_allocations, e->inherited_bytes, e->frees,
+				   e->freed_bytes, e->discarded_allocations, e->discarded_bytes, e->leaked_allocations,
+				   e->leaked_bytes, e->temporary_allocations, e->temporary_bytes, e->peak_allocations,
+				   e->peak_bytes };
+	size_t i;
+
+	for (i = 0; i < 14; i++)
+		if (got[i] != want[i])
+			fail_msg("stack %" PRIu64 ": count %zu is %" PRIu64 ", not %" PRIu64, e->hash, i, got[i], want[i]);
+}
+
+/* Per stack, the model's rules: fork children inherit, exec discards, libc's own release is no free. */
+static void test_stacks_follow_model(void **state)
+{
+	static const uint64_t h1[14] = { 3, 464, 4, 800, 2, 164, 3, 700, 2, 400, 1, 64, 2, 400 };
+	static const uint64_t h2[14] = { 2, 210, 1, 200, 1, 200, 1, 200, 1, 10, 0, 0, 2, 210 };
+	static const uint64_t h3[14] = { 2, 1050, 0, 0, 1, 1000, 1, 50, 0, 0, 0, 0, 1, 1000 };
+	const struct mt_heap_stats *tot;
+	struct mt_read_status st;
+	struct mt_stacks *s;
+	struct mt_model *m;
+	char dir[512];
+
+	(void)state;
+	write_worked_example(dir, "worked");
+	s = load(dir);
+	assert_counts(entry_of(s, 1), h1);
+	assert_counts(entry_of(s, 2), h2);
+	assert_counts(entry_of(s, 3), h3);
+	assert_int_equal(mt_model__load(dir, &m, &st), 0);
+	tot = &mt_model__totals(m)->heap;
+	assert_int_equal(tot->inherited_allocations, 4 + 1 + 0);
+	assert_int_equal(tot->inherited_bytes, 800 + 200);
+	assert_int_equal(tot->frees, 2 + 1 + 1);
+	assert_int_equal(tot->exec_discarded_bytes, 700 + 200 + 50);
+	assert_int_equal(tot->leaked_bytes, 400 + 10);
+	assert_int_equal(tot->internal_releases, 1);
+	assert_int_equal(tot->peak_live_bytes, 400 + 210 + 1000);
+	assert_int_equal(mt_stack_heap__peak_bytes(mt_stacks__heap(s)), 1610);
+	assert_int_equal(mt_stack_heap__totals(mt_stacks__heap(s))->temporary_allocations, 1);
+	mt_model__free(m);
+	mt_stacks__free(s);
+}
+
+/* 40 children inherit X (10 B, stack 1) and Y (20 B, stack 2) at once; each frees X and exits; the parent frees Y. */
+static void test_stacks_40_children(void **state)
+{
+	static const char *const funcs[] = { "f19", "f20" };
+	static const uint64_t x[14] = { 1, 10, 40, 400, 40, 400, 0, 0, 1, 10, 0, 0, 41, 410 };
+	/* Y was the parent's last allocation when it freed it: temporary */
+	static const uint64_t y[14] = { 1, 20, 40, 800, 1, 20, 0, 0, 40, 800, 1, 20, 41, 820 };
+	struct mt_mapping map;
+	struct synth w = { 0 };
+	struct mt_stacks *s;
+	uint64_t ret[2];
+	char dir[512];
+	uint32_t c;
+
+	(void)state;
+	synth_open(&w, "forty", dir, funcs, 2, ret, &map);
+	synth_def(&w, 100, 1, ret[0]);
+	synth_def(&w, 100, 2, ret[1]);
+	synth_call(&w, 100, 100, 1, 0x1000, 10);
+	synth_call(&w, 100, 100, 2, 0x2000, 20);
+	for (c = 101; c <= 140; c++)
+		synth_fork(&w, 100, c, 0);
+	for (c = 101; c <= 140; c++) {
+		synth_call(&w, c, c, 0, 0x1000, 0);
+		synth_exit(&w, c);
+	}
+	synth_call(&w, 100, 100, 0, 0x2000, 0);
+	synth_exit(&w, 100);
+	assert_int_equal(mt_writer__close(w.w), 0);
+	s = load(dir);
+	assert_counts(entry_of(s, 1), x);
+	assert_counts(entry_of(s, 2), y);
+	assert_int_equal(mt_stack_heap__nr_procs(mt_stacks__heap(s)), 41);
+	assert_int_equal(mt_stack_heap__peak_bytes(mt_stacks__heap(s)), 41 * 30);
+	mt_stacks__free(s);
+}
+
+/*
+ * Records out of time order (a free stamped before its block's allocation came later, beyond what arrival order
+ * gives): the replay's mirror turns into a window like the model's and stays in step with it.
+ */
+static void test_stacks_out_of_order(void **state)
+{
+	static const char *const funcs[] = { "f20" };
+	struct mt_mapping map;
+	struct synth w = { 0 };
+	struct mt_read_status st;
+	const struct mt_totals *t;
+	const struct mt_stack_entry *e;
+	struct mt_stacks *s;
+	struct mt_model *m;
+	uint64_t ret, i;
+	char dir[512];
+
+	(void)state;
+	synth_open(&w, "late", dir, funcs, 1, &ret, &map);
+	synth_def(&w, 100, 1, ret);
+	w.ts = 1000;
+	for (i = 0; i < 5000; i++)
+		synth_call(&w, 100, 100, 1, 0x10000 + 16 * i, 8);
+	w.ts = 500;	/* 5000 frees stamped before the allocations: those within the window come out first */
+	for (i = 0; i < 5000; i++)
+		synth_call(&w, 100, 100, 0, 0x10000 + 16 * i, 0);
+	assert_int_equal(mt_writer__close(w.w), 0);
+	s = load(dir);
+	e = entry_of(s, 1);
+	assert_int_equal(mt_model__load(dir, &m, &st), 0);
+	t = mt_model__totals(m);
+	assert_true(t->late_records > 0);
+	assert_true(t->heap.unknown_frees > 0);	/* the frees the window put before their allocations */
+	assert_int_equal(e->allocations, 5000);
+	assert_int_equal(e->frees, t->heap.frees);
+	/* no exit record: the model calls the blocks left still live; a site counts them with its leaks */
+	assert_int_equal(e->leaked_allocations, t->heap.leaked_allocations + t->heap.still_live_allocations);
+	assert_int_equal(e->frees + e->leaked_allocations, 5000);
+	mt_model__free(m);
+	mt_stacks__free(s);
+}
+
+/* Each site, what each process held of it at that process's own peak: 100 at 600 B, 101 at 1010 B, 102 at 400 B. */
+static void test_sites_process_peaks(void **state)
+{
+	struct mt_stacks *s;
+	struct mt_sites *sites;
+	const struct mt_site *f18, *f19, *f20;
+	char dir[512], *out;
+
+	(void)state;
+	write_worked_example(dir, "worked_sites");
+	s = load(dir);
+	sites = sites_of(s);
+	assert_int_equal(sites->count, 3);
+	assert_int_equal(sites->nprocs, 3);
+	assert_int_equal(sites->procs[0].pid, 100);
+	assert_int_equal(sites->procs[0].peak_bytes, 600);
+	assert_int_equal(sites->procs[1].pid, 101);
+	assert_int_equal(sites->procs[1].peak_bytes, 1010);
+	assert_string_equal(sites->procs[1].exe, "/usr/bin/cc");
+	assert_int_equal(sites->procs[2].pid, 102);
+	assert_int_equal(sites->procs[2].peak_bytes, 400);
+	f18 = site_named(sites, "f18");
+	f19 = site_named(sites, "f19");
+	f20 = site_named(sites, "f20");
+	out = sites_json(json_site_keys_of, sites, (size_t)(f18 - sites->sites));
+	assert_string_equal(out, "{\"peak_bytes\":400,\"peak_allocations\":2,\"temporary_allocations\":1,"
+			    "\"temporary_bytes\":64,\"process_peaks\":[{\"pid\":100,\"peak_bytes\":400,"
+			    "\"peak_allocations\":2},{\"pid\":102,\"peak_bytes\":400,\"peak_allocations\":2}]}");
+	free(out);
+	out = sites_json(json_site_keys_of, sites, (size_t)(f19 - sites->sites));
+	assert_string_equal(out, "{\"peak_bytes\":210,\"peak_allocations\":2,\"temporary_allocations\":0,"
+			    "\"temporary_bytes\":0,\"process_peaks\":[{\"pid\":100,\"peak_bytes\":200,"
+			    "\"peak_allocations\":1},{\"pid\":101,\"peak_bytes\":10,\"peak_allocations\":1}]}");
+	free(out);
+	out = sites_json(json_site_keys_of, sites, (size_t)(f20 - sites->sites));
+	assert_string_equal(out, "{\"peak_bytes\":1000,\"peak_allocations\":1,\"temporary_allocations\":0,"
+			    "\"temporary_bytes\":0,\"process_peaks\":[{\"pid\":101,\"peak_bytes\":1000,"
+			    "\"peak_allocations\":1}]}");
+	free(out);
+	out = sites_text(mt_sites__peak_text, sites, 10);
+	assert_non_null(strstr(out, "\ntop sites at peak (3 of 3 sites; 1.6 KiB (1610 B) live at 0.000000 s):\n"
+				    "  #1   1000 B in 1 block (62.1%)\n"
+				    "      pid 101 at its peak: 1000 B in 1 block (/usr/bin/cc)\n"
+				    "        f20+0x5 (chain.c:"));
+	assert_non_null(strstr(out, "  #2   400 B in 2 blocks (24.8%)\n"
+				    "      pid 100 at its peak: 400 B in 2 blocks (?)\n"
+				    "      pid 102 at its peak: 400 B in 2 blocks (/bin/true)\n"
+				    "        f18+0x5 (chain.c:"));
+	free(out);
+	mt_sites__free(sites);
 	mt_stacks__free(s);
 }
 
@@ -1179,6 +1594,282 @@ static void test_aspace_partial_munmap(void **state)
 	assert_int_equal(sp->maps[2].start, 0x14000);
 	mt_aspaces__release(&as);
 	mt_modules__free(ms);
+}
+
+/* ---- peaks, temporaries, sizes ---- */
+
+/* ---- timeline ---- */
+
+#define WORKED_EVENTS "\"peak\":{\"t_ns\":14,\"bytes\":1610},\"events\":[" \
+	"{\"t_ns\":9,\"pid\":100,\"event\":\"fork\",\"child\":101}," \
+	"{\"t_ns\":12,\"pid\":101,\"event\":\"exec\",\"path\":\"/usr/bin/cc\"}," \
+	"{\"t_ns\":16,\"pid\":101,\"event\":\"exit\"}," \
+	"{\"t_ns\":18,\"pid\":100,\"event\":\"fork\",\"child\":102}," \
+	"{\"t_ns\":19,\"pid\":102,\"event\":\"exec\",\"path\":\"/bin/true\"}," \
+	"{\"t_ns\":20,\"pid\":102,\"event\":\"exit\"},{\"t_ns\":24,\"pid\":100,\"event\":\"exit\"}]}\n"
+
+/* The worked example's live bytes after each record that changed them, by the model's rules; the two top processes. */
+static void test_timeline_json(void **state)
+{
+	char dir[512], *out;
+	int ret;
+
+	(void)state;
+	write_worked_example(dir, "timeline");
+	out = mt_test__capture(mt_cmd_timeline, 1, &ret, "timeline", "--json", "--top", "2", dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_string_equal(out, "{\"t_ns\":[6,7,8,9,10,11,12,13,14,15,16,17,18,19,21,22,24],"
+			    "\"total\":[100,300,600,1200,1100,1150,600,1600,1610,610,600,400,800,400,464,400,0],"
+			    "\"processes\":[{\"pid\":101,\"exe\":\"/usr/bin/cc\",\"peak_bytes\":1010,"
+			    "\"live_bytes\":[0,0,0,600,500,550,0,1000,1010,10,0,0,0,0,0,0,0]},"
+			    "{\"pid\":100,\"exe\":\"\",\"peak_bytes\":600,"
+			    "\"live_bytes\":[100,300,600,600,600,600,600,600,600,600,600,400,400,400,464,400,0]}],"
+			    "\"others\":[0,0,0,0,0,0,0,0,0,0,0,0,400,0,0,0,0]," WORKED_EVENTS);
+	free(out);
+	/* four points: each of four time buckets keeps its largest values, at its first sample's time */
+	out = mt_test__capture(mt_cmd_timeline, 1, &ret, "timeline", "--json", "--top", "2", "--points", "4", dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_string_equal(out, "{\"t_ns\":[6,11,16,21],\"total\":[1200,1610,800,464],"
+			    "\"processes\":[{\"pid\":101,\"exe\":\"/usr/bin/cc\",\"peak_bytes\":1010,"
+			    "\"live_bytes\":[600,1010,0,0]},{\"pid\":100,\"exe\":\"\",\"peak_bytes\":600,"
+			    "\"live_bytes\":[600,600,600,464]}],\"others\":[0,0,400,0]," WORKED_EVENTS);
+	free(out);
+}
+
+/* The SVG parses as XML (xmllint when installed, else every tag closes), with the peak and the marks. */
+static void test_timeline_svg(void **state)
+{
+	char dir[512], path[600], cmd[700], *out, *p;
+	int ret, depth = 0;
+	FILE *f;
+
+	(void)state;
+	write_worked_example(dir, "timeline_svg");
+	out = mt_test__capture(mt_cmd_timeline, 1, &ret, "timeline", dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, "<title>peak: 1.6 KiB at 0.000000 s</title>"));
+	assert_non_null(strstr(out, "<title>fork: pid 100 → 101 at 0.000000 s</title>"));
+	assert_non_null(strstr(out, "<title>exec: pid 102 /bin/true at 0.000000 s</title>"));
+	assert_non_null(strstr(out, ">pid 101 cc (peak 1010 B)<title>/usr/bin/cc</title></text>"));
+	snprintf(path, sizeof(path), "%s/timeline.svg", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(out, f);
+	fclose(f);
+	if (!access("/usr/bin/xmllint", X_OK)) {
+		snprintf(cmd, sizeof(cmd), "xmllint --noout '%s'", path);
+		assert_int_equal(system(cmd), 0);
+	}
+	for (p = strchr(out, '<'); p; p = strchr(p + 1, '<')) {
+		if (p[1] == '?')
+			continue;
+		depth += p[1] == '/' ? -1 : strchr(p, '>')[-1] == '/' ? 0 : 1;
+		assert_true(depth >= 0);
+	}
+	assert_int_equal(depth, 0);
+	free(out);
+}
+
+/* Who held what at the peak: 3 x 1000 bytes of peak_a's and 2 x 500 of peak_b's, none of peak_c's. */
+static void test_peak_sites(void **state)
+{
+	const struct mt_site *a, *b, *c;
+	struct mt_stacks *s;
+	struct mt_sites *sites;
+	char dir[512], *out;
+	int ret;
+
+	(void)state;
+	record(PROG, "peak", dir, "peak");
+	s = load_default(dir);
+	sites = sites_of(s);
+	a = site_named(sites, "peak_a");
+	b = site_named(sites, "peak_b");
+	c = site_named(sites, "peak_c");
+	assert_int_equal(a->peak_bytes, 3000);
+	assert_int_equal(a->peak_allocations, 3);
+	assert_int_equal(a->leaked_bytes, 1000);
+	assert_int_equal(b->peak_bytes, 1000);
+	assert_int_equal(b->peak_allocations, 2);
+	assert_int_equal(b->leaked_bytes, 500);
+	assert_int_equal(c->bytes, 1500);
+	assert_int_equal(c->peak_bytes, 0);
+	assert_int_equal(c->peak_allocations, 0);
+	assert_int_equal(sites->totals.peak_bytes, 4000);
+	assert_int_equal(sites->by_peak[0], a);
+	assert_int_equal(sites->by_peak[1], b);
+	out = sites_text(mt_sites__peak_text, sites, 10);
+	assert_non_null(strstr(out, "\ntop sites at peak (2 of 3 sites; 3.9 KiB (4000 B) live at "));
+	assert_non_null(strstr(out, " s):\n  #1   2.9 KiB (3000 B) in 3 blocks (75.0%)\n        peak_a+0x"));
+	assert_non_null(strstr(out, "\n  #2   1000 B in 2 blocks (25.0%)\n        peak_b+0x"));
+	assert_null(strstr(out, "peak_c"));
+	free(out);
+	out = sites_json(mt_sites__json_sections, sites, 10);
+	assert_int_equal(strncmp(out, "{\"peak_live_bytes\":4000,\"peak_ts_ns\":", 37), 0);
+	assert_non_null(strstr(out, ",\"sites_at_peak\":[{\"bytes\":3000,\"count\":3,\"leaked_bytes\":1000,\"stacks\":1,"
+				    "\"peak_bytes\":3000,\"peak_allocations\":3,"));
+	free(out);
+	mt_sites__free(sites);
+	out = collapsed(s, MT_FG_PEAK);
+	assert_string_equal(out, "_start;__libc_start_main;__libc_start_call_main;main;peak_run;peak_a 3000\n"
+				 "_start;__libc_start_main;__libc_start_call_main;main;peak_run;peak_b 1000\n");
+	free(out);
+	mt_stacks__free(s);
+	out = run_binary(&ret, "flamegraph", "--weight", "peak", dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, "memtrack: bytes live at the peak by allocation stack (DWARF chains)"));
+	free(out);
+}
+
+/* 100 blocks freed by their thread before its next allocation, among 101 kept and one freed after another. */
+static void test_temporaries(void **state)
+{
+	struct mt_stacks *s;
+	struct mt_sites *sites;
+	const struct mt_site *one, *keep, *not;
+	char dir[512], *out;
+
+	(void)state;
+	record(PROG, "temps", dir, "temps");
+	s = load_default(dir);
+	sites = sites_of(s);
+	one = site_named(sites, "temp_one");
+	keep = site_named(sites, "temp_keep");
+	not = site_named(sites, "temp_not");
+	assert_int_equal(one->count, 100);
+	assert_int_equal(one->temporary_allocations, 100);
+	assert_int_equal(one->temporary_bytes, 3200);
+	assert_int_equal(keep->count, 100);	/* the loop's; one more from its own call after temp_not */
+	assert_int_equal(keep->temporary_allocations, 0);
+	assert_int_equal(not->count, 1);
+	assert_int_equal(not->temporary_allocations, 0);
+	assert_int_equal(sites->totals.allocations, 202);
+	assert_int_equal(sites->totals.temporary_allocations, 100);
+	out = sites_text(mt_sites__temporary_text, sites, 10);
+	assert_non_null(strstr(out, "\ntemporary allocations: 100 of 202 allocations (49.5%), 3.1 KiB (3200 B)\n"
+				    "top temporary sites (1 of 1 site with temporary allocations):\n"
+				    "  #1   100 temporary of 100 allocations, 3.1 KiB (3200 B)\n        temp_one+0x"));
+	free(out);
+	out = sites_json(mt_sites__json_sections, sites, 10);
+	assert_non_null(strstr(out, ",\"temporary_allocations\":100,\"temporary_bytes\":3200,\"sites_by_temporary\":"
+				    "[{\"bytes\":3200,\"count\":100,\"leaked_bytes\":0,\"stacks\":1,\"peak_bytes\":"));
+	free(out);
+	out = sites_json(json_site_keys_of, sites, (size_t)(one - sites->sites));
+	assert_non_null(strstr(out, ",\"temporary_allocations\":100,\"temporary_bytes\":3200,"));
+	free(out);
+	mt_sites__free(sites);
+	mt_stacks__free(s);
+}
+
+/* Known sizes: their power-of-two classes, and the largest allocations in size order with their site. */
+static void test_sizes(void **state)
+{
+	struct mt_stacks *s;
+	struct mt_sites *sites;
+	char dir[512], *out;
+	const char *expect;
+	static const uint64_t order[] = { 1048576, 65536, 4096, 1000, 100, 8, 7, 4, 3, 2, 1, 0 };
+	size_t i;
+
+	(void)state;
+	record(PROG, "sizes", dir, "sizes");
+	s = load_default(dir);
+	sites = sites_of(s);
+	out = sites_json(sizes_json, sites, 0);
+	expect = "{\"size_classes\":[{\"min\":0,\"max\":0,\"allocations\":1,\"bytes\":0},"
+		 "{\"min\":1,\"max\":1,\"allocations\":1,\"bytes\":1},"
+		 "{\"min\":2,\"max\":3,\"allocations\":2,\"bytes\":5},"
+		 "{\"min\":4,\"max\":7,\"allocations\":2,\"bytes\":11},"
+		 "{\"min\":8,\"max\":15,\"allocations\":1,\"bytes\":8},"
+		 "{\"min\":64,\"max\":127,\"allocations\":1,\"bytes\":100},"
+		 "{\"min\":512,\"max\":1023,\"allocations\":1,\"bytes\":1000},"
+		 "{\"min\":4096,\"max\":8191,\"allocations\":1,\"bytes\":4096},"
+		 "{\"min\":65536,\"max\":131071,\"allocations\":1,\"bytes\":65536},"
+		 "{\"min\":1048576,\"max\":2097151,\"allocations\":1,\"bytes\":1048576}],"
+		 "\"largest_allocations\":[{\"size\":1048576,\"pid\":";
+	assert_int_equal(strncmp(out, expect, strlen(expect)), 0);
+	free(out);
+	assert_int_equal(sites->nlargest, 12);
+	for (i = 0; i < 12; i++) {
+		assert_int_equal(sites->largest[i].size, order[i]);
+		assert_non_null(sites->largest[i].site);
+		assert_func(sites->largest[i].site->frames[0].name, "size_one");
+	}
+	out = sites_text(sizes_text, sites, 0);
+	assert_non_null(strstr(out, "\nallocation sizes (12 allocations, by power-of-two class; the upper bound "
+				    "excluded):\n  SIZE                    ALLOCATIONS        BYTES\n"
+				    "  0 B                               1          0 B  ####################\n"
+				    "  1 B                               1          1 B  ####################\n"
+				    "  2 B - 4 B                         2          5 B  "
+				    "########################################\n"));
+	assert_non_null(strstr(out, "\n  16 B - 32 B                       0          0 B  \n"));
+	assert_non_null(strstr(out, "\n  1.0 MiB - 2.0 MiB                 1      1.0 MiB  ####################\n\n"
+				    "largest allocations (12 of 12):\n  #1   1.0 MiB (1048576 B), pid "));
+	assert_non_null(strstr(out, "\n        size_one+0x"));
+	assert_non_null(strstr(out, "  #12  0 B, pid "));
+	free(out);
+	mt_sites__free(sites);
+	mt_stacks__free(s);
+}
+
+/* f10 keeps no frame pointer: `report` shows f9 from DWARF, unwinding on first use and caching DIR/unwind.mtz. */
+static void test_report_dwarf_by_default(void **state)
+{
+	char dir[512], path[600], *out, *at;
+	struct stat a, b;
+	int ret;
+
+	(void)state;
+	record(PROG, "dwarf_default", dir, "chain");
+	snprintf(path, sizeof(path), "%s/" MT_UNWIND_FILE, dir);
+	assert_int_not_equal(access(path, F_OK), 0);
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", "--sites", "1", dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, " DWARF chains):\n"));
+	at = strstr(out, "\n        f10+0x");
+	assert_non_null(at);
+	at = strchr(at + 1, '\n');
+	assert_int_equal(strncmp(at, "\n        f9+0x", 14), 0);
+	at = strchr(at + 1, '\n');
+	assert_int_equal(strncmp(at, "\n        f8+0x", 14), 0);
+	free(out);
+	assert_int_equal(stat(path, &a), 0);
+	/* the next reader takes the cache as it is */
+	free(mt_test__capture(mt_cmd_report, 1, &ret, "report", dir, NULL));
+	assert_int_equal(ret, 0);
+	assert_int_equal(stat(path, &b), 0);
+	assert_int_equal(a.st_ino, b.st_ino);
+	assert_int_equal(a.st_mtim.tv_nsec, b.st_mtim.tv_nsec);
+}
+
+/* A DIR the reader cannot write: DWARF chains all the same, unwound in memory, nothing left in DIR. */
+static void test_dwarf_read_only_dir(void **state)
+{
+	char dir[512], path[600], *out;
+	int status, ret;
+	pid_t pid;
+
+	(void)state;
+	if (geteuid())
+		skip();		/* as root, only another user finds DIR unwritable */
+	record(PROG, "dwarf_ro", dir, "chain");
+	assert_int_equal(chmod(base, 0755), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		if (setgid(65534) || setuid(65534))
+			_exit(3);
+		out = mt_test__capture(mt_cmd_report, 1, &ret, "report", dir, NULL);
+		_exit(ret ? 4 : !strstr(out, "\n        f9+0x") || !strstr(out, " DWARF chains):\n") ? 5 : 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(chmod(base, 0700), 0);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	snprintf(path, sizeof(path), "%s/" MT_UNWIND_FILE, dir);
+	assert_int_not_equal(access(path, F_OK), 0);
+	snprintf(path, sizeof(path), "%s/.unwind.%d", dir, (int)pid);
+	assert_int_not_equal(access(path, F_OK), 0);
 }
 
 /* ---- setup ---- */
@@ -1231,6 +1922,17 @@ int main(void)
 		cmocka_unit_test(test_help_command),
 		cmocka_unit_test(test_aspace_fork_exec_munmap),
 		cmocka_unit_test(test_aspace_partial_munmap),
+		cmocka_unit_test(test_stacks_follow_model),
+		cmocka_unit_test(test_stacks_40_children),
+		cmocka_unit_test(test_stacks_out_of_order),
+		cmocka_unit_test(test_timeline_json),
+		cmocka_unit_test(test_timeline_svg),
+		cmocka_unit_test(test_peak_sites),
+		cmocka_unit_test(test_temporaries),
+		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_report_dwarf_by_default),
+		cmocka_unit_test(test_dwarf_read_only_dir),
+		cmocka_unit_test(test_sites_process_peaks),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -1,7 +1,7 @@
 /* stacks.c — one pass over an artifact: stacks resolved with the mappings of their moment, accounted per stack. */
 /*
- * Allocations and leaks follow src/model.c's semantics; DWARF chains (DIR/unwind.mtz, or a hook) are preferred over
- * FP chains; symbols are looked up lazily and cached.
+ * The accounting is src/model's, record by record (unwind/stack_heap.c); DWARF chains (a hook, DIR/unwind.mtz, or
+ * unwound during the read and cached) are preferred over FP chains; symbols are looked up lazily and cached.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,19 +14,11 @@
 #include "common/array.h"
 #include "common/log.h"
 #include "model/model.h"
+#include "unwind/replay.h"
 #include "unwind/stacks.h"
+#include "unwind/unwind_run.h"
 
 #define FP_AT_MAX 2		/* mt_stack.truncated: the kernel's walk stopped at MT_FP_MAX words */
-
-/* A live block: its size and the stack (entry index + 1, 0 for none) that allocated it. */
-struct live_block {
-	uint64_t size;
-	uint32_t stack;
-};
-
-struct proc_live {
-	struct mt_u64map blocks;	/* addr → index in mt_stacks.blocks */
-};
 
 struct sym_cache_ent {
 	const struct mt_module *mod;
@@ -39,7 +31,10 @@ struct mt_stacks {
 	struct mt_stacks_opts opts;
 	struct mt_modules *mods;
 	struct mt_aspaces spaces;
-	struct mt_reorder *reorder;
+	struct mt_replay *replay;	/* the model, record by record (NULL with chains_only) */
+	struct mt_reorder *reorder;	/* chains_only: the time order without the model */
+	struct mt_stack_heap *heap;	/* the accounting by stack (NULL with chains_only) */
+	struct mt_unwind_run *cache;	/* DWARF on first use: unwinding now, for DIR/unwind.mtz */
 
 	struct mt_stack_entry *entries;
 	size_t count;
@@ -49,14 +44,6 @@ struct mt_stacks {
 	bool has_dwarf;
 
 	struct mt_unwind_index *dwarf_file;	/* DIR/unwind.mtz, or NULL */
-
-	struct proc_live *procs;
-	size_t nprocs;
-	struct mt_u64map by_pid;	/* pid → index in procs */
-	struct live_block *blocks;
-	size_t nblocks;
-	size_t cap_blocks;
-	uint64_t free_block;		/* head of the free list (index + 1), threaded through size */
 
 	struct sym_cache_ent *syms;
 	size_t nsyms;
@@ -146,19 +133,26 @@ static void entry_mark_cut(struct mt_stack_entry *e)
  */
 static void entry_choose(struct mt_stack_entry *e)
 {
-	size_t i;
+	uint16_t i, n = e->ndwarf;
 
 	e->kind = MT_CHAIN_FP;
 	e->frames = e->fp;
 	e->nframes = e->nfp;
-	if (!e->has_dwarf || !e->ndwarf)
+	/*
+	 * A caller with a uretprobe pending (another tool's) returns to the kernel's trampoline, in no mapping: the
+	 * kernel's walk put the real return address in the FP chain, so DWARF's last frame is not one.
+	 */
+	if (e->dwarf_stop == MT_STOP_NO_MODULE && n && !e->dwarf[n - 1].mod && n <= e->nfp &&
+	    e->fp[n - 1].addr != e->dwarf[n - 1].addr)
+		n--;
+	if (!e->has_dwarf || !n)
 		return;
 	e->kind = MT_CHAIN_DWARF;
 	e->frames = e->dwarf;
-	e->nframes = e->ndwarf;
-	if (e->dwarf_stop == MT_STOP_END || e->nfp <= e->ndwarf)
+	e->nframes = n;
+	if (e->dwarf_stop == MT_STOP_END || e->nfp <= n)
 		return;
-	for (i = 0; i < e->ndwarf; i++)
+	for (i = 0; i < n; i++)
 		if (e->fp[i].addr != e->dwarf[i].addr)
 			return;
 	e->kind = MT_CHAIN_DWARF_FP;
@@ -227,173 +221,73 @@ static int apply_stack(struct mt_stacks *s, const struct mt_stack *rec)
 		err = entry_set_dwarf(e, u, as);
 		if (err)
 			return err;
-		s->has_dwarf = true;
 	}
 	entry_choose(e);
 	entry_mark_cut(e);
+	s->has_dwarf |= e->kind != MT_CHAIN_FP;
 	return 0;
 }
 
-/* ---- accounting, as src/model.c does it ---- */
+/* ---- records, in time order ---- */
 
-static struct proc_live *proc_get(struct mt_stacks *s, uint32_t pid)
+/* m: the model that has just accounted rec (NULL with chains_only: nothing is accounted). */
+static int apply_record(struct mt_stacks *s, const struct mt_rec_hdr *rec, const struct mt_model *m)
 {
-	uint64_t *idx = mt_u64map__find(&s->by_pid, pid);
-	struct proc_live *p;
-
-	if (idx)
-		return &s->procs[*idx];
-	p = realloc(s->procs, (s->nprocs + 1) * sizeof(*p));
-	if (!p)
-		return NULL;
-	s->procs = p;
-	if (mt_u64map__put(&s->by_pid, pid, s->nprocs, NULL) < 0)
-		return NULL;
-	p = &s->procs[s->nprocs++];
-	memset(p, 0, sizeof(*p));
-	return p;
-}
-
-static int64_t block_new(struct mt_stacks *s, uint64_t size, uint32_t stack)
-{
-	struct live_block *b;
-	uint64_t idx;
-
-	if (s->free_block) {
-		idx = s->free_block - 1;
-		s->free_block = s->blocks[idx].size;
-	} else {
-		if (s->nblocks == s->cap_blocks) {
-			size_t cap = s->cap_blocks ? s->cap_blocks * 2 : 1024;
-
-			b = realloc(s->blocks, cap * sizeof(*b));
-			if (!b)
-				return -ENOMEM;
-			s->blocks = b;
-			s->cap_blocks = cap;
-		}
-		idx = s->nblocks++;
-	}
-	s->blocks[idx] = (struct live_block){ size, stack };
-	return (int64_t)idx;
-}
-
-static void block_release(struct mt_stacks *s, uint64_t idx)
-{
-	s->blocks[idx].size = s->free_block;
-	s->free_block = idx + 1;
-}
-
-static void heap_free(struct mt_stacks *s, struct proc_live *p, uint64_t addr)
-{
-	uint64_t idx;
-
-	if (mt_u64map__del(&p->blocks, addr, &idx))
-		block_release(s, idx);
-}
-
-static int heap_alloc(struct mt_stacks *s, struct proc_live *p, const struct mt_alloc *a)
-{
+	const struct mt_alloc *a = (const void *)rec;
 	uint32_t stack = 0;
-	uint64_t old;
 	size_t idx;
-	int64_t b;
-	int ret;
-
-	if (a->stack) {
-		struct mt_stack_entry *e = entry_get(s, a->stack, &idx);
-
-		if (!e)
-			return -ENOMEM;
-		e->allocations++;
-		e->bytes += a->size;
-		stack = idx + 1;
-	}
-	b = block_new(s, a->size, stack);
-	if (b < 0)
-		return (int)b;
-	ret = mt_u64map__put(&p->blocks, a->addr, b, &old);
-	if (ret < 0)
-		return ret;
-	if (ret)
-		block_release(s, old);	/* its free was lost: replaced, as the model does */
-	return 0;
-}
-
-static int apply_alloc(struct mt_stacks *s, const struct mt_alloc *a)
-{
-	struct proc_live *p = proc_get(s, a->hdr.pid);
-
-	if (!p)
-		return -ENOMEM;
-	if (mt_func__is_free(a->func)) {
-		if (a->addr)
-			heap_free(s, p, a->addr);
-		return 0;
-	}
-	if (mt_func__is_realloc(a->func) && a->old_addr) {
-		if (a->addr || !a->size)
-			heap_free(s, p, a->old_addr);
-		if (!a->addr && !a->size)
-			return 0;
-	}
-	if (!a->addr)
-		return 0;
-	return heap_alloc(s, p, a);
-}
-
-static void leak_one(uint64_t key, uint64_t idx, void *ctx)
-{
-	struct mt_stacks *s = ctx;
-	struct live_block *b = &s->blocks[idx];
-	struct mt_stack_entry *e;
-
-	(void)key;
-	if (b->stack) {
-		e = &s->entries[b->stack - 1];
-		e->leaked_allocations++;
-		e->leaked_bytes += b->size;
-	}
-	block_release(s, idx);
-}
-
-static void leak_all(struct mt_stacks *s, struct proc_live *p)
-{
-	mt_u64map__for_each(&p->blocks, leak_one, s);
-	mt_u64map__release(&p->blocks);
-}
-
-static int apply_record(const struct mt_rec_hdr *rec, void *ctx)
-{
-	struct mt_stacks *s = ctx;
-	struct proc_live *p;
 	int err;
 
 	err = mt_aspaces__apply(&s->spaces, rec);
 	if (err)
 		return err;
-	switch (rec->type) {
-	case MT_REC_STACK:
+	if (rec->type == MT_REC_STACK)
 		return rec->size >= sizeof(struct mt_stack) ? apply_stack(s, (const struct mt_stack *)rec) : 0;
-	case MT_REC_ALLOC:
-		return rec->size >= sizeof(struct mt_alloc) ? apply_alloc(s, (const struct mt_alloc *)rec) : 0;
-	case MT_REC_FORK:
-		/* the child starts with no live blocks (a reused pid's were leaked at its exit) */
-		if (rec->size < sizeof(struct mt_fork))
-			return 0;
-		p = proc_get(s, ((const struct mt_fork *)rec)->child);
-		break;
-	case MT_REC_EXEC:
-	case MT_REC_EXIT:
-		p = proc_get(s, rec->pid);
-		break;
-	default:
+	if (!m)
 		return 0;
+	if (rec->type == MT_REC_ALLOC && rec->size >= sizeof(*a) && a->stack && !mt_func__is_free(a->func)) {
+		if (!entry_get(s, a->stack, &idx))
+			return -ENOMEM;
+		stack = idx + 1;
 	}
-	if (!p)
-		return -ENOMEM;
-	leak_all(s, p);
-	return 0;
+	return mt_stack_heap__apply(s->heap, rec, stack, m, mt_replay__rel_ts(s->replay, rec->ts_ns));
+}
+
+static int chain_record(const struct mt_rec_hdr *rec, void *ctx)
+{
+	return apply_record(ctx, rec, NULL);
+}
+
+static int replay_record(const struct mt_rec_hdr *rec, const struct mt_replay *r, void *ctx)
+{
+	return apply_record(ctx, rec, mt_replay__model(r));
+}
+
+/* The entries get their stack's counts. */
+static void entries_count(struct mt_stacks *s)
+{
+	const struct mt_stack_counts *c;
+	struct mt_stack_entry *e;
+	size_t i;
+
+	for (i = 0; i < s->count; i++) {
+		c = mt_stack_heap__counts(s->heap, i + 1);
+		e = &s->entries[i];
+		e->allocations = c->allocations;
+		e->bytes = c->bytes;
+		e->leaked_allocations = c->leaked_allocations;
+		e->leaked_bytes = c->leaked_bytes;
+		e->inherited_allocations = c->inherited_allocations;
+		e->inherited_bytes = c->inherited_bytes;
+		e->frees = c->frees;
+		e->freed_bytes = c->freed_bytes;
+		e->discarded_allocations = c->discarded_allocations;
+		e->discarded_bytes = c->discarded_bytes;
+		e->temporary_allocations = c->temporary_allocations;
+		e->temporary_bytes = c->temporary_bytes;
+		e->peak_allocations = c->peak_allocations;
+		e->peak_bytes = c->peak_bytes;
+	}
 }
 
 /* ---- loading ---- */
@@ -413,6 +307,11 @@ char *mt_stacks__dir_of(const char *path)
 	return dir;
 }
 
+static int load_one(struct mt_stacks *s, const struct mt_rec_hdr *rec)
+{
+	return s->replay ? mt_replay__push(s->replay, rec) : mt_reorder__push(s->reorder, rec);
+}
+
 /* Without a hook nothing reads the raw stack bytes: the window then holds definitions without them. */
 static int load_push(const struct mt_rec_hdr *rec, void *ctx)
 {
@@ -422,19 +321,20 @@ static int load_push(const struct mt_rec_hdr *rec, void *ctx)
 	size_t fixed;
 
 	if (s->opts.hook || rec->type != MT_REC_STACK || rec->size < sizeof(*st) || st->nfp > MT_FP_MAX)
-		return mt_reorder__push(s->reorder, rec);
+		return load_one(s, rec);
 	fixed = sizeof(*st) + (size_t)st->nfp * 8;
 	if (rec->size < fixed + st->nbytes)
-		return mt_reorder__push(s->reorder, rec);	/* malformed: apply_stack skips it */
+		return load_one(s, rec);	/* malformed: apply_stack skips it */
 	memcpy(&copy, rec, fixed);
 	copy.st.hdr.size = fixed;
 	copy.st.nbytes = 0;
-	return mt_reorder__push(s->reorder, &copy.st.hdr);
+	return load_one(s, &copy.st.hdr);
 }
 
 static struct mt_stacks *stacks_new(const char *path, const struct mt_stacks_opts *opts)
 {
 	struct mt_stacks *s = calloc(1, sizeof(*s));
+	bool ok;
 
 	if (!s)
 		return NULL;
@@ -442,8 +342,15 @@ static struct mt_stacks *stacks_new(const char *path, const struct mt_stacks_opt
 		s->opts = *opts;
 	s->dir = mt_stacks__dir_of(path);
 	s->mods = s->dir ? mt_modules__new(s->dir) : NULL;
-	s->reorder = mt_reorder__new(MT_REORDER_WINDOW, apply_record, s);
-	if (!s->reorder || !s->mods) {
+	if (s->opts.chains_only) {
+		s->reorder = mt_reorder__new(MT_REORDER_WINDOW, chain_record, s);
+		ok = s->reorder;
+	} else {
+		s->replay = mt_replay__new(replay_record, s);
+		s->heap = mt_stack_heap__new();
+		ok = s->replay && s->heap;
+	}
+	if (!ok || !s->mods) {
 		mt_stacks__free(s);
 		return NULL;
 	}
@@ -451,12 +358,46 @@ static struct mt_stacks *stacks_new(const char *path, const struct mt_stacks_opt
 	return s;
 }
 
+/* DWARF chains: the hook's; else DIR/unwind.mtz's; else unwound during this read, for the cache. */
+static int stacks_dwarf_source(struct mt_stacks *s)
+{
+	int err;
+
+	if (s->opts.hook || s->opts.fp_chains)
+		return 0;
+	err = mt_unwind_index__read(s->dir, &s->dwarf_file);
+	if (err || s->dwarf_file)
+		return err;
+	s->cache = mt_unwind_run__cache(s->dir, false);
+	if (!s->cache)
+		return -ENOMEM;
+	s->opts.hook = mt_unwind_run__hook;
+	s->opts.hook_ctx = s->cache;
+	return 0;
+}
+
+/* Every record out of the window; with the model, the leaks at the end and each stack's counts. */
+static int stacks_finish(struct mt_stacks *s)
+{
+	int err;
+
+	if (!s->replay)
+		return mt_reorder__flush(s->reorder);
+	err = mt_replay__finish(s->replay);
+	if (!err)
+		err = mt_stack_heap__finish(s->heap, mt_replay__model(s->replay));
+	if (!err)
+		entries_count(s);
+	mt_replay__free(s->replay);	/* stack_heap kept what it needs of the model */
+	s->replay = NULL;
+	return err;
+}
+
 int mt_stacks__load(const char *path, const struct mt_stacks_opts *opts, struct mt_stacks **out,
 		    struct mt_read_status *st)
 {
 	struct mt_read_status local;
 	struct mt_stacks *s;
-	size_t i;
 	int err, ferr;
 
 	*out = NULL;
@@ -468,18 +409,18 @@ int mt_stacks__load(const char *path, const struct mt_stacks_opts *opts, struct 
 		snprintf(st->reason, sizeof(st->reason), "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	err = s->opts.no_unwind_file || s->opts.hook ? 0 : mt_unwind_index__load(s->dir, &s->dwarf_file);
+	err = stacks_dwarf_source(s);
 	if (!err)
 		err = mt_artifact__read(path, load_push, s, st);
 	if (err && err != -EBADMSG)
 		goto err_free;
-	ferr = mt_reorder__flush(s->reorder);
+	ferr = stacks_finish(s);
 	if (ferr) {
 		err = ferr;
 		goto err_free;
 	}
-	for (i = 0; i < s->nprocs; i++)
-		leak_all(s, &s->procs[i]);
+	mt_unwind_run__finish(s->cache, err);
+	s->cache = NULL;
 	mt_unwind_index__free(s->dwarf_file);	/* the entries hold copies of what they use */
 	s->dwarf_file = NULL;
 	*out = s;
@@ -498,7 +439,10 @@ void mt_stacks__free(struct mt_stacks *s)
 
 	if (!s)
 		return;
+	mt_replay__free(s->replay);
 	mt_reorder__free(s->reorder);
+	mt_stack_heap__free(s->heap);
+	mt_unwind_run__finish(s->cache, -ECANCELED);
 	for (i = 0; i < s->count; i++) {
 		free(s->entries[i].fp);
 		free(s->entries[i].dwarf);
@@ -508,11 +452,6 @@ void mt_stacks__free(struct mt_stacks *s)
 	free(s->entries);
 	mt_u64map__release(&s->by_hash);
 	mt_unwind_index__free(s->dwarf_file);
-	for (i = 0; i < s->nprocs; i++)
-		mt_u64map__release(&s->procs[i].blocks);
-	free(s->procs);
-	mt_u64map__release(&s->by_pid);
-	free(s->blocks);
 	free(s->syms);
 	mt_u64map__release(&s->sym_index);
 	mt_aspaces__release(&s->spaces);
@@ -529,6 +468,25 @@ const char *mt_stacks__dir(const struct mt_stacks *s)
 bool mt_stacks__any(const struct mt_stacks *s)
 {
 	return s->any;
+}
+
+/* Stops the read at the first stack definition (1) or allocation without a stack (2). */
+static int probe_stop(const struct mt_rec_hdr *rec, void *ctx)
+{
+	const struct mt_alloc *a = (const void *)rec;
+
+	(void)ctx;
+	if (rec->type == MT_REC_STACK)
+		return 1;
+	return rec->type == MT_REC_ALLOC && rec->size >= sizeof(*a) && !a->stack ? 2 : 0;
+}
+
+int mt_stacks__probe(const char *path)
+{
+	struct mt_read_status st;
+	int err = mt_artifact__read(path, probe_stop, NULL, &st);
+
+	return err == 1 ? 1 : err == 2 || !err || err == -EBADMSG ? 0 : err;
 }
 
 /* Stops the read at the first stack definition: mt_artifact__read hands back the 1. */
@@ -555,6 +513,11 @@ int mt_stacks__require(const char *path, const char *cmd, struct mt_read_status 
 bool mt_stacks__has_dwarf(const struct mt_stacks *s)
 {
 	return s->has_dwarf;
+}
+
+const struct mt_stack_heap *mt_stacks__heap(const struct mt_stacks *s)
+{
+	return s->heap;
 }
 
 size_t mt_stacks__count(const struct mt_stacks *s)

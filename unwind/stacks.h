@@ -11,6 +11,7 @@
 #include "bpf/memtrack.h"
 #include "unwind/addrspace.h"
 #include "unwind/module.h"
+#include "unwind/stack_heap.h"
 #include "unwind/unwind_records.h"
 
 /* One return address, and where it pointed when its stack was defined. */
@@ -53,10 +54,21 @@ struct mt_stack_entry {
 	uint16_t nframes;		/* the chain reports use: DWARF over FP; when the capture budget cut it (FP: MT_FP_MAX
 					 * words; DWARF: MT_STOP_BUDGET, MT_STOP_MAX_FRAMES), its last frame is .truncated */
 	const struct mt_frame *frames;
+	/* the accounting, by src/model's rules (struct mt_stack_counts says more) */
 	uint64_t allocations;		/* successful allocation calls with this stack */
 	uint64_t bytes;
-	uint64_t leaked_allocations;	/* blocks still live at exec, exit or the end (src/model.c semantics) */
+	uint64_t leaked_allocations;	/* blocks still live at the exit of their holder, or at the end */
 	uint64_t leaked_bytes;
+	uint64_t inherited_allocations;	/* blocks fork children started with (each child counts) */
+	uint64_t inherited_bytes;
+	uint64_t frees;
+	uint64_t freed_bytes;
+	uint64_t discarded_allocations;	/* live when an exec replaced their holder's image: not leaks */
+	uint64_t discarded_bytes;
+	uint64_t temporary_allocations;	/* freed by their thread before its next allocation */
+	uint64_t temporary_bytes;
+	uint64_t peak_allocations;	/* live when the total live bytes first reached their peak */
+	uint64_t peak_bytes;
 };
 
 /*
@@ -67,7 +79,8 @@ typedef const struct mt_unwind_rec *(*mt_stack_hook_fn)(void *ctx, const struct 
 							 struct mt_aspace *as, int *err);
 
 struct mt_stacks_opts {
-	bool no_unwind_file;		/* ignore DIR/unwind.mtz */
+	bool fp_chains;			/* frame-pointer chains only (--fp): DIR/unwind.mtz is neither read nor made */
+	bool chains_only;		/* stacks and chains only, no accounting (for unwinding) */
 	bool full_paths;		/* mt_sym__srcline: source files by their whole path */
 	mt_stack_hook_fn hook;		/* when set, DWARF chains come from it instead of the file */
 	void *hook_ctx;
@@ -76,9 +89,11 @@ struct mt_stacks_opts {
 struct mt_stacks;
 
 /*
- * Reads the artifact at path (DIR, or DIR/events.mtz), following mappings and accounting allocations by stack,
- * with DWARF chains from DIR/unwind.mtz (when whole and matching) or from opts->hook. opts may be NULL. Returns
- * what mt_artifact__read returned; on 0 and -EBADMSG *out is set, otherwise NULL. st may be NULL.
+ * Reads the artifact at path (DIR, or DIR/events.mtz), following mappings and accounting allocations by stack
+ * (through the model, unwind/replay.h), with DWARF chains: from opts->hook when set; else from DIR/unwind.mtz when
+ * whole and matching; else unwound during this very read and cached as DIR/unwind.mtz for the next reader (when
+ * DIR is writable). opts may be NULL. Returns what mt_artifact__read returned; on 0 and -EBADMSG *out is set,
+ * otherwise NULL. st may be NULL.
  */
 int mt_stacks__load(const char *path, const struct mt_stacks_opts *opts, struct mt_stacks **out,
 		    struct mt_read_status *st);
@@ -97,8 +112,15 @@ bool mt_stacks__any(const struct mt_stacks *s);
  * artifact cannot be read (st->reason says why; mt_report__exit_status prints it). st may be NULL.
  */
 int mt_stacks__require(const char *path, const char *cmd, struct mt_read_status *st);
-/* DWARF chains were used (from unwind.mtz or the hook). */
+/*
+ * Whether the artifact at path was recorded with stacks, reading no further than its first allocation (with
+ * --stacks, every allocation names a stack): 1, 0, or -errno when it cannot be read.
+ */
+int mt_stacks__probe(const char *path);
+/* A DWARF chain (from unwind.mtz, the hook or the cache) was chosen for some stack. */
 bool mt_stacks__has_dwarf(const struct mt_stacks *s);
+/* The accounting by stack: index + 1 of an entry, 0 for the allocations without a stack (NULL with chains_only). */
+const struct mt_stack_heap *mt_stacks__heap(const struct mt_stacks *s);
 size_t mt_stacks__count(const struct mt_stacks *s);
 const struct mt_stack_entry *mt_stacks__entry(const struct mt_stacks *s, size_t idx);
 struct mt_modules *mt_stacks__modules(const struct mt_stacks *s);
@@ -131,10 +153,18 @@ char *mt_sym__srcline(const struct mt_stacks *s, const struct mt_sym *sym, char 
 
 struct mt_unwind_index;
 /*
- * Loads DIR/unwind.mtz when it is whole, finished and made from DIR/events.mtz (same size). 0 with *out = NULL
- * when there is none, or after one warning when it is stale or broken; -ENOMEM.
+ * Reads DIR/unwind.mtz when it is whole, finished and made from DIR/events.mtz (same size). 0 with *out = NULL
+ * when there is none, or it is stale or broken; -ENOMEM.
+ */
+int mt_unwind_index__read(const char *dir, struct mt_unwind_index **out);
+/*
+ * The same, and when there is no good file and the recording has stacks, they are unwound now and cached as
+ * DIR/unwind.mtz (kept in memory only when DIR cannot take it): DWARF by default (unwind_run.c). 0 or -ENOMEM.
  */
 int mt_unwind_index__load(const char *dir, struct mt_unwind_index **out);
+/* An empty, complete index to fill, and one DWARF result into it (the first of a hash stays). 0 or -ENOMEM. */
+struct mt_unwind_index *mt_unwind_index__new(void);
+int mt_unwind_index__add(struct mt_unwind_index *ix, const struct mt_unwind_rec *u);
 /* The first MT_REC_UNWIND of hash, or NULL (ix may be NULL). */
 const struct mt_unwind_rec *mt_unwind_index__find(const struct mt_unwind_index *ix, uint64_t hash);
 void mt_unwind_index__free(struct mt_unwind_index *ix);

@@ -13,30 +13,44 @@ struct mt_unwind_index {
 	uint64_t events_bytes;
 };
 
+struct mt_unwind_index *mt_unwind_index__new(void)
+{
+	struct mt_unwind_index *ix = calloc(1, sizeof(*ix));
+
+	if (ix)
+		ix->complete = true;	/* filled in memory: nothing is missing */
+	return ix;
+}
+
+int mt_unwind_index__add(struct mt_unwind_index *ix, const struct mt_unwind_rec *u)
+{
+	void *copy;
+	int ret;
+
+	if (u->hdr.size < sizeof(*u) || !mt_unwind_rec__detail(u) || mt_u64map__find(&ix->by_hash, u->hash))
+		return 0;
+	copy = malloc(u->hdr.size);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, u, u->hdr.size);
+	ret = mt_u64map__put(&ix->by_hash, u->hash, (uintptr_t)copy, NULL);
+	if (ret < 0)
+		free(copy);
+	return ret < 0 ? ret : 0;
+}
+
 static int index_record(const struct mt_rec_hdr *rec, void *ctx)
 {
 	struct mt_unwind_index *ix = ctx;
-	const struct mt_unwind_rec *u = (const void *)rec;
-	void *copy;
-	int ret;
 
 	if (rec->type == MT_REC_UNWIND_END && rec->size >= sizeof(struct mt_unwind_end)) {
 		ix->complete = true;
 		ix->events_bytes = ((const struct mt_unwind_end *)rec)->events_bytes;
 		return 0;
 	}
-	if (rec->type != MT_REC_UNWIND || rec->size < sizeof(*u) || !mt_unwind_rec__detail(u))
+	if (rec->type != MT_REC_UNWIND || rec->size < sizeof(struct mt_unwind_rec))
 		return 0;
-	if (mt_u64map__find(&ix->by_hash, u->hash))
-		return 0;
-	copy = malloc(rec->size);
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, rec, rec->size);
-	ret = mt_u64map__put(&ix->by_hash, u->hash, (uintptr_t)copy, NULL);
-	if (ret < 0)
-		free(copy);
-	return ret < 0 ? ret : 0;
+	return mt_unwind_index__add(ix, (const struct mt_unwind_rec *)rec);
 }
 
 static void free_rec(uint64_t key, uint64_t val, void *ctx)
@@ -72,7 +86,7 @@ static const char *index_problem(const struct mt_unwind_index *ix, const char *d
 	return NULL;
 }
 
-int mt_unwind_index__load(const char *dir, struct mt_unwind_index **out)
+int mt_unwind_index__read(const char *dir, struct mt_unwind_index **out)
 {
 	struct mt_read_status st;
 	struct mt_unwind_index *ix;
@@ -95,7 +109,7 @@ int mt_unwind_index__load(const char *dir, struct mt_unwind_index **out)
 	}
 	problem = index_problem(ix, dir, err, &st);
 	if (problem) {
-		pr_warn("%s: %s; using frame-pointer chains (run `memtrack unwind %s` again)\n", path, problem, dir);
+		pr_debug("%s: %s: unwinding again\n", path, problem);
 		mt_unwind_index__free(ix);
 		return 0;
 	}

@@ -1,26 +1,37 @@
-/* unwind_run.c — every stack definition of an artifact DWARF-unwound, in memory or into DIR/unwind.mtz. */
+/* unwind_run.c — every stack definition of an artifact DWARF-unwound: in memory, into DIR/unwind.mtz, or cached. */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/log.h"
 #include "common/plural.h"
 #include "unwind/unwind_run.h"
 #include "unwind/unwinder.h"
 
 #define EARLY_SHOWN 10		/* stacks that stopped early, listed without --list */
 
-struct unwind_run {
+struct mt_unwind_run {
 	struct mt_unwinder *u;
-	struct mt_writer *w;		/* NULL: results stay in memory */
+	struct mt_writer *w;		/* NULL: nothing written (yet) */
 	const struct mt_unwind_opts *o;
 	struct mt_unwind_summary *sum;
+	struct mt_unwind_summary own_sum;
 	uint64_t early_shown;
+	char *dir;
+	char scratch[4096];		/* DIR/.unwind.<pid>, where the file is written until it is complete */
+	bool lazy;			/* the cache: the scratch file is made at the first stack, if it can be */
+	bool tried;			/* the lazy open was tried */
+	struct mt_unwind_index *ix;	/* the results kept in memory too, or NULL */
 };
 
-static void run_line(struct unwind_run *r, const struct mt_unwind_rec *u)
+static const struct mt_unwind_opts quiet = { .repeat = 1 };
+
+static void run_line(struct mt_unwind_run *r, const struct mt_unwind_rec *u)
 {
 	const char *detail = mt_unwind_rec__detail(u);
 
@@ -37,10 +48,112 @@ static void run_line(struct unwind_run *r, const struct mt_unwind_rec *u)
 	fputc('\n', r->o->out);
 }
 
-static const struct mt_unwind_rec *run_hook(void *ctx, const struct mt_stack *rec, uint32_t size, struct mt_aspace *as,
-					    int *err)
+static struct mt_unwind_run *run_new(const char *path, const struct mt_unwind_opts *o, struct mt_unwind_summary *sum)
 {
-	struct unwind_run *r = ctx;
+	struct mt_unwind_run *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->o = o ? o : &quiet;
+	r->sum = sum ? sum : &r->own_sum;
+	r->u = mt_unwinder__new();
+	r->dir = path ? mt_stacks__dir_of(path) : NULL;
+	if (!r->u || (path && !r->dir)) {
+		mt_unwinder__free(r->u);
+		free(r->dir);
+		free(r);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (r->dir)
+		snprintf(r->scratch, sizeof(r->scratch), "%s/.unwind.%d", r->dir, (int)getpid());
+	return r;
+}
+
+static void scratch_remove(const char *scratch)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/" MT_ARTIFACT_FILE, scratch);
+	unlink(path);
+	rmdir(scratch);
+}
+
+static void run_free(struct mt_unwind_run *r)
+{
+	if (!r)
+		return;
+	if (r->w) {
+		mt_writer__close(r->w);
+		scratch_remove(r->scratch);
+	}
+	mt_unwind_index__free(r->ix);
+	mt_unwinder__free(r->u);
+	free(r->dir);
+	free(r);
+}
+
+/* Scratch directories of readers that were killed while writing (their pid is gone) are removed. */
+static void scratch_sweep(const char *dir)
+{
+	char path[4096];
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	long pid;
+	char *end;
+
+	if (!dp)
+		return;
+	while ((d = readdir(dp))) {
+		if (strncmp(d->d_name, ".unwind.", 8))
+			continue;
+		pid = strtol(d->d_name + 8, &end, 10);
+		if (*end || pid <= 0 || !kill((pid_t)pid, 0) || errno != ESRCH)
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, d->d_name) < (int)sizeof(path))
+			scratch_remove(path);
+	}
+	closedir(dp);
+}
+
+/* The cache's file is opened at its first stack: a recording without stacks gets none, a read-only DIR none. */
+static void run_open_lazy(struct mt_unwind_run *r)
+{
+	scratch_sweep(r->dir);
+	r->tried = true;
+	r->w = mt_writer__open(r->scratch);
+	if (!r->w)
+		pr_debug("%s: not cached: %s\n", r->dir, strerror(errno));
+}
+
+static int run_keep(struct mt_unwind_run *r, const struct mt_unwind_rec *u)
+{
+	int err;
+
+	if (r->lazy && !r->tried)
+		run_open_lazy(r);
+	if (r->ix) {
+		err = mt_unwind_index__add(r->ix, u);
+		if (err)
+			return err;
+	}
+	if (!r->w)
+		return 0;
+	err = mt_writer__append(r->w, u, u->hdr.size);
+	if (err && r->lazy) {
+		pr_debug("%s: not cached: %s\n", r->dir, strerror(-err));
+		mt_writer__close(r->w);
+		scratch_remove(r->scratch);
+		r->w = NULL;
+		return 0;
+	}
+	return err;
+}
+
+const struct mt_unwind_rec *mt_unwind_run__hook(void *ctx, const struct mt_stack *rec, uint32_t size,
+						struct mt_aspace *as, int *err)
+{
+	struct mt_unwind_run *r = ctx;
 	const struct mt_unwind_rec *u;
 	unsigned long i;
 
@@ -56,42 +169,38 @@ static const struct mt_unwind_rec *run_hook(void *ctx, const struct mt_stack *re
 	if (u->reason < MT_STOP__COUNT)
 		r->sum->reasons[u->reason]++;
 	run_line(r, u);
-	if (r->w)
-		*err = mt_writer__append(r->w, u, u->hdr.size);
+	*err = run_keep(r, u);
 	return u;
 }
 
 int mt_unwind__load(const char *path, struct mt_stacks **out, struct mt_read_status *st)
 {
-	static const struct mt_unwind_opts quiet = { .repeat = 1 };
-	struct mt_unwind_summary sum = { 0 };
-	struct unwind_run r = { .o = &quiet, .sum = &sum };
-	struct mt_stacks_opts opts = { .hook = run_hook, .hook_ctx = &r };
+	struct mt_unwind_run *r = run_new(NULL, NULL, NULL);
+	struct mt_stacks_opts opts = { .hook = mt_unwind_run__hook, .hook_ctx = r };
 	int err;
 
-	r.u = mt_unwinder__new();
-	if (!r.u) {
+	if (!r) {
 		*out = NULL;
 		if (st)
 			snprintf(st->reason, sizeof(st->reason), "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	err = mt_stacks__load(path, &opts, out, st);
-	mt_unwinder__free(r.u);
+	run_free(r);
 	return err;
 }
 
-/* ---- writing DIR/unwind.mtz: through the artifact writer in a scratch directory, then renamed into place ---- */
+/* ---- DIR/unwind.mtz: through the artifact writer in a scratch directory, then renamed into place ---- */
 
-static int end_record(struct unwind_run *r, const char *dir)
+static int end_record(struct mt_unwind_run *r)
 {
 	struct mt_unwind_end e = { .stacks = r->sum->stacks, .frames = r->sum->frames,
 				   .cpu_ns = mt_unwinder__cpu_ns(r->u) };
-	char path[4096];
+	char path[4200];
 	struct stat sb;
 	size_t i;
 
-	snprintf(path, sizeof(path), "%s/" MT_ARTIFACT_FILE, dir);
+	snprintf(path, sizeof(path), "%s/" MT_ARTIFACT_FILE, r->dir);
 	if (stat(path, &sb))
 		return -errno;
 	e.events_bytes = sb.st_size;
@@ -102,71 +211,110 @@ static int end_record(struct unwind_run *r, const char *dir)
 	return mt_writer__append(r->w, &e, sizeof(e));
 }
 
-static int scratch_commit(const char *scratch, const char *dir)
+/* The end record, the file closed and renamed into DIR; the scratch directory goes either way. */
+static int run_commit(struct mt_unwind_run *r)
 {
 	char from[4200], to[4200];
+	int err = end_record(r), cerr;
 
-	snprintf(from, sizeof(from), "%s/" MT_ARTIFACT_FILE, scratch);
-	snprintf(to, sizeof(to), "%s/" MT_UNWIND_FILE, dir);
-	if (rename(from, to))
-		return -errno;
-	return 0;
+	cerr = mt_writer__close(r->w);
+	r->w = NULL;
+	err = err ? err : cerr;
+	snprintf(from, sizeof(from), "%s/" MT_ARTIFACT_FILE, r->scratch);
+	snprintf(to, sizeof(to), "%s/" MT_UNWIND_FILE, r->dir);
+	if (!err && rename(from, to))
+		err = -errno;
+	scratch_remove(r->scratch);
+	return err;
 }
-
-static void scratch_remove(const char *scratch)
-{
-	char path[4200];
-
-	snprintf(path, sizeof(path), "%s/" MT_ARTIFACT_FILE, scratch);
-	unlink(path);
-	rmdir(scratch);
-}
-
-/* Unwinds into the writer; returns what mt_stacks__load returned. */
-static int unwind_into(struct unwind_run *r, const char *path, const char *dir, struct mt_read_status *st)
-{
-	struct mt_stacks_opts opts = { .hook = run_hook, .hook_ctx = r };
-	struct mt_stacks *s;
-	int err, werr;
-
-	err = mt_stacks__load(path, &opts, &s, st);
-	mt_stacks__free(s);
-	if (err && err != -EBADMSG)
-		return err;
-	werr = end_record(r, dir);
-	return werr ? werr : err;
-}
-
 
 int mt_unwind__write(const char *path, const struct mt_unwind_opts *o, struct mt_unwind_summary *sum,
 		     struct mt_read_status *st, int *read_err)
 {
-	struct unwind_run r = { .o = o, .sum = sum };
-	char scratch[4096], *dir;
+	struct mt_unwind_run *r = run_new(path, o, sum);
+	struct mt_stacks_opts opts = { .hook = mt_unwind_run__hook, .hook_ctx = r, .chains_only = true };
+	struct mt_stacks *s;
 	int err;
 
 	*read_err = 0;
-	r.u = mt_unwinder__new();
-	dir = mt_stacks__dir_of(path);
-	if (!r.u || !dir) {
-		err = -ENOMEM;
-		goto out_free;
-	}
-	snprintf(scratch, sizeof(scratch), "%s/.unwind.%d", dir, (int)getpid());
-	r.w = mt_writer__open(scratch);
-	if (!r.w) {
+	if (!r)
+		return -ENOMEM;
+	r->w = mt_writer__open(r->scratch);
+	if (!r->w) {
 		err = -errno;
-		goto out_free;
+		run_free(r);
+		return err;
 	}
-	*read_err = unwind_into(&r, path, dir, st);
-	err = mt_writer__close(r.w);
-	if (!err && (!*read_err || *read_err == -EBADMSG))
-		err = scratch_commit(scratch, dir);
-	scratch_remove(scratch);
-	sum->unwinds = mt_unwinder__stacks(r.u);
-	sum->cpu_ns = mt_unwinder__cpu_ns(r.u);
-out_free:
-	free(dir);
-	mt_unwinder__free(r.u);
+	*read_err = mt_stacks__load(path, &opts, &s, st);
+	mt_stacks__free(s);
+	err = !*read_err || *read_err == -EBADMSG ? run_commit(r) : 0;
+	sum->unwinds = mt_unwinder__stacks(r->u);
+	sum->cpu_ns = mt_unwinder__cpu_ns(r->u);
+	run_free(r);
 	return err;
+}
+
+/* ---- the cache: DWARF chains on first use ---- */
+
+struct mt_unwind_run *mt_unwind_run__cache(const char *dir, bool with_index)
+{
+	struct mt_unwind_run *r = run_new(dir, NULL, NULL);
+
+	if (!r)
+		return NULL;
+	r->lazy = true;
+	if (with_index && !(r->ix = mt_unwind_index__new())) {
+		run_free(r);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return r;
+}
+
+void mt_unwind_run__finish(struct mt_unwind_run *r, int read_err)
+{
+	int err;
+
+	if (!r)
+		return;
+	if (r->w && (!read_err || read_err == -EBADMSG)) {
+		err = run_commit(r);
+		if (err)
+			pr_debug("%s: not cached: %s\n", r->dir, strerror(-err));
+	}
+	run_free(r);
+}
+
+struct mt_unwind_index *mt_unwind_run__take_index(struct mt_unwind_run *r)
+{
+	struct mt_unwind_index *ix = r->ix;
+
+	r->ix = NULL;
+	return ix;
+}
+
+/*
+ * DIR/unwind.mtz's chains for a reader that walks the records itself (dump): the file when it is good; else, when
+ * the recording has stacks, unwound now and cached (memory only when DIR cannot take the file).
+ */
+int mt_unwind_index__load(const char *dir, struct mt_unwind_index **out)
+{
+	struct mt_stacks_opts opts = { .hook = mt_unwind_run__hook, .chains_only = true };
+	struct mt_read_status st;
+	struct mt_unwind_run *r;
+	struct mt_stacks *s;
+	int err = mt_unwind_index__read(dir, out);
+
+	if (err || *out || mt_stacks__probe(dir) <= 0)
+		return err;
+	r = mt_unwind_run__cache(dir, true);
+	if (!r)
+		return -ENOMEM;
+	opts.hook_ctx = r;
+	err = mt_stacks__load(dir, &opts, &s, &st);
+	mt_stacks__free(s);
+	if (!err || err == -EBADMSG)
+		*out = mt_unwind_run__take_index(r);
+	mt_unwind_run__finish(r, err);
+	return err == -ENOMEM ? err : 0;
 }

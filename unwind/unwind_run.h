@@ -1,4 +1,4 @@
-/* unwind_run.h — DWARF-unwinding every stack of an artifact: in memory (check-fp's fallback) or into unwind.mtz. */
+/* unwind_run.h — DWARF-unwinding every stack of an artifact: in memory, into unwind.mtz, or cached on first use. */
 #ifndef MEMTRACK_UNWIND_RUN_H
 #define MEMTRACK_UNWIND_RUN_H
 
@@ -32,5 +32,21 @@ int mt_unwind__load(const char *path, struct mt_stacks **out, struct mt_read_sta
  */
 int mt_unwind__write(const char *path, const struct mt_unwind_opts *o, struct mt_unwind_summary *sum,
 		     struct mt_read_status *st, int *read_err);
+
+/*
+ * The cache behind DWARF by default: a run that unwinds the stacks a load hands its hook (as mt_stacks_opts.hook)
+ * and writes them for DIR/unwind.mtz, from the first stack on, when DIR is writable (else they are only used now).
+ * with_index: they are also kept as an index (mt_unwind_run__take_index). NULL + errno (ENOMEM).
+ */
+struct mt_unwind_run *mt_unwind_run__cache(const char *dir, bool with_index);
+const struct mt_unwind_rec *mt_unwind_run__hook(void *ctx, const struct mt_stack *rec, uint32_t rec_size,
+						struct mt_aspace *as, int *err);
+/*
+ * After the load: when it read the artifact (read_err 0 or -EBADMSG) and stacks were written, DIR/unwind.mtz is put
+ * in place; a failure to write only means no cache. Frees r (NULL-safe).
+ */
+void mt_unwind_run__finish(struct mt_unwind_run *r, int read_err);
+/* The index the run kept (with_index), complete; the caller frees it. NULL when there is none. */
+struct mt_unwind_index *mt_unwind_run__take_index(struct mt_unwind_run *r);
 
 #endif /* MEMTRACK_UNWIND_RUN_H */

@@ -10,7 +10,6 @@
 #include "common/log.h"
 #include "report/checkfp.h"
 #include "report/report.h"
-#include "unwind/unwind_run.h"
 
 struct checkfp_args {
 	bool json;
@@ -58,17 +57,6 @@ static int checkfp_args(int argc, char **argv, struct checkfp_args *a)
 	return mt_args__one_dir("check-fp", "memtrack check-fp [--json] [--strict] DIR", argc, argv, &a->dir);
 }
 
-/* DIR/unwind.mtz when it is there and good; else unwinding now, in memory. */
-static int checkfp_load(const char *dir, struct mt_stacks **s, struct mt_read_status *st)
-{
-	int err = mt_stacks__load(dir, NULL, s, st);
-
-	if (!*s || mt_stacks__has_dwarf(*s) || !mt_stacks__any(*s))
-		return err;
-	mt_stacks__free(*s);
-	return mt_unwind__load(dir, s, st);
-}
-
 int mt_cmd_check_fp(int argc, char **argv)
 {
 	struct checkfp_args a = { 0 };
@@ -83,7 +71,7 @@ int mt_cmd_check_fp(int argc, char **argv)
 	err = mt_stacks__require(a.dir, "check-fp", &st);
 	if (err)
 		return err == -ENODATA ? 2 : mt_report__exit_status(a.dir, err, &st, "check");
-	err = checkfp_load(a.dir, &s, &st);
+	err = mt_stacks__load(a.dir, NULL, &s, &st);	/* DIR/unwind.mtz, or unwound now and cached */
 	if (!s)
 		return mt_report__exit_status(a.dir, err, &st, "check");
 	ret = mt_checkfp__run(s, &c);

@@ -10,5 +10,6 @@ int mt_cmd_unwind(int argc, char **argv);	/* src/unwind_cmd.c */
 int mt_cmd_check_fp(int argc, char **argv);	/* src/checkfp.c */
 int mt_cmd_diff(int argc, char **argv);		/* src/cli/diff.c */
 int mt_cmd_pprof(int argc, char **argv);	/* src/cli/pprof.c */
+int mt_cmd_timeline(int argc, char **argv);	/* src/cli/timeline.c */
 
 #endif /* MEMTRACK_COMMANDS_H */

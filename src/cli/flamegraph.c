@@ -12,21 +12,23 @@
 #include "report/sites.h"
 #include "report/speedscope.h"
 
-#define FG_USAGE "memtrack flamegraph [--format svg|collapsed|speedscope] [--weight W] [--no-demangle] " \
+#define FG_USAGE "memtrack flamegraph [--format svg|collapsed|speedscope] [--weight W] [--fp] [--no-demangle] " \
 		 "(DIR | --diff BEFORE AFTER)"
 
 static void flamegraph_usage(FILE *f)
 {
 	fputs("usage: " FG_USAGE " > out.svg\n"
-	      "A flame graph of the allocation stacks of a run recorded with --stacks (DWARF chains from\n"
-	      "`memtrack unwind` when DIR has them, else frame-pointer chains). Functions inlined at a call are\n"
+	      "A flame graph of the allocation stacks of a run recorded with --stacks, DWARF-unwound (on first use,\n"
+	      "then kept in DIR/unwind.mtz when DIR is writable). Functions inlined at a call are\n"
 	      "frames of their own; C++ and Rust names are demangled. In the SVG a click zooms into a frame,\n"
 	      "\"Reset Zoom\" zooms out, \"Search\" (or Ctrl-F) highlights the frames matching a regular expression\n"
 	      "and shows their share; frames too narrow to draw are merged into one \"...\" frame per parent.\n"
 	      "  --format F      svg (default); collapsed: \"outermost;...;innermost N\" lines (flamegraph.pl);\n"
 	      "                  speedscope: speedscope's JSON file format, one profile per weight\n"
 	      "  --collapsed     the same as --format collapsed\n"
-	      "  --weight W      bytes allocated (default), count of allocations, or leaked bytes\n"
+	      "  --weight W      bytes allocated (default), count of allocations, leaked bytes, or peak: the bytes\n"
+	      "                  live when the total live bytes first reached their peak\n"
+	      "  --fp            the frame-pointer chains the kernel walked, not DWARF's\n"
 	      "  --diff          BEFORE AFTER: AFTER's graph, frames red where they grew since BEFORE, blue where\n"
 	      "                  they shrank (matched by function names); collapsed: \"path BEFORE AFTER\" lines\n"
 	      "  --no-demangle   names as the ELF files spell them (_ZN...)\n"
@@ -41,6 +43,7 @@ struct fg_args {
 	enum fg_format format;
 	enum mt_fg_weight weight;
 	bool raw_names;
+	bool fp;
 	bool diff;
 	const char *dir;
 	const char *before;	/* --diff */
@@ -63,12 +66,19 @@ static int parse_format(const char *arg, enum fg_format *out)
 
 static int parse_weight(const char *arg, enum mt_fg_weight *out)
 {
-	if (strcmp(arg, "bytes") && strcmp(arg, "count") && strcmp(arg, "leaked")) {
-		pr_err("flamegraph: --weight is bytes, count or leaked, not '%s'\n", arg);
-		return -EINVAL;
+	static const struct { const char *name; enum mt_fg_weight w; } weights[] = {
+		{ "bytes", MT_FG_BYTES }, { "count", MT_FG_COUNT }, { "leaked", MT_FG_LEAKED }, { "peak", MT_FG_PEAK },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(weights) / sizeof(weights[0]); i++) {
+		if (!strcmp(arg, weights[i].name)) {
+			*out = weights[i].w;
+			return 0;
+		}
 	}
-	*out = arg[0] == 'b' ? MT_FG_BYTES : arg[0] == 'c' ? MT_FG_COUNT : MT_FG_LEAKED;
-	return 0;
+	pr_err("flamegraph: --weight is bytes, count, leaked or peak, not '%s'\n", arg);
+	return -EINVAL;
 }
 
 static int flamegraph_operands(int argc, char **argv, struct fg_args *a)
@@ -97,6 +107,7 @@ static int flamegraph_args(int argc, char **argv, struct fg_args *a)
 		{ "weight", required_argument, NULL, 'w' },
 		{ "diff", no_argument, NULL, 'd' },
 		{ "no-demangle", no_argument, NULL, 'n' },
+		{ "fp", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -115,6 +126,8 @@ static int flamegraph_args(int argc, char **argv, struct fg_args *a)
 			a->diff = true;
 		else if (c == 'n')
 			a->raw_names = true;
+		else if (c == 'p')
+			a->fp = true;
 		else if (c == 'h') {
 			flamegraph_usage(stdout);
 			return 1;
@@ -147,14 +160,16 @@ int mt_cmd_flamegraph(int argc, char **argv)
 	struct fg_args a = { .format = FG_SVG, .weight = MT_FG_BYTES };
 	struct mt_read_status st, bst;
 	struct mt_stacks *s, *before = NULL;
+	struct mt_stacks_opts opts = { 0 };
 	int err, berr = 0, ret;
 
 	ret = flamegraph_args(argc, argv, &a);
 	if (ret)
 		return ret > 0 ? 0 : 2;
-	if (a.diff && !(before = mt_sites__load(a.before, a.raw_names, "flame graph", &berr, &bst)))
+	opts.fp_chains = a.fp;
+	if (a.diff && !(before = mt_sites__load_with(a.before, &opts, a.raw_names, "flame graph", &berr, &bst)))
 		return 2;
-	s = mt_sites__load(a.dir, a.raw_names, "flame graph", &err, &st);
+	s = mt_sites__load_with(a.dir, &opts, a.raw_names, "flame graph", &err, &st);
 	if (!s) {
 		mt_stacks__free(before);
 		return 2;

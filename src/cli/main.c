@@ -21,6 +21,7 @@ static void usage(FILE *f)
 	      "  flamegraph --diff BEFORE AFTER               the same, red where AFTER grew, blue where it shrank\n"
 	      "  diff [--json] BEFORE AFTER                   what changed between two runs, in total and per site\n"
 	      "  pprof DIR > out.pb.gz                        allocation stacks as a pprof profile\n"
+	      "  timeline [--json] DIR > out.svg              live heap bytes over time, per process and in total\n"
 	      "  unwind [--stats] [--list] DIR                DWARF-unwind the recorded stacks into DIR/unwind.mtz\n"
 	      "  check-fp [--json] [--strict] DIR             where frame-pointer chains differ from DWARF ones, and why\n"
 	      "  help [COMMAND], --help, --version\n"
@@ -35,7 +36,7 @@ int main(int argc, char **argv)
 		int (*run)(int argc, char **argv);
 	} cmds[] = { { "record", mt_cmd_record }, { "report", mt_cmd_report }, { "dump", mt_cmd_dump },
 		     { "flamegraph", mt_cmd_flamegraph }, { "unwind", mt_cmd_unwind }, { "check-fp", mt_cmd_check_fp },
-		     { "diff", mt_cmd_diff }, { "pprof", mt_cmd_pprof } };
+		     { "diff", mt_cmd_diff }, { "pprof", mt_cmd_pprof }, { "timeline", mt_cmd_timeline } };
 	size_t i;
 
 	if (argc < 2) {

@@ -124,6 +124,8 @@ struct mt_model {
 	bool have_base;
 	uint64_t base_ts;		/* what peak timestamps are relative to */
 	bool finished;
+	mt_model_observer_fn observer;	/* called after each record is accounted, or NULL */
+	void *observer_ctx;
 };
 
 static int model_apply(const struct mt_rec_hdr *rec, void *ctx);
@@ -709,10 +711,9 @@ static void apply_end(struct mt_model *m, const struct mt_end *e)
 	}
 }
 
-/* Accounts one record, in time order (the reorder window's callback). */
-static int model_apply(const struct mt_rec_hdr *rec, void *ctx)
+/* Accounts one record, in time order. */
+static int model_account(struct mt_model *m, const struct mt_rec_hdr *rec)
 {
-	struct mt_model *m = ctx;
 	size_t min = mt_rec__min_size(rec->type);
 
 	if (!m->have_base) {
@@ -741,6 +742,23 @@ static int model_apply(const struct mt_rec_hdr *rec, void *ctx)
 	case MT_REC_ATTACH: m->tot.attach_failed += ((const struct mt_attach *)rec)->err != 0; return 0;
 	default: return 0;
 	}
+}
+
+/* The reorder window's callback: the record accounted, then shown to the observer. */
+static int model_apply(const struct mt_rec_hdr *rec, void *ctx)
+{
+	struct mt_model *m = ctx;
+	int err = model_account(m, rec);
+
+	if (!err && m->observer)
+		err = m->observer(rec, m, m->observer_ctx);
+	return err;
+}
+
+void mt_model__set_observer(struct mt_model *m, mt_model_observer_fn fn, void *ctx)
+{
+	m->observer = fn;
+	m->observer_ctx = ctx;
 }
 
 int mt_model__add(struct mt_model *m, const struct mt_rec_hdr *rec)

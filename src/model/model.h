@@ -136,6 +136,13 @@ struct mt_model_opts {
 struct mt_model *mt_model__new(void);
 /* The same with options (opts may be NULL). */
 struct mt_model *mt_model__new_with(const struct mt_model_opts *opts);
+/*
+ * Called with each record right after the model accounted it, in the order it did (time order, through the
+ * reorder window; the last ones during mt_model__finish, before what is still live is ended). rec is the model's
+ * copy, valid during the call. A non-zero return stops the model and is passed back by mt_model__add/__finish.
+ */
+typedef int (*mt_model_observer_fn)(const struct mt_rec_hdr *rec, const struct mt_model *m, void *ctx);
+void mt_model__set_observer(struct mt_model *m, mt_model_observer_fn fn, void *ctx);
 /* Feeds one record (copied). 0, -EINVAL (size < header, or after finish), -ENOMEM. */
 int mt_model__add(struct mt_model *m, const struct mt_rec_hdr *rec);
 /* End of stream: flushes the reorder window, and what is still live counts as leaked. 0 or -ENOMEM; idempotent. */

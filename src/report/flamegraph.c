@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/array.h"
+#include "common/text.h"
 #include "report/flamegraph.h"
 #include "report/sites.h"
 
@@ -35,12 +36,22 @@ struct fg_node {
 
 const char *mt_fg_weight__unit(enum mt_fg_weight w)
 {
-	return w == MT_FG_COUNT ? "allocations" : w == MT_FG_LEAKED ? "leaked bytes" : "bytes";
+	switch (w) {
+	case MT_FG_COUNT: return "allocations";
+	case MT_FG_LEAKED: return "leaked bytes";
+	case MT_FG_PEAK: return "bytes live at the peak";
+	default: return "bytes";
+	}
 }
 
 uint64_t mt_fg_weight__of(const struct mt_stack_entry *e, enum mt_fg_weight w)
 {
-	return w == MT_FG_COUNT ? e->allocations : w == MT_FG_LEAKED ? e->leaked_bytes : e->bytes;
+	switch (w) {
+	case MT_FG_COUNT: return e->allocations;
+	case MT_FG_LEAKED: return e->leaked_bytes;
+	case MT_FG_PEAK: return e->peak_bytes;
+	default: return e->bytes;
+	}
 }
 
 /* ---- paths ---- */
@@ -295,23 +306,6 @@ static int tree_build(struct fg_node *root, const struct fg_path *paths, size_t 
 
 /* ---- the SVG ---- */
 
-static void xml_text(FILE *f, const char *s, size_t max)
-{
-	size_t i;
-
-	for (i = 0; s[i] && i < max; i++) {
-		switch (s[i]) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&apos;", f); break;
-		default:
-			fputc((unsigned char)s[i] < 0x20 ? '?' : s[i], f);
-		}
-	}
-}
-
 struct fg_draw {
 	FILE *f;
 	double scale;		/* pixels per unit of weight */
@@ -365,7 +359,7 @@ static void box_title(const struct fg_draw *d, const struct fg_box *b)
 	double pct = 100.0 * b->value / d->total;
 
 	fputs("<title>", d->f);
-	xml_text(d->f, b->name, SIZE_MAX);
+	mt_text__put_xml(d->f, b->name, SIZE_MAX);
 	if (b->merged)
 		fprintf(d->f, " (%zu frames narrower than %.1f px, ", b->merged, FG_MIN_W);
 	else
@@ -396,7 +390,7 @@ static void box_write(const struct fg_draw *d, const struct fg_box *b)
 		x, y, w, FG_FRAME_H - 1, rgb[0], rgb[1], rgb[2]);
 	fprintf(d->f, "<text x=\"%.1f\" y=\"%.1f\">", x + 3, y + FG_FRAME_H - 4);
 	if (fit) {
-		xml_text(d->f, b->name, len > fit ? fit - 2 : fit);
+		mt_text__put_xml(d->f, b->name, len > fit ? fit - 2 : fit);
 		if (len > fit)
 			fputs("..", d->f);
 	}
@@ -567,7 +561,7 @@ static void svg_head(FILE *f, double height, const char *title)
 	fputs("]]></script>\n", f);
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%.0f\" fill=\"#f8f8f0\"/>\n", FG_WIDTH, height);
 	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"22\" text-anchor=\"middle\">", FG_WIDTH / 2);
-	xml_text(f, title, SIZE_MAX);
+	mt_text__put_xml(f, title, SIZE_MAX);
 	fprintf(f, "</text>\n<text id=\"unzoom\" class=\"btn hide\" x=\"%d\" y=\"22\">Reset Zoom</text>\n"
 		"<text id=\"search\" class=\"btn\" x=\"%d\" y=\"22\" text-anchor=\"end\">Search</text>\n"
 		"<text id=\"details\" x=\"%d\" y=\"40\"> </text>\n"

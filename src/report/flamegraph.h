@@ -9,10 +9,11 @@
 enum mt_fg_weight {
 	MT_FG_BYTES,	/* bytes allocated (the default) */
 	MT_FG_COUNT,	/* allocation calls */
-	MT_FG_LEAKED,	/* bytes of blocks still live at exit, exec or the end */
+	MT_FG_LEAKED,	/* bytes of blocks still live at exit or the end */
+	MT_FG_PEAK,	/* bytes live when the total live bytes first reached their peak */
 };
 
-/* "bytes", "allocations" or "leaked bytes": what a weight counts. */
+/* "bytes", "allocations", "leaked bytes" or "bytes live at the peak": what a weight counts. */
 const char *mt_fg_weight__unit(enum mt_fg_weight w);
 /* The weight of one stack. */
 uint64_t mt_fg_weight__of(const struct mt_stack_entry *e, enum mt_fg_weight w);

@@ -1,10 +1,13 @@
 /* sites.c — top allocation sites: the stacks of an artifact merged by their symbolized frames, ranked. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/array.h"
 #include "common/log.h"
+#include "common/plural.h"
+#include "common/text.h"
 #include "report/report.h"
 #include "report/sites.h"
 
@@ -12,10 +15,12 @@
 
 struct site_build {
 	struct mt_sites *out;
+	const struct mt_stack_heap *heap;	/* NULL: no accounting beyond the entries' */
 	bool with_offset;
 	size_t cap;
 	struct mt_u64map by_key;	/* FNV-1a of the joined frame names → index in out->sites */
 	char **keys;			/* the joined names, to tell hash collisions apart */
+	size_t *entry_site;		/* by stack entry: the index its site was made at (SIZE_MAX: none) */
 };
 
 static uint64_t fnv1a(const char *s, size_t len)
@@ -39,6 +44,7 @@ static void site_release(struct mt_site *site)
 		free(site->frames[i].srcline);
 	}
 	free(site->frames);
+	free(site->procs);
 }
 
 void mt_sites__free(struct mt_sites *sites)
@@ -51,6 +57,9 @@ void mt_sites__free(struct mt_sites *sites)
 		site_release(&sites->sites[i]);
 	free(sites->sites);
 	free(sites->by_count);
+	free(sites->by_peak);
+	free(sites->by_temporary);
+	free(sites->procs);
 	free(sites);
 }
 
@@ -168,10 +177,52 @@ static int sites_grow(struct site_build *b)
 	return 0;
 }
 
-static int sites_add(struct site_build *b, struct mt_stacks *s, const struct mt_stack_entry *e)
+/* A stack's per-process peaks added into its site's list (both in process order). */
+static int site_add_procs(struct mt_site *site, const struct mt_proc_peak *pp, size_t n)
 {
-	struct mt_site site = { .bytes = e->bytes, .count = e->allocations, .leaked_bytes = e->leaked_bytes,
-				.stacks = 1, .order = b->out->count };
+	struct mt_site_proc *v;
+	size_t i, j = 0;
+
+	for (i = 0; i < n; i++) {
+		while (j < site->nprocs && site->procs[j].proc < pp[i].proc)
+			j++;
+		if (j < site->nprocs && site->procs[j].proc == pp[i].proc) {
+			site->procs[j].peak_allocations += pp[i].allocations;
+			site->procs[j].peak_bytes += pp[i].bytes;
+			continue;
+		}
+		v = realloc(site->procs, (site->nprocs + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		site->procs = v;
+		memmove(v + j + 1, v + j, (site->nprocs - j) * sizeof(*v));
+		v[j] = (struct mt_site_proc){ pp[i].proc, pp[i].allocations, pp[i].bytes };
+		site->nprocs++;
+	}
+	return 0;
+}
+
+/* The entry's numbers into its site (a new one, or one with the same frames). */
+static int site_count(struct site_build *b, struct mt_site *t, const struct mt_stack_entry *e, size_t idx)
+{
+	const struct mt_proc_peak *pp;
+	size_t n = b->heap ? mt_stack_heap__proc_peaks(b->heap, idx + 1, &pp) : 0;
+
+	t->bytes += e->bytes;
+	t->count += e->allocations;
+	t->leaked_bytes += e->leaked_bytes;
+	t->leaked_allocations += e->leaked_allocations;
+	t->peak_bytes += e->peak_bytes;
+	t->peak_allocations += e->peak_allocations;
+	t->temporary_allocations += e->temporary_allocations;
+	t->temporary_bytes += e->temporary_bytes;
+	t->stacks++;
+	return site_add_procs(t, pp, n);
+}
+
+static int sites_add(struct site_build *b, struct mt_stacks *s, const struct mt_stack_entry *e, size_t eidx)
+{
+	struct mt_site site = { .order = b->out->count };
 	uint64_t h, *idx;
 	char *key;
 	int err;
@@ -185,15 +236,16 @@ static int sites_add(struct site_build *b, struct mt_stacks *s, const struct mt_
 	h = fnv1a(key, strlen(key));
 	idx = mt_u64map__find(&b->by_key, h);
 	if (idx && !strcmp(b->keys[*idx], key)) {
-		struct mt_site *t = &b->out->sites[*idx];
-
-		t->bytes += site.bytes;
-		t->count += site.count;
-		t->leaked_bytes += site.leaked_bytes;
-		t->stacks++;
+		b->entry_site[eidx] = *idx;
 		site_release(&site);
 		free(key);
-		return 0;
+		return site_count(b, &b->out->sites[*idx], e, eidx);
+	}
+	err = site_count(b, &site, e, eidx);
+	if (err) {
+		site_release(&site);
+		free(key);
+		return err;
 	}
 	err = sites_grow(b);
 	if (!err && !idx)	/* a collision keeps its own unindexed site */
@@ -203,6 +255,7 @@ static int sites_add(struct site_build *b, struct mt_stacks *s, const struct mt_
 		free(key);
 		return err;
 	}
+	b->entry_site[eidx] = b->out->count;
 	b->keys[b->out->count] = key;
 	b->out->sites[b->out->count++] = site;
 	return 0;
@@ -230,6 +283,28 @@ static int by_count(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+static int by_peak(const void *a, const void *b)
+{
+	const struct mt_site *x = *(struct mt_site *const *)a, *y = *(struct mt_site *const *)b;
+
+	if (x->peak_bytes != y->peak_bytes)
+		return x->peak_bytes > y->peak_bytes ? -1 : 1;
+	if (x->peak_allocations != y->peak_allocations)
+		return x->peak_allocations > y->peak_allocations ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int by_temporary(const void *a, const void *b)
+{
+	const struct mt_site *x = *(struct mt_site *const *)a, *y = *(struct mt_site *const *)b;
+
+	if (x->temporary_allocations != y->temporary_allocations)
+		return x->temporary_allocations > y->temporary_allocations ? -1 : 1;
+	if (x->temporary_bytes != y->temporary_bytes)
+		return x->temporary_bytes > y->temporary_bytes ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
 static void build_release(struct site_build *b)
 {
 	size_t i;
@@ -237,7 +312,58 @@ static void build_release(struct site_build *b)
 	for (i = 0; i < b->out->count; i++)
 		free(b->keys[i]);
 	free(b->keys);
+	free(b->entry_site);
 	mt_u64map__release(&b->by_key);
+}
+
+/* One more ordering of the sites, by cmp. NULL on ENOMEM. */
+static struct mt_site **sites_ranked(struct mt_sites *out, int (*cmp)(const void *, const void *))
+{
+	struct mt_site **v = malloc((out->count ? out->count : 1) * sizeof(*v));
+	size_t i;
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < out->count; i++)
+		v[i] = &out->sites[i];
+	mt_array__sort(v, out->count, sizeof(*v), cmp);
+	return v;
+}
+
+/* What the accounting knows beyond the sites: totals, sizes, the largest allocations with their sites. */
+static int sites_extras(struct site_build *b, struct mt_stacks *s)
+{
+	const struct mt_size_stats *z;
+	struct mt_sites *out = b->out;
+	size_t i, *pos, site;
+
+	if (!b->heap)
+		return 0;
+	out->totals = *mt_stack_heap__totals(b->heap);
+	out->totals.peak_bytes = mt_stack_heap__peak_bytes(b->heap);
+	out->peak_ts_ns = mt_stack_heap__peak_ts(b->heap);
+	z = mt_stack_heap__sizes(b->heap);
+	out->sizes = *z;
+	out->nprocs = mt_stack_heap__nr_procs(b->heap);
+	out->procs = malloc((out->nprocs ? out->nprocs : 1) * sizeof(*out->procs));
+	pos = malloc((out->count ? out->count : 1) * sizeof(*pos));
+	if (!out->procs || !pos) {
+		free(pos);
+		return -ENOMEM;
+	}
+	for (i = 0; i < out->nprocs; i++)
+		out->procs[i] = *mt_stack_heap__proc(b->heap, i);
+	for (i = 0; i < out->count; i++)
+		pos[out->sites[i].order] = i;
+	for (i = 0; i < z->nlargest; i++) {
+		site = z->largest[i].stack && z->largest[i].stack <= mt_stacks__count(s) ?
+		       b->entry_site[z->largest[i].stack - 1] : SIZE_MAX;
+		out->largest[i] = (struct mt_site_big){ z->largest[i].size, z->largest[i].pid, z->largest[i].ts_ns,
+							site == SIZE_MAX ? NULL : &out->sites[pos[site]] };
+	}
+	out->nlargest = z->nlargest;
+	free(pos);
+	return 0;
 }
 
 struct mt_sites *mt_sites__build(struct mt_stacks *s)
@@ -245,44 +371,58 @@ struct mt_sites *mt_sites__build(struct mt_stacks *s)
 	return mt_sites__build_with(s, NULL);
 }
 
-struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites_opts *opts)
+static int sites_collect(struct site_build *b, struct mt_stacks *s)
 {
-	struct site_build b = { .with_offset = !opts || !opts->no_offsets };
-	size_t i;
+	size_t i, n = mt_stacks__count(s);
 	int err = 0;
 
-	b.out = calloc(1, sizeof(*b.out));
-	if (!b.out)
-		return NULL;
-	b.out->any = mt_stacks__any(s);
-	b.out->dwarf = mt_stacks__has_dwarf(s);
-	for (i = 0; !err && i < mt_stacks__count(s); i++) {
+	b->entry_site = malloc((n ? n : 1) * sizeof(*b->entry_site));
+	if (!b->entry_site)
+		return -ENOMEM;
+	for (i = 0; !err && i < n; i++) {
 		const struct mt_stack_entry *e = mt_stacks__entry(s, i);
 
-		if (!e->allocations)
+		b->entry_site[i] = SIZE_MAX;
+		if (!e->allocations && !e->inherited_allocations)
 			continue;
 		if (!e->defined) {
-			b.out->undefined_allocations += e->allocations;
-			b.out->undefined_bytes += e->bytes;
+			b->out->undefined_allocations += e->allocations;
+			b->out->undefined_bytes += e->bytes;
 			continue;
 		}
-		err = sites_add(&b, s, e);
+		err = sites_add(b, s, e, i);
 	}
-	build_release(&b);
+	return err;
+}
+
+struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites_opts *opts)
+{
+	struct site_build b = { .with_offset = !opts || !opts->no_offsets, .heap = mt_stacks__heap(s) };
+	struct mt_sites *out;
+	int err;
+
+	out = b.out = calloc(1, sizeof(*b.out));
+	if (!b.out)
+		return NULL;
+	out->any = mt_stacks__any(s);
+	out->dwarf = mt_stacks__has_dwarf(s);
+	err = sites_collect(&b, s);
 	if (!err) {
-		mt_array__sort(b.out->sites, b.out->count, sizeof(*b.out->sites), by_bytes);
-		b.out->by_count = malloc((b.out->count ? b.out->count : 1) * sizeof(*b.out->by_count));
-		err = b.out->by_count ? 0 : -ENOMEM;
+		mt_array__sort(out->sites, out->count, sizeof(*out->sites), by_bytes);
+		out->by_count = sites_ranked(out, by_count);
+		out->by_peak = sites_ranked(out, by_peak);
+		out->by_temporary = sites_ranked(out, by_temporary);
+		err = out->by_count && out->by_peak && out->by_temporary ? 0 : -ENOMEM;
 	}
+	if (!err)
+		err = sites_extras(&b, s);
+	build_release(&b);
 	if (err) {
-		mt_sites__free(b.out);
+		mt_sites__free(out);
 		errno = -err;
 		return NULL;
 	}
-	for (i = 0; i < b.out->count; i++)
-		b.out->by_count[i] = &b.out->sites[i];
-	mt_array__sort(b.out->by_count, b.out->count, sizeof(*b.out->by_count), by_count);
-	return b.out;
+	return out;
 }
 
 void mt_sites__json_frames(struct mt_json *j, const struct mt_site *site)
@@ -307,9 +447,15 @@ void mt_sites__json_frames(struct mt_json *j, const struct mt_site *site)
 struct mt_stacks *mt_sites__load(const char *dir, bool raw_names, const char *what, int *err,
 				 struct mt_read_status *st)
 {
+	return mt_sites__load_with(dir, NULL, raw_names, what, err, st);
+}
+
+struct mt_stacks *mt_sites__load_with(const char *dir, const struct mt_stacks_opts *opts, bool raw_names,
+				      const char *what, int *err, struct mt_read_status *st)
+{
 	struct mt_stacks *s;
 
-	*err = mt_stacks__load(dir, NULL, &s, st);
+	*err = mt_stacks__load(dir, opts, &s, st);
 	if (!s) {
 		mt_report__exit_status(dir, *err, st, what);
 		return NULL;
@@ -323,4 +469,188 @@ struct mt_stacks *mt_sites__load(const char *dir, bool raw_names, const char *wh
 	}
 	mt_modules__set_raw_names(mt_stacks__modules(s), raw_names);
 	return s;
+}
+
+/* ---- peaks, temporaries ---- */
+
+void mt_sites__json_site_keys(struct mt_json *j, const struct mt_sites *sites, const struct mt_site *site)
+{
+	size_t i;
+
+	mt_json__kv_u64(j, "peak_bytes", site->peak_bytes);
+	mt_json__kv_u64(j, "peak_allocations", site->peak_allocations);
+	mt_json__kv_u64(j, "temporary_allocations", site->temporary_allocations);
+	mt_json__kv_u64(j, "temporary_bytes", site->temporary_bytes);
+	mt_json__key(j, "process_peaks");
+	mt_json__begin_array(j);
+	for (i = 0; i < site->nprocs; i++) {
+		mt_json__begin_object(j);
+		mt_json__kv_u64(j, "pid", sites->procs[site->procs[i].proc].pid);
+		mt_json__kv_u64(j, "peak_bytes", site->procs[i].peak_bytes);
+		mt_json__kv_u64(j, "peak_allocations", site->procs[i].peak_allocations);
+		mt_json__end_object(j);
+	}
+	mt_json__end_array(j);
+}
+
+void mt_sites__json_site(struct mt_json *j, const struct mt_sites *sites, const struct mt_site *site)
+{
+	mt_json__begin_object(j);
+	mt_json__kv_u64(j, "bytes", site->bytes);
+	mt_json__kv_u64(j, "count", site->count);
+	mt_json__kv_u64(j, "leaked_bytes", site->leaked_bytes);
+	mt_json__kv_u64(j, "stacks", site->stacks);
+	mt_sites__json_site_keys(j, sites, site);
+	mt_sites__json_frame_keys(j, site);
+	mt_json__end_object(j);
+}
+
+void mt_sites__json_frame_keys(struct mt_json *j, const struct mt_site *site)
+{
+	size_t i;
+
+	mt_json__key(j, "frames");
+	mt_json__begin_array(j);
+	for (i = 0; i < site->nframes; i++)
+		mt_json__string(j, site->frames[i].name);
+	mt_json__end_array(j);
+	mt_json__key(j, "srclines");
+	mt_json__begin_array(j);
+	for (i = 0; i < site->nframes; i++) {
+		if (site->frames[i].srcline)
+			mt_json__string(j, site->frames[i].srcline);
+		else
+			mt_json__null(j);
+	}
+	mt_json__end_array(j);
+}
+
+/* The site's frames, one a line, as the report's sections print them. */
+static void text_frames(FILE *f, const struct mt_site *site)
+{
+	size_t i;
+
+	if (!site->nframes)
+		fputs("        (no frames)\n", f);
+	for (i = 0; i < site->nframes; i++) {
+		fputs("        ", f);
+		mt_text__put(f, site->frames[i].name);
+		if (site->frames[i].srcline) {
+			fputs(" (", f);
+			mt_text__put(f, site->frames[i].srcline);
+			fputc(')', f);
+		}
+		fputc('\n', f);
+	}
+}
+
+/* "1.5 KiB (1536 B)", or "12 B" below 1 KiB. */
+static const char *bytes_text(char *buf, size_t len, uint64_t bytes)
+{
+	char h[MT_HUMAN_MAX];
+
+	mt_report__human(h, bytes);
+	if (bytes < 1024)
+		snprintf(buf, len, "%s", h);
+	else
+		snprintf(buf, len, "%s (%" PRIu64 " B)", h, bytes);
+	return buf;
+}
+
+/* Each process's share of the site at that process's own peak, when the run had more than one process. */
+static void text_site_procs(FILE *f, const struct mt_sites *sites, const struct mt_site *site)
+{
+	const struct mt_heap_proc *p;
+	char a[MT_HUMAN_MAX];
+	size_t i;
+
+	if (sites->nprocs < 2)
+		return;
+	for (i = 0; i < site->nprocs; i++) {
+		p = &sites->procs[site->procs[i].proc];
+		fprintf(f, "      pid %" PRIu32 " at its peak: %s in %" PRIu64 " %s (", p->pid,
+			mt_report__human(a, site->procs[i].peak_bytes), site->procs[i].peak_allocations,
+			mt_plural__of(site->procs[i].peak_allocations, "block", "blocks"));
+		mt_text__put(f, p->exe[0] ? p->exe : "?");
+		fputs(")\n", f);
+	}
+}
+
+static size_t ranked(const struct mt_sites *sites, struct mt_site *const *v, size_t top, bool peak)
+{
+	size_t n = 0;
+
+	while (n < top && n < sites->count && (peak ? v[n]->peak_bytes || v[n]->peak_allocations :
+						     v[n]->temporary_allocations != 0))
+		n++;
+	return n;
+}
+
+int mt_sites__peak_text(FILE *f, const struct mt_sites *sites, size_t top)
+{
+	size_t i, n = ranked(sites, sites->by_peak, top, true);
+	uint64_t total = sites->totals.peak_bytes;
+	const struct mt_site *site;
+	char a[2 * MT_HUMAN_MAX];
+
+	if (!sites->any || !n)
+		return ferror(f) ? -EIO : 0;
+	fprintf(f, "\ntop sites at peak (%zu of %zu %s; %s live at %.6f s):\n", n, sites->count,
+		mt_plural__of(sites->count, "site", "sites"), bytes_text(a, sizeof(a), total), sites->peak_ts_ns / 1e9);
+	for (i = 0; i < n; i++) {
+		site = sites->by_peak[i];
+		fprintf(f, "  #%-3zu %s in %" PRIu64 " %s (%.1f%%)\n", i + 1, bytes_text(a, sizeof(a), site->peak_bytes),
+			site->peak_allocations, mt_plural__of(site->peak_allocations, "block", "blocks"),
+			total ? 100.0 * site->peak_bytes / total : 0.0);
+		text_site_procs(f, sites, site);
+		text_frames(f, site);
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+int mt_sites__temporary_text(FILE *f, const struct mt_sites *sites, size_t top)
+{
+	size_t i, with = ranked(sites, sites->by_temporary, sites->count, false), n = with < top ? with : top;
+	const struct mt_stack_counts *t = &sites->totals;
+	const struct mt_site *site;
+	char a[2 * MT_HUMAN_MAX];
+
+	fprintf(f, "\ntemporary allocations: %" PRIu64 " of %" PRIu64 " %s (%.1f%%), %s\n", t->temporary_allocations,
+		t->allocations, mt_plural__of(t->allocations, "allocation", "allocations"),
+		t->allocations ? 100.0 * t->temporary_allocations / t->allocations : 0.0,
+		bytes_text(a, sizeof(a), t->temporary_bytes));
+	if (!sites->any || !n)
+		return ferror(f) ? -EIO : 0;
+	fprintf(f, "top temporary sites (%zu of %zu %s with temporary allocations):\n", n, with,
+		mt_plural__of(with, "site", "sites"));
+	for (i = 0; i < n; i++) {
+		site = sites->by_temporary[i];
+		fprintf(f, "  #%-3zu %" PRIu64 " temporary of %" PRIu64 " %s, %s\n", i + 1, site->temporary_allocations,
+			site->count, mt_plural__of(site->count, "allocation", "allocations"),
+			bytes_text(a, sizeof(a), site->temporary_bytes));
+		text_frames(f, site);
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+static void json_ranked(struct mt_json *j, const char *key, const struct mt_sites *sites, struct mt_site *const *v,
+			size_t n)
+{
+	size_t i;
+
+	mt_json__key(j, key);
+	mt_json__begin_array(j);
+	for (i = 0; i < n; i++)
+		mt_sites__json_site(j, sites, v[i]);
+	mt_json__end_array(j);
+}
+
+void mt_sites__json_sections(struct mt_json *j, const struct mt_sites *sites, size_t top)
+{
+	mt_json__kv_u64(j, "peak_live_bytes", sites->totals.peak_bytes);
+	mt_json__kv_u64(j, "peak_ts_ns", sites->peak_ts_ns);
+	json_ranked(j, "sites_at_peak", sites, sites->by_peak, ranked(sites, sites->by_peak, top, true));
+	mt_json__kv_u64(j, "temporary_allocations", sites->totals.temporary_allocations);
+	mt_json__kv_u64(j, "temporary_bytes", sites->totals.temporary_bytes);
+	json_ranked(j, "sites_by_temporary", sites, sites->by_temporary, ranked(sites, sites->by_temporary, top, false));
 }

@@ -15,24 +15,56 @@ struct mt_site_frame {
 	bool inlined;		/* a function inlined into the next frame (DWARF's inline scopes) */
 };
 
+/* What a site's blocks held in one process at that process's peak. */
+struct mt_site_proc {
+	size_t proc;		/* index in mt_sites.procs */
+	uint64_t peak_allocations;
+	uint64_t peak_bytes;
+};
+
 struct mt_site {
 	uint64_t bytes;
 	uint64_t count;
 	uint64_t leaked_bytes;
+	uint64_t leaked_allocations;
+	uint64_t peak_bytes;		/* live when the total live bytes first reached their peak */
+	uint64_t peak_allocations;
+	uint64_t temporary_allocations;	/* freed by their thread before its next allocation (heaptrack's) */
+	uint64_t temporary_bytes;
 	uint64_t stacks;	/* stack hashes merged into it */
 	size_t order;		/* ties rank in the order the first of them was seen */
 	size_t nframes;
 	struct mt_site_frame *frames;
+	struct mt_site_proc *procs;	/* the processes holding some of it at their own peak, in process order */
+	size_t nprocs;
+};
+
+/* One of the largest allocations. */
+struct mt_site_big {
+	uint64_t size;
+	uint32_t pid;
+	uint64_t ts_ns;			/* since the session start */
+	const struct mt_site *site;	/* NULL: no stack, or one never defined */
 };
 
 struct mt_sites {
 	struct mt_site *sites;		/* sorted by bytes, then count, descending */
 	size_t count;
 	struct mt_site **by_count;	/* the same, sorted by count, then bytes, descending */
+	struct mt_site **by_peak;	/* by peak_bytes, then peak_allocations, descending */
+	struct mt_site **by_temporary;	/* by temporary_allocations, then temporary_bytes, descending */
 	uint64_t undefined_allocations;	/* allocations naming a stack whose definition is missing */
 	uint64_t undefined_bytes;
 	bool any;			/* stack definitions were seen */
 	bool dwarf;			/* DWARF chains were used (DIR/unwind.mtz) */
+	/* every allocation's, with a stack or not */
+	struct mt_stack_counts totals;	/* allocations, temporary_allocations, peak_bytes (the total's peak), ... */
+	uint64_t peak_ts_ns;		/* when the total live bytes first reached their peak */
+	struct mt_size_stats sizes;	/* by power-of-two size class */
+	struct mt_site_big largest[MT_LARGEST_MAX];
+	size_t nlargest;
+	struct mt_heap_proc *procs;	/* the processes, in the order the model first saw them */
+	size_t nprocs;
 };
 
 struct mt_sites_opts {
@@ -68,7 +100,33 @@ int mt_sites__expand_frame(struct mt_stacks *s, const struct mt_frame *f, bool w
  */
 struct mt_stacks *mt_sites__load(const char *dir, bool raw_names, const char *what, int *err,
 				 struct mt_read_status *st);
+/* The same with load options (NULL: the defaults), e.g. frame-pointer chains only. */
+struct mt_stacks *mt_sites__load_with(const char *dir, const struct mt_stacks_opts *opts, bool raw_names,
+				      const char *what, int *err, struct mt_read_status *st);
 /* A site's frames as a JSON array of {"name", "srcline" (or null), "inlined"} objects. */
 void mt_sites__json_frames(struct mt_json *j, const struct mt_site *site);
+
+/* ---- peaks, temporaries, sizes (for `memtrack report`) ---- */
+
+/*
+ * The keys every site object gets besides report's own: "peak_bytes", "peak_allocations", "temporary_allocations",
+ * "temporary_bytes", "process_peaks": [{"pid", "peak_bytes", "peak_allocations"}] (the processes that held some of
+ * it at their own peak).
+ */
+void mt_sites__json_site_keys(struct mt_json *j, const struct mt_sites *sites, const struct mt_site *site);
+/* A whole site object as the sections below print them: bytes, count, leaked_bytes, stacks, the keys above, then
+ * "frames" and "srclines" (arrays of strings and of strings or null). */
+void mt_sites__json_site(struct mt_json *j, const struct mt_sites *sites, const struct mt_site *site);
+/* The keys "frames" (the names) and "srclines" (strings or null), as report's site objects have them. */
+void mt_sites__json_frame_keys(struct mt_json *j, const struct mt_site *site);
+/* "top sites at peak": the top sites by bytes live at the total's peak, their share of it. 0 or -EIO. */
+int mt_sites__peak_text(FILE *f, const struct mt_sites *sites, size_t top);
+/* "temporary allocations" (the total) and "top temporary sites". 0 or -EIO. */
+int mt_sites__temporary_text(FILE *f, const struct mt_sites *sites, size_t top);
+/*
+ * The top-level keys of both: "peak_live_bytes", "peak_ts_ns", "sites_at_peak": [top by peak_bytes],
+ * "temporary_allocations", "temporary_bytes" (in all), "sites_by_temporary": [top by temporary_allocations].
+ */
+void mt_sites__json_sections(struct mt_json *j, const struct mt_sites *sites, size_t top);
 
 #endif /* MEMTRACK_SITES_H */

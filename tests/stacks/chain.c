@@ -130,3 +130,54 @@ NOIPA int deep(int n)
 	}
 	return deep(n - 1) + 1;
 }
+
+/* The peak fixture: each site allocates from its own function. */
+NOIPA static void *peak_a(void) { return fake_alloc(1000); }
+NOIPA static void *peak_b(void) { return fake_alloc(500); }
+NOIPA static void *peak_c(void) { return fake_alloc(1500); }
+
+static volatile int peak_as = 3, peak_bs = 2;	/* volatile: one call site in a loop each, not unrolled */
+
+NOIPA void peak_run(void)
+{
+	void *a[3], *b[2];
+	int i;
+
+	for (i = 0; i < peak_as; i++)
+		a[i] = peak_a();
+	for (i = 0; i < peak_bs; i++)
+		b[i] = peak_b();	/* the peak: 4000 bytes, peak_a 3 x 1000, peak_b 2 x 500 */
+	fake_free(a[0]);
+	fake_free(a[1]);
+	(void)peak_c();			/* 3500 bytes: under the peak */
+	fake_free(b[0]);
+}
+
+NOIPA static void *temp_keep(void) { return fake_alloc(16); }
+NOIPA static void *temp_one(void) { return fake_alloc(32); }
+NOIPA static void *temp_not(void) { return fake_alloc(48); }
+
+NOIPA void temps_run(void)
+{
+	void *p;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		(void)temp_keep();
+		fake_free(temp_one());	/* freed before the thread's next allocation: temporary */
+	}
+	p = temp_not();
+	(void)temp_keep();
+	fake_free(p);			/* an allocation came between: not temporary */
+}
+
+NOIPA static void *size_one(size_t n) { return fake_alloc(n); }
+
+NOIPA void sizes_run(void)
+{
+	static const size_t sizes[] = { 0, 1, 2, 3, 4, 7, 8, 100, 1000, 4096, 65536, 1 << 20 };
+	size_t i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		(void)size_one(sizes[i]);
+}

@@ -36,6 +36,12 @@ void qsort_run(void);
 void broken_frame(const void *word);
 /* Recurses n times, then allocates 33 bytes: n + 1 deep frames. */
 int deep(int n);
+/* 3 x 1000 bytes, 2 x 500 (the peak, 4000 bytes), two of the first freed, 1500 more, one of the 500 freed. */
+void peak_run(void);
+/* 100 x (16 bytes kept, 32 bytes freed at once: temporary), then 48 bytes freed after another 16: not temporary. */
+void temps_run(void);
+/* One site allocating 0, 1, 2, 3, 4, 7, 8, 100, 1000, 4096, 65536 and 1 MiB bytes, all kept. */
+void sizes_run(void);
 /* Keeps p for chain_free_one() / leaks. */
 void chain_keep(void *p);
 /* Frees the first block kept. */

@@ -1,8 +1,9 @@
 /* stackprog.c — writes a stacks artifact the way `memtrack record --stacks` will, from known call paths. */
 /*
  * stackprog DIR [-b BYTES] [-n] MODE...: MODE is chain (3 x 100 bytes through f1 … f20, one freed), callers (64
- * sites), qsort (a path through libc), broken (2 x 55 bytes under a frame whose rbp points at data) or deep (33 bytes
- * under 200 frames of deep); -b the stack bytes per capture, -n no DIR/modules copies.
+ * sites), qsort (a path through libc), broken (2 x 55 bytes under a frame whose rbp points at data), deep (33 bytes
+ * under 200 frames of deep), peak, temps or sizes (chain.h); -b the stack bytes per capture, -n no DIR/modules
+ * copies.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,12 @@ int main(int argc, char **argv)
 			broken_frame(&broken_words[1]);
 		} else if (!strcmp(argv[i], "deep")) {
 			deep(DEEP_FRAMES - 1);
+		} else if (!strcmp(argv[i], "peak")) {
+			peak_run();
+		} else if (!strcmp(argv[i], "temps")) {
+			temps_run();
+		} else if (!strcmp(argv[i], "sizes")) {
+			sizes_run();
 		}
 	}
 	return capture_end(0) ? 1 : 0;

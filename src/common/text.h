@@ -1,0 +1,15 @@
+/* text.h — strings as text reports and SVG print them: control characters and bytes that are not UTF-8 as '?'. */
+#ifndef MEMTRACK_TEXT_H
+#define MEMTRACK_TEXT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* len bytes of s, each control character and each byte of an invalid UTF-8 sequence written as '?'. */
+void mt_text__put_n(FILE *f, const char *s, size_t len);
+/* The same for a NUL-terminated s. */
+void mt_text__put(FILE *f, const char *s);
+/* s (at most max bytes, up to its NUL) as XML character data or an attribute value: & < > " ' as entities. */
+void mt_text__put_xml(FILE *f, const char *s, size_t max);
+
+#endif /* MEMTRACK_TEXT_H */

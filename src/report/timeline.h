@@ -1,0 +1,40 @@
+/* timeline.h — `memtrack timeline`: live heap bytes over time, in total and per process, as JSON or an SVG. */
+#ifndef MEMTRACK_TIMELINE_H
+#define MEMTRACK_TIMELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "artifact/artifact.h"
+
+struct mt_timeline_opts {
+	size_t top;			/* processes drawn apart, by their peak (the rest are "others"); 0: the default */
+	size_t max_points;		/* at most this many points; 0: the default */
+};
+
+#define MT_TIMELINE_TOP 5
+#define MT_TIMELINE_POINTS 2000
+
+struct mt_timeline;
+
+/*
+ * Two passes over the artifact at path through the model (unwind/replay.h): a sample after every record that changed
+ * the live bytes of the total or of its process; when there are more samples than max_points, the time range is cut
+ * into max_points buckets and each keeps the largest value of each series (and its first sample's time). Returns
+ * what mt_artifact__read returned; *out is set on 0 and -EBADMSG. st may be NULL.
+ */
+int mt_timeline__build(const char *path, const struct mt_timeline_opts *o, struct mt_timeline **out,
+		       struct mt_read_status *st);
+void mt_timeline__free(struct mt_timeline *t);
+
+/*
+ * {"t_ns": [...], "total": [...], "processes": [{"pid", "exe", "peak_bytes", "live_bytes": [...]}], "others": [...]
+ * (when more processes than top had blocks), "peak": {"t_ns", "bytes"}, "events": [{"t_ns", "pid", "event": "fork"
+ * (with "child") | "exec" (with "path") | "exit"}]}; times since the session start. 0 or -EIO.
+ */
+int mt_timeline__json(FILE *f, const struct mt_timeline *t);
+/* A standalone SVG: one line per series, the peak marked, fork/exec/exit marks along the time axis. 0 or -EIO. */
+int mt_timeline__svg(FILE *f, const struct mt_timeline *t, const char *title);
+
+#endif /* MEMTRACK_TIMELINE_H */

@@ -1,0 +1,764 @@
+/* stack_heap.c — each process's live blocks with their stacks, following the model's decisions record by record. */
+/*
+ * The rules are src/model's, and the decisions that are not plain lookups come from the model itself (a replay,
+ * unwind/replay.h, calls us right after the model accounted each record): whether a fork child inherited, and when
+ * the total and each process reached their peaks. What this file adds is which stack every block came from:
+ *
+ * - Blocks: per process, `own` (address → packed size and stack, or TOMB for an inherited block freed here) over
+ *   `base`, the blocks live at the last fork, in a persistent map (src/model/pmap.h) that the fork children share.
+ *   A fork folds the parent's own into its base and hands the child a reference: the changes since the last fork,
+ *   not the table, as in the model.
+ * - Cells: per stack and per holder (each process, and all of them), the live blocks now and at the holder's peak.
+ *   A peak is a record number; a cell is brought up to date (its live counts copied as "at the peak") the first time
+ *   it changes after a newer peak, and at the end, so a new peak costs nothing.
+ * - Temporaries (heaptrack's definition): a block freed by the thread that allocated it, with no other allocation of
+ *   that thread in between. Each thread's last allocation is remembered until it allocates again or the block ends.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/array.h"
+#include "common/u64map.h"
+#include "model/pmap.h"
+#include "unwind/stack_heap.h"
+
+#define TOMB (1ull << 63)		/* own: a base block this image freed */
+#define OVF (1ull << 62)		/* size or stack did not fit: the low bits index ovf */
+#define SIZE_BITS 40
+#define SIZE_MASK ((1ull << SIZE_BITS) - 1)
+#define STACK_LIMIT (1ull << 22)	/* stacks that fit above SIZE_BITS, below OVF */
+
+enum block_end { END_FREED, END_REPLACED };
+
+struct cell {
+	uint64_t live_n, live_b;
+	uint64_t peak_n, peak_b;	/* at the holder's peak */
+	uint64_t snap;			/* the peak (a record number) that peak_n and peak_b belong to */
+};
+
+struct hproc {
+	const struct mt_proc *mp;	/* the model's process: stable while the model lives */
+	struct mt_u64map own;
+	struct mt_pmap *base;
+	struct mt_u64map cells;		/* stack → index in pcells (kept across execs: the peak is the process's) */
+	uint32_t last_stack;		/* the last cell looked up, as most calls come from few stacks */
+	uint64_t last_cell;		/* its index + 1 (0: none) */
+	uint64_t peak_seen;		/* the model's peak_live_bytes when last looked at */
+	uint64_t peak_seq;
+};
+
+struct tlast {
+	uint64_t addr;
+	uint32_t pid;
+	bool set;
+};
+
+struct big_block {
+	uint64_t size;
+	uint32_t stack;
+};
+
+struct mt_stack_heap {
+	struct mt_stack_counts *counts;	/* by stack */
+	struct cell *gcells;		/* by stack: over all processes */
+	size_t nstacks;			/* the length of both */
+	struct mt_stack_counts totals;
+	struct cell *pcells;
+	size_t npcells, cap_pcells;
+	struct hproc **procs;		/* each its own allocation: pointers to them outlive a new one */
+	size_t nprocs, cap_procs;
+	struct mt_u64map by_mproc;	/* model process → index in procs */
+	uint32_t last_pid;		/* the last process looked up: pid and process, until the next fork */
+	struct hproc *last_proc;
+	uint64_t seq;			/* records seen */
+	uint64_t peak_seq, peak_seen, peak_ts;
+	uint64_t inherited_seen;	/* the model's total inherited_allocations after the last record */
+	struct mt_u64map pend;		/* pend_key(pid, addr) → tid: a thread's last allocation, still live */
+	struct mt_u64map tids;		/* tid → index in tl */
+	uint32_t last_tid;		/* the last thread looked up, and its index in tl + 1 (0: none) */
+	uint64_t last_tl;
+	struct tlast *tl;
+	size_t ntl, cap_tl;
+	struct mt_size_stats sizes;
+	struct big_block *ovf;
+	size_t novf, cap_ovf;
+	struct mt_heap_proc *out_procs;	/* after finish, by index in procs */
+	struct mt_proc_peak *pp;	/* after finish: grouped by stack, pp_start[stack] .. pp_start[stack + 1] */
+	size_t *pp_start;
+};
+
+static const struct mt_stack_counts zero_counts;
+
+struct mt_stack_heap *mt_stack_heap__new(void)
+{
+	return calloc(1, sizeof(struct mt_stack_heap));
+}
+
+void mt_stack_heap__free(struct mt_stack_heap *h)
+{
+	size_t i;
+
+	if (!h)
+		return;
+	for (i = 0; i < h->nprocs; i++) {
+		mt_u64map__release(&h->procs[i]->own);
+		mt_pmap__release(h->procs[i]->base);
+		mt_u64map__release(&h->procs[i]->cells);
+		free(h->procs[i]);
+	}
+	free(h->procs);
+	free(h->counts);
+	free(h->gcells);
+	free(h->pcells);
+	mt_u64map__release(&h->by_mproc);
+	mt_u64map__release(&h->pend);
+	mt_u64map__release(&h->tids);
+	free(h->tl);
+	free(h->ovf);
+	free(h->out_procs);
+	free(h->pp);
+	free(h->pp_start);
+	free(h);
+}
+
+/* Room for stack in counts and gcells, the new ones zero. */
+static int stacks_reserve(struct mt_stack_heap *h, uint32_t stack)
+{
+	size_t n = h->nstacks ? h->nstacks : 64;
+	void *c, *g;
+
+	if (stack < h->nstacks)
+		return 0;
+	while (n <= stack)
+		n *= 2;
+	c = realloc(h->counts, n * sizeof(*h->counts));
+	if (c)
+		h->counts = c;
+	g = realloc(h->gcells, n * sizeof(*h->gcells));
+	if (g)
+		h->gcells = g;
+	if (!c || !g)
+		return -ENOMEM;
+	memset(h->counts + h->nstacks, 0, (n - h->nstacks) * sizeof(*h->counts));
+	memset(h->gcells + h->nstacks, 0, (n - h->nstacks) * sizeof(*h->gcells));
+	h->nstacks = n;
+	return 0;
+}
+
+/* ---- cells ---- */
+
+/* Brought up to the peak snap (see the top), then changed by n blocks and b bytes (two's complement for less). */
+static void cell_add(struct cell *c, uint64_t snap, uint64_t n, uint64_t b)
+{
+	if (c->snap != snap) {
+		c->peak_n = c->live_n;
+		c->peak_b = c->live_b;
+		c->snap = snap;
+	}
+	c->live_n += n;
+	c->live_b += b;
+}
+
+static struct cell *pcell_get(struct mt_stack_heap *h, struct hproc *p, uint32_t stack)
+{
+	uint64_t *idx;
+
+	if (p->last_cell && p->last_stack == stack)
+		return &h->pcells[p->last_cell - 1];
+	idx = mt_u64map__find(&p->cells, stack);
+	if (!idx) {
+		if (mt_array__grow((void **)&h->pcells, &h->cap_pcells, h->npcells, sizeof(*h->pcells)) ||
+		    mt_u64map__put(&p->cells, stack, h->npcells, NULL) < 0)
+			return NULL;
+		memset(&h->pcells[h->npcells++], 0, sizeof(*h->pcells));
+		idx = mt_u64map__find(&p->cells, stack);
+	}
+	p->last_stack = stack;
+	p->last_cell = *idx + 1;
+	return &h->pcells[*idx];
+}
+
+/* stack's live blocks in p (and in all) change by n blocks and b bytes. */
+static int live_change(struct mt_stack_heap *h, struct hproc *p, uint32_t stack, uint64_t n, uint64_t b)
+{
+	struct cell *c = pcell_get(h, p, stack);
+
+	if (!c)
+		return -ENOMEM;
+	cell_add(c, p->peak_seq, n, b);
+	cell_add(&h->gcells[stack], h->peak_seq, n, b);
+	return 0;
+}
+
+/* ---- blocks ---- */
+
+static int block_pack(struct mt_stack_heap *h, uint64_t size, uint32_t stack, uint64_t *val)
+{
+	if (size <= SIZE_MASK && stack < STACK_LIMIT) {
+		*val = (uint64_t)stack << SIZE_BITS | size;
+		return 0;
+	}
+	/* a block of a terabyte or more, or past four million stacks: kept aside, for good */
+	if (mt_array__grow((void **)&h->ovf, &h->cap_ovf, h->novf, sizeof(*h->ovf)))
+		return -ENOMEM;
+	h->ovf[h->novf] = (struct big_block){ size, stack };
+	*val = OVF | h->novf++;
+	return 0;
+}
+
+static void block_unpack(const struct mt_stack_heap *h, uint64_t val, uint64_t *size, uint32_t *stack)
+{
+	if (val & OVF) {
+		*size = h->ovf[val & ~OVF].size;
+		*stack = h->ovf[val & ~OVF].stack;
+		return;
+	}
+	*size = val & SIZE_MASK;
+	*stack = (uint32_t)(val >> SIZE_BITS);
+}
+
+/* The block live at addr in p's image (its own, or inherited and not freed here). */
+static bool block_find(const struct hproc *p, uint64_t addr, uint64_t *val)
+{
+	const uint64_t *e = mt_u64map__find(&p->own, addr);
+
+	if (e) {
+		*val = *e;
+		return !(*e & TOMB);
+	}
+	return p->base && mt_pmap__find(p->base, addr, val);
+}
+
+/* The live block at addr leaves p's image: an own entry goes, or hides base's from now on. */
+static int block_remove(struct hproc *p, uint64_t addr)
+{
+	uint64_t *e = mt_u64map__find(&p->own, addr);
+
+	if (e && p->base && mt_pmap__find(p->base, addr, NULL)) {
+		*e = TOMB;
+		return 0;
+	}
+	if (e) {
+		mt_u64map__del(&p->own, addr, NULL);
+		return 0;
+	}
+	return mt_u64map__put(&p->own, addr, TOMB, NULL) < 0 ? -ENOMEM : 0;
+}
+
+static int block_end(struct mt_stack_heap *h, struct hproc *p, uint64_t val, enum block_end how)
+{
+	struct mt_stack_counts *c;
+	uint64_t size;
+	uint32_t stack;
+
+	block_unpack(h, val, &size, &stack);
+	c = &h->counts[stack];
+	if (how == END_FREED) {
+		c->frees++;
+		c->freed_bytes += size;
+	} else {
+		c->replaced++;
+		c->replaced_bytes += size;
+	}
+	return live_change(h, p, stack, -1, -size);
+}
+
+/* ---- processes ---- */
+
+/* pid's process as the model has it now (a new one after pid reuse); NULL on ENOMEM. */
+static struct hproc *proc_find(struct mt_stack_heap *h, const struct mt_model *m, uint32_t pid)
+{
+	const struct mt_proc *mp = mt_model__find_proc(m, pid);
+	uint64_t *idx;
+	struct hproc *p;
+
+	if (!mp)
+		return NULL;
+	idx = mt_u64map__find(&h->by_mproc, (uintptr_t)mp);
+	if (idx)
+		return h->procs[*idx];
+	if (mt_array__grow((void **)&h->procs, &h->cap_procs, h->nprocs, sizeof(*h->procs)))
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p || mt_u64map__put(&h->by_mproc, (uintptr_t)mp, h->nprocs, NULL) < 0) {
+		free(p);
+		return NULL;
+	}
+	p->mp = mp;
+	h->procs[h->nprocs++] = p;
+	return p;
+}
+
+/* The same, through a one-entry cache: only a fork (or the session) gives a pid another process. */
+static struct hproc *proc_of(struct mt_stack_heap *h, const struct mt_model *m, uint32_t pid)
+{
+	if (h->last_proc && h->last_pid == pid)
+		return h->last_proc;
+	h->last_proc = proc_find(h, m, pid);
+	h->last_pid = pid;
+	return h->last_proc;
+}
+
+struct image_end {
+	struct mt_stack_heap *h;
+	struct hproc *p;
+	bool exec;
+};
+
+static void cell_end(uint64_t stack, uint64_t idx, void *ctx)
+{
+	struct image_end *x = ctx;
+	struct cell *c = &x->h->pcells[idx];
+	struct mt_stack_counts *k = &x->h->counts[stack];
+	uint64_t n = c->live_n, b = c->live_b;
+
+	if (!n && !b)
+		return;
+	if (x->exec) {
+		k->discarded_allocations += n;
+		k->discarded_bytes += b;
+	} else {
+		k->leaked_allocations += n;
+		k->leaked_bytes += b;
+	}
+	cell_add(c, x->p->peak_seq, -n, -b);
+	cell_add(&x->h->gcells[stack], x->h->peak_seq, -n, -b);
+}
+
+/* The image ends (exec: discarded, else leaked): every stack's live blocks in it, and the blocks themselves. */
+static void image_end(struct mt_stack_heap *h, struct hproc *p, bool exec)
+{
+	struct image_end x = { h, p, exec };
+
+	mt_u64map__for_each(&p->cells, cell_end, &x);
+	mt_u64map__release(&p->own);
+	mt_pmap__release(p->base);
+	p->base = NULL;
+}
+
+struct fold {
+	struct mt_pmap **base;
+	int err;
+};
+
+static void fold_one(uint64_t addr, uint64_t val, void *ctx)
+{
+	struct fold *f = ctx;
+	int err;
+
+	if (f->err)
+		return;
+	err = val & TOMB ? mt_pmap__del(f->base, addr) : mt_pmap__put(f->base, addr, val);
+	if (err < 0)
+		f->err = err;
+}
+
+struct inherit {
+	struct mt_stack_heap *h;
+	struct hproc *child;
+	int err;
+};
+
+static void cell_inherit(uint64_t stack, uint64_t idx, void *ctx)
+{
+	struct inherit *x = ctx;
+	const struct cell *c = &x->h->pcells[idx];
+	struct mt_stack_counts *k = &x->h->counts[stack];
+	uint64_t n = c->live_n, b = c->live_b;
+
+	if ((!n && !b) || x->err)
+		return;
+	k->inherited_allocations += n;
+	k->inherited_bytes += b;
+	x->err = live_change(x->h, x->child, stack, n, b);
+}
+
+/*
+ * The child starts with the parent's live blocks: the parent's own ones go into its base, which the child then
+ * shares; the child's own (a child seen before its fork record) stay over it, as in the model.
+ */
+static int inherit(struct mt_stack_heap *h, struct hproc *parent, struct hproc *child)
+{
+	struct fold f = { &parent->base, 0 };
+	struct inherit x = { h, child, 0 };
+
+	if (parent == child)
+		return 0;
+	mt_u64map__for_each(&parent->own, fold_one, &f);
+	if (f.err)
+		return f.err;
+	mt_u64map__release(&parent->own);
+	mt_pmap__release(child->base);
+	child->base = mt_pmap__share(parent->base);
+	/* cell_inherit reads a parent cell before it changes the child's, which may move pcells */
+	mt_u64map__for_each(&parent->cells, cell_inherit, &x);
+	return x.err;
+}
+
+/* ---- temporaries ---- */
+
+static uint64_t pend_key(uint32_t pid, uint64_t addr)
+{
+	return addr * 0x9e3779b97f4a7c15ull ^ pid;
+}
+
+static struct tlast *tlast_get(struct mt_stack_heap *h, uint32_t tid, bool create)
+{
+	uint64_t *idx;
+
+	if (h->last_tl && h->last_tid == tid)
+		return &h->tl[h->last_tl - 1];
+	idx = mt_u64map__find(&h->tids, tid);
+	if (!idx) {
+		if (!create || mt_array__grow((void **)&h->tl, &h->cap_tl, h->ntl, sizeof(*h->tl)) ||
+		    mt_u64map__put(&h->tids, tid, h->ntl, NULL) < 0)
+			return NULL;
+		h->tl[h->ntl++] = (struct tlast){ 0 };
+		idx = mt_u64map__find(&h->tids, tid);
+	}
+	h->last_tid = tid;
+	h->last_tl = *idx + 1;
+	return &h->tl[*idx];
+}
+
+/* tid's last allocation is now the block at addr in pid. */
+static int temp_alloc(struct mt_stack_heap *h, uint32_t pid, uint32_t tid, uint64_t addr)
+{
+	struct tlast *t = tlast_get(h, tid, true);
+	uint64_t *owner;
+
+	if (!t)
+		return -ENOMEM;
+	if (t->set && (owner = mt_u64map__find(&h->pend, pend_key(t->pid, t->addr))) && *owner == tid)
+		mt_u64map__del(&h->pend, pend_key(t->pid, t->addr), NULL);
+	*t = (struct tlast){ addr, pid, true };
+	return mt_u64map__put(&h->pend, pend_key(pid, addr), tid, NULL) < 0 ? -ENOMEM : 0;
+}
+
+/* The live block at addr in pid ends by tid's free: true when it was tid's last allocation. */
+static bool temp_free(struct mt_stack_heap *h, uint32_t pid, uint32_t tid, uint64_t addr)
+{
+	uint64_t key = pend_key(pid, addr), *owner = mt_u64map__find(&h->pend, key);
+	struct tlast *t;
+	uint32_t o;
+
+	if (!owner)
+		return false;
+	o = (uint32_t)*owner;
+	t = tlast_get(h, o, false);
+	if (!t || !t->set || t->pid != pid || t->addr != addr)
+		return false;	/* another block's key */
+	mt_u64map__del(&h->pend, key, NULL);
+	t->set = false;
+	return o == tid;
+}
+
+/* ---- sizes ---- */
+
+static unsigned int size_class(uint64_t size)
+{
+	return size ? 64 - __builtin_clzll(size) : 0;
+}
+
+static void sizes_note(struct mt_size_stats *z, uint64_t size, uint32_t stack, uint32_t pid, uint64_t ts)
+{
+	unsigned int k = size_class(size);
+	size_t i;
+
+	z->allocations[k]++;
+	z->bytes[k] += size;
+	if (z->nlargest == MT_LARGEST_MAX && size <= z->largest[MT_LARGEST_MAX - 1].size)
+		return;
+	/* after the equal ones: the first of equal sizes stays */
+	for (i = z->nlargest; i > 0 && z->largest[i - 1].size < size; i--)
+		if (i < MT_LARGEST_MAX)
+			z->largest[i] = z->largest[i - 1];
+	z->largest[i] = (struct mt_big_alloc){ size, stack, pid, ts };
+	if (z->nlargest < MT_LARGEST_MAX)
+		z->nlargest++;
+}
+
+/* ---- records ---- */
+
+static int heap_free(struct mt_stack_heap *h, struct hproc *p, const struct mt_alloc *a, uint64_t addr)
+{
+	struct mt_stack_counts *c;
+	uint64_t val, size;
+	uint32_t stack;
+	int err;
+
+	if (!block_find(p, addr, &val))
+		return 0;	/* unknown, or libc's internal release: no free (the model's rules) */
+	if (temp_free(h, a->hdr.pid, a->hdr.tid, addr)) {
+		block_unpack(h, val, &size, &stack);
+		c = &h->counts[stack];
+		c->temporary_allocations++;
+		c->temporary_bytes += size;
+	}
+	err = block_remove(p, addr);
+	return err ? err : block_end(h, p, val, END_FREED);
+}
+
+static int heap_alloc(struct mt_stack_heap *h, struct hproc *p, const struct mt_alloc *a, uint32_t stack,
+		      uint64_t rel_ts)
+{
+	uint64_t old, val;
+	int err;
+
+	if (block_find(p, a->addr, &old)) {
+		err = block_end(h, p, old, END_REPLACED);	/* its free was lost */
+		if (err)
+			return err;
+	}
+	err = block_pack(h, a->size, stack, &val);
+	if (!err)
+		err = mt_u64map__put(&p->own, a->addr, val, NULL) < 0 ? -ENOMEM : 0;
+	if (err)
+		return err;
+	h->counts[stack].allocations++;
+	h->counts[stack].bytes += a->size;
+	sizes_note(&h->sizes, a->size, stack, a->hdr.pid, rel_ts);
+	err = live_change(h, p, stack, 1, a->size);
+	return err ? err : temp_alloc(h, a->hdr.pid, a->hdr.tid, a->addr);
+}
+
+/* As the model's apply_alloc: a release, realloc's free side then its allocation, a failed call. */
+static int apply_alloc(struct mt_stack_heap *h, struct hproc *p, const struct mt_alloc *a, uint32_t stack,
+		       uint64_t rel_ts)
+{
+	int err;
+
+	if (mt_func__is_free(a->func))
+		return a->addr ? heap_free(h, p, a, a->addr) : 0;
+	if (mt_func__is_realloc(a->func) && a->old_addr && (a->addr || !a->size)) {
+		err = heap_free(h, p, a, a->old_addr);
+		if (err)
+			return err;
+	}
+	return a->addr ? heap_alloc(h, p, a, stack, rel_ts) : 0;
+}
+
+/* After the record: a new peak of the total, and of the process the record could raise (p, or NULL). */
+static void peaks_note(struct mt_stack_heap *h, const struct mt_model *m, struct hproc *p)
+{
+	const struct mt_heap_stats *tot = &mt_model__totals(m)->heap;
+
+	if (tot->peak_live_bytes > h->peak_seen) {
+		h->peak_seen = tot->peak_live_bytes;
+		h->peak_seq = h->seq;
+	}
+	if (p && p->mp->heap.peak_live_bytes > p->peak_seen) {
+		p->peak_seen = p->mp->heap.peak_live_bytes;
+		p->peak_seq = h->seq;
+	}
+}
+
+static int apply_fork(struct mt_stack_heap *h, const struct mt_model *m, const struct mt_fork *f,
+		      struct hproc **child)
+{
+	uint64_t inherited = mt_model__totals(m)->heap.inherited_allocations;
+	struct hproc *parent = proc_of(h, m, f->hdr.pid);
+	bool did = inherited != h->inherited_seen;
+
+	h->inherited_seen = inherited;
+	*child = proc_of(h, m, f->child);
+	if (!parent || !*child)
+		return -ENOMEM;
+	return did ? inherit(h, parent, *child) : 0;	/* the model decides: a late child inherits nothing */
+}
+
+int mt_stack_heap__apply(struct mt_stack_heap *h, const struct mt_rec_hdr *rec, uint32_t stack,
+			 const struct mt_model *m, uint64_t rel_ts)
+{
+	struct hproc *p = NULL;
+	int err = 0;
+
+	h->seq++;
+	if (rec->type == MT_REC_FORK || rec->type == MT_REC_SESSION)
+		h->last_proc = NULL;	/* a pid may name another process from now on */
+	switch (rec->type) {
+	case MT_REC_ALLOC:
+		if (rec->size < sizeof(struct mt_alloc))
+			return 0;
+		err = stacks_reserve(h, stack);
+		p = err ? NULL : proc_of(h, m, rec->pid);
+		err = p ? apply_alloc(h, p, (const struct mt_alloc *)rec, stack, rel_ts) : -ENOMEM;
+		break;
+	case MT_REC_FORK:
+		if (rec->size < sizeof(struct mt_fork))
+			return 0;
+		err = apply_fork(h, m, (const struct mt_fork *)rec, &p);
+		break;
+	case MT_REC_EXEC:
+	case MT_REC_EXIT:
+		if (rec->size < mt_rec__min_size(rec->type))
+			return 0;
+		p = proc_of(h, m, rec->pid);
+		if (!p)
+			return -ENOMEM;
+		image_end(h, p, rec->type == MT_REC_EXEC);
+		p = NULL;
+		break;
+	default:
+		return 0;
+	}
+	if (!err)
+		peaks_note(h, m, p);
+	return err;
+}
+
+/* ---- the end ---- */
+
+struct settle {
+	struct mt_stack_heap *h;
+	const struct hproc *p;
+	size_t proc;
+	bool fill;		/* second walk: pp gets the entries counted in the first */
+};
+
+/* A cell of p brought up to p's last peak; its peak, when not empty, counted or put in pp by stack. */
+static void cell_settle(uint64_t stack, uint64_t idx, void *ctx)
+{
+	struct settle *x = ctx;
+	struct cell *c = &x->h->pcells[idx];
+
+	cell_add(c, x->p->peak_seq, 0, 0);
+	if (!c->peak_n && !c->peak_b)
+		return;
+	if (!x->fill)
+		x->h->pp_start[stack + 1]++;
+	else
+		x->h->pp[x->h->pp_start[stack]++] = (struct mt_proc_peak){ x->proc, c->peak_n, c->peak_b };
+}
+
+/* Every process's peaks grouped by stack: a count, prefix sums, a fill (which moves each start to the next). */
+static int proc_peaks_build(struct mt_stack_heap *h)
+{
+	struct settle x = { .h = h };
+	size_t i;
+
+	h->pp_start = calloc(h->nstacks + 2, sizeof(*h->pp_start));
+	if (!h->pp_start)
+		return -ENOMEM;
+	for (x.fill = false;; x.fill = true) {
+		for (i = 0; i < h->nprocs; i++) {
+			x.p = h->procs[i];
+			x.proc = i;
+			mt_u64map__for_each(&h->procs[i]->cells, cell_settle, &x);
+		}
+		if (x.fill)
+			break;
+		for (i = 0; i <= h->nstacks; i++)
+			h->pp_start[i + 1] += h->pp_start[i];
+		h->pp = malloc((h->pp_start[h->nstacks] ? h->pp_start[h->nstacks] : 1) * sizeof(*h->pp));
+		if (!h->pp)
+			return -ENOMEM;
+	}
+	/* the fill moved each start to the next one's: shift back */
+	memmove(h->pp_start + 1, h->pp_start, h->nstacks * sizeof(*h->pp_start));
+	h->pp_start[0] = 0;
+	return 0;
+}
+
+static void totals_add(struct mt_stack_counts *t, const struct mt_stack_counts *c)
+{
+	const uint64_t *src = (const uint64_t *)c;
+	uint64_t *dst = (uint64_t *)t;
+	size_t i;
+
+	for (i = 0; i < sizeof(*c) / sizeof(uint64_t); i++)
+		dst[i] += src[i];
+}
+
+static int procs_copy(struct mt_stack_heap *h, const struct mt_model *m)
+{
+	size_t i, n = mt_model__nr_procs(m);
+	const struct mt_proc *mp;
+	struct mt_heap_proc *o;
+	uint64_t *idx;
+
+	h->out_procs = calloc(h->nprocs ? h->nprocs : 1, sizeof(*h->out_procs));
+	if (!h->out_procs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		mp = mt_model__proc(m, i);
+		idx = mt_u64map__find(&h->by_mproc, (uintptr_t)mp);
+		if (!idx)
+			continue;
+		o = &h->out_procs[*idx];
+		o->pid = mp->pid;
+		o->model_index = i;
+		memcpy(o->exe, mp->exe, sizeof(o->exe));
+		o->peak_bytes = mp->heap.peak_live_bytes;
+		o->peak_ts_ns = mp->heap.peak_ts_ns;
+	}
+	return 0;
+}
+
+int mt_stack_heap__finish(struct mt_stack_heap *h, const struct mt_model *m)
+{
+	size_t i;
+	int err;
+
+	if (h->pp_start)
+		return 0;
+	for (i = 0; i < h->nprocs; i++)
+		image_end(h, h->procs[i], false);
+	err = stacks_reserve(h, 0);
+	if (err)
+		return err;
+	for (i = 0; i < h->nstacks; i++) {
+		cell_add(&h->gcells[i], h->peak_seq, 0, 0);
+		h->counts[i].peak_allocations = h->gcells[i].peak_n;
+		h->counts[i].peak_bytes = h->gcells[i].peak_b;
+		totals_add(&h->totals, &h->counts[i]);
+	}
+	h->peak_ts = mt_model__totals(m)->heap.peak_ts_ns;
+	err = procs_copy(h, m);
+	return err ? err : proc_peaks_build(h);
+}
+
+const struct mt_stack_counts *mt_stack_heap__counts(const struct mt_stack_heap *h, uint32_t stack)
+{
+	return stack < h->nstacks ? &h->counts[stack] : &zero_counts;
+}
+
+uint64_t mt_stack_heap__peak_bytes(const struct mt_stack_heap *h)
+{
+	return h->peak_seen;
+}
+
+uint64_t mt_stack_heap__peak_ts(const struct mt_stack_heap *h)
+{
+	return h->peak_ts;
+}
+
+const struct mt_stack_counts *mt_stack_heap__totals(const struct mt_stack_heap *h)
+{
+	return &h->totals;
+}
+
+size_t mt_stack_heap__nr_procs(const struct mt_stack_heap *h)
+{
+	return h->out_procs ? h->nprocs : 0;
+}
+
+const struct mt_heap_proc *mt_stack_heap__proc(const struct mt_stack_heap *h, size_t idx)
+{
+	return h->out_procs && idx < h->nprocs ? &h->out_procs[idx] : NULL;
+}
+
+size_t mt_stack_heap__proc_peaks(const struct mt_stack_heap *h, uint32_t stack, const struct mt_proc_peak **out)
+{
+	*out = NULL;
+	if (!h->pp_start || stack >= h->nstacks)
+		return 0;
+	*out = h->pp + h->pp_start[stack];
+	return h->pp_start[stack + 1] - h->pp_start[stack];
+}
+
+const struct mt_size_stats *mt_stack_heap__sizes(const struct mt_stack_heap *h)
+{
+	return &h->sizes;
+}

@@ -1,0 +1,97 @@
+/* stack_heap.h — heap accounting per allocation stack, by the model's rules; peaks, temporaries, sizes. */
+#ifndef MEMTRACK_STACK_HEAP_H
+#define MEMTRACK_STACK_HEAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/memtrack.h"
+#include "model/model.h"
+
+/*
+ * One stack's blocks, counted as src/model counts a process's (docs/REPORT.md, "Semantics used by reports"): a
+ * block inherited at a fork counts once more for each child holding it, its frees there are the child's, and what a
+ * process still holds at an exec is discarded, at its exit (or the end) leaked. In blocks and in bytes:
+ *   inherited + allocations - frees - replaced - discarded - leaked = 0
+ */
+struct mt_stack_counts {
+	uint64_t allocations;		/* successful allocation calls, realloc included */
+	uint64_t bytes;			/* the sizes they asked for */
+	uint64_t inherited_allocations;	/* blocks a fork child started with */
+	uint64_t inherited_bytes;
+	uint64_t frees;			/* releases of live blocks (the free side of realloc too) */
+	uint64_t freed_bytes;
+	uint64_t replaced;		/* ended by an allocation at their address (their free was lost) */
+	uint64_t replaced_bytes;
+	uint64_t discarded_allocations;	/* live when an exec replaced the image */
+	uint64_t discarded_bytes;
+	uint64_t leaked_allocations;	/* live at the exit, or at the end of the stream */
+	uint64_t leaked_bytes;
+	uint64_t temporary_allocations;	/* freed by the thread that allocated them, before its next allocation */
+	uint64_t temporary_bytes;
+	uint64_t peak_allocations;	/* live when the total live bytes first reached their peak */
+	uint64_t peak_bytes;
+};
+
+/* A process as the model saw it (pid reuse makes another), after the stream. */
+struct mt_heap_proc {
+	uint32_t pid;
+	size_t model_index;		/* its index among mt_model__proc(): the same in any model of the artifact */
+	char exe[MT_PATH_MAX];		/* its last image */
+	uint64_t peak_bytes;		/* its peak live bytes (the model's) and when it was first reached */
+	uint64_t peak_ts_ns;
+};
+
+/* What one stack held in one process at that process's peak. */
+struct mt_proc_peak {
+	size_t proc;			/* index for mt_stack_heap__proc */
+	uint64_t allocations;
+	uint64_t bytes;
+};
+
+#define MT_SIZE_CLASSES 65		/* class 0: size 0; class k: [2^(k-1), 2^k) */
+#define MT_LARGEST_MAX 20
+
+struct mt_big_alloc {
+	uint64_t size;
+	uint32_t stack;			/* index + 1 of its stack, 0 for none */
+	uint32_t pid;
+	uint64_t ts_ns;			/* relative to the session start */
+};
+
+struct mt_size_stats {
+	uint64_t allocations[MT_SIZE_CLASSES];
+	uint64_t bytes[MT_SIZE_CLASSES];
+	struct mt_big_alloc largest[MT_LARGEST_MAX];	/* by size, descending; equal sizes in time order */
+	size_t nlargest;
+};
+
+struct mt_stack_heap;
+
+/* NULL + errno (ENOMEM). */
+struct mt_stack_heap *mt_stack_heap__new(void);
+void mt_stack_heap__free(struct mt_stack_heap *h);
+/*
+ * rec, which the model m has just accounted (a replay's callback, unwind/replay.h); stack: for an allocation record,
+ * the index + 1 of its stack (0: none); rel_ts: rec's time since the session start. 0 or -ENOMEM.
+ */
+int mt_stack_heap__apply(struct mt_stack_heap *h, const struct mt_rec_hdr *rec, uint32_t stack,
+			 const struct mt_model *m, uint64_t rel_ts);
+/* After the model finished: what is still live is leaked, the peaks settle. 0 or -ENOMEM. */
+int mt_stack_heap__finish(struct mt_stack_heap *h, const struct mt_model *m);
+
+/* The counts of stack index + 1 (0: the allocations made without a stack); zeros for one never seen. */
+const struct mt_stack_counts *mt_stack_heap__counts(const struct mt_stack_heap *h, uint32_t stack);
+/* The peak of the total live bytes and when it was first reached (the model's). */
+uint64_t mt_stack_heap__peak_bytes(const struct mt_stack_heap *h);
+uint64_t mt_stack_heap__peak_ts(const struct mt_stack_heap *h);
+/* Temporary allocations in all, with or without a stack. */
+const struct mt_stack_counts *mt_stack_heap__totals(const struct mt_stack_heap *h);
+size_t mt_stack_heap__nr_procs(const struct mt_stack_heap *h);
+const struct mt_heap_proc *mt_stack_heap__proc(const struct mt_stack_heap *h, size_t idx);
+/* The processes that held blocks of the stack (index + 1) at their own peak; returns how many. */
+size_t mt_stack_heap__proc_peaks(const struct mt_stack_heap *h, uint32_t stack, const struct mt_proc_peak **out);
+const struct mt_size_stats *mt_stack_heap__sizes(const struct mt_stack_heap *h);
+
+#endif /* MEMTRACK_STACK_HEAP_H */
