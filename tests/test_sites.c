@@ -153,7 +153,18 @@ static void test_short_code(void **state)
 	assert_int_equal(site(code, sizeof(code), MT_ARGS_SIZE, NULL), 0);
 }
 
-#define FORWARDS(...) mt_probe_site__forwards(CODE(__VA_ARGS__), sizeof(CODE(__VA_ARGS__)))
+#define FORWARDS(...) forwards(CODE(__VA_ARGS__), sizeof(CODE(__VA_ARGS__)), NULL)
+#define JUMPS_TO(to, ...) forwards(CODE(__VA_ARGS__), sizeof(CODE(__VA_ARGS__)), to)
+
+static bool forwards(const uint8_t *code, size_t len, int64_t *to)
+{
+	int64_t t;
+	bool f = mt_probe_site__forwards(code, len, &t);
+
+	if (to)
+		*to = t;
+	return f;
+}
 
 /* A forwarder only moves registers and jumps: every call of it is a call of its target (an operator new that is
  * then marked, not return-probed). */
@@ -176,7 +187,24 @@ static void test_forwarders(void **state)
 	/* call, ret, and nothing at all */
 	assert_false(FORWARDS(0xe8, 0x10, 0x20, 0x30, 0x00));
 	assert_false(FORWARDS(0xc3));
-	assert_false(mt_probe_site__forwards(CODE(0xe9), 0));
+	assert_false(forwards(CODE(0xe9), 0, NULL));
+}
+
+/* Where a forwarder jumps, from its start: jemalloc's new[] jumps straight to its new; a PLT entry says nothing. */
+static void test_forward_targets(void **state)
+{
+	int64_t to;
+
+	(void)state;
+	/* jemalloc's _Znam at 0xadf10: jmp 0xade30 (_Znwm), e9 1b ff ff ff */
+	assert_true(JUMPS_TO(&to, 0xe9, 0x1b, 0xff, 0xff, 0xff));
+	assert_int_equal(to, 0xade30 - 0xadf10);
+	/* endbr64; jmp rel8 +0x10: from the start, 4 + 2 + 0x10 */
+	assert_true(JUMPS_TO(&to, 0xf3, 0x0f, 0x1e, 0xfa, 0xeb, 0x10));
+	assert_int_equal(to, 0x16);
+	/* bnd jmp *disp32(%rip): through memory */
+	assert_true(JUMPS_TO(&to, 0xf2, 0xff, 0x25, 0x10, 0x20, 0x30, 0x00));
+	assert_int_equal(to, 0);
 }
 
 int main(void)
@@ -187,7 +215,7 @@ int main(void)
 		cmocka_unit_test(test_leaf_prologues),	 cmocka_unit_test(test_moved_arguments),
 		cmocka_unit_test(test_unsafe_stays),
 		cmocka_unit_test(test_short_code),
-		cmocka_unit_test(test_forwarders),
+		cmocka_unit_test(test_forwarders),	 cmocka_unit_test(test_forward_targets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -149,11 +149,12 @@ enum probe_as {
 	AS_MARK,	/* an allocating call that only jumps to another: its entry names the next call */
 };
 
-/* Where the probe goes, where the arguments are there, and whether the function only jumps to another. */
+/* Where the probe goes, where the arguments are there, and whether the function only jumps to another (where). */
 struct site_code {
 	uint64_t offset;
 	uint16_t regs;
 	bool forwards;
+	uint64_t jumps_to;	/* the file offset it jumps to, 0 when unknown (through a PLT entry) */
 };
 
 /* 96 bytes: the sites of jemalloc's and mimalloc's free are 48 and 76 bytes in. */
@@ -161,12 +162,14 @@ static void site__read(int fd, uint64_t off, uint8_t args, struct site_code *sc)
 {
 	uint8_t code[96];
 	ssize_t n = fd >= 0 ? pread(fd, code, sizeof(code), off) : -1;
+	int64_t to;
 
 	*sc = (struct site_code){ .offset = off };
 	if (n <= 0)
 		return;
 	sc->offset = off + mt_probe_site__place(code, n, args, &sc->regs);
-	sc->forwards = mt_probe_site__forwards(code, n);
+	sc->forwards = mt_probe_site__forwards(code, n, &to);
+	sc->jumps_to = sc->forwards && to ? off + to : 0;
 }
 
 /*
@@ -247,6 +250,18 @@ static bool plan__forwarder(struct mt_probe_plan *p, uint64_t off, const struct 
 	return true;
 }
 
+/* An allocating entry point that jumps to another one probed here (jemalloc's new[] to its new) needs only a mark:
+ * the target's probes see the call. */
+static bool plan__jumps_to_call(const struct mt_probe_plan *p, const struct site_code *sc)
+{
+	size_t i;
+
+	for (i = 0; sc->jumps_to && i < p->n; i++)
+		if (p->sites[i].entry == sc->jumps_to && !mt_func__is_free(MT_COOKIE_FUNC(p->sites[i].cookie)))
+			return true;
+	return false;
+}
+
 static void plan__add(struct mt_probe_plan *p, int fd, uint64_t off, const struct entry *e, uint8_t allocator,
 		      enum probe_as as)
 {
@@ -258,6 +273,8 @@ static void plan__add(struct mt_probe_plan *p, int fd, uint64_t off, const struc
 	site__read(fd, off, e->args, &sc);
 	if (plan__forwarder(p, off, e, as, &sc))
 		return;
+	if (as == AS_CALL && (e->func == MT_FN_NEW || e->func == MT_FN_NEW_ARRAY) && plan__jumps_to_call(p, &sc))
+		as = AS_MARK;
 	if (sc.offset != off)
 		pr_debug("%s: probed at +%llu, an emulated instruction (arguments in registers %#x)\n", e->name,
 			 (unsigned long long)(sc.offset - off), sc.regs);

@@ -254,26 +254,40 @@ uint64_t mt_probe_site__place(const uint8_t *c, size_t len, uint8_t args, uint16
 	return fallback;
 }
 
-/* jmp rel32, jmp rel8, jmp *disp32(%rip), each with a bnd prefix or not: a tail call, to a PLT entry mostly. */
-static bool insn__jumps_away(const uint8_t *c, size_t len)
+/* jmp rel32, jmp rel8, jmp *disp32(%rip), each with a bnd prefix or not: a tail call, to a PLT entry mostly. Its
+ * length, and in *to its target from c (0 through memory). */
+static size_t insn__jumps_away(const uint8_t *c, size_t len, int64_t *to)
 {
 	size_t p = len > 0 && c[0] == 0xf2 ? 1 : 0;
+	int32_t rel32;
 
+	*to = 0;
 	if (p + 2 > len)
-		return false;
-	return c[p] == 0xe9 || c[p] == 0xeb || (c[p] == 0xff && c[p + 1] == 0x25);
+		return 0;
+	if (c[p] == 0xeb) {
+		*to = (int64_t)(p + 2) + (int8_t)c[p + 1];
+		return p + 2;
+	}
+	if (p + 6 > len || (c[p] != 0xe9 && (c[p] != 0xff || c[p + 1] != 0x25)))
+		return 0;
+	if (c[p] == 0xff)
+		return p + 6;
+	__builtin_memcpy(&rel32, c + p + 1, 4);
+	*to = (int64_t)(p + 5) + rel32;
+	return p + 5;
 }
 
-/* Whether the function only passes its call on: register moves (a sized operator delete giving its alignment the
- * unsized one's place), then a jump elsewhere. Such a function calls whatever it jumps to, every time. */
-bool mt_probe_site__forwards(const uint8_t *c, size_t len)
+bool mt_probe_site__forwards(const uint8_t *c, size_t len, int64_t *to)
 {
 	size_t pos = 0, n;
 	struct insn in;
 
+	*to = 0;
 	while (pos < len) {
-		if (insn__jumps_away(c + pos, len - pos))
+		if (insn__jumps_away(c + pos, len - pos, to)) {
+			*to += *to ? (int64_t)pos : 0;
 			return true;
+		}
 		n = insn__decode(c + pos, len - pos, &in);
 		if (!n || (in.dst >= 0 && (KEPT_ALWAYS & REG(in.dst))))
 			return false;

@@ -22,7 +22,8 @@ struct mt_probe_site {
 uint64_t mt_probe_site__place(const uint8_t *code, size_t len, uint8_t args, uint16_t *regs);
 
 /* Whether a function whose first bytes are code (len of them) only moves registers and jumps to another: a forwarder
- * (libstdc++'s operator delete and new[], mimalloc's mi_free_size), whose every call is a call of its target. */
-bool mt_probe_site__forwards(const uint8_t *code, size_t len);
+ * (libstdc++'s operator delete and new[], mimalloc's mi_free_size), whose every call is a call of its target. *to:
+ * where it jumps, from the function's start; 0 when through memory (a PLT entry's GOT slot). */
+bool mt_probe_site__forwards(const uint8_t *code, size_t len, int64_t *to);
 
 #endif /* MEMTRACK_TRACER_PROBE_SITE_H */
