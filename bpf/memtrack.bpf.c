@@ -23,6 +23,7 @@ struct mt_call {
 	__u64 owner;		/* call_slots: the task whose slot this is (its address), 0 when free */
 	__u64 mark_sp;		/* a MARK entry's stack pointer: the next allocation at or just below it is that call */
 	__u64 mark_size;
+	__u64 mark_stack;	/* --stacks: the call path at the MARK entry, where it starts at the program's call */
 	__u64 no_callers;	/* callers_gen + 1 when the process had no callers entry at that generation */
 	__u64 hit_lo, hit_hi;	/* the caller range the thread's last malloc returned into, valid at hit_gen */
 	__u64 hit_gen;
@@ -176,6 +177,7 @@ static __always_inline int mark__set(struct pt_regs *ctx, __u64 cookie, __u64 si
 	c->mark_size = size;
 	c->mark_func = MT_COOKIE_FUNC(cookie);
 	c->mark_allocator = MT_COOKIE_ALLOCATOR(cookie);
+	c->mark_stack = stack__capture(ctx);
 	return 0;
 }
 
@@ -202,13 +204,16 @@ static __always_inline int call__enter(struct pt_regs *ctx, __u64 cookie, const 
 	c->free_sp = 0;
 	c->func = MT_COOKIE_FUNC(cookie);
 	c->allocator = MT_COOKIE_ALLOCATOR(cookie);
+	c->stack = 0;
 	if (mark__covers(c, sp)) {
 		c->func = c->mark_func;
 		c->allocator = c->mark_allocator;
 		c->size = c->mark_size;
+		c->stack = c->mark_stack;
 	}
 	c->mark_sp = 0;
-	c->stack = stack__capture(ctx);
+	if (!c->stack)
+		c->stack = stack__capture(ctx);
 	c->depth = 1;
 	return 0;
 }

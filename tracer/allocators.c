@@ -304,6 +304,13 @@ static void plan__entries(struct mt_probe_plan *p, const struct symset *s, const
  * the call they lead to with their own size: new[] jumps to new, the aligned ones round the size up for
  * aligned_alloc. A new whose end the symbols do not tell is marked too.
  */
+static bool cxx_marks_only;	/* mt_allocators__mark_cxx_news */
+
+void mt_allocators__mark_cxx_news(bool on)
+{
+	cxx_marks_only = on;
+}
+
 static void plan__cxx_runtime(struct mt_probe_plan *p, const struct symset *s, uint8_t allocator)
 {
 	struct mt_probe_caller *c;
@@ -320,7 +327,8 @@ static void plan__cxx_runtime(struct mt_probe_plan *p, const struct symset *s, u
 			continue;
 		}
 		site__read(s->fd, s->v[k].off, e->args, &sc);
-		if (e->args != MT_ARGS_SIZE || sc.forwards || !s->v[k].size || p->ncallers == MT_CALLERS_MAX) {
+		if (cxx_marks_only || e->args != MT_ARGS_SIZE || sc.forwards || !s->v[k].size ||
+		    p->ncallers == MT_CALLERS_MAX) {
 			plan__add(p, s->fd, s->v[k].off, e, allocator, AS_MARK);
 			continue;
 		}

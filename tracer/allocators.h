@@ -2,6 +2,7 @@
 #ifndef MEMTRACK_TRACER_ALLOCATORS_H
 #define MEMTRACK_TRACER_ALLOCATORS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,5 +31,12 @@ struct mt_probe_plan {
 
 /* The plan for the ELF file at path (kind 0 and no sites when it holds no allocator). 0 or -errno. */
 int mt_allocators__plan(const char *path, struct mt_probe_plan *plan);
+/*
+ * With --stacks, every C++ runtime's operator new is marked at its entry (AS_MARK) instead of being told by its
+ * malloc's return address: the call path is captured at the mark, where it starts at the program's call; from
+ * inside operator new, which keeps no frame pointer, the frame-pointer chain skips that call, and paths that
+ * differ only there would be one stack.
+ */
+void mt_allocators__mark_cxx_news(bool on);
 
 #endif /* MEMTRACK_TRACER_ALLOCATORS_H */

@@ -15,6 +15,7 @@
 #include "artifact/artifact.h"
 #include "bpf/memtrack.h"
 #include "common/log.h"
+#include "tracer/allocators.h"
 #include "tracer/attach.h"
 #include "tracer/bpf_session.h"
 #include "tracer/closer.h"
@@ -134,6 +135,7 @@ static int record__prepare(struct record *r)
 		err = mt_bpf_session__track(r->bpf, r->sp.pid);
 	if (err)
 		return err;
+	mt_allocators__mark_cxx_news(r->o->stack_bytes != 0);
 	r->mods = mt_module_files__new(r->dir, r->o->stack_bytes != 0);
 	r->cmdlines = mt_cmdlines__new();
 	if (!r->mods || !r->cmdlines)
@@ -198,7 +200,8 @@ static int record__start(struct record *r)
 		snprintf(r->dir, sizeof(r->dir), "%s", r->o->out_dir);
 	else
 		snprintf(r->dir, sizeof(r->dir), "memtrack.%d", r->sp.pid);
-	r->w = mt_writer__open(r->dir);
+	/* stack bytes may hold what the program read: the artifact is then the user's alone */
+	r->w = mt_writer__open_flags(r->dir, r->o->stack_bytes ? MT_WRITER_PRIVATE : 0);
 	if (!r->w) {
 		err = -errno;
 		pr_err("cannot create the artifact in %s: %s\n", r->dir, strerror(-err));
