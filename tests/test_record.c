@@ -1387,6 +1387,31 @@ static void test_tree_threads_no_unknown_frees(void **state)
 	mt_model__free(m);
 }
 
+/* The tools the hand-off tests run: CI installs them, so a missing one is a failure, not a skip. */
+#define STRACE "/usr/bin/strace"
+#define GDB "/usr/bin/gdb"
+
+/* Issue 22: the pre-exec child never execs untraced. Under strace -f its PTRACE_TRACEME fails: it exits before
+ * exec, and memtrack says why in one line and exits 2. The command's side effect does not happen. */
+static void test_traceme_refused(void **state)
+{
+	char dir[256], flag[512], script[600], err[2048];
+	char *argv[] = { STRACE, "-f", "-o", "/dev/null", MT_BINARY, "record", "-q", "-o", dir, "--", "/bin/sh", "-c",
+			 script, NULL };
+
+	(void)state;
+	assert_int_equal(access(STRACE, X_OK), 0);
+	test_dir(dir, sizeof(dir), "traceme_refused");
+	snprintf(flag, sizeof(flag), "%s/traceme_refused.ran", tmp_root);
+	snprintf(script, sizeof(script), "echo ran > %s", flag);
+	assert_int_equal(run_named("traceme_refused", argv), 2);
+	assert_int_equal(access(flag, F_OK), -1);
+	assert_int_equal(access(dir, F_OK), -1);
+	read_file("traceme_refused", "err", err, sizeof(err));
+	assert_string_equal(err, "memtrack: cannot trace '/bin/sh': PTRACE_TRACEME: Operation not permitted (is "
+				 "memtrack itself traced?)\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1413,6 +1438,7 @@ int main(void)
 		cmocka_unit_test(test_tree_fork_100),
 		cmocka_unit_test(test_tree_threads_frees),
 		cmocka_unit_test(test_tree_threads_no_unknown_frees),
+		cmocka_unit_test(test_traceme_refused),
 	};
 
 	return mt_test__main("test_record", tests, sizeof(tests) / sizeof(tests[0]));

@@ -180,14 +180,14 @@ static void loop__on_signal(struct loop_state *st)
 	}
 }
 
+/* After the seize, the child's one message can only be its exec's failure. */
 static void loop__on_errpipe(struct loop_state *st, int ep)
 {
-	int err;
-	ssize_t n = read(st->l->sp->err_fd, &err, sizeof(err));
+	int step, err, n = mt_spawn__read(st->l->sp->err_fd, &step, &err);
 
-	if (n == sizeof(err))
+	if (n == 1 && step == MT_SPAWN_EXEC)
 		st->l->exec_errno = err;
-	if (n <= 0 || n == sizeof(err)) {
+	if (n != -EAGAIN) {
 		epoll_ctl(ep, EPOLL_CTL_DEL, st->l->sp->err_fd, NULL);
 		close(st->l->sp->err_fd);
 		st->l->sp->err_fd = -1;

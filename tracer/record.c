@@ -185,11 +185,17 @@ static void record__raise_priority(struct record *r)
 /* Each failure says what failed, in one line. */
 static int record__start(struct record *r)
 {
+	char why[256];
 	int err;
 
 	record__raise_fd_limit(r);
 	record__raise_priority(r);
 	err = mt_spawn__start(&r->sp, r->o->argv, &r->orig_mask);
+	if (err == -ECANCELED) {
+		mt_spawn__describe(r->sp.fail_step, r->sp.fail_errno, why, sizeof(why));
+		pr_err("cannot trace '%s': %s\n", r->o->argv[0], why);
+		return err;
+	}
 	if (err) {
 		pr_err("cannot start '%s': %s\n", r->o->argv[0], strerror(-err));
 		return err;
