@@ -12,6 +12,8 @@
 enum mt_spawn_step {
 	MT_SPAWN_EXEC = 1,	/* execvp: the command cannot be run (126/127, as a shell says) */
 	MT_SPAWN_TRACEME,	/* PTRACE_TRACEME */
+	MT_SPAWN_SECCOMP,	/* the hand-off's filter (tracer/seccomp.c): sends the listener, or why there is none */
+	MT_SPAWN_LISTENER,	/* sending the listener to memtrack */
 	MT_SPAWN_STOP,		/* raise(SIGSTOP): the hold before exec */
 };
 
@@ -23,6 +25,9 @@ struct mt_spawn {
 	struct rlimit nofile;
 	bool restore_nice;	/* the tracer raised its priority: the command gets its nice value back */
 	int nice;
+	bool handoff;		/* the child installs the hand-off's seccomp filter */
+	int listener;		/* its listener, or -1 (set by mt_spawn__start) */
+	int listener_errno;	/* why there is none, when the filter was asked for */
 	int fail_step;		/* set when mt_spawn__start fails because a step of the child failed */
 	int fail_errno;
 };
