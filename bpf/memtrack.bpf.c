@@ -768,7 +768,7 @@ int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child
 	e->hdr.tid = BPF_CORE_READ(parent, pid);
 	e->child = ctgid;
 	e->flags = BPF_CORE_READ(child, mm) == BPF_CORE_READ(parent, mm) ? MT_FORK_SHARED_VM : 0;
-	rec__submit(e, sizeof(*e));
+	fork__submit(e, child);
 	return 0;
 }
 
@@ -837,6 +837,7 @@ int BPF_PROG(process_exit, struct task_struct *p, bool group_dead)
 	thread_exit__emit(p, tgid);
 	call__release(p, p->pid);
 	if (group_dead) {
+		foreign__exit(p, tgid);
 		bpf_map_delete_elem(&tracked, &tgid);
 		bpf_map_delete_elem(&exec_ranges, &tgid);
 		bpf_map_delete_elem(&callers, &tgid);

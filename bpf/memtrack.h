@@ -196,6 +196,8 @@ enum mt_drop {
 	MT_DROP_HOLD,		/* a mapping thread could not be held (signal failed): its first calls may be missed */
 	MT_DROP_MALFORMED,	/* counted by the tracer: a ring record it could not write (shorter than its type, or
 				 * a stack definition that does not add up); 0 unless the kernel and tracer disagree */
+	MT_DROP_HANDOFF,	/* counted by the tracer: an allocator file bound to a process that another tracer had
+				 * (handed off, or born to one) only after it could run: its first calls may be missed */
 	MT_DROP__COUNT = 8,
 };
 
@@ -239,6 +241,8 @@ struct mt_syscall {
 };
 
 #define MT_FORK_SHARED_VM 1	/* vfork, posix_spawn: the child runs in its parent's memory until it execs */
+#define MT_FORK_UNTRACED 2	/* the child is no tracee of memtrack's: its parent was handed off to another tracer,
+				 * or it was cloned CLONE_UNTRACED (LeakSanitizer's task) */
 
 struct mt_fork {
 	struct mt_rec_hdr hdr;	/* pid: the parent */
@@ -281,8 +285,10 @@ struct mt_attach_req {
 	__u32 pid;
 	__u32 tid;
 	__u8 reason;		/* enum mt_attach_reason */
-	__u8 held;		/* 1: a SIGSTOP was sent to tid, the tracer suppresses it at its delivery stop */
-	__u8 _pad[6];
+	__u8 held;		/* 1: tid waits for the tracer: a SIGSTOP was sent to it (suppressed at its delivery
+				 * stop), or it is at its exec-event stop */
+	__u8 foreign;		/* 1: tid is no tracee of memtrack's (handed off): nothing holds it */
+	__u8 _pad[5];
 };
 
 /* States of a file in the BPF map of known files. */

@@ -15,6 +15,22 @@
 #define MT_SIGSTOP 19
 #define MT_VM_RWX 0x7		/* VM_READ | VM_WRITE | VM_EXEC, the same bits as PROT_* */
 
+/* Set by the tracer before load: its own tgid. A thread it traces has a thread of it as its ptrace parent. */
+const volatile __u32 tracer_tgid = 0;
+
+#define MT_PT_PTRACED 0x1		/* the kernel's PT_PTRACED (a #define, so not in BTF) */
+#define MT_SIGNAL_GROUP_EXIT 0x4	/* the kernel's SIGNAL_GROUP_EXIT (a #define, so not in BTF) */
+
+/*
+ * The thread is memtrack's tracee: it can be held, and memtrack sees its stops. A thread handed off to another
+ * tracer (a descendant's strace, gdb or LeakSanitizer), and a child born to one or cloned CLONE_UNTRACED, is not.
+ * A traced task's parent is its tracer (real_parent is the one that forked it).
+ */
+static __always_inline bool task__traced_by_tracer(struct task_struct *t)
+{
+	return (BPF_CORE_READ(t, ptrace) & MT_PT_PTRACED) && BPF_CORE_READ(t, parent, tgid) == tracer_tgid;
+}
+
 struct mt_file_key {
 	__u64 dev;
 	__u64 ino;
@@ -103,7 +119,9 @@ static __always_inline void mapping__emit(const struct mt_vma *v)
  * An unknown file: the request goes to the tracer, and an mmap'ing thread is held by a SIGSTOP that the tracer
  * suppresses at its signal-delivery-stop, so none of the file's code runs before its probes are in. The signal is
  * only delivered when this syscall returns to user space, after the request below is in the ring. An exec needs
- * no signal: the tracer holds it at its ptrace exec-event stop.
+ * no signal: the tracer holds it at its ptrace exec-event stop. A thread that is not memtrack's tracee is never
+ * sent the SIGSTOP: no one would suppress it, and it would stop its process for good. Its request goes out
+ * marked foreign, and the tracer binds the file while the thread runs on (and counts it).
  */
 static __always_inline void watch__request(const struct mt_vma *v, __u8 reason, bool hold)
 {
@@ -133,8 +151,9 @@ static __always_inline void watch__request(const struct mt_vma *v, __u8 reason, 
 	r->pid = id >> 32;
 	r->tid = (__u32)id;
 	r->reason = reason;
-	r->held = hold && !bpf_send_signal_thread(MT_SIGSTOP);
-	if (hold && !r->held)
+	r->foreign = !task__traced_by_tracer(bpf_get_current_task_btf());
+	r->held = !r->foreign && (!hold || !bpf_send_signal_thread(MT_SIGSTOP));
+	if (hold && !r->foreign && !r->held)
 		drop__count(MT_DROP_HOLD);
 	__builtin_memset(r->_pad, 0, sizeof(r->_pad));
 	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
@@ -164,6 +183,42 @@ static __always_inline void watch__addr(struct task_struct *task, __u64 addr, __
 	mapping__emit(&v);
 	ranges__add(bpf_get_current_pid_tgid() >> 32, v.start, v.end);
 	watch__request(&v, reason, hold);
+}
+
+/* A fork record: the tracer binds an untraced child's probes when it reads the record (no ptrace stop of the
+ * child's will come), so that one wakes it at once. */
+static __always_inline void fork__submit(struct mt_fork *e, struct task_struct *child)
+{
+	if (task__traced_by_tracer(child)) {
+		rec__submit(e, sizeof(*e));
+		return;
+	}
+	e->flags |= MT_FORK_UNTRACED;
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+}
+
+/*
+ * The end of a process whose leader memtrack neither traces nor forked: its wait status goes to another parent,
+ * so BPF writes its exit record, as the tracer does from waitpid for the others. Run by its last thread, after
+ * all of the process's records; the status is the one wait would give.
+ */
+static __always_inline void foreign__exit(struct task_struct *p, __u32 tgid)
+{
+	struct task_struct *leader = BPF_CORE_READ(p, group_leader);
+	struct mt_exit *e;
+
+	if (!proc__lookup(tgid) || task__traced_by_tracer(leader) ||
+	    BPF_CORE_READ(leader, real_parent, tgid) == tracer_tgid)
+		return;
+	e = rec__reserve_as(sizeof(*e), MT_REC_EXIT, tgid, tgid);
+	if (!e)
+		return;
+	if (BPF_CORE_READ(p, signal, flags) & MT_SIGNAL_GROUP_EXIT)
+		e->status = BPF_CORE_READ(p, signal, group_exit_code);
+	else
+		e->status = BPF_CORE_READ(leader, exit_code);
+	e->_pad = 0;
+	rec__submit(e, sizeof(*e));
 }
 
 #endif /* MEMTRACK_WATCH_BPF_H */

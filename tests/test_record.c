@@ -1862,6 +1862,231 @@ static void test_cxx_exec(void **state)
 	blocks_once(dir, root);
 }
 
+/* The tools the hand-off tests run: CI installs them, so a missing one is a failure, not a skip. */
+#define STRACE "/usr/bin/strace"
+#define GDB "/usr/bin/gdb"
+
+/* Issue 22: the pre-exec child never execs untraced. Under strace -f its PTRACE_TRACEME fails: it exits before
+ * exec, and memtrack says why in one line and exits 2. The command's side effect does not happen. */
+static void test_traceme_refused(void **state)
+{
+	char dir[256], flag[512], script[600], err[2048];
+	char *argv[] = { STRACE, "-f", "-o", "/dev/null", MT_BINARY, "record", "-q", "-o", dir, "--", "/bin/sh", "-c",
+			 script, NULL };
+
+	(void)state;
+	assert_int_equal(access(STRACE, X_OK), 0);
+	test_dir(dir, sizeof(dir), "traceme_refused");
+	snprintf(flag, sizeof(flag), "%s/traceme_refused.ran", tmp_root);
+	snprintf(script, sizeof(script), "echo ran > %s", flag);
+	assert_int_equal(run_named("traceme_refused", argv), 2);
+	assert_int_equal(access(flag, F_OK), -1);
+	assert_int_equal(access(dir, F_OK), -1);
+	read_file("traceme_refused", "err", err, sizeof(err));
+	assert_string_equal(err, "memtrack: cannot trace '/bin/sh': PTRACE_TRACEME: Operation not permitted (is "
+				 "memtrack itself traced?)\n");
+}
+
+/* What one image did: the allocation records of the process that exec'd a file named name, from that exec on
+ * (what its parent ran before it is not counted), its exit record, and the run's drops. */
+struct image {
+	const char *name;
+	uint32_t pid;
+	bool in;
+	uint64_t calls, funcs[MT_FN__COUNT], size_3333;
+	uint32_t exits;
+	int32_t status;
+	uint64_t drops[MT_DROP__COUNT];
+};
+
+static int image__on_record(const struct mt_rec_hdr *h, void *ctx)
+{
+	struct image *im = ctx;
+	const char *base;
+
+	if (h->type == MT_REC_EXEC) {
+		base = strrchr(((const struct mt_exec *)h)->path, '/');
+		if (base && !strcmp(base + 1, im->name)) {
+			im->pid = h->pid;
+			im->in = true;
+		} else if (h->pid == im->pid) {
+			im->in = false;
+		}
+	} else if (h->type == MT_REC_ALLOC && im->in && h->pid == im->pid) {
+		im->calls++;
+		im->funcs[((const struct mt_alloc *)h)->func & MT_FUNC_MASK]++;
+		im->size_3333 += ((const struct mt_alloc *)h)->size == 3333;
+	} else if (h->type == MT_REC_EXIT && h->pid == im->pid) {
+		im->exits++;
+		im->status = ((const struct mt_exit *)h)->status;
+	} else if (h->type == MT_REC_END) {
+		memcpy(im->drops, ((const struct mt_end *)h)->drops, sizeof(im->drops));
+	}
+	return 0;
+}
+
+static struct image image__read(const char *dir, const char *name)
+{
+	struct image im = { .name = name };
+	struct mt_read_status st;
+
+	assert_int_equal(mt_artifact__read(dir, image__on_record, &im, &st), 0);
+	assert_int_not_equal(im.pid, 0);
+	return im;
+}
+
+/* alloc_glibc's image, exactly as test_glibc_functions counts it when it is the command itself; its exit record
+ * comes from BPF when another tracer had it. */
+static void image__is_alloc_glibc(const struct image *im)
+{
+	assert_int_equal(im->funcs[MT_FN_MALLOC], 14);
+	assert_int_equal(im->funcs[MT_FN_CALLOC], 5);
+	assert_int_equal(im->funcs[MT_FN_REALLOC], 4);
+	assert_int_equal(im->funcs[MT_FN_REALLOCARRAY], 2);
+	assert_int_equal(im->funcs[MT_FN_POSIX_MEMALIGN], 7);	/* the bad alignment's failure included */
+	assert_int_equal(im->funcs[MT_FN_FREE], 37);
+	assert_int_equal(im->calls, 14 + 5 + 4 + 2 + 7 + 7 + 2 + 2 + 37);
+	assert_int_equal(im->exits, 1);
+	assert_int_equal(im->status, 0);
+}
+
+/* Issue 17: strace -f under memtrack, and what it runs is still recorded, exactly. strace SEIZEs its child (memtrack's
+ * tracee) and TRACEMEs in a feature test: each is handed over. */
+static void test_handoff_strace(void **state)
+{
+	char dir[256], *argv[] = { STRACE, "-f", "-o", "/dev/null", PROG("alloc_glibc"), NULL };
+	struct image im;
+
+	(void)state;
+	assert_int_equal(access(STRACE, X_OK), 0);
+	test_dir(dir, sizeof(dir), "handoff_strace");
+	assert_int_equal(record_run(dir, "handoff_strace", argv), 0);
+	im = image__read(dir, "alloc_glibc");
+	image__is_alloc_glibc(&im);
+	assert_int_equal(im.drops[MT_DROP_HANDOFF], 0);	/* its exec's new file holds no allocator */
+	assert_int_equal(im.drops[MT_DROP_HOLD], 0);
+}
+
+/* gdb runs its inferior, which calls PTRACE_TRACEME (through a shell): handed over, recorded exactly. */
+static void test_handoff_gdb(void **state)
+{
+	char dir[256], out[4096], *argv[] = { GDB, "-nx", "-batch", "-ex", "run", "--args", PROG("alloc_glibc"), NULL };
+	struct image im;
+
+	(void)state;
+	assert_int_equal(access(GDB, X_OK), 0);
+	test_dir(dir, sizeof(dir), "handoff_gdb");
+	assert_int_equal(record_run(dir, "handoff_gdb", argv), 0);
+	read_file("handoff_gdb", "out", out, sizeof(out));
+	assert_non_null(strstr(out, "exited normally]"));
+	im = image__read(dir, "alloc_glibc");
+	image__is_alloc_glibc(&im);
+}
+
+/*
+ * gdb's inferior dlopens mimalloc: BPF must not hold the thread with a SIGSTOP, since memtrack no longer traces it
+ * (gdb would report the signal, and -batch kill the program). The file is bound while it runs, and counted.
+ */
+static void test_handoff_no_hold(void **state)
+{
+	char dir[256], out[4096], *argv[] = { GDB, "-nx", "-batch", "-ex", "run", "--args", PROG("dlopen_mi"), NULL };
+	struct image im;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "handoff_no_hold");
+	assert_int_equal(record_run(dir, "handoff_no_hold", argv), 0);
+	read_file("handoff_no_hold", "out", out, sizeof(out));
+	assert_non_null(strstr(out, "exited normally]"));
+	assert_null(strstr(out, "SIGSTOP"));
+	im = image__read(dir, "dlopen_mi");
+	assert_int_equal(im.drops[MT_DROP_HANDOFF], 1);
+	assert_int_equal(im.drops[MT_DROP_HOLD], 0);
+	assert_true(allocs_by(dir, im.pid, MT_FN_MALLOC, 4242, MT_ALLOCATOR_MIMALLOC) <= 100);
+	assert_int_equal(im.exits, 1);
+}
+
+/* A child that calls PTRACE_TRACEME and is then traced by its parent: it works as without memtrack, and the
+ * child's calls are recorded; its exit status (BPF's record: its parent reaps it) is its own. */
+static void test_handoff_traceme(void **state)
+{
+	char dir[256], out[512], *argv[] = { PROG("traceme_child"), NULL };
+	const struct mt_proc *child;
+	struct mt_read_status st;
+	struct mt_model *m = NULL;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "handoff_traceme");
+	assert_int_equal(record_run(dir, "handoff_traceme", argv), 0);
+	read_file("handoff_traceme", "out", out, sizeof(out));
+	assert_string_equal(out, "traceme_child: the child exited with 7\n");
+	assert_int_equal(mt_model__load(dir, &m, &st), 0);
+	assert_int_equal(mt_model__nr_procs(m), 2);
+	child = tree_only_child(m, mt_model__session(m)->root_pid);
+	assert_true(child->exited);
+	assert_int_equal(child->status, 7 << 8);
+	assert_int_equal(allocs(dir, child->pid, MT_FN_MALLOC, 3333), 5);
+	assert_int_equal(allocs(dir, child->pid, MT_FN_FREE, ANY_SIZE), 2);
+	mt_model__free(m);
+}
+
+/* --no-handoff: no filter; the child's PTRACE_TRACEME fails as under any tracer. */
+static void test_no_handoff(void **state)
+{
+	char dir[256], out[512], *argv[] = { MT_BINARY, "record", "-q", "--no-handoff", "-o", dir, "--",
+					     PROG("traceme_child"), NULL };
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "no_handoff");
+	assert_int_equal(run_named("no_handoff", argv), 1);
+	read_file("no_handoff", "out", out, sizeof(out));
+	assert_string_equal(out, "traceme_child: PTRACE_TRACEME failed: Operation not permitted\n"
+				 "traceme_child: the child did not stop (status 0x300)\n");
+}
+
+/* LeakSanitizer stops the world with PTRACE_ATTACH of each thread (memtrack's tracees): its report comes, and the
+ * program exits as it does alone. */
+static void test_handoff_lsan(void **state)
+{
+	char dir[256], alone[4096], traced[4096], *argv[] = { PROG("asan_leak"), NULL };
+	const char *summary = "SUMMARY: AddressSanitizer: 3000 byte(s) leaked in 3 allocation(s).\n";
+	int rc = run_named("asan_alone", argv);
+
+	(void)state;
+	read_file("asan_alone", "err", alone, sizeof(alone));
+	assert_non_null(strstr(alone, "ERROR: LeakSanitizer: detected memory leaks"));
+	assert_non_null(strstr(alone, summary));
+	test_dir(dir, sizeof(dir), "handoff_lsan");
+	assert_int_equal(record_run(dir, "handoff_lsan", argv), rc);
+	read_file("handoff_lsan", "err", traced, sizeof(traced));
+	assert_non_null(strstr(traced, "ERROR: LeakSanitizer: detected memory leaks"));
+	assert_non_null(strstr(traced, summary));
+	assert_null(strstr(traced, "fatal error"));
+}
+
+/* After memtrack has exited (--exit-with-command), a descendant's ptrace calls still work: the closer lets them
+ * run (without it they would fail with ENOSYS). */
+static void test_handoff_after_exit(void **state)
+{
+	char dir[256], out[512], script[2048], line[128] = "", *argv[] = { MT_BINARY, "record", "-q",
+		"--exit-with-command", "-o", dir, "--", "/bin/sh", "-c", script, NULL };
+	FILE *f;
+	int i;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "handoff_after_exit");
+	snprintf(out, sizeof(out), "%s/handoff_after_exit.late", tmp_root);
+	snprintf(script, sizeof(script), "(sleep 1; %s > %s.tmp; mv %s.tmp %s) & exit 0", PROG("traceme_child"), out,
+		 out, out);
+	assert_int_equal(mt_test__run(argv, NULL, NULL), 0);
+	wait_for_file(out);
+	f = fopen(out, "r");
+	assert_non_null(f);
+	for (i = 0; i < 100 && !fgets(line, sizeof(line), f); i++)
+		usleep(10000);
+	fclose(f);
+	assert_string_equal(line, "traceme_child: the child exited with 7\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1897,6 +2122,14 @@ int main(void)
 		cmocka_unit_test(test_failed_new_nothrow),	 cmocka_unit_test(test_cxx_pairs),
 		cmocka_unit_test(test_wrapper_calls),		 cmocka_unit_test(test_wrapper_tail_calls),
 		cmocka_unit_test(test_memusage_headers),	 cmocka_unit_test(test_cxx_exec),
+		cmocka_unit_test(test_traceme_refused),
+		cmocka_unit_test(test_handoff_strace),
+		cmocka_unit_test(test_handoff_gdb),
+		cmocka_unit_test(test_handoff_no_hold),
+		cmocka_unit_test(test_handoff_traceme),
+		cmocka_unit_test(test_no_handoff),
+		cmocka_unit_test(test_handoff_lsan),
+		cmocka_unit_test(test_handoff_after_exit),
 	};
 
 	return mt_test__main("test_record", tests, sizeof(tests) / sizeof(tests[0]));

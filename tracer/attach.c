@@ -47,6 +47,7 @@ struct mt_attach_worker {
 	size_t nfiles, cap_files;
 	struct mt_links *links;
 	uint64_t inherit_failures;	/* binds of fork children and rebinds that failed: only the first is told */
+	uint64_t late_binds;	/* allocator files bound to processes memtrack does not trace, which ran meanwhile */
 };
 
 struct mt_attach_worker *mt_attach__new(struct mt_bpf_session *s, struct mt_writer *w, struct mt_module_files *mods,
@@ -233,6 +234,20 @@ void mt_attach__on_fork(struct mt_attach_worker *a, pid_t parent, pid_t child)
 	attach__bind_files(a, child, files, n);
 }
 
+/* No stop of the child's comes: its probes are bound when its fork record is read, and it has run meanwhile. */
+void mt_attach__on_untraced_fork(struct mt_attach_worker *a, pid_t parent, pid_t child)
+{
+	size_t files[FORK_FILES_MAX], n = mt_links__files(a->links, parent, files, FORK_FILES_MAX);
+
+	attach__bind_files(a, child, files, n);
+	a->late_binds += n != 0;
+}
+
+uint64_t mt_attach__late_binds(const struct mt_attach_worker *a)
+{
+	return a->late_binds;
+}
+
 /* resumed is CLOCK_MONOTONIC, like the request's ktime_ns: the hold they measure goes onto the records' clock,
  * which may be the tick, so that resumed_ns - ts_ns is the hold to the ns either way. */
 static void pending__log(struct mt_attach_worker *a, size_t i, uint64_t resumed)
@@ -305,9 +320,10 @@ int mt_attach__on_request(struct mt_attach_worker *a, const struct mt_attach_req
 		file__paths(r, open_path, sizeof(open_path), rec->path, sizeof(rec->path));
 		file__handle(a, open_path, rec);
 	}
+	a->late_binds += r->foreign && rec->probes;
 	a->npend++;
 	/* A thread BPF could not hold has been running all along: there is no stop to wait for. */
-	if (r->reason == MT_ATTACH_MMAP && !r->held)
+	if (!r->held)
 		pending__log(a, a->npend - 1, mt_bpf_session__monotonic_ns());
 	return 0;
 }
@@ -319,7 +335,9 @@ bool mt_attach__on_hold_stop(struct mt_attach_worker *a, pid_t tid)
 	size_t i = a->npend;
 
 	while (i--) {
-		if (a->pend[i].req.tid == (uint32_t)tid && a->pend[i].req.held) {
+		const struct mt_attach_req *r = &a->pend[i].req;
+
+		if (r->tid == (uint32_t)tid && r->held && r->reason == MT_ATTACH_MMAP) {
 			pending__log(a, i, now);
 			ours = true;
 		}

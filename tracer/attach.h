@@ -23,6 +23,10 @@ bool mt_attach__on_hold_stop(struct mt_attach_worker *a, pid_t tid);
 void mt_attach__on_exec_stop(struct mt_attach_worker *a, pid_t pid, pid_t former_tid);
 /* A fork child's first stop: the parent's files bound to it. */
 void mt_attach__on_fork(struct mt_attach_worker *a, pid_t parent, pid_t child);
+/* The same for a child that memtrack does not trace (MT_FORK_UNTRACED), when its fork record is read. */
+void mt_attach__on_untraced_fork(struct mt_attach_worker *a, pid_t parent, pid_t child);
+/* Allocator files bound to a process memtrack does not trace, after it could run (MT_DROP_HANDOFF). */
+uint64_t mt_attach__late_binds(const struct mt_attach_worker *a);
 void mt_attach__on_exit(struct mt_attach_worker *a, pid_t tid);
 /* The last log records written and every link given up (see mt_links__release_all); after a flush it uses neither
  * the writer nor the BPF session. */

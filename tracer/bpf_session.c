@@ -239,6 +239,7 @@ struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o)
 	session__choose_syscall_hooks(s, o->syscall_tracepoints);
 	s->skel->rodata->wakeup_bytes = o->ring_bytes / SESSION_WAKEUP_PARTS / (ncpus > 0 ? ncpus : 1);
 	s->skel->rodata->stack_bytes = o->stack_bytes;
+	s->skel->rodata->tracer_tgid = getpid();	/* tells memtrack's tracees from the threads handed off */
 	session__choose_clock(s, o);
 	err = memtrack_bpf__load(s->skel);
 	if (err) {

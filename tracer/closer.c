@@ -6,13 +6,16 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "tracer/closer.h"
+#include "tracer/seccomp.h"
 
 #define POOL_MAX 256	/* threads closing at once; past that the caller closes itself */
 
@@ -116,23 +119,83 @@ void mt_close_pool__free(struct mt_close_pool *p)
 }
 
 #define CLOSER_ACK_WAIT_MS 100	/* an ack that did not get through: memtrack closed its copy long before this */
+#define CLOSER_LINK 0		/* the byte that comes with a link, or alone as an ack */
+#define CLOSER_LISTENER 'L'	/* the byte that comes with the hand-off's seccomp listener */
+
+struct mt_closer_notifs *mt_closer__notifs_new(void)
+{
+	void *p = mmap(NULL, sizeof(struct mt_closer_notifs), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		       -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * Once memtrack is gone: its exit has let go of every tracee, so the ptrace calls it held and did not answer can
+ * run, and so can every later one, until the kernel says that no task uses the filter any more (POLLHUP). Without
+ * this, they would fail with ENOSYS.
+ */
+static void listener__serve(int listener, int memtrack, const struct mt_closer_notifs *notifs)
+{
+	struct pollfd p = { .fd = memtrack, .events = POLLIN };
+	struct mt_seccomp_req req;
+	size_t i;
+
+	while (memtrack >= 0 && poll(&p, 1, -1) < 0 && errno == EINTR)
+		;
+	for (i = 0; notifs && i < MT_CLOSER_NOTIFS; i++)
+		if (notifs->id[i])
+			mt_seccomp__continue(listener, notifs->id[i]);	/* -ENOENT when answered already */
+	p = (struct pollfd){ .fd = listener, .events = POLLIN };
+	for (;;) {
+		if (poll(&p, 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p.revents & POLLIN) {
+			if (!mt_seccomp__recv(listener, &req))
+				mt_seccomp__continue(listener, req.id);
+		} else if (p.revents & (POLLHUP | POLLERR | POLLNVAL)) {
+			break;
+		}
+	}
+	close(listener);
+}
+
+/* One byte from memtrack, with the fd it carries (or -1). 1, 0 at memtrack's end, -errno. */
+static int closer__recv(int sock, char *byte, int *fd)
+{
+	char ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec io = { .iov_base = byte, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *c;
+	ssize_t got;
+
+	do
+		got = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
+	while (got < 0 && errno == EINTR);
+	if (got <= 0)
+		return got < 0 ? -errno : 0;
+	*fd = -1;
+	c = CMSG_FIRSTHDR(&m);
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+		memcpy(fd, CMSG_DATA(c), sizeof(*fd));
+	return 1;
+}
 
 /*
  * The closer's life: a byte with an fd is a link handed over, held until the next byte, or a while: memtrack
  * sends from one thread and closes its own copy before it sends anything else (an ack, when the socket has room),
  * so that the closer's close is the last one, the one that waits, in a thread of the pool. At memtrack's end (EOF)
- * the rest is closed, and waited for.
+ * the rest is closed, and waited for; a listener it was given is served first.
  */
-static void __attribute__((noreturn)) closer__serve(int sock)
+static void __attribute__((noreturn)) closer__serve(int sock, int memtrack, const struct mt_closer_notifs *notifs)
 {
-	char ctl[CMSG_SPACE(sizeof(int))], byte;
 	struct pollfd pfd = { .fd = sock, .events = POLLIN };
 	struct mt_close_pool *pool = mt_close_pool__new();
-	struct cmsghdr *c;
-	struct msghdr m;
-	struct iovec io;
-	int held = -1;
-	ssize_t got;
+	int held = -1, fd = -1, listener = -1;
+	char byte;
 
 	if (!pool)	/* memtrack's sends fail: it closes its links in its own threads */
 		_exit(1);
@@ -141,23 +204,20 @@ static void __attribute__((noreturn)) closer__serve(int sock)
 			mt_close_pool__close(pool, held);
 			held = -1;
 		}
-		io = (struct iovec){ .iov_base = &byte, .iov_len = 1 };
-		m = (struct msghdr){ .msg_iov = &io, .msg_iovlen = 1, .msg_control = ctl,
-				     .msg_controllen = sizeof(ctl) };
-		got = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
+		if (closer__recv(sock, &byte, &fd) <= 0)
 			break;
 		if (held >= 0)
 			mt_close_pool__close(pool, held);
 		held = -1;
-		c = CMSG_FIRSTHDR(&m);
-		if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			memcpy(&held, CMSG_DATA(c), sizeof(held));
+		if (byte == CLOSER_LISTENER && fd >= 0 && listener < 0)
+			listener = fd;
+		else
+			held = fd;
 	}
 	if (held >= 0)
 		mt_close_pool__close(pool, held);
+	if (listener >= 0)
+		listener__serve(listener, memtrack, notifs);
 	close_pool__drain(pool);
 	_exit(0);
 }
@@ -176,59 +236,89 @@ int mt_closer__raise_fd_limit(struct rlimit *old)
 	return setrlimit(RLIMIT_NOFILE, &l) ? -errno : 0;
 }
 
-/* The grandchild: nothing but its socket, a process group of its own, deaf to what signals it can be, and room
- * for as many links as memtrack (a descriptor beyond its limit would be dropped from the message). */
-static void __attribute__((noreturn)) closer__become(int sock)
+/* Every descriptor but a and b closed (a <= b). */
+static void fds__keep(int a, int b)
 {
+	if (a > 0)
+		close_range(0, a - 1, 0);
+	if (b > a + 1)
+		close_range(a + 1, b - 1, 0);
+	close_range(b + 1, ~0u, 0);
+}
+
+/* The grandchild: nothing but its socket (or the listener alone) and memtrack's pidfd, a process group of its own,
+ * deaf to what signals it can be, and room for as many links as memtrack (a descriptor beyond its limit would be
+ * dropped from the message). */
+static void __attribute__((noreturn)) closer__become(int sock, int memtrack, int listener,
+						     const struct mt_closer_notifs *notifs)
+{
+	int fd = sock >= 0 ? sock : listener;
 	struct rlimit old;
 	sigset_t all;
 
-	if (sock > 0)
-		close_range(0, sock - 1, 0);
-	close_range(sock + 1, ~0u, 0);
+	fds__keep(memtrack >= 0 && memtrack < fd ? memtrack : fd, memtrack > fd ? memtrack : fd);
 	setpgid(0, 0);
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, NULL);
 	mt_closer__raise_fd_limit(&old);
 	prctl(PR_SET_NAME, "memtrack-close");
-	closer__serve(sock);
+	if (sock < 0) {
+		listener__serve(listener, memtrack, notifs);
+		_exit(0);
+	}
+	closer__serve(sock, memtrack, notifs);
 }
 
 /*
- * Forked twice, so that it is no child of memtrack's (whose ptrace loop waits for every child): not where
- * orphans come back to memtrack (PID 1 of a namespace, a subreaper). memtrack starts it first thing, before any
- * thread, with little memory for it to keep.
+ * Forked twice, so that it is no child of memtrack's (whose ptrace loop waits for every child): not where orphans
+ * come back to memtrack. The middle child takes memtrack's pidfd while memtrack waits for it, alive.
  */
-int mt_closer__start(void)
+static int closer__fork(int sock, int listener, const struct mt_closer_notifs *notifs)
 {
-	int sv[2], status, sub = 0;
-	pid_t pid, g;
+	pid_t memtrack = getpid(), pid = fork(), g;
+	int status, pidfd;
+
+	if (pid == 0) {
+		pidfd = syscall(SYS_pidfd_open, memtrack, 0);
+		g = fork();
+		if (g != 0)
+			_exit(g < 0);
+		closer__become(sock, pidfd, listener, notifs);
+	}
+	if (pid < 0)
+		return -errno;
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		return -ECHILD;
+	return 0;
+}
+
+/* Not when orphans would come back to memtrack (PID 1 of a namespace, a subreaper). memtrack starts it first
+ * thing, before any thread, with little memory for it to keep. */
+int mt_closer__start(const struct mt_closer_notifs *notifs)
+{
+	int sv[2], err, sub = 0;
 
 	if (getpid() == 1 || (!prctl(PR_GET_CHILD_SUBREAPER, &sub) && sub))
 		return -ECHILD;
 	/* A stream: a datagram socket queues only net.unix.max_dgram_qlen (10) messages, fewer than a burst of exits */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return -errno;
-	pid = fork();
-	if (pid == 0) {
-		g = fork();
-		if (g != 0)
-			_exit(g < 0);
-		closer__become(sv[1]);
-	}
-	status = pid < 0 ? -errno : 0;
+	err = closer__fork(sv[1], -1, notifs);
 	close(sv[1]);
-	if (pid > 0 && (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)))
-		status = -ECHILD;
-	if (status < 0)
+	if (err)
 		close(sv[0]);
-	return status < 0 ? status : sv[0];
+	return err ? err : sv[0];
+}
+
+int mt_closer__leave_listener(int listener, const struct mt_closer_notifs *notifs)
+{
+	return closer__fork(-1, listener, notifs);
 }
 
 /* One byte, with fd or (fd < 0) without: an ack. Never blocks, never raises SIGPIPE. */
-static int closer__byte(int sock, int fd)
+static int closer__byte(int sock, int fd, char byte)
 {
-	char ctl[CMSG_SPACE(sizeof(int))] = { 0 }, byte = 0;
+	char ctl[CMSG_SPACE(sizeof(int))] = { 0 };
 	struct iovec io = { .iov_base = &byte, .iov_len = 1 };
 	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl) };
 	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
@@ -247,13 +337,18 @@ static int closer__byte(int sock, int fd)
 
 int mt_closer__send(int sock, int fd)
 {
-	return closer__byte(sock, fd);
+	return closer__byte(sock, fd, CLOSER_LINK);
 }
 
 /* An ack that does not get through delays the closer's close to the next byte, or CLOSER_ACK_WAIT_MS. */
 void mt_closer__ack(int sock)
 {
-	closer__byte(sock, -1);
+	closer__byte(sock, -1, CLOSER_LINK);
+}
+
+int mt_closer__keep_listener(int sock, int listener)
+{
+	return closer__byte(sock, listener, CLOSER_LISTENER);
 }
 
 /*

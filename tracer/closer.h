@@ -12,8 +12,23 @@ void mt_close_pool__close(struct mt_close_pool *p, int fd);	/* in a thread of it
 uint64_t mt_close_pool__closed(struct mt_close_pool *p);	/* closes the threads finished */
 void mt_close_pool__free(struct mt_close_pool *p);		/* once its threads are done */
 
-/* The closer: a process of memtrack's that outlives it, closing what it is handed. */
-int mt_closer__start(void);				/* its socket, or -errno */
+/*
+ * The seccomp notifications memtrack has read and not answered yet (tracer/handoff.c), in memory it shares with
+ * the closer: the closer answers them once memtrack is gone, whatever its end. 0 is a free slot.
+ */
+#define MT_CLOSER_NOTIFS 64
+struct mt_closer_notifs {
+	uint64_t id[MT_CLOSER_NOTIFS];
+};
+struct mt_closer_notifs *mt_closer__notifs_new(void);	/* before mt_closer__start; NULL + errno */
+
+/* The closer: a process of memtrack's that outlives it, closing what it is handed. notifs may be NULL. */
+int mt_closer__start(const struct mt_closer_notifs *notifs);	/* its socket, or -errno */
+/* The hand-off's seccomp listener: the closer keeps it, and once memtrack is gone it lets each held ptrace call
+ * run, until no process uses the filter. 0 or -errno. */
+int mt_closer__keep_listener(int sock, int listener);
+/* The same without a closer: a process of its own, forked now, serves the listener once memtrack is gone. */
+int mt_closer__leave_listener(int listener, const struct mt_closer_notifs *notifs);
 int mt_closer__give(int sock, int fd);			/* closes fd when it returns 0 */
 /* mt_closer__give in two steps, for a caller with more copies of what fd refers to: the closer holds fd (sent, not
  * closed) until the ack, which the caller sends once it has closed all of its own. */

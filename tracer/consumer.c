@@ -35,6 +35,8 @@ struct mt_consumer {
 	struct mt_writer *w;
 	struct mt_attach_worker *attach;
 	struct mt_u64map procs;	/* pid -> proc__entry of each process seen: is an exiting pid one, whose child is it */
+	void (*untraced_fork)(void *ctx, pid_t parent, pid_t child);
+	void *untraced_ctx;
 	uint64_t malformed;	/* records not written: the end record counts them as drops */
 	int err;		/* the first writer failure, said once: recording goes on */
 };
@@ -120,6 +122,14 @@ static void consumer__on_batch(struct mt_consumer *c, const __u8 *data, size_t s
 	mt_order__push(c->order, data + sizeof(*h), n * sizeof(struct mt_alloc), sizeof(struct mt_alloc));
 }
 
+/* An untraced child has no first stop to get its probes at: it gets them now, which is as soon as can be. */
+static void consumer__on_fork(struct mt_consumer *c, const struct mt_fork *f)
+{
+	mt_u64map__put(&c->procs, f->child, proc__entry(f->hdr.pid, f->flags), NULL);
+	if ((f->flags & MT_FORK_UNTRACED) && c->untraced_fork)
+		c->untraced_fork(c->untraced_ctx, f->hdr.pid, f->child);
+}
+
 static int consumer__on_record(void *ctx, void *data, size_t size)
 {
 	struct mt_consumer *c = ctx;
@@ -135,8 +145,7 @@ static int consumer__on_record(void *ctx, void *data, size_t size)
 	}
 	/* Known on arrival: the ptrace loop asks about a child before its fork record's turn may have come. */
 	if (h->type == MT_REC_FORK && h->size >= sizeof(struct mt_fork))
-		mt_u64map__put(&c->procs, ((const struct mt_fork *)data)->child,
-			       proc__entry(h->pid, ((const struct mt_fork *)data)->flags), NULL);
+		consumer__on_fork(c, data);
 	mt_order__push(c->order, data, size, 0);	/* failing, it writes the record at once: late, not lost */
 	return 0;
 }
@@ -307,6 +316,13 @@ int mt_consumer__drain(struct mt_consumer *c)
 int mt_consumer__drain_past(struct mt_consumer *c)
 {
 	return consumer__drain_rings(c, true);
+}
+
+void mt_consumer__set_untraced_fork(struct mt_consumer *c, void (*fn)(void *ctx, pid_t parent, pid_t child),
+				    void *ctx)
+{
+	c->untraced_fork = fn;
+	c->untraced_ctx = ctx;
 }
 
 void mt_consumer__add_process(struct mt_consumer *c, pid_t pid)

@@ -26,6 +26,9 @@ int mt_consumer__drain_batches(struct mt_consumer *c);
 int mt_consumer__append(struct mt_consumer *c, struct mt_rec_hdr *rec);
 /* At the end: every CPU's batch drained and written, the records behind a lost number too. */
 void mt_consumer__finish(struct mt_consumer *c);
+/* fn(ctx, parent, child) as each fork record of a child memtrack does not trace (MT_FORK_UNTRACED) arrives. */
+void mt_consumer__set_untraced_fork(struct mt_consumer *c, void (*fn)(void *ctx, pid_t parent, pid_t child),
+				    void *ctx);
 void mt_consumer__add_process(struct mt_consumer *c, pid_t pid);
 bool mt_consumer__is_process(const struct mt_consumer *c, pid_t pid);
 /* The parent of a process seen forked (0: unknown or the command), and its MT_FORK_* flags. */

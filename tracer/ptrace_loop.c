@@ -15,6 +15,7 @@
 #include "tracer/bpf_session.h"
 #include "tracer/cmdlines.h"
 #include "tracer/consumer.h"
+#include "tracer/handoff.h"
 #include "tracer/ptrace_loop.h"
 #include "tracer/spawn.h"
 
@@ -90,6 +91,13 @@ static bool loop__is_hold(struct loop_state *st, pid_t tid)
 	return true;
 }
 
+/* Resumed with req and sig, or, when a descendant asked to trace it, let go there (handoff.c). */
+static void loop__resume(struct loop_state *st, pid_t pid, int status, int req, int sig)
+{
+	if (!mt_handoff__at_stop(st->l->handoff, pid, status, sig))
+		tracee__resume(pid, req, sig);
+}
+
 static void loop__on_stop(struct loop_state *st, pid_t pid, int status)
 {
 	int sig = WSTOPSIG(status), event = (unsigned)status >> 16;
@@ -99,25 +107,25 @@ static void loop__on_stop(struct loop_state *st, pid_t pid, int status)
 		/* A group-stop stays a stop (its parent sees it) until SIGCONT; other event-stops just go on. */
 		if (!sig__is_stop(sig))
 			loop__on_new(st, pid);
-		tracee__resume(pid, sig__is_stop(sig) ? PTRACE_LISTEN : PTRACE_CONT, 0);
+		loop__resume(st, pid, status, sig__is_stop(sig) ? PTRACE_LISTEN : PTRACE_CONT, 0);
 		return;
 	}
 	if (event) {
 		if (event == PTRACE_EVENT_EXEC)
 			loop__on_exec(st, pid);
-		tracee__resume(pid, PTRACE_CONT, 0);
+		loop__resume(st, pid, status, PTRACE_CONT, 0);
 		return;
 	}
 	if (sig == SIGSTOP && loop__is_hold(st, pid)) {
-		tracee__resume(pid, PTRACE_CONT, 0);
+		loop__resume(st, pid, status, PTRACE_CONT, 0);
 		return;
 	}
 	if (sig == SIGCONT && pid == root && st->sigcont_pending && !st->root_execd) {
 		st->sigcont_pending = false;
-		tracee__resume(pid, PTRACE_CONT, 0);
+		loop__resume(st, pid, status, PTRACE_CONT, 0);
 		return;
 	}
-	tracee__resume(pid, PTRACE_CONT, sig);
+	loop__resume(st, pid, status, PTRACE_CONT, sig);
 }
 
 static void loop__on_exit(struct loop_state *st, pid_t pid, int status)
@@ -133,6 +141,7 @@ static void loop__on_exit(struct loop_state *st, pid_t pid, int status)
 	 * is written after all of it, whichever CPU's batch holds its last calls. */
 	mt_consumer__drain_past(l->cons);
 	mt_attach__on_exit(l->attach, pid);
+	mt_handoff__on_exit(l->handoff, pid);
 	if (!mt_consumer__is_process(l->cons, pid))
 		return;
 	e.hdr.ts_ns = mt_bpf_session__now(l->bpf);
@@ -180,14 +189,14 @@ static void loop__on_signal(struct loop_state *st)
 	}
 }
 
+/* After the seize, the child's one message can only be its exec's failure. */
 static void loop__on_errpipe(struct loop_state *st, int ep)
 {
-	int err;
-	ssize_t n = read(st->l->sp->err_fd, &err, sizeof(err));
+	int step, err, n = mt_spawn__read(st->l->sp->err_fd, &step, &err);
 
-	if (n == sizeof(err))
+	if (n == 1 && step == MT_SPAWN_EXEC)
 		st->l->exec_errno = err;
-	if (n <= 0 || n == sizeof(err)) {
+	if (n != -EAGAIN) {
 		epoll_ctl(ep, EPOLL_CTL_DEL, st->l->sp->err_fd, NULL);
 		close(st->l->sp->err_fd);
 		st->l->sp->err_fd = -1;
@@ -196,7 +205,7 @@ static void loop__on_errpipe(struct loop_state *st, int ep)
 
 static int loop__epoll(struct mt_ptrace_loop *l)
 {
-	int fds[] = { l->sig_fd, mt_consumer__fd(l->cons), l->sp->err_fd };
+	int fds[] = { l->sig_fd, mt_consumer__fd(l->cons), l->sp->err_fd, mt_handoff__fd(l->handoff) };
 	struct epoll_event ev = { .events = EPOLLIN };
 	int ep = epoll_create1(EPOLL_CLOEXEC), err;
 	size_t i;
@@ -223,6 +232,8 @@ static void loop__tick(struct loop_state *st, struct epoll_event *evs, int n, in
 			loop__on_signal(st);
 		else if (evs[i].data.fd == st->l->sp->err_fd)
 			loop__on_errpipe(st, ep);
+		else if (evs[i].data.fd == mt_handoff__fd(st->l->handoff))
+			mt_handoff__on_ready(st->l->handoff);
 	}
 	mt_consumer__drain(st->l->cons);
 	if (mt_bpf_session__monotonic_ns() - st->last_flush >= LOOP_FLUSH_NS) {
@@ -256,7 +267,8 @@ int mt_ptrace_loop__run(struct mt_ptrace_loop *l)
 		if (n < 0 && errno != EINTR)
 			break;
 		loop__tick(&st, evs, n < 0 ? 0 : n, ep);
-		if (loop__reap(&st) && st.root_done)
+		/* The tree is done when no tracee is left and the processes let go to other tracers are gone too. */
+		if (loop__reap(&st) && st.root_done && !mt_handoff__live(l->handoff))
 			break;
 		if (st.root_done && (st.stop || l->exit_with_command))
 			break;

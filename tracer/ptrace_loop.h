@@ -8,6 +8,7 @@ struct mt_attach_worker;
 struct mt_bpf_session;
 struct mt_cmdlines;
 struct mt_consumer;
+struct mt_handoff;
 struct mt_spawn;
 struct mt_writer;
 
@@ -18,6 +19,7 @@ struct mt_ptrace_loop {
 	struct mt_consumer *cons;
 	struct mt_attach_worker *attach;
 	struct mt_cmdlines *cmdlines;
+	struct mt_handoff *handoff;	/* tracees let go to a descendant's ptrace; processes recorded untraced */
 	struct mt_writer *w;
 	int sig_fd;		/* signalfd: SIGCHLD, SIGINT, SIGTERM, SIGHUP */
 	bool exit_with_command;	/* stop when the command exits, not when its last descendant does */

@@ -21,6 +21,7 @@
 #include "tracer/closer.h"
 #include "tracer/cmdlines.h"
 #include "tracer/consumer.h"
+#include "tracer/handoff.h"
 #include "tracer/module_files.h"
 #include "tracer/privileges.h"
 #include "tracer/ptrace_loop.h"
@@ -61,8 +62,8 @@ static int session__write(struct mt_writer *w, struct mt_bpf_session *bpf, pid_t
 	return err;
 }
 
-static int end__write(struct mt_writer *w, struct mt_bpf_session *bpf, const struct mt_consumer *cons, pid_t pid,
-		      int status)
+static int end__write(struct mt_writer *w, struct mt_bpf_session *bpf, const struct mt_consumer *cons,
+		      const struct mt_attach_worker *attach, pid_t pid, int status)
 {
 	struct mt_end e = {};
 	int err;
@@ -76,6 +77,7 @@ static int end__write(struct mt_writer *w, struct mt_bpf_session *bpf, const str
 	if (err)
 		pr_warn("cannot read the drop counters: %s\n", strerror(-err));
 	e.drops[MT_DROP_MALFORMED] += mt_consumer__malformed_records(cons);
+	e.drops[MT_DROP_HANDOFF] += mt_attach__late_binds(attach);
 	return mt_writer__append(w, &e, sizeof(e));
 }
 
@@ -86,6 +88,8 @@ struct record {
 	struct mt_writer *w;
 	struct mt_consumer *cons;
 	struct mt_attach_worker *attach;
+	struct mt_handoff *handoff;
+	struct mt_closer_notifs *notifs;	/* held ptrace calls, shared with the closer */
 	struct mt_module_files *mods;
 	struct mt_cmdlines *cmdlines;
 	const struct mt_record_hooks *hooks;
@@ -147,6 +151,9 @@ static int record__prepare(struct record *r)
 	if (!r->cons)
 		return -errno;
 	mt_consumer__add_process(r->cons, r->sp.pid);
+	r->handoff = mt_handoff__new(r->sp.listener, r->sp.pid, r->attach, r->cons, r->notifs);
+	if (!r->handoff)
+		return -errno;
 	return mt_spawn__seize(&r->sp);
 }
 
@@ -184,18 +191,48 @@ static void record__raise_priority(struct record *r)
 	r->sp.restore_nice = true;
 }
 
+/*
+ * The closer keeps a copy of the hand-off's listener, to let the tree's ptrace calls run once memtrack is gone.
+ * Without one, descendants that use ptrace fail as they do under any tracer: say why, once.
+ */
+static void record__keep_listener(struct record *r)
+{
+	int err = r->sp.listener_errno;
+
+	if (r->sp.listener >= 0 && r->closer >= 0 && (err = -mt_closer__keep_listener(r->closer, r->sp.listener)))
+		pr_warn("the closer cannot keep the hand-off's listener (%s): once memtrack is gone, ptrace calls of the "
+			"tree fail with ENOSYS\n", strerror(err));
+	if (r->sp.listener >= 0 || !r->sp.handoff)
+		return;
+	if (err == EACCES)
+		pr_info("no ptrace hand-off without CAP_SYS_ADMIN: descendants that use ptrace (debuggers, strace, "
+			"sanitizers) fail as under any tracer\n");
+	else
+		pr_warn("no ptrace hand-off (its seccomp filter: %s%s): descendants that use ptrace (debuggers, strace, "
+			"sanitizers) fail as under any tracer; --no-handoff says it is meant\n", strerror(err),
+			err == EBUSY ? ", another seccomp listener is set above memtrack" : "");
+}
+
 /* Each failure says what failed, in one line. */
 static int record__start(struct record *r)
 {
+	char why[256];
 	int err;
 
 	record__raise_fd_limit(r);
 	record__raise_priority(r);
+	r->sp.handoff = !r->o->no_handoff;
 	err = mt_spawn__start(&r->sp, r->o->argv, &r->orig_mask);
+	if (err == -ECANCELED) {
+		mt_spawn__describe(r->sp.fail_step, r->sp.fail_errno, why, sizeof(why));
+		pr_err("cannot trace '%s': %s\n", r->o->argv[0], why);
+		return err;
+	}
 	if (err) {
 		pr_err("cannot start '%s': %s\n", r->o->argv[0], strerror(-err));
 		return err;
 	}
+	record__keep_listener(r);
 	if (r->o->out_dir)
 		snprintf(r->dir, sizeof(r->dir), "%s", r->o->out_dir);
 	else
@@ -238,7 +275,7 @@ static int record__finish(struct record *r, int status)
 	 * summed up, and record__cleanup waits. */
 	mt_attach__flush(r->attach);
 	mt_consumer__finish(r->cons);
-	err = end__write(r->w, r->bpf, r->cons, r->sp.pid, status);
+	err = end__write(r->w, r->bpf, r->cons, r->attach, r->sp.pid, status);
 	close_err = mt_writer__close(r->w);
 	r->w = NULL;
 	err = err ? err : close_err;
@@ -250,6 +287,20 @@ static int record__finish(struct record *r, int status)
 	return err;
 }
 
+/* Without a closer, a process of its own lets the tree's ptrace calls run once memtrack is gone. */
+static void record__leave_listener(struct record *r)
+{
+	int err;
+
+	if (r->sp.listener < 0)
+		return;
+	if (r->closer < 0 && r->traced && (err = mt_closer__leave_listener(r->sp.listener, r->notifs)))
+		pr_warn("nothing keeps the hand-off's listener (%s): once memtrack is gone, ptrace calls of the tree "
+			"fail with ENOSYS\n", strerror(-err));
+	close(r->sp.listener);
+	r->sp.listener = -1;
+}
+
 static void record__cleanup(struct record *r)
 {
 	if (r->sp.pid > 0 && !r->traced) {	/* set-up failed: the command must not run untraced */
@@ -257,6 +308,8 @@ static void record__cleanup(struct record *r)
 		waitpid(r->sp.pid, NULL, __WALL);
 	}
 	mt_consumer__free(r->cons);
+	mt_handoff__free(r->handoff);
+	record__leave_listener(r);
 	if (r->attach)
 		mt_attach__flush(r->attach);
 	mt_writer__close(r->w);
@@ -276,7 +329,8 @@ static void record__cleanup(struct record *r)
 static void record__start_closer(struct record *r)
 {
 	signal(SIGCHLD, SIG_DFL);
-	r->closer = mt_closer__start();
+	r->notifs = mt_closer__notifs_new();
+	r->closer = mt_closer__start(r->notifs);
 	if (r->closer < 0)
 		pr_debug("no closer process (%s): links close in threads, and memtrack's exit waits for them\n",
 			 strerror(-r->closer));
@@ -285,7 +339,7 @@ static void record__start_closer(struct record *r)
 static int record__trace(struct record *r)
 {
 	struct mt_ptrace_loop l = { .sp = &r->sp, .bpf = r->bpf, .cons = r->cons, .attach = r->attach,
-				    .cmdlines = r->cmdlines, .w = r->w, .sig_fd = r->sig_fd,
+				    .cmdlines = r->cmdlines, .handoff = r->handoff, .w = r->w, .sig_fd = r->sig_fd,
 				    .exit_with_command = r->o->exit_with_command, .quiet = r->o->quiet };
 	int err = mt_ptrace_loop__run(&l);
 
@@ -307,7 +361,8 @@ static int record__trace(struct record *r)
 
 int mt_record__run(const struct mt_options *o, const struct mt_record_hooks *hooks)
 {
-	struct record r = { .o = o, .hooks = hooks, .sig_fd = -1, .closer = -1 };
+	struct record r = { .o = o, .hooks = hooks, .sp = { .listener = -1, .err_fd = -1 }, .sig_fd = -1,
+			    .closer = -1 };
 	int ret = MT_EXIT_SETUP;
 
 	record__start_closer(&r);

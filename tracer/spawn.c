@@ -2,36 +2,92 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/log.h"
+#include "tracer/seccomp.h"
 #include "tracer/spawn.h"
 
 #define MT_PTRACE_OPTIONS \
 	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
 
+/* A message on the child's channel: the step that failed and its errno. */
+struct spawn_msg {
+	int32_t step;		/* enum mt_spawn_step */
+	int32_t err;
+};
+
+/* A message, with fd when fd >= 0. 0 or -errno (memtrack is gone: the exit status alone tells). */
+static int child__send(int sock, int step, int err, int fd)
+{
+	struct spawn_msg msg = { .step = step, .err = err };
+	char ctl[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec io = { .iov_base = &msg, .iov_len = sizeof(msg) };
+	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+
+	if (fd >= 0) {
+		m.msg_control = ctl;
+		m.msg_controllen = sizeof(ctl);
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(fd));
+	}
+	return sendmsg(sock, &m, MSG_NOSIGNAL) == sizeof(msg) ? 0 : -errno;
+}
+
+/* The command never runs untraced: a step that fails ends the child before its exec. */
+static void __attribute__((noreturn)) child__fail(int sock, int step, int err)
+{
+	child__send(sock, step, err, -1);
+	_exit(step == MT_SPAWN_EXEC && (err == EACCES || err == ENOEXEC) ? 126 : 127);
+}
+
+/*
+ * The hand-off's filter: after PTRACE_TRACEME, which it would hold too, and while the child may still install one
+ * without no_new_privs (it has memtrack's privileges). Without one the command is traced all the same, and memtrack
+ * says why there is none. The listener is memtrack's alone: the child keeps no copy.
+ */
+static void child__filter(int sock)
+{
+	int fd = mt_seccomp__install(), err;
+
+	if (fd < 0) {
+		child__send(sock, MT_SPAWN_SECCOMP, -fd, -1);
+		return;
+	}
+	err = child__send(sock, MT_SPAWN_SECCOMP, 0, fd);
+	if (err)
+		child__fail(sock, MT_SPAWN_LISTENER, -err);
+	close(fd);
+}
+
 /* Runs in the forked child: only async-signal-safe calls until exec. */
 static void __attribute__((noreturn)) child__run(const struct mt_spawn *sp, char *const *argv,
-						 const sigset_t *orig_mask, int err_fd)
+						 const sigset_t *orig_mask, int sock)
 {
-	int err;
-
 	sigprocmask(SIG_SETMASK, orig_mask, NULL);
 	if (sp->restore_nofile)
 		setrlimit(RLIMIT_NOFILE, &sp->nofile);
 	if (sp->restore_nice)
 		setpriority(PRIO_PROCESS, 0, sp->nice);
-	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
-		raise(SIGSTOP);
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+		child__fail(sock, MT_SPAWN_TRACEME, errno);
+	if (sp->handoff)
+		child__filter(sock);
+	if (raise(SIGSTOP))
+		child__fail(sock, MT_SPAWN_STOP, errno);
 	execvp(argv[0], argv);
-	err = errno;
-	if (write(err_fd, &err, sizeof(err)) < 0)
-		_exit(127);
-	_exit(err == EACCES || err == ENOEXEC ? 126 : 127);
+	child__fail(sock, MT_SPAWN_EXEC, errno);
 }
 
 static int wait__stopped(pid_t pid, int flags)
@@ -46,11 +102,88 @@ static int wait__stopped(pid_t pid, int flags)
 	return status;
 }
 
+/* A message and the fd it carries (-1: none). 1, 0 at EOF, -EAGAIN when none is there yet, else -errno. */
+static int spawn__recv(int sock, int *step, int *err, int *fd)
+{
+	char ctl[CMSG_SPACE(sizeof(int))];
+	struct spawn_msg msg;
+	struct iovec io = { .iov_base = &msg, .iov_len = sizeof(msg) };
+	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *c;
+	ssize_t n = recvmsg(sock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+	if (n < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	*fd = -1;
+	c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+		memcpy(fd, CMSG_DATA(c), sizeof(*fd));
+	if (n == 0)
+		return 0;
+	if (n != sizeof(msg))
+		return -EPROTO;
+	*step = msg.step;
+	*err = msg.err;
+	return 1;
+}
+
+int mt_spawn__read(int fd, int *step, int *err)
+{
+	int n, passed;
+
+	n = spawn__recv(fd, step, err, &passed);
+	if (n == 1 && passed >= 0)
+		close(passed);
+	return n;
+}
+
+/* What the child said before its stop (or its exit): its listener or why it has none, and the step that failed. */
+static void start__messages(struct mt_spawn *sp)
+{
+	int step = 0, err = 0, fd;
+
+	while (spawn__recv(sp->err_fd, &step, &err, &fd) == 1) {
+		if (step == MT_SPAWN_SECCOMP && fd >= 0 && sp->listener < 0) {
+			sp->listener = fd;
+		} else if (step == MT_SPAWN_SECCOMP) {
+			sp->listener_errno = err;
+			if (fd >= 0)
+				close(fd);
+		} else {
+			sp->fail_step = step;
+			sp->fail_errno = err;
+		}
+	}
+}
+
+static const char *step__name(int step)
+{
+	switch (step) {
+	case MT_SPAWN_EXEC: return "exec";
+	case MT_SPAWN_TRACEME: return "PTRACE_TRACEME";
+	case MT_SPAWN_SECCOMP: return "the hand-off's seccomp filter";
+	case MT_SPAWN_LISTENER: return "passing the seccomp listener";
+	case MT_SPAWN_STOP: return "the stop before exec";
+	}
+	return "set-up";
+}
+
+void mt_spawn__describe(int step, int err, char *buf, size_t len)
+{
+	const char *hint = "";
+
+	if (step == MT_SPAWN_TRACEME && err == EPERM)
+		hint = " (is memtrack itself traced?)";
+	snprintf(buf, len, "%s: %s%s", step__name(step), strerror(err), hint);
+}
+
 int mt_spawn__start(struct mt_spawn *sp, char *const *argv, const sigset_t *orig_mask)
 {
 	int fds[2], status;
 
-	if (pipe2(fds, O_CLOEXEC))
+	sp->listener = -1;
+	/* Datagrams in order: each message whole; close-on-exec, so EOF tells that the exec went through. */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds))
 		return -errno;
 	sp->pid = fork();
 	if (sp->pid < 0) {
@@ -64,6 +197,11 @@ int mt_spawn__start(struct mt_spawn *sp, char *const *argv, const sigset_t *orig
 	close(fds[1]);
 	sp->err_fd = fds[0];
 	status = wait__stopped(sp->pid, 0);
+	start__messages(sp);
+	if (status == -ECHILD) {
+		sp->pid = 0;	/* reaped: gone before its stop, and nothing said when it was killed */
+		return sp->fail_step ? -ECANCELED : -ECHILD;
+	}
 	if (status < 0 || WSTOPSIG(status) != SIGSTOP)
 		return status < 0 ? status : -ECHILD;	/* it did not reach its pre-exec stop */
 	return 0;

@@ -4,21 +4,41 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/resource.h>
 #include <sys/types.h>
+
+/* The pre-exec child's steps. One that fails is sent back with its errno, and the child exits without exec. */
+enum mt_spawn_step {
+	MT_SPAWN_EXEC = 1,	/* execvp: the command cannot be run (126/127, as a shell says) */
+	MT_SPAWN_TRACEME,	/* PTRACE_TRACEME */
+	MT_SPAWN_SECCOMP,	/* the hand-off's filter (tracer/seccomp.c): sends the listener, or why there is none */
+	MT_SPAWN_LISTENER,	/* sending the listener to memtrack */
+	MT_SPAWN_STOP,		/* raise(SIGSTOP): the hold before exec */
+};
 
 /* The restore_* fields and what they restore are the caller's to set before mt_spawn__start. */
 struct mt_spawn {
 	pid_t pid;
-	int err_fd;		/* read end of the close-on-exec pipe that carries exec's errno */
+	int err_fd;		/* the child's messages (mt_spawn__read), close-on-exec: EOF once it has exec'd */
 	bool restore_nofile;	/* the tracer raised its open-file limit: the command gets nofile back */
 	struct rlimit nofile;
 	bool restore_nice;	/* the tracer raised its priority: the command gets its nice value back */
 	int nice;
+	bool handoff;		/* the child installs the hand-off's seccomp filter */
+	int listener;		/* its listener, or -1 (set by mt_spawn__start) */
+	int listener_errno;	/* why there is none, when the filter was asked for */
+	int fail_step;		/* set when mt_spawn__start fails because a step of the child failed */
+	int fail_errno;
 };
-/* Forked and held before exec; the child runs with orig_mask. 0 or -errno. */
+/* Forked and held before exec; the child runs with orig_mask. 0 or -errno; -ECANCELED: the child could not be
+ * set up (fail_step, fail_errno), and exited without exec. */
 int mt_spawn__start(struct mt_spawn *sp, char *const *argv, const sigset_t *orig_mask);
 /* Seized with the fork, clone and exec events, and let go on to its exec. 0 or -errno. */
 int mt_spawn__seize(struct mt_spawn *sp);
+/* One message of the child's: 1 (*step, *err), 0 at EOF, -EAGAIN when none is there yet, else -errno. */
+int mt_spawn__read(int fd, int *step, int *err);
+/* Why a step failed, in one line (without the "cannot trace" that precedes it). */
+void mt_spawn__describe(int step, int err, char *buf, size_t len);
 
 #endif /* MEMTRACK_TRACER_SPAWN_H */

@@ -22,7 +22,7 @@ static void record__usage(FILE *f)
 {
 	fprintf(f, "usage: memtrack record [-o DIR] [-q] [-v] [--stacks [--stack-bytes N]] [--exit-with-command]\n"
 		   "                       [--ring-size MIB] [--precise-time] [--ts-resolution NS] [--syscall-tracepoints]\n"
-		   "                       -- PROGRAM [ARGS...]\n"
+		   "                       [--no-handoff] -- PROGRAM [ARGS...]\n"
 		   "  -o, --output DIR     write the artifact to DIR (default: memtrack.<pid>)\n"
 		   "  -q, --quiet          no summary on stderr when the command ends\n"
 		   "  -v, --verbose        more diagnostics (twice: libbpf's too)\n"
@@ -36,7 +36,10 @@ static void record__usage(FILE *f)
 		   "      --ts-resolution NS  timestamps rounded down to NS nanoseconds (default %u: 1 us, or the tick\n"
 		   "                       when that is coarser; 1: exact); coarser is smaller\n"
 		   "      --syscall-tracepoints  hook only the memory syscalls (mounts tracefs): other processes\n"
-		   "                       pay nothing per syscall, but five links take longer to set up and remove\n",
+		   "                       pay nothing per syscall, but five links take longer to set up and remove\n"
+		   "      --no-handoff     no seccomp filter on ptrace: a descendant that traces (gdb, strace,\n"
+		   "                       sanitizers) fails as under any tracer, but it may install its own\n"
+		   "                       seccomp listener (by default it gets EBUSY)\n",
 		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_RING_DEFAULT >> 20, MT_TS_RESOLUTION_DEFAULT);
 }
 
@@ -48,7 +51,7 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		{ "help", no_argument, NULL, 'h' },	    { "stacks", no_argument, NULL, 's' },
 		{ "stack-bytes", required_argument, NULL, 'b' }, { "exit-with-command", no_argument, NULL, 'x' },
 		{ "syscall-tracepoints", no_argument, NULL, 't' }, { "ts-resolution", required_argument, NULL, 'T' },
-		{ "precise-time", no_argument, NULL, 'P' }, {},
+		{ "precise-time", no_argument, NULL, 'P' }, { "no-handoff", no_argument, NULL, 'H' }, {},
 	};
 	unsigned long long n;
 	bool stacks = false;
@@ -64,6 +67,7 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		case 'x': o->exit_with_command = true; break;
 		case 't': o->syscall_tracepoints = true; break;
 		case 'P': o->precise_time = true; break;
+		case 'H': o->no_handoff = true; break;
 		case 'T':
 			if (mt_args__number("ts-resolution", optarg, 1, UINT64_MAX, false, &n))
 				return -EINVAL;

@@ -45,6 +45,7 @@ static const char *const drop_names[MT_DROP__COUNT] = {
 	[MT_DROP_ATTACH] = "attach",
 	[MT_DROP_HOLD] = "hold",
 	[MT_DROP_MALFORMED] = "malformed",
+	[MT_DROP_HANDOFF] = "handoff",
 };
 
 /* Indexed by enum mt_attach_reason. */
