@@ -12,6 +12,7 @@
 #include "report/leaks.h"
 #include "report/metadata.h"
 #include "report/report.h"
+#include "report/sizes.h"
 #include "report/sites.h"
 
 #define SUPPRESS_MAX 16		/* --suppress files */
@@ -23,6 +24,8 @@ struct report_args {
 	bool sites_given;
 	bool leaks;
 	bool no_default_suppress;
+	bool sizes;
+	bool fp;
 	size_t top;
 	const char *suppress[SUPPRESS_MAX];
 	size_t nsuppress;
@@ -45,7 +48,7 @@ struct report_parts {
 
 static void report_usage(FILE *f)
 {
-	fputs("usage: memtrack report [--json] [--sites N] [--full-paths] [FILTER...] [SUPPRESS...] DIR\n"
+	fputs("usage: memtrack report [--json] [--sites N] [--full-paths] [--sizes] [--fp] [FILTER...] [SUPPRESS...] DIR\n"
 	      "       memtrack report --leaks [--json] [--sites N] [FILTER...] [SUPPRESS...] DIR\n"
 	      "       memtrack report --attach [--json] DIR\n"
 	      "Heap allocation statistics of a recorded run: totals, then one row per process image (a process that\n"
@@ -54,6 +57,8 @@ static void report_usage(FILE *f)
 	      "  --json        one JSON object {\"totals\", \"processes\", \"sites\"} instead of text\n"
 	      "  --sites N     sites in each ranking (default 10; 0 leaves the section out; with --leaks: all)\n"
 	      "  --full-paths  source files by their whole path, not relative to their compilation directory\n"
+	      "  --sizes       also a histogram by power-of-two size class and the 20 largest allocations\n"
+	      "  --fp          the frame-pointer chains, not the DWARF ones (which are unwound on first use)\n"
 	      "  --leaks       the leaked blocks instead, by allocation site (by process without stacks), largest\n"
 	      "                first; with --json: {\"totals\", \"leaks\", \"still_live\"}\n"
 	      "  --attach      the attach log instead: each file looked at, its probes, how long its thread was held\n"
@@ -100,6 +105,8 @@ static int report_option(struct report_args *a, int c, const char *opt, char **a
 	case 'f': a->full_paths = true; return 0;
 	case 'l': a->leaks = true; return 0;
 	case 'n': a->no_default_suppress = true; return 0;
+	case 'z': a->sizes = true; return 0;
+	case 'F': a->fp = true; return 0;
 	case 'S':
 		if (a->nsuppress == SUPPRESS_MAX) {
 			pr_err("report: --suppress: at most %d files\n", SUPPRESS_MAX);
@@ -139,6 +146,8 @@ static int report_args(int argc, char **argv, struct report_args *a)
 		{ "leaks", no_argument, NULL, 'l' },
 		{ "suppress", required_argument, NULL, 'S' },
 		{ "no-default-suppress", no_argument, NULL, 'n' },
+		{ "sizes", no_argument, NULL, 'z' },
+		{ "fp", no_argument, NULL, 'F' },
 		{ "pid", required_argument, NULL, 'P' },
 		{ "exe", required_argument, NULL, 'P' },
 		{ "from", required_argument, NULL, 'P' },
@@ -204,7 +213,7 @@ static struct mt_metadata *report_metadata(const char *path)
 /* The stacks, the suppressions and what they suppress, the command lines; 0 or 2 after an error message. */
 static int report_extras(const struct report_args *a, struct report_parts *p)
 {
-	struct mt_stacks_opts opts = { .full_paths = a->full_paths };
+	struct mt_stacks_opts opts = { .full_paths = a->full_paths, .fp_chains = a->fp };
 	struct mt_read_status st;
 	size_t i;
 	int err;
@@ -233,7 +242,7 @@ static int report_extras(const struct report_args *a, struct report_parts *p)
 /* The chosen output on stdout; 0 or -errno. */
 static int report_print(const struct report_args *a, const struct report_parts *p)
 {
-	struct mt_report_extra x = { p->metadata, p->leaks, a->filtered[0] ? &a->filter : NULL, true };
+	struct mt_report_extra x = { p->metadata, p->leaks, a->filtered[0] ? &a->filter : NULL, true, a->sizes };
 	int ret;
 
 	if (a->leaks)
@@ -246,9 +255,15 @@ static int report_print(const struct report_args *a, const struct report_parts *
 	if (!ret && !a->leaks && !a->json && a->top && p->sites && p->sites->any &&
 	    mt_model__totals(p->m)->images) {
 		ret = mt_report__sites_text(stdout, p->sites, a->top);
+		if (!ret)
+			ret = mt_sites__peak_text(stdout, p->sites, a->top);
+		if (!ret)
+			ret = mt_sites__temporary_text(stdout, p->sites, a->top);
 		if (!ret && a->filtered[0])
 			fputs("(the sites are the whole recording's: the filter does not narrow them)\n", stdout);
 	}
+	if (!ret && a->sizes && !a->leaks && !a->json && p->sites)
+		ret = mt_sizes__text(stdout, p->sites);
 	if (fflush(stdout) && !ret)
 		ret = -errno;
 	return ret;

@@ -11,6 +11,7 @@
 #include "report/leaks.h"
 #include "report/metadata.h"
 #include "report/report.h"
+#include "report/sizes.h"
 #include "report/sites.h"
 
 #define HSIZE MT_HUMAN_MAX	/* buffer for a human size or a status word */
@@ -672,6 +673,10 @@ int mt_report__json_with(FILE *f, const struct mt_model *m, const struct mt_repo
 	free(rows);
 	if (x->with_sites)
 		mt_report__sites_json(&j, sites, top);
+	if (x->with_sites && sites && sites->any)
+		mt_sites__json_sections(&j, sites, top);
+	if (x->sizes && sites)
+		mt_sizes__json(&j, sites);
 	mt_json__end_object(&j);
 	fputc('\n', f);
 	return mt_json__error(&j);

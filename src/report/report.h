@@ -19,6 +19,7 @@ struct mt_report_extra {
 	const struct mt_leaks *leaks;		/* which leaks are suppressed (leaks.h) */
 	const struct mt_filter *filter;		/* what the model was filtered by, said in the header */
 	bool with_sites;			/* JSON: the "sites" keys (mt_report__sites_json) */
+	bool sizes;				/* JSON: the "sizes" key (report --sizes, sizes.h) */
 };
 
 /*
