@@ -3,7 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -2087,6 +2089,105 @@ static void test_handoff_after_exit(void **state)
 	assert_string_equal(line, "traceme_child: the child exited with 7\n");
 }
 
+/* A user of its own for the tests, with a supplementary group, made (useradd) when it is missing. */
+#define TEST_USER "memtrack-test"
+#define TEST_GROUP "memtrack-test-extra"
+
+static const struct passwd *test_user(gid_t *extra)
+{
+	char *groupadd[] = { "/usr/sbin/groupadd", "--system", TEST_GROUP, NULL };
+	char *useradd[] = { "/usr/sbin/useradd", "--system", "--no-create-home", "--user-group", "--groups", TEST_GROUP,
+			    "--shell", "/usr/sbin/nologin", TEST_USER, NULL };
+	const struct group *g;
+	const struct passwd *pw;
+
+	if (!getgrnam(TEST_GROUP))
+		assert_int_equal(mt_test__run(groupadd, NULL, NULL), 0);
+	if (!getpwnam(TEST_USER))
+		assert_int_equal(mt_test__run(useradd, NULL, NULL), 0);
+	g = getgrnam(TEST_GROUP);
+	assert_non_null(g);
+	*extra = g->gr_gid;
+	pw = getpwnam(TEST_USER);
+	assert_non_null(pw);
+	assert_int_not_equal(pw->pw_uid, 0);
+	return pw;
+}
+
+/* DIR and each entry in it belong to uid:gid. */
+static void dir_owned_by(const char *dir, uid_t uid, gid_t gid)
+{
+	const char *names[] = { "", "/events.mtz", "/memory_metadata.json" };
+	char path[600];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s", dir, names[i]);
+		assert_int_equal(lstat(path, &st), 0);
+		assert_int_equal(st.st_uid, uid);
+		assert_int_equal(st.st_gid, gid);
+	}
+}
+
+/* The command as uid:gid with the user's groups, its environment as given: what `id` and the shell say. */
+static void user_output_is(const char *name, uid_t uid, gid_t gid, gid_t extra)
+{
+	char out[512], want[512];
+
+	read_file(name, "out", out, sizeof(out));
+	snprintf(want, sizeof(want), "%u\n%u\n%u %u\nenv kept\n", (unsigned int)uid, (unsigned int)gid,
+		 (unsigned int)gid, (unsigned int)extra);
+	assert_string_equal(out, want);
+}
+
+#define ID_SCRIPT "id -u; id -g; id -G; echo \"$MT_TEST_ENV\""
+
+/* Issue 17: under sudo (SUDO_UID, SUDO_GID, memtrack root) the command runs as sudo's user, with its groups, and
+ * DIR is that user's. */
+static void test_sudo_user(void **state)
+{
+	char dir[256], *argv[] = { "/bin/sh", "-c", ID_SCRIPT, NULL }, uid[16], gid[16];
+	const struct passwd *pw;
+	gid_t extra;
+
+	(void)state;
+	pw = test_user(&extra);
+	snprintf(uid, sizeof(uid), "%u", (unsigned int)pw->pw_uid);
+	snprintf(gid, sizeof(gid), "%u", (unsigned int)pw->pw_gid);
+	test_dir(dir, sizeof(dir), "sudo_user");
+	setenv("SUDO_UID", uid, 1);
+	setenv("SUDO_GID", gid, 1);
+	setenv("MT_TEST_ENV", "env kept", 1);
+	assert_int_equal(record_run(dir, "sudo_user", argv), 0);
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+	unsetenv("MT_TEST_ENV");
+	user_output_is("sudo_user", pw->pw_uid, pw->pw_gid, extra);
+	dir_owned_by(dir, pw->pw_uid, pw->pw_gid);
+}
+
+/* --user NAME does the same explicitly. */
+static void test_user_option(void **state)
+{
+	char dir[256], *argv[] = { MT_BINARY, "record", "-q", "--user", TEST_USER, "-o", dir, "--", "/bin/sh", "-c",
+				   ID_SCRIPT, NULL };
+	const struct passwd *pw;
+	uid_t uid;
+	gid_t gid, extra;
+
+	(void)state;
+	pw = test_user(&extra);
+	uid = pw->pw_uid;
+	gid = pw->pw_gid;
+	test_dir(dir, sizeof(dir), "user_option");
+	setenv("MT_TEST_ENV", "env kept", 1);
+	assert_int_equal(run_named("user_option", argv), 0);
+	unsetenv("MT_TEST_ENV");
+	user_output_is("user_option", uid, gid, extra);
+	dir_owned_by(dir, uid, gid);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2130,6 +2231,8 @@ int main(void)
 		cmocka_unit_test(test_no_handoff),
 		cmocka_unit_test(test_handoff_lsan),
 		cmocka_unit_test(test_handoff_after_exit),
+		cmocka_unit_test(test_sudo_user),
+		cmocka_unit_test(test_user_option),
 	};
 
 	return mt_test__main("test_record", tests, sizeof(tests) / sizeof(tests[0]));

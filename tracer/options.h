@@ -13,6 +13,7 @@ struct mt_options {
 	uint32_t stack_bytes;	/* --stacks: raw stack bytes per definition (of MT_STACK_CHUNKs); 0: no stacks */
 	bool exit_with_command;	/* --exit-with-command */
 	bool no_handoff;	/* --no-handoff: no seccomp filter; descendants' ptrace calls fail as under any tracer */
+	const char *user;	/* --user NAME: the command runs as NAME, DIR is NAME's (NULL: sudo's user, if any) */
 	bool syscall_tracepoints;	/* --syscall-tracepoints: per-syscall tracepoints instead of the raw ones */
 	bool precise_time;	/* --precise-time: bpf_ktime_get_ns instead of the kernel's tick */
 	uint64_t ts_resolution;	/* --ts-resolution: allocation timestamps rounded to this many ns (1: exact) */

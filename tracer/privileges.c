@@ -55,7 +55,8 @@ int mt_privileges__check(void)
 	int err = caps__check();
 
 	if (err) {
-		pr_err("recording needs root, or the capabilities CAP_BPF and CAP_PERFMON (try sudo)\n");
+		pr_err("recording needs root, or the capabilities CAP_BPF and CAP_PERFMON (try sudo, or give them to "
+		       "the binary: setcap cap_bpf,cap_perfmon+ep)\n");
 		return err;
 	}
 	if (access(MT_BTF_PATH, R_OK)) {

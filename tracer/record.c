@@ -23,11 +23,13 @@
 #include "tracer/consumer.h"
 #include "tracer/handoff.h"
 #include "tracer/module_files.h"
+#include "tracer/outdir.h"
 #include "tracer/privileges.h"
 #include "tracer/ptrace_loop.h"
 #include "tracer/record.h"
 #include "tracer/spawn.h"
 #include "tracer/thp.h"
+#include "tracer/user.h"
 
 #define MT_LOAD_HEAP (24u << 20)	/* what libbpf's load of the BPF object mallocs at most, the kernel's BTF twice */
 
@@ -97,6 +99,8 @@ struct record {
 	int sig_fd;
 	int closer;		/* the closer process's socket (closer.c), or -1 */
 	bool traced;		/* the loop ran: the command is the tracer's no more */
+	struct mt_user user;	/* whom the command runs as and DIR belongs to (sudo's user, --user), if set */
+	int dir_fd;		/* DIR, opened safely (outdir.c): the writer goes by it, not by the path */
 	char dir[PATH_MAX];
 };
 
@@ -213,15 +217,26 @@ static void record__keep_listener(struct record *r)
 			err == EBUSY ? ", another seccomp listener is set above memtrack" : "");
 }
 
+/* DIR is the user's: the one sudo was run by, or --user's, else memtrack's own. */
+static int record__open_dir(struct record *r)
+{
+	uid_t uid = r->user.set ? r->user.uid : getuid();
+	gid_t gid = r->user.set ? r->user.gid : getgid();
+
+	r->dir_fd = mt_outdir__open(r->dir, uid, gid);
+	return r->dir_fd < 0 ? r->dir_fd : 0;
+}
+
 /* Each failure says what failed, in one line. */
 static int record__start(struct record *r)
 {
-	char why[256];
+	char why[256], fd_path[64];
 	int err;
 
 	record__raise_fd_limit(r);
 	record__raise_priority(r);
 	r->sp.handoff = !r->o->no_handoff;
+	r->sp.user = &r->user;
 	err = mt_spawn__start(&r->sp, r->o->argv, &r->orig_mask);
 	if (err == -ECANCELED) {
 		mt_spawn__describe(r->sp.fail_step, r->sp.fail_errno, why, sizeof(why));
@@ -237,8 +252,12 @@ static int record__start(struct record *r)
 		snprintf(r->dir, sizeof(r->dir), "%s", r->o->out_dir);
 	else
 		snprintf(r->dir, sizeof(r->dir), "memtrack.%d", r->sp.pid);
+	err = record__open_dir(r);
+	if (err)
+		return err;
+	mt_outdir__path(r->dir_fd, fd_path, sizeof(fd_path));
 	/* stack bytes may hold what the program read: the artifact is then the user's alone */
-	r->w = mt_writer__open_flags(r->dir, r->o->stack_bytes ? MT_WRITER_PRIVATE : 0);
+	r->w = mt_writer__open_flags(fd_path, r->o->stack_bytes ? MT_WRITER_PRIVATE : 0);
 	if (!r->w) {
 		err = -errno;
 		pr_err("cannot create the artifact in %s: %s\n", r->dir, strerror(-err));
@@ -301,6 +320,19 @@ static void record__leave_listener(struct record *r)
 	r->sp.listener = -1;
 }
 
+/* Last: the writer, the metadata and the module copies are done. Made by root, they become the user's. */
+static void record__give_dir(struct record *r)
+{
+	int err;
+
+	if (r->dir_fd < 0)
+		return;
+	if (r->user.set && (err = mt_outdir__chown(r->dir_fd, r->user.uid, r->user.gid)))
+		pr_warn("cannot give %s to uid %u: %s\n", r->dir, (unsigned int)r->user.uid, strerror(-err));
+	close(r->dir_fd);
+	r->dir_fd = -1;
+}
+
 static void record__cleanup(struct record *r)
 {
 	if (r->sp.pid > 0 && !r->traced) {	/* set-up failed: the command must not run untraced */
@@ -322,6 +354,8 @@ static void record__cleanup(struct record *r)
 		close(r->closer);	/* the closer closes what it was handed, then exits */
 	if (r->sig_fd >= 0)
 		close(r->sig_fd);
+	record__give_dir(r);
+	mt_user__release(&r->user);
 }
 
 /* First thing, while memtrack is small: the closer keeps what memtrack had when it was forked. An inherited
@@ -362,11 +396,11 @@ static int record__trace(struct record *r)
 int mt_record__run(const struct mt_options *o, const struct mt_record_hooks *hooks)
 {
 	struct record r = { .o = o, .hooks = hooks, .sp = { .listener = -1, .err_fd = -1 }, .sig_fd = -1,
-			    .closer = -1 };
+			    .closer = -1, .dir_fd = -1 };
 	int ret = MT_EXIT_SETUP;
 
 	record__start_closer(&r);
-	if (record__setup_bpf(&r) || record__signals(&r))
+	if (mt_user__resolve(o->user, &r.user) || record__setup_bpf(&r) || record__signals(&r))
 		goto cleanup;
 	if (record__start(&r))
 		goto cleanup;

@@ -8,12 +8,14 @@
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/log.h"
 #include "tracer/seccomp.h"
 #include "tracer/spawn.h"
+#include "tracer/user.h"
 
 #define MT_PTRACE_OPTIONS \
 	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
@@ -71,6 +73,23 @@ static void child__filter(int sock)
 	close(fd);
 }
 
+/*
+ * The user's groups, then its gid, then its uid, all three of each, so that nothing can switch back; after the
+ * filter, which needs memtrack's privileges. Raw syscalls: the child has one thread, and glibc's wrappers would
+ * signal the parent's others. A failure ends the child: the command never runs as root by mistake.
+ */
+static void child__become(int sock, const struct mt_user *u)
+{
+	if (!u || !u->set)
+		return;
+	if (syscall(SYS_setgroups, u->ngroups, u->groups))
+		child__fail(sock, MT_SPAWN_GROUPS, errno);
+	if (syscall(SYS_setresgid, u->gid, u->gid, u->gid))
+		child__fail(sock, MT_SPAWN_GID, errno);
+	if (syscall(SYS_setresuid, u->uid, u->uid, u->uid))
+		child__fail(sock, MT_SPAWN_UID, errno);
+}
+
 /* Runs in the forked child: only async-signal-safe calls until exec. */
 static void __attribute__((noreturn)) child__run(const struct mt_spawn *sp, char *const *argv,
 						 const sigset_t *orig_mask, int sock)
@@ -84,6 +103,7 @@ static void __attribute__((noreturn)) child__run(const struct mt_spawn *sp, char
 		child__fail(sock, MT_SPAWN_TRACEME, errno);
 	if (sp->handoff)
 		child__filter(sock);
+	child__become(sock, sp->user);
 	if (raise(SIGSTOP))
 		child__fail(sock, MT_SPAWN_STOP, errno);
 	execvp(argv[0], argv);
@@ -163,6 +183,9 @@ static const char *step__name(int step)
 	case MT_SPAWN_TRACEME: return "PTRACE_TRACEME";
 	case MT_SPAWN_SECCOMP: return "the hand-off's seccomp filter";
 	case MT_SPAWN_LISTENER: return "passing the seccomp listener";
+	case MT_SPAWN_GROUPS: return "setgroups";
+	case MT_SPAWN_GID: return "setresgid";
+	case MT_SPAWN_UID: return "setresuid";
 	case MT_SPAWN_STOP: return "the stop before exec";
 	}
 	return "set-up";

@@ -8,12 +8,17 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+struct mt_user;
+
 /* The pre-exec child's steps. One that fails is sent back with its errno, and the child exits without exec. */
 enum mt_spawn_step {
 	MT_SPAWN_EXEC = 1,	/* execvp: the command cannot be run (126/127, as a shell says) */
 	MT_SPAWN_TRACEME,	/* PTRACE_TRACEME */
 	MT_SPAWN_SECCOMP,	/* the hand-off's filter (tracer/seccomp.c): sends the listener, or why there is none */
 	MT_SPAWN_LISTENER,	/* sending the listener to memtrack */
+	MT_SPAWN_GROUPS,	/* setgroups: the user's groups (tracer/user.c) */
+	MT_SPAWN_GID,		/* setresgid */
+	MT_SPAWN_UID,		/* setresuid */
 	MT_SPAWN_STOP,		/* raise(SIGSTOP): the hold before exec */
 };
 
@@ -26,6 +31,7 @@ struct mt_spawn {
 	bool restore_nice;	/* the tracer raised its priority: the command gets its nice value back */
 	int nice;
 	bool handoff;		/* the child installs the hand-off's seccomp filter */
+	const struct mt_user *user;	/* the command runs as this user (NULL, or not set: as memtrack) */
 	int listener;		/* its listener, or -1 (set by mt_spawn__start) */
 	int listener_errno;	/* why there is none, when the filter was asked for */
 	int fail_step;		/* set when mt_spawn__start fails because a step of the child failed */

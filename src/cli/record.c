@@ -22,7 +22,7 @@ static void record__usage(FILE *f)
 {
 	fprintf(f, "usage: memtrack record [-o DIR] [-q] [-v] [--stacks [--stack-bytes N]] [--exit-with-command]\n"
 		   "                       [--ring-size MIB] [--precise-time] [--ts-resolution NS] [--syscall-tracepoints]\n"
-		   "                       [--no-handoff] -- PROGRAM [ARGS...]\n"
+		   "                       [--no-handoff] [--user NAME] -- PROGRAM [ARGS...]\n"
 		   "  -o, --output DIR     write the artifact to DIR (default: memtrack.<pid>)\n"
 		   "  -q, --quiet          no summary on stderr when the command ends\n"
 		   "  -v, --verbose        more diagnostics (twice: libbpf's too)\n"
@@ -39,7 +39,9 @@ static void record__usage(FILE *f)
 		   "                       pay nothing per syscall, but five links take longer to set up and remove\n"
 		   "      --no-handoff     no seccomp filter on ptrace: a descendant that traces (gdb, strace,\n"
 		   "                       sanitizers) fails as under any tracer, but it may install its own\n"
-		   "                       seccomp listener (by default it gets EBUSY)\n",
+		   "                       seccomp listener (by default it gets EBUSY)\n"
+		   "      --user NAME      run PROGRAM as NAME with NAME's groups, and make DIR NAME's (as root;\n"
+		   "                       under sudo that is the user who ran sudo, SUDO_UID and SUDO_GID)\n",
 		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_RING_DEFAULT >> 20, MT_TS_RESOLUTION_DEFAULT);
 }
 
@@ -51,7 +53,8 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		{ "help", no_argument, NULL, 'h' },	    { "stacks", no_argument, NULL, 's' },
 		{ "stack-bytes", required_argument, NULL, 'b' }, { "exit-with-command", no_argument, NULL, 'x' },
 		{ "syscall-tracepoints", no_argument, NULL, 't' }, { "ts-resolution", required_argument, NULL, 'T' },
-		{ "precise-time", no_argument, NULL, 'P' }, { "no-handoff", no_argument, NULL, 'H' }, {},
+		{ "precise-time", no_argument, NULL, 'P' }, { "no-handoff", no_argument, NULL, 'H' },
+		{ "user", required_argument, NULL, 'u' }, {},
 	};
 	unsigned long long n;
 	bool stacks = false;
@@ -68,6 +71,7 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		case 't': o->syscall_tracepoints = true; break;
 		case 'P': o->precise_time = true; break;
 		case 'H': o->no_handoff = true; break;
+		case 'u': o->user = optarg; break;
 		case 'T':
 			if (mt_args__number("ts-resolution", optarg, 1, UINT64_MAX, false, &n))
 				return -EINVAL;
