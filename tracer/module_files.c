@@ -63,18 +63,27 @@ void mt_module_files__add(struct mt_module_files *m, struct mt_writer *w, const 
 		m->n++;
 }
 
+/* The copy is its owner's alone and never wider than the original: a module copy only goes with stack bytes. */
+static mode_t file__copy_mode(int in)
+{
+	struct stat sb;
+
+	return fstat(in, &sb) ? 0600 : (sb.st_mode & 0600);
+}
+
 static int file__copy(int in, const char *to)
 {
 	char buf[1 << 16];
-	ssize_t n;
+	ssize_t n, w;
 	off_t off = 0;
-	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644), err = 0;
+	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, file__copy_mode(in)), err = 0;
 
 	if (out < 0)
 		return errno == EEXIST ? 0 : -errno;
 	while ((n = pread(in, buf, sizeof(buf), off)) > 0) {
-		if (write(out, buf, n) != n) {
-			err = -EIO;
+		w = write(out, buf, n);
+		if (w != n) {
+			err = w < 0 ? -errno : -ENOSPC;	/* a short write: the disk is full */
 			break;
 		}
 		off += n;
