@@ -231,16 +231,6 @@ void mt_modules__set_raw_names(struct mt_modules *ms, bool raw)
 	}
 }
 
-size_t mt_modules__count(const struct mt_modules *ms)
-{
-	return ms->count;
-}
-
-struct mt_module *mt_modules__at(const struct mt_modules *ms, size_t idx)
-{
-	return idx < ms->count ? ms->mods[idx] : NULL;
-}
-
 /* ---- finding the file ---- */
 
 static bool build_id_matches(const struct mt_module *m, Elf *elf)

@@ -98,9 +98,6 @@ struct mt_module *mt_modules__get(struct mt_modules *ms, uint64_t dev, uint64_t 
  * present and future. The names made before are dropped: pointers returned earlier by this file dangle.
  */
 void mt_modules__set_raw_names(struct mt_modules *ms, bool raw);
-/* Modules known so far, in the order they were first named. */
-size_t mt_modules__count(const struct mt_modules *ms);
-struct mt_module *mt_modules__at(const struct mt_modules *ms, size_t idx);
 
 /*
  * Finds and opens the module's file, once: DIR/modules/<build-id> (or DIR/modules/dev<dev>-ino<ino> without a

@@ -460,11 +460,6 @@ void mt_stacks__free(struct mt_stacks *s)
 	free(s);
 }
 
-const char *mt_stacks__dir(const struct mt_stacks *s)
-{
-	return s->dir;
-}
-
 bool mt_stacks__any(const struct mt_stacks *s)
 {
 	return s->any;

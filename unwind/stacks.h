@@ -99,9 +99,8 @@ int mt_stacks__load(const char *path, const struct mt_stacks_opts *opts, struct 
 		    struct mt_read_status *st);
 void mt_stacks__free(struct mt_stacks *s);
 
-/* The artifact directory (path itself, or the directory holding the events file). */
-const char *mt_stacks__dir(const struct mt_stacks *s);
-/* The same for a path given on a command line, malloc'd; NULL on ENOMEM. */
+/* The artifact directory of a path given on a command line (the path itself, or the directory holding the events
+ * file), malloc'd; NULL on ENOMEM. */
 char *mt_stacks__dir_of(const char *path);
 /* Stack definitions were seen: without any, reports leave their stack sections out. */
 bool mt_stacks__any(const struct mt_stacks *s);

@@ -54,7 +54,7 @@ static bool entry_tail(struct mt_stacks *s, const struct mt_stack_entry *e, size
 	return true;
 }
 
-enum mt_fp_verdict mt_checkfp__stack(struct mt_stacks *s, const struct mt_stack_entry *e, size_t *at)
+static enum mt_fp_verdict checkfp__stack(struct mt_stacks *s, const struct mt_stack_entry *e, size_t *at)
 {
 	size_t d, n = e->nfp < e->ndwarf ? e->nfp : e->ndwarf;
 
@@ -171,7 +171,7 @@ static int checkfp_one(struct mt_checkfp *c, struct mt_stacks *s, const struct m
 	m->stacks++;
 	if (!e->has_dwarf)
 		c->no_dwarf++;
-	v = mt_checkfp__stack(s, e, &at);
+	v = checkfp__stack(s, e, &at);
 	if (v == MT_FP_UNCHECKED) {
 		c->unchecked++;
 		return 0;

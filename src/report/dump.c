@@ -248,11 +248,6 @@ static int dump_record(FILE *f, const struct mt_rec_hdr *rec, const struct mt_un
 	return mt_json__error(&j);
 }
 
-int mt_dump__record(FILE *f, const struct mt_rec_hdr *rec)
-{
-	return dump_record(f, rec, NULL);
-}
-
 struct dump_ctx {
 	FILE *f;
 	unsigned int only;		/* a record type, or 0 for every record */

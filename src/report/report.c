@@ -653,6 +653,8 @@ static void json_row(struct mt_json *j, const struct mt_model *m, size_t idx, co
 	mt_json__end_object(j);
 }
 
+static void report__sites_json(struct mt_json *j, const struct mt_sites *sites, size_t top);
+
 int mt_report__json_with(FILE *f, const struct mt_model *m, const struct mt_report_extra *x,
 			 const struct mt_sites *sites, size_t top)
 {
@@ -672,7 +674,7 @@ int mt_report__json_with(FILE *f, const struct mt_model *m, const struct mt_repo
 	mt_json__end_array(&j);
 	free(rows);
 	if (x->with_sites)
-		mt_report__sites_json(&j, sites, top);
+		report__sites_json(&j, sites, top);
 	if (x->with_sites && sites && sites->any)
 		mt_sites__json_sections(&j, sites, top);
 	if (x->sizes && sites)
@@ -721,13 +723,6 @@ int mt_report__leaks_json(FILE *f, const struct mt_model *m, const struct mt_rep
 }
 
 /* ---- top allocation sites (stacks.h): begin ---- */
-
-int mt_report__json_sites(FILE *f, const struct mt_model *m, const struct mt_sites *sites, size_t top)
-{
-	struct mt_report_extra x = { .with_sites = true };
-
-	return mt_report__json_with(f, m, &x, sites, top);
-}
 
 static void text_site(FILE *f, size_t rank, const struct mt_site *site, bool by_count)
 {
@@ -812,7 +807,7 @@ static void json_site(struct mt_json *j, const struct mt_site *site)
 	mt_json__end_object(j);
 }
 
-void mt_report__sites_json(struct mt_json *j, const struct mt_sites *sites, size_t top)
+static void report__sites_json(struct mt_json *j, const struct mt_sites *sites, size_t top)
 {
 	size_t i, n = sites ? (sites->count < top ? sites->count : top) : 0;
 

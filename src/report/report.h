@@ -18,7 +18,7 @@ struct mt_report_extra {
 	const struct mt_metadata *metadata;	/* DIR/memory_metadata.json: the rows' command lines */
 	const struct mt_leaks *leaks;		/* which leaks are suppressed (leaks.h) */
 	const struct mt_filter *filter;		/* what the model was filtered by, said in the header */
-	bool with_sites;			/* JSON: the "sites" keys (mt_report__sites_json) */
+	bool with_sites;			/* JSON: the "sites" keys */
 	bool sizes;				/* JSON: the "sizes" key (report --sizes, sizes.h) */
 };
 
@@ -42,12 +42,8 @@ int mt_report__leaks_json(FILE *f, const struct mt_model *m, const struct mt_rep
 int mt_report__attach(FILE *f, const char *dir, struct mt_read_status *st);
 /* ---- top allocation sites (struct mt_sites from stacks.h) ---- */
 struct mt_sites;
-/* What `report --json` prints: mt_report__json's object plus "sites" (top `top` by bytes; NULL: []). 0 or -EIO. */
-int mt_report__json_sites(FILE *f, const struct mt_model *m, const struct mt_sites *sites, size_t top);
 /* The text section "top allocation sites by bytes/count"; nothing when no stack was recorded. 0 or -EIO. */
 int mt_report__sites_text(FILE *f, const struct mt_sites *sites, size_t top);
-/* The "sites" key; with stacks also "sites_by_count", "sites_total", "sites_chains", "undefined_stack_allocations". */
-void mt_report__sites_json(struct mt_json *j, const struct mt_sites *sites, size_t top);
 
 /* 1536 → "1.5 KiB"; below 1 KiB the exact "N B". buf holds MT_HUMAN_MAX bytes. */
 #define MT_HUMAN_MAX 32
@@ -66,8 +62,6 @@ void mt_report__json_drops(struct mt_json *j, const uint64_t drops[MT_DROP__COUN
  */
 int mt_report__exit_status(const char *dir, int err, const struct mt_read_status *st, const char *what);
 
-/* One record as one line of JSON (keys: ts_ns, pid, tid, event, then the type's fields). 0 or -EIO. */
-int mt_dump__record(FILE *f, const struct mt_rec_hdr *rec);
 /*
  * Every record of the artifact at path, in time order (through the reorder window), one line each. Returns what
  * mt_artifact__read returned (on -EBADMSG the records before the damage were written), or -EIO, -ENOMEM.
