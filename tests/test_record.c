@@ -1,6 +1,7 @@
 /* test_record.c — integration tests: `memtrack record` traces real programs on the real kernel, exact counts. */
 #include "kernel_test.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -23,6 +24,7 @@
 #include "model/model.h"
 #include "cli/summary.h"
 #include "report/report.h"
+#include "common/elf.h"
 #include "common/u64map.h"
 
 #define ANY 0xffffffffu
@@ -2188,6 +2190,112 @@ static void test_user_option(void **state)
 	dir_owned_by(dir, uid, gid);
 }
 
+/* `record -o DIR` refused with exit 2 and reason: nothing written, the command not run. */
+static void dir_refused(const char *dir, const char *name, const char *reason)
+{
+	char flag[512], script[600], err[1024], want[600];
+	char *argv[] = { MT_BINARY, "record", "-q", "-o", (char *)dir, "--", "/bin/sh", "-c", script, NULL };
+
+	snprintf(flag, sizeof(flag), "%s/%s.ran", tmp_root, name);
+	snprintf(script, sizeof(script), "echo ran > %s", flag);
+	assert_int_equal(run_named(name, argv), 2);
+	assert_int_equal(access(flag, F_OK), -1);
+	read_file(name, "err", err, sizeof(err));
+	snprintf(want, sizeof(want), "memtrack: -o %s: %s\n", dir, reason);
+	assert_string_equal(err, want);
+}
+
+static size_t dir_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	size_t n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* Issue 17: DIR is never followed through a symlink, never a file, never another user's or a used directory. An
+ * empty directory of the user's is taken. */
+static void test_output_dir_refused(void **state)
+{
+	char target[256], link[256], file[256], full[256], other[256], empty[256], *argv[] = { PROG("alloc_ctor"), NULL };
+	struct stat st;
+	FILE *f;
+
+	(void)state;
+	test_dir(target, sizeof(target), "outdir_target");
+	test_dir(link, sizeof(link), "outdir_link");
+	assert_int_equal(mkdir(target, 0755), 0);
+	assert_int_equal(symlink(target, link), 0);
+	dir_refused(link, "outdir_link", "is a symlink");
+	assert_int_equal(dir_entries(target), 0);
+
+	test_dir(file, sizeof(file), "outdir_file");
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fputs("kept\n", f);
+	fclose(f);
+	dir_refused(file, "outdir_file", "is not a directory");
+	assert_int_equal(stat(file, &st), 0);
+	assert_int_equal(st.st_size, 5);
+
+	test_dir(full, sizeof(full), "outdir_full");
+	assert_int_equal(record_run(full, "outdir_full_first", argv), 0);
+	assert_int_equal(dir_entries(full), 2);
+	dir_refused(full, "outdir_full", "exists and is not empty");
+
+	test_dir(other, sizeof(other), "outdir_other");
+	assert_int_equal(mkdir(other, 0755), 0);
+	assert_int_equal(chown(other, 65534, 65534), 0);
+	dir_refused(other, "outdir_other", "belongs to uid 65534");
+	assert_int_equal(dir_entries(other), 0);
+
+	test_dir(empty, sizeof(empty), "outdir_empty");
+	assert_int_equal(mkdir(empty, 0700), 0);
+	assert_int_equal(record_run(empty, "outdir_empty", argv), 0);
+	assert_int_equal(allocs(empty, root_pid(empty), ANY, ANY_SIZE), 5);
+}
+
+/* The mode of DIR/modules/NAME. */
+static mode_t module_mode(const char *dir, const char *file)
+{
+	uint8_t id[MT_BUILD_ID_MAX];
+	char hex[2 * MT_BUILD_ID_MAX + 1], path[600];
+	struct stat st;
+	int n = mt_elf__file_build_id(file, id, sizeof(id));
+
+	assert_true(n > 0);
+	mt_elf__build_id_hex(id, n, hex);
+	snprintf(path, sizeof(path), "%s/modules/%s", dir, hex);
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_mode & 07777;
+}
+
+/* Module copies are 0600 at most (they sit beside stack bytes) and never wider than their original: a 0500 program
+ * is copied 0400, libc (0644) 0600; DIR/modules is 0700. */
+static void test_module_modes(void **state)
+{
+	char dir[256], prog[256], cmd[700], modules[300], *argv[] = { MT_BINARY, "record", "-q", "--stacks", "-o", dir,
+								       "--", prog, NULL };
+	struct stat st;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "module_modes");
+	test_dir(prog, sizeof(prog), "alloc_ctor_0500");
+	snprintf(cmd, sizeof(cmd), "cp %s %s && chmod 0500 %s", PROG("alloc_ctor"), prog, prog);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(mt_test__run(argv, NULL, NULL), 0);
+	assert_int_equal(module_mode(dir, prog), 0400);
+	assert_int_equal(module_mode(dir, "/usr/lib/x86_64-linux-gnu/libc.so.6"), 0600);
+	snprintf(modules, sizeof(modules), "%s/modules", dir);
+	assert_int_equal(stat(modules, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2233,6 +2341,8 @@ int main(void)
 		cmocka_unit_test(test_handoff_after_exit),
 		cmocka_unit_test(test_sudo_user),
 		cmocka_unit_test(test_user_option),
+		cmocka_unit_test(test_output_dir_refused),
+		cmocka_unit_test(test_module_modes),
 	};
 
 	return mt_test__main("test_record", tests, sizeof(tests) / sizeof(tests[0]));

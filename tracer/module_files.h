@@ -9,8 +9,9 @@ struct mt_attach;
 struct mt_writer;
 
 struct mt_module_files;
-/* copy: each file is copied into DIR/modules by build-id at the end. NULL + errno. */
-struct mt_module_files *mt_module_files__new(const char *dir, bool copy);
+/* dir_fd: DIR (kept open by the caller until the finish); copy: each file is copied into DIR/modules by build-id
+ * at the end, 0600 at most and never wider than the original. NULL + errno. */
+struct mt_module_files *mt_module_files__new(int dir_fd, bool copy);
 /* The MT_REC_FILE of a file looked at (rec: its attach record), and its copy to come. */
 void mt_module_files__add(struct mt_module_files *m, struct mt_writer *w, const char *open_path,
 			  const struct mt_attach *rec, uint8_t kind);

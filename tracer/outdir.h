@@ -2,12 +2,13 @@
 #ifndef MEMTRACK_TRACER_OUTDIR_H
 #define MEMTRACK_TRACER_OUTDIR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 /* DIR's descriptor (a directory, not reached through a symlink at its end), made with mode 0755 when missing and
- * then owner's. -errno with the reason said. */
-int mt_outdir__open(const char *path, uid_t owner, gid_t group);
+ * then owner's (*made true), or one that is there, empty and owner's. -errno with the reason said. */
+int mt_outdir__open(const char *path, uid_t owner, gid_t group, bool *made);
 /* DIR and everything in it (modules/ too) to owner:group, no symlink followed. 0 or -errno. */
 int mt_outdir__chown(int dfd, uid_t owner, gid_t group);
 /* DIR by its descriptor, "/proc/self/fd/N", for code that takes a path: the very directory opened. */

@@ -101,6 +101,7 @@ struct record {
 	bool traced;		/* the loop ran: the command is the tracer's no more */
 	struct mt_user user;	/* whom the command runs as and DIR belongs to (sudo's user, --user), if set */
 	int dir_fd;		/* DIR, opened safely (outdir.c): the writer goes by it, not by the path */
+	bool dir_made;		/* memtrack made DIR: it goes again if nothing was written into it */
 	char dir[PATH_MAX];
 };
 
@@ -144,7 +145,7 @@ static int record__prepare(struct record *r)
 	if (err)
 		return err;
 	mt_allocators__mark_cxx_news(r->o->stack_bytes != 0);
-	r->mods = mt_module_files__new(r->dir, r->o->stack_bytes != 0);
+	r->mods = mt_module_files__new(r->dir_fd, r->o->stack_bytes != 0);
 	r->cmdlines = mt_cmdlines__new();
 	if (!r->mods || !r->cmdlines)
 		return -ENOMEM;
@@ -223,38 +224,36 @@ static int record__open_dir(struct record *r)
 	uid_t uid = r->user.set ? r->user.uid : getuid();
 	gid_t gid = r->user.set ? r->user.gid : getgid();
 
-	r->dir_fd = mt_outdir__open(r->dir, uid, gid);
+	r->dir_fd = mt_outdir__open(r->dir, uid, gid, &r->dir_made);
 	return r->dir_fd < 0 ? r->dir_fd : 0;
 }
 
-/* Each failure says what failed, in one line. */
-static int record__start(struct record *r)
+/* The command forked and held before exec, as the user, with the hand-off's filter unless told not to. */
+static int record__spawn(struct record *r)
 {
-	char why[256], fd_path[64];
+	char why[256];
 	int err;
 
-	record__raise_fd_limit(r);
-	record__raise_priority(r);
 	r->sp.handoff = !r->o->no_handoff;
 	r->sp.user = &r->user;
 	err = mt_spawn__start(&r->sp, r->o->argv, &r->orig_mask);
 	if (err == -ECANCELED) {
 		mt_spawn__describe(r->sp.fail_step, r->sp.fail_errno, why, sizeof(why));
 		pr_err("cannot trace '%s': %s\n", r->o->argv[0], why);
-		return err;
-	}
-	if (err) {
+	} else if (err) {
 		pr_err("cannot start '%s': %s\n", r->o->argv[0], strerror(-err));
-		return err;
 	}
-	record__keep_listener(r);
-	if (r->o->out_dir)
-		snprintf(r->dir, sizeof(r->dir), "%s", r->o->out_dir);
-	else
-		snprintf(r->dir, sizeof(r->dir), "memtrack.%d", r->sp.pid);
-	err = record__open_dir(r);
-	if (err)
-		return err;
+	if (!err)
+		record__keep_listener(r);
+	return err;
+}
+
+/* The artifact, in DIR by its descriptor. */
+static int record__open_writer(struct record *r)
+{
+	char fd_path[64];
+	int err;
+
 	mt_outdir__path(r->dir_fd, fd_path, sizeof(fd_path));
 	/* stack bytes may hold what the program read: the artifact is then the user's alone */
 	r->w = mt_writer__open_flags(fd_path, r->o->stack_bytes ? MT_WRITER_PRIVATE : 0);
@@ -271,6 +270,30 @@ static int record__start(struct record *r)
 	}
 	if (r->hooks->tap)
 		mt_writer__set_tap(r->w, r->hooks->tap, r->hooks->ctx);
+	return 0;
+}
+
+/* Each failure says what failed, in one line. -o DIR comes first: a DIR that cannot be used stops the run before
+ * the command can do anything; the default DIR is named by the command's pid. */
+static int record__start(struct record *r)
+{
+	int err = 0;
+
+	record__raise_fd_limit(r);
+	record__raise_priority(r);
+	snprintf(r->dir, sizeof(r->dir), "%s", r->o->out_dir ? r->o->out_dir : "");
+	if (r->o->out_dir)
+		err = record__open_dir(r);
+	if (!err)
+		err = record__spawn(r);
+	if (!err && !r->o->out_dir) {
+		snprintf(r->dir, sizeof(r->dir), "memtrack.%d", r->sp.pid);
+		err = record__open_dir(r);
+	}
+	if (!err)
+		err = record__open_writer(r);
+	if (err)
+		return err;
 	err = record__prepare(r);
 	if (err)
 		pr_err("cannot set up the tracing of '%s': %s\n", r->o->argv[0], strerror(-err));
@@ -327,6 +350,8 @@ static void record__give_dir(struct record *r)
 
 	if (r->dir_fd < 0)
 		return;
+	if (r->dir_made && !r->traced)	/* set-up failed: a DIR left empty goes (rmdir fails on one that is not) */
+		rmdir(r->dir);
 	if (r->user.set && (err = mt_outdir__chown(r->dir_fd, r->user.uid, r->user.gid)))
 		pr_warn("cannot give %s to uid %u: %s\n", r->dir, (unsigned int)r->user.uid, strerror(-err));
 	close(r->dir_fd);

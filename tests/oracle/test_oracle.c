@@ -291,7 +291,7 @@ static int inputs_setup(void **state)
 	snprintf(src_path, sizeof(src_path), "%s/small.c", mt_test_root);
 	write_file(src_path, "#include <stdio.h>\nint f(int x) { return x * 2; }\n"
 		   "int main(void) { printf(\"%d\\n\", f(21)); return 0; }\n");
-	snprintf(make_dir, sizeof(make_dir), "%s/make", mt_test_root);
+	snprintf(make_dir, sizeof(make_dir), "%s/make-src", mt_test_root);	/* not the run's DIR */
 	if (mkdir(make_dir, 0755))
 		return -1;
 	for (i = 1; i <= 4; i++) {
