@@ -285,10 +285,23 @@ struct mt_attach_req {
 	__u32 pid;
 	__u32 tid;
 	__u8 reason;		/* enum mt_attach_reason */
-	__u8 held;		/* 1: tid waits for the tracer: a SIGSTOP was sent to it (suppressed at its delivery
-				 * stop), or it is at its exec-event stop */
+	__u8 held;		/* 1: tid waits for the tracer: a hold signal was sent to it (suppressed at its
+				 * delivery stop), or it is at its exec-event stop */
 	__u8 foreign;		/* 1: tid is no tracee of memtrack's (handed off): nothing holds it */
-	__u8 _pad[5];
+	__u8 hold_sig;		/* the hold signal: SIGURG, SIGWINCH or SIGCHLD (ignored if delivered untraced), else
+				 * SIGSTOP; 0 for none */
+	__u8 _pad[4];
+};
+
+/* si_value of a hold signal (bpf_send_signal_task): the kernel's own SIGURG and SIGWINCH are SI_KERNEL too. */
+#define MT_HOLD_COOKIE 0x6d74686f6c640000ull	/* "mthold" */
+
+/* A thread held with SIGSTOP and not resumed yet (BPF's map `held`): the closer SIGCONTs its process when memtrack
+ * dies first. */
+struct mt_held {
+	__u32 tgid;
+	__u32 _pad;
+	__u64 start_ns;		/* the thread's start_boottime, /proc's starttime: a recycled tid is not it */
 };
 
 /* States of a file in the BPF map of known files. */
@@ -374,6 +387,7 @@ _Static_assert(__builtin_offsetof(struct mt_rec_hdr, batch_count) == 20, "mt_rec
 _Static_assert(sizeof(struct mt_alloc) == 72, "mt_alloc size");
 _Static_assert(sizeof(struct mt_attach) == 312, "mt_attach size");
 _Static_assert(sizeof(struct mt_attach_req) == 64, "mt_attach_req size");
+_Static_assert(sizeof(struct mt_held) == 16, "mt_held size");
 _Static_assert(sizeof(struct mt_mapping) == 72, "mt_mapping size");
 _Static_assert(sizeof(struct mt_file) == 320, "mt_file size");
 _Static_assert(sizeof(struct mt_stack) == 104, "mt_stack size");

@@ -12,7 +12,12 @@
 #define MT_KNOWN_FILES_MAX 16384
 #define MT_PROT_EXEC 0x4
 #define MT_MAP_ANONYMOUS 0x20
+#define MT_SIGCHLD 17
 #define MT_SIGSTOP 19
+#define MT_SIGURG 23
+#define MT_SIGWINCH 28
+#define MT_SIG_DFL 0
+#define MT_SIG_IGN 1
 #define MT_VM_RWX 0x7		/* VM_READ | VM_WRITE | VM_EXEC, the same bits as PROT_* */
 
 /* Set by the tracer before load: its own tgid. A thread it traces has a thread of it as its ptrace parent. */
@@ -68,6 +73,20 @@ struct {
 	__type(value, __u8);
 } proc_files SEC(".maps");
 
+/* tid -> struct mt_held: BPF adds a thread it holds with SIGSTOP, the tracer deletes it once it has resumed it; the
+ * closer SIGCONTs what is left when memtrack dies. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct mt_held);
+} held SEC(".maps");
+
+/* Set by the tracer once the closer has the map `held` (it maps .bss): only then may a hold be a SIGSTOP. */
+__u8 hold_stop_ok = 0;
+
+extern int bpf_send_signal_task(struct task_struct *task, int sig, enum pid_type type, __u64 value) __ksym __weak;
+
 /* Attach requests, BPF -> tracer: BPF submits at an unknown file's mapping, and every submit wakes the tracer (a
  * thread is waiting for it); the tracer reads them with libbpf. */
 struct {
@@ -116,17 +135,71 @@ static __always_inline void mapping__emit(const struct mt_vma *v)
 }
 
 /*
- * An unknown file: the request goes to the tracer, and an mmap'ing thread is held by a SIGSTOP that the tracer
- * suppresses at its signal-delivery-stop, so none of the file's code runs before its probes are in. The signal is
- * only delivered when this syscall returns to user space, after the request below is in the ring. An exec needs
- * no signal: the tracer holds it at its ptrace exec-event stop. A thread that is not memtrack's tracee is never
- * sent the SIGSTOP: no one would suppress it, and it would stop its process for good. Its request goes out
- * marked foreign, and the tracer binds the file while the thread runs on (and counts it).
+ * A signal is a harmless hold when its delivery, should memtrack die before it suppresses it, does nothing: not
+ * blocked in this thread (a blocked signal makes no stop), not pending already (it would merge), and ignored (the
+ * default of these three, or SIG_IGN). A traced thread stops at the delivery of an ignored signal all the same. The
+ * mask is this thread's own and cannot change meanwhile; the disposition could, from another thread, which would
+ * then cost one handler call if memtrack also died in that instant.
+ */
+static __always_inline bool hold__harmless(struct task_struct *t, int sig)
+{
+	__u64 bit = 1ull << (sig - 1);
+	unsigned long h;
+
+	if ((t->blocked.sig[0] | t->pending.signal.sig[0] | t->signal->shared_pending.signal.sig[0]) & bit)
+		return false;
+	h = (unsigned long)t->sighand->action[sig - 1].sa.sa_handler;
+	return h == MT_SIG_DFL || h == MT_SIG_IGN;
+}
+
+/*
+ * The hold signal, 0 for none. A SIGSTOP delivered untraced would stop the process for good: it is the last choice,
+ * and only when the closer can SIGCONT what memtrack leaves held. Without the kfunc there is no cookie, and an
+ * ignored signal could not be told from the kernel's own: SIGSTOP then, as before.
+ */
+static __always_inline int hold__signal(struct task_struct *t)
+{
+	if (!bpf_send_signal_task)
+		return MT_SIGSTOP;
+	if (hold__harmless(t, MT_SIGURG))
+		return MT_SIGURG;
+	if (hold__harmless(t, MT_SIGWINCH))
+		return MT_SIGWINCH;
+	if (hold__harmless(t, MT_SIGCHLD))
+		return MT_SIGCHLD;
+	return hold_stop_ok ? MT_SIGSTOP : 0;
+}
+
+/* A SIGSTOP hold goes into `held` before the signal, so that the closer never misses one. */
+static __always_inline bool hold__send(struct task_struct *t, __u32 tid, int sig)
+{
+	struct mt_held h = { .tgid = t->tgid, .start_ns = t->start_boottime };
+	long err;
+
+	if (sig == MT_SIGSTOP)
+		bpf_map_update_elem(&held, &tid, &h, BPF_ANY);
+	if (bpf_send_signal_task)
+		err = bpf_send_signal_task(t, sig, PIDTYPE_PID, MT_HOLD_COOKIE);
+	else
+		err = bpf_send_signal_thread(sig);
+	if (err && sig == MT_SIGSTOP)
+		bpf_map_delete_elem(&held, &tid);
+	return !err;
+}
+
+/*
+ * An unknown file: the request goes to the tracer, and an mmap'ing thread is held by a signal (hold__signal) that
+ * the tracer suppresses at its signal-delivery-stop, so none of the file's code runs before its probes are in. The
+ * signal is only delivered when this syscall returns to user space, after the request below is in the ring. An exec
+ * needs no signal: the tracer holds it at its ptrace exec-event stop. A thread that is not memtrack's tracee is
+ * never held: no one would suppress the signal. Its request goes out marked foreign, and the tracer binds the file
+ * while the thread runs on (and counts it).
  */
 static __always_inline void watch__request(const struct mt_vma *v, __u8 reason, bool hold)
 {
 	struct mt_file_key key = { .dev = v->dev, .ino = v->ino };
 	__u32 pending = MT_FILE_PENDING, *state = bpf_map_lookup_elem(&known_files, &key);
+	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 id = bpf_get_current_pid_tgid();
 	struct mt_proc_file_key pkey = { .tgid = id >> 32, .dev = v->dev, .ino = v->ino };
 	struct mt_attach_req *r;
@@ -151,8 +224,9 @@ static __always_inline void watch__request(const struct mt_vma *v, __u8 reason, 
 	r->pid = id >> 32;
 	r->tid = (__u32)id;
 	r->reason = reason;
-	r->foreign = !task__traced_by_tracer(bpf_get_current_task_btf());
-	r->held = !r->foreign && (!hold || !bpf_send_signal_thread(MT_SIGSTOP));
+	r->foreign = !task__traced_by_tracer(task);
+	r->hold_sig = hold && !r->foreign ? hold__signal(task) : 0;
+	r->held = !r->foreign && (!hold || (r->hold_sig && hold__send(task, r->tid, r->hold_sig)));
 	if (hold && !r->foreign && !r->held)
 		drop__count(MT_DROP_HOLD);
 	__builtin_memset(r->_pad, 0, sizeof(r->_pad));

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -2299,6 +2300,203 @@ static void test_module_modes(void **state)
 	assert_int_equal(st.st_mode & 07777, 0700);
 }
 
+/* n copies of a small library in dir (lib0.so ...): each a file the next run of memtrack has not seen. */
+static void lib_copies(const char *dir, int n)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && for i in $(seq 0 %d); do cp /usr/lib/x86_64-linux-gnu/libz.so.1 "
+		 "%s/lib$i.so; done", dir, n - 1, dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* memtrack recording dlopen_copies (its pid to NAME.pid), started and not waited for; its output in NAME.out. */
+static pid_t copies_start(const char *name, const char *opt, const char *flags, const char *libs, const char *n)
+{
+	char dir[256], pidfile[300], out[300];
+	char *argv[] = { MT_BINARY, "record", "-q", (char *)opt, "-o", dir, "--", PROG("dlopen_copies"), pidfile,
+			 (char *)flags, (char *)libs, (char *)n, NULL };
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+
+	test_dir(dir, sizeof(dir), name);
+	snprintf(pidfile, sizeof(pidfile), "%s/%s.pid", tmp_root, name);
+	snprintf(out, sizeof(out), "%s/%s.out", tmp_root, name);
+	if (!opt[0])
+		memmove(&argv[3], &argv[4], sizeof(argv) - 4 * sizeof(argv[0]));
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_int_equal(posix_spawn(&pid, argv[0], &fa, NULL, argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	return pid;
+}
+
+static pid_t pid_from(const char *name)
+{
+	char path[300], line[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.pid", tmp_root, name);
+	wait_for_file(path);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	return atoi(line);
+}
+
+/* The state letter of /proc/PID/stat, 0 when it is gone. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] ? p[2] : 0;
+}
+
+/* The command, ours to reap once memtrack is gone (the test is a subreaper), ends on its own within 10 s; a
+ * command left stopped is killed, and fails the test. */
+static void ends_on_its_own(pid_t cmd, const char *name, const char *want)
+{
+	char out[256];
+	int status = 0, i;
+	pid_t got = 0;
+
+	for (i = 0; i < 1000 && !(got = waitpid(cmd, &status, WNOHANG)); i++)
+		usleep(10000);
+	if (!got) {
+		fprintf(stderr, "%s: command %d still there, state %c\n", name, cmd, proc_state(cmd));
+		kill(cmd, SIGKILL);
+		waitpid(cmd, &status, 0);
+	}
+	assert_int_equal(got, cmd);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	read_file(name, "out", out, sizeof(out));
+	assert_string_equal(out, want);
+}
+
+/*
+ * Issue 22: memtrack SIGKILLed while it holds a thread it has not reaped yet (it is stopped itself): the hold's
+ * ignored signal is delivered untraced and does nothing; with SIGURG, SIGWINCH and SIGCHLD blocked the hold is a
+ * SIGSTOP, and the closer SIGCONTs it. Either way the command finishes on its own.
+ */
+static void hold_then_kill(const char *name, const char *flags, const char *libs)
+{
+	char go[300];
+	pid_t mt, cmd;
+	int i, fd;
+
+	mt = copies_start(name, "", flags, libs, "3");
+	cmd = pid_from(name);
+	assert_int_equal(kill(mt, SIGSTOP), 0);
+	snprintf(go, sizeof(go), "%s/go", libs);
+	fd = open(go, O_CREAT | O_WRONLY, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	for (i = 0; i < 500 && proc_state(cmd) != 't'; i++)
+		usleep(10000);
+	assert_int_equal(proc_state(cmd), 't');	/* held: its stop waits for memtrack */
+	assert_int_equal(kill(mt, SIGKILL), 0);
+	assert_int_equal(waitpid(mt, NULL, 0), mt);
+	ends_on_its_own(cmd, name, "dlopen_copies: 3 opened\n");
+	unlink(go);
+}
+
+static void test_held_then_killed(void **state)
+{
+	char libs[256];
+
+	(void)state;
+	test_dir(libs, sizeof(libs), "libs_held");
+	lib_copies(libs, 3);
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	hold_then_kill("held_killed", "w", libs);
+	hold_then_kill("held_killed_stop", "wb", libs);
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+}
+
+/* SIGKILL at several moments of a run that dlopens 40 new files (a hold each): the command always finishes. */
+static void test_killed_at_any_moment(void **state)
+{
+	char libs[256], name[64];
+	pid_t mt, cmd;
+	int k;
+
+	(void)state;
+	test_dir(libs, sizeof(libs), "libs_kill");
+	lib_copies(libs, 40);
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	for (k = 0; k < 8; k++) {
+		snprintf(name, sizeof(name), "killed_%d", k);
+		mt = copies_start(name, "", k < 5 ? "-" : "b", libs, "40");
+		cmd = pid_from(name);
+		usleep(k % 5 * 40000);
+		kill(mt, SIGKILL);
+		assert_int_equal(waitpid(mt, NULL, 0), mt);
+		ends_on_its_own(cmd, name, "dlopen_copies: 40 opened\n");
+	}
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+}
+
+/* --exit-with-command: memtrack's normal exit while a descendant is held, or about to be: it finishes too. */
+static void test_exit_with_command_holds(void **state)
+{
+	char libs[256];
+	pid_t mt, cmd;
+	int status;
+
+	(void)state;
+	test_dir(libs, sizeof(libs), "libs_outlive");
+	lib_copies(libs, 40);
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	mt = copies_start("outlive", "--exit-with-command", "f", libs, "40");
+	cmd = pid_from("outlive");
+	assert_int_equal(waitpid(mt, &status, 0), mt);
+	assert_int_equal(status, 0);
+	ends_on_its_own(cmd, "outlive", "dlopen_copies: 40 opened\n");
+	mt = copies_start("outlive_stop", "--exit-with-command", "fb", libs, "40");
+	cmd = pid_from("outlive_stop");
+	assert_int_equal(waitpid(mt, &status, 0), mt);
+	ends_on_its_own(cmd, "outlive_stop", "dlopen_copies: 40 opened\n");
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+}
+
+/* Catchable signals that would have killed memtrack go to the command, as SIGTERM does: the command ends by
+ * them, memtrack exits 128 + N, and the artifact is finished. */
+static void test_fatal_signals_passed(void **state)
+{
+	static const int sigs[] = { SIGUSR1, SIGUSR2, SIGQUIT, SIGALRM, SIGPIPE, SIGXCPU };
+	char dir[256], ready[300], script[400];
+	char *argv[] = { MT_BINARY, "record", "-q", "-o", dir, "--", "/bin/sh", "-c", script, NULL };
+	int status;
+	size_t i;
+	pid_t mt;
+
+	(void)state;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		snprintf(dir, sizeof(dir), "%s/fatal_%d", tmp_root, sigs[i]);
+		snprintf(ready, sizeof(ready), "%s/fatal_%d.ready", tmp_root, sigs[i]);
+		snprintf(script, sizeof(script), "touch %s; exec sleep 30", ready);
+		assert_int_equal(posix_spawn(&mt, argv[0], NULL, NULL, argv, environ), 0);
+		wait_for_file(ready);
+		assert_int_equal(kill(mt, sigs[i]), 0);
+		assert_int_equal(waitpid(mt, &status, 0), mt);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 128 + sigs[i]);
+		assert_int_equal(query__run(dir, MT_REC_END, ANY, ANY, ANY_SIZE).end_seen, 1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2346,6 +2544,10 @@ int main(void)
 		cmocka_unit_test(test_user_option),
 		cmocka_unit_test(test_output_dir_refused),
 		cmocka_unit_test(test_module_modes),
+		cmocka_unit_test(test_held_then_killed),
+		cmocka_unit_test(test_killed_at_any_moment),
+		cmocka_unit_test(test_exit_with_command_holds),
+		cmocka_unit_test(test_fatal_signals_passed),
 	};
 
 	return mt_test__main("test_record", tests, sizeof(tests) / sizeof(tests[0]));

@@ -418,6 +418,24 @@ int mt_bpf_session__track(struct mt_bpf_session *s, pid_t pid)
 	return 0;
 }
 
+int mt_bpf_session__held_fd(const struct mt_bpf_session *s)
+{
+	return bpf_map__fd(s->skel->maps.held);
+}
+
+void mt_bpf_session__allow_stop_hold(struct mt_bpf_session *s)
+{
+	s->skel->bss->hold_stop_ok = 1;
+}
+
+/* After the resume: memtrack dying between the two costs a spurious SIGCONT from the closer, not a stop. */
+void mt_bpf_session__unhold(struct mt_bpf_session *s, pid_t tid)
+{
+	__u32 key = tid;
+
+	bpf_map__delete_elem(s->skel->maps.held, &key, sizeof(key), 0);
+}
+
 struct bpf_map *mt_bpf_session__ring_map(const struct mt_bpf_session *s)
 {
 	return s->skel->maps.rb;

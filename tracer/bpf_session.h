@@ -39,6 +39,12 @@ int mt_bpf_session__callers_get(struct mt_bpf_session *s, pid_t pid, struct mt_c
 int mt_bpf_session__callers_set(struct mt_bpf_session *s, pid_t pid, const struct mt_callers *c);
 /* The same code of a file, as file offsets: BPF places it in each process that maps the file afterwards. */
 int mt_bpf_session__caller_file(struct mt_bpf_session *s, uint64_t dev, uint64_t ino, const struct mt_callers *c);
+
+/* The threads held with SIGSTOP (map `held`), which the closer SIGCONTs when memtrack dies; SIGSTOP may hold only
+ * once the closer has the map; tid resumed (or gone) leaves it. */
+int mt_bpf_session__held_fd(const struct mt_bpf_session *s);
+void mt_bpf_session__allow_stop_hold(struct mt_bpf_session *s);
+void mt_bpf_session__unhold(struct mt_bpf_session *s, pid_t tid);
 /* The events ring and the attach requests' ring. */
 struct bpf_map *mt_bpf_session__ring_map(const struct mt_bpf_session *s);
 struct bpf_map *mt_bpf_session__attach_map(const struct mt_bpf_session *s);

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -14,6 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+
+#include "bpf/memtrack.h"
 #include "tracer/closer.h"
 #include "tracer/seccomp.h"
 
@@ -121,6 +125,8 @@ void mt_close_pool__free(struct mt_close_pool *p)
 #define CLOSER_ACK_WAIT_MS 100	/* an ack that did not get through: memtrack closed its copy long before this */
 #define CLOSER_LINK 0		/* the byte that comes with a link, or alone as an ack */
 #define CLOSER_LISTENER 'L'	/* the byte that comes with the hand-off's seccomp listener */
+#define CLOSER_HELD 'H'		/* the byte that comes with BPF's map `held` (threads held with SIGSTOP) */
+#define CLOSER_RESCUE_MAX 4096	/* the map's size */
 
 struct mt_closer_notifs *mt_closer__notifs_new(void)
 {
@@ -163,6 +169,55 @@ static void listener__serve(int listener, int memtrack, const struct mt_closer_n
 	close(listener);
 }
 
+/* /proc's starttime (clock ticks since boot) is the task's start_boottime: the same thread, not a recycled tid. */
+static bool task__started_at(uint32_t tgid, uint32_t tid, uint64_t start_ns)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	char path[64], buf[1024], *p;
+	unsigned long long ticks;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/stat", tgid, tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	fclose(f);
+	for (i = 0; p && i < 20; i++)	/* starttime is field 22; field 3 follows ") " */
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %llu", &ticks) != 1 || hz <= 0)
+		return false;
+	return ticks == start_ns / (1000000000ull / hz);
+}
+
+/*
+ * Once memtrack is gone (its pidfd is readable after its exit has detached every tracee), a thread BPF held with
+ * SIGSTOP that memtrack did not resume is, or is about to be, in a group-stop that no one would end: SIGCONT ends
+ * it, or (sent before the stop) cancels it. Its process sees what a Ctrl-Z and fg would show, once.
+ */
+static void closer__rescue(int held_map, int memtrack)
+{
+	static uint32_t keys[CLOSER_RESCUE_MAX];
+	struct pollfd p = { .fd = memtrack, .events = POLLIN };
+	uint32_t *prev = NULL, n = 0, i;
+	struct mt_held h;
+
+	if (held_map < 0)
+		return;
+	while (memtrack >= 0 && poll(&p, 1, -1) < 0 && errno == EINTR)
+		;
+	while (n < CLOSER_RESCUE_MAX && !bpf_map_get_next_key(held_map, prev, &keys[n])) {
+		prev = &keys[n];
+		n++;
+	}
+	for (i = 0; i < n; i++) {
+		if (!bpf_map_lookup_elem(held_map, &keys[i], &h) && task__started_at(h.tgid, keys[i], h.start_ns))
+			kill(h.tgid, SIGCONT);
+		bpf_map_delete_elem(held_map, &keys[i]);
+	}
+}
+
 /* One byte from memtrack, with the fd it carries (or -1). 1, 0 at memtrack's end, -errno. */
 static int closer__recv(int sock, char *byte, int *fd)
 {
@@ -188,13 +243,14 @@ static int closer__recv(int sock, char *byte, int *fd)
  * The closer's life: a byte with an fd is a link handed over, held until the next byte, or a while: memtrack
  * sends from one thread and closes its own copy before it sends anything else (an ack, when the socket has room),
  * so that the closer's close is the last one, the one that waits, in a thread of the pool. At memtrack's end (EOF)
- * the rest is closed, and waited for; a listener it was given is served first.
+ * the rest is closed, and waited for; threads memtrack left held are let go, and a listener it was given is served
+ * last.
  */
 static void __attribute__((noreturn)) closer__serve(int sock, int memtrack, const struct mt_closer_notifs *notifs)
 {
 	struct pollfd pfd = { .fd = sock, .events = POLLIN };
 	struct mt_close_pool *pool = mt_close_pool__new();
-	int held = -1, fd = -1, listener = -1;
+	int held = -1, fd = -1, listener = -1, held_map = -1;
 	char byte;
 
 	if (!pool)	/* memtrack's sends fail: it closes its links in its own threads */
@@ -211,14 +267,18 @@ static void __attribute__((noreturn)) closer__serve(int sock, int memtrack, cons
 		held = -1;
 		if (byte == CLOSER_LISTENER && fd >= 0 && listener < 0)
 			listener = fd;
+		else if (byte == CLOSER_HELD && fd >= 0 && held_map < 0)
+			held_map = fd;
 		else
 			held = fd;
 	}
 	if (held >= 0)
 		mt_close_pool__close(pool, held);
+	closer__rescue(held_map, memtrack);	/* as soon as memtrack is gone */
+	close_pool__drain(pool);
+	closer__rescue(held_map, -1);	/* the links it was handed (a normal exit's tracepoints) could hold until now */
 	if (listener >= 0)
 		listener__serve(listener, memtrack, notifs);
-	close_pool__drain(pool);
 	_exit(0);
 }
 
@@ -349,6 +409,11 @@ void mt_closer__ack(int sock)
 int mt_closer__keep_listener(int sock, int listener)
 {
 	return closer__byte(sock, listener, CLOSER_LISTENER);
+}
+
+int mt_closer__keep_held(int sock, int held_map)
+{
+	return closer__byte(sock, held_map, CLOSER_HELD);
 }
 
 /*

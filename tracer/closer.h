@@ -27,6 +27,9 @@ int mt_closer__start(const struct mt_closer_notifs *notifs);	/* its socket, or -
 /* The hand-off's seccomp listener: the closer keeps it, and once memtrack is gone it lets each held ptrace call
  * run, until no process uses the filter. 0 or -errno. */
 int mt_closer__keep_listener(int sock, int listener);
+/* BPF's map `held`: once memtrack is gone, whatever its end, the closer SIGCONTs the processes of the threads BPF
+ * held with SIGSTOP that memtrack did not resume. 0 or -errno (then BPF must not hold with SIGSTOP). */
+int mt_closer__keep_held(int sock, int held_map);
 /* The same without a closer: a process of its own, forked now, serves the listener once memtrack is gone. */
 int mt_closer__leave_listener(int listener, const struct mt_closer_notifs *notifs);
 int mt_closer__give(int sock, int fd);			/* closes fd when it returns 0 */

@@ -1,6 +1,7 @@
 /* ptrace_loop.c — handles every stop of every tracee, forwards signals, keeps job control, ends with the tree. */
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ptrace.h>
@@ -74,16 +75,26 @@ static void loop__on_exec(struct loop_state *st, pid_t pid)
 	mt_cmdlines__on_exec(st->l->cmdlines, pid);
 }
 
+/* The signals watch.bpf.h's hold__signal holds a thread with. */
+static bool sig__may_hold(int sig)
+{
+	return sig == SIGURG || sig == SIGWINCH || sig == SIGCHLD || sig == SIGSTOP;
+}
+
 /*
- * BPF holds a thread that mapped an unknown file with a SIGSTOP from the kernel (SI_KERNEL), after queueing its
- * request; a SIGSTOP from a process (SI_USER, SI_TKILL) is job control and goes through unchanged. The kernel
- * sends no SIGSTOP of its own, so a hold whose request was lost (or failed) is still a hold: it is let go too.
+ * BPF holds a thread that mapped an unknown file with a signal from the kernel (SI_KERNEL) that carries
+ * MT_HOLD_COOKIE, after queueing its request. The kernel's own SIGURG (a socket's urgent data) and SIGWINCH (a
+ * terminal's new size) carry none and go through, as does a signal from a process (SI_USER, SI_TKILL: job control).
+ * The kernel sends no SIGSTOP of its own (BPF without bpf_send_signal_task sends it without the cookie), so a hold
+ * whose request was lost (or failed) is still a hold: it is let go too.
  */
-static bool loop__is_hold(struct loop_state *st, pid_t tid)
+static bool loop__is_hold(struct loop_state *st, pid_t tid, int sig)
 {
 	siginfo_t si;
 
 	if (ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) || si.si_code != SI_KERNEL)
+		return false;
+	if ((uint64_t)(uintptr_t)si.si_value.sival_ptr != MT_HOLD_COOKIE && sig != SIGSTOP)
 		return false;
 	mt_consumer__drain(st->l->cons);
 	if (!mt_attach__on_hold_stop(st->l->attach, tid))
@@ -116,8 +127,10 @@ static void loop__on_stop(struct loop_state *st, pid_t pid, int status)
 		loop__resume(st, pid, status, PTRACE_CONT, 0);
 		return;
 	}
-	if (sig == SIGSTOP && loop__is_hold(st, pid)) {
+	if (sig__may_hold(sig) && loop__is_hold(st, pid, sig)) {
 		loop__resume(st, pid, status, PTRACE_CONT, 0);
+		if (sig == SIGSTOP)	/* after the resume: a death between costs a spurious SIGCONT, not a stop */
+			mt_bpf_session__unhold(st->l->bpf, pid);
 		return;
 	}
 	if (sig == SIGCONT && pid == root && st->sigcont_pending && !st->root_execd) {
@@ -142,6 +155,7 @@ static void loop__on_exit(struct loop_state *st, pid_t pid, int status)
 	mt_consumer__drain_past(l->cons);
 	mt_attach__on_exit(l->attach, pid);
 	mt_handoff__on_exit(l->handoff, pid);
+	mt_bpf_session__unhold(l->bpf, pid);	/* it died held */
 	if (!mt_consumer__is_process(l->cons, pid))
 		return;
 	e.hdr.ts_ns = mt_bpf_session__now(l->bpf);
@@ -176,7 +190,7 @@ static void loop__on_signal(struct loop_state *st)
 	struct signalfd_siginfo si;
 
 	while (read(st->l->sig_fd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD)
+		if (si.ssi_signo == SIGCHLD || si.ssi_pid == (uint32_t)getpid())	/* its own: a write's SIGPIPE */
 			continue;
 		if (st->root_done) {	/* only descendants are left: stop waiting for them */
 			st->stop = true;

@@ -21,7 +21,7 @@ struct mt_ptrace_loop {
 	struct mt_cmdlines *cmdlines;
 	struct mt_handoff *handoff;	/* tracees let go to a descendant's ptrace; processes recorded untraced */
 	struct mt_writer *w;
-	int sig_fd;		/* signalfd: SIGCHLD, SIGINT, SIGTERM, SIGHUP */
+	int sig_fd;		/* signalfd: SIGCHLD, and the signals that would end memtrack (record.c) */
 	bool exit_with_command;	/* stop when the command exits, not when its last descendant does */
 	bool quiet;
 	int exec_errno;		/* set when the command could not be exec'd */

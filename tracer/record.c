@@ -115,20 +115,30 @@ static int record__setup_bpf(struct record *r)
 	mt_thp__prefer(MT_LOAD_HEAP);
 	r->bpf = mt_bpf_session__open(r->o);
 	err = r->bpf ? 0 : -errno;
+	/* A hold may be a SIGSTOP (when no ignored signal is free) only if the closer will SIGCONT what is left */
+	if (!err && r->closer >= 0 && !mt_closer__keep_held(r->closer, mt_bpf_session__held_fd(r->bpf)))
+		mt_bpf_session__allow_stop_hold(r->bpf);
 	mt_thp__trim();
 	return err;
 }
 
-/* Blocked before fork so that no SIGCHLD is missed; the child restores the original mask before exec. */
+/*
+ * Blocked before fork so that no SIGCHLD is missed; the child restores the original mask before exec. Every signal
+ * whose default would end memtrack and that is no fault of its own is read here too: such a death would leave the
+ * artifact unfinished and the command untraced, while the loop passes them on to the command as it does SIGTERM
+ * (before the command, during the BPF load, they still end memtrack, which holds nothing yet). Faults
+ * (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS, SIGTRAP) stay fatal.
+ */
 static int record__signals(struct record *r)
 {
+	static const int fatal[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM,
+				     SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT };
 	sigset_t set;
+	size_t i;
 
 	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
+	for (i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+		sigaddset(&set, fatal[i]);
 	if (sigprocmask(SIG_BLOCK, &set, &r->orig_mask))
 		return -errno;
 	r->sig_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);

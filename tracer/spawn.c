@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -90,10 +91,20 @@ static void child__become(int sock, const struct mt_user *u)
 		child__fail(sock, MT_SPAWN_UID, errno);
 }
 
+/* Killed if memtrack dies before the exec: held in its stop, this copy of memtrack would wait for ever. A change of
+ * credentials clears the setting: it is made again after child__become. */
+static void child__tie(int sock, pid_t tracer)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != tracer)	/* memtrack died before the prctl */
+		child__fail(sock, MT_SPAWN_STOP, ESRCH);
+}
+
 /* Runs in the forked child: only async-signal-safe calls until exec. */
 static void __attribute__((noreturn)) child__run(const struct mt_spawn *sp, char *const *argv,
-						 const sigset_t *orig_mask, int sock)
+						 const sigset_t *orig_mask, int sock, pid_t tracer)
 {
+	child__tie(sock, tracer);
 	sigprocmask(SIG_SETMASK, orig_mask, NULL);
 	if (sp->restore_nofile)
 		setrlimit(RLIMIT_NOFILE, &sp->nofile);
@@ -104,8 +115,10 @@ static void __attribute__((noreturn)) child__run(const struct mt_spawn *sp, char
 	if (sp->handoff)
 		child__filter(sock);
 	child__become(sock, sp->user);
+	child__tie(sock, tracer);
 	if (raise(SIGSTOP))
 		child__fail(sock, MT_SPAWN_STOP, errno);
+	prctl(PR_SET_PDEATHSIG, 0);	/* the command is traced now: it goes on when memtrack ends */
 	execvp(argv[0], argv);
 	child__fail(sock, MT_SPAWN_EXEC, errno);
 }
@@ -202,6 +215,7 @@ void mt_spawn__describe(int step, int err, char *buf, size_t len)
 
 int mt_spawn__start(struct mt_spawn *sp, char *const *argv, const sigset_t *orig_mask)
 {
+	pid_t tracer = getpid();
 	int fds[2], status;
 
 	sp->listener = -1;
@@ -216,7 +230,7 @@ int mt_spawn__start(struct mt_spawn *sp, char *const *argv, const sigset_t *orig
 		return status;
 	}
 	if (sp->pid == 0)
-		child__run(sp, argv, orig_mask, fds[1]);
+		child__run(sp, argv, orig_mask, fds[1], tracer);
 	close(fds[1]);
 	sp->err_fd = fds[0];
 	status = wait__stopped(sp->pid, 0);
