@@ -783,27 +783,12 @@ int mt_report__sites_text(FILE *f, const struct mt_sites *sites, size_t top)
 
 static void json_site(struct mt_json *j, const struct mt_site *site)
 {
-	size_t i;
-
 	mt_json__begin_object(j);
 	mt_json__kv_u64(j, "bytes", site->bytes);
 	mt_json__kv_u64(j, "count", site->count);
 	mt_json__kv_u64(j, "leaked_bytes", site->leaked_bytes);
 	mt_json__kv_u64(j, "stacks", site->stacks);
-	mt_json__key(j, "frames");
-	mt_json__begin_array(j);
-	for (i = 0; i < site->nframes; i++)
-		mt_json__string(j, site->frames[i].name);
-	mt_json__end_array(j);
-	mt_json__key(j, "srclines");
-	mt_json__begin_array(j);
-	for (i = 0; i < site->nframes; i++) {
-		if (site->frames[i].srcline)
-			mt_json__string(j, site->frames[i].srcline);
-		else
-			mt_json__null(j);
-	}
-	mt_json__end_array(j);
+	mt_sites__json_frame_keys(j, site);
 	mt_json__end_object(j);
 }
 
