@@ -1090,6 +1090,12 @@ static void test_cmd_usage_and_unreadable(void **state)
 	assert_int_equal(run_cmd(mt_cmd_dump, err, sizeof(err), "dump", "-x", a->dir, NULL), 2);
 	assert_string_equal(err, "memtrack: dump: unknown option '-x' (see memtrack dump --help)\n");
 	assert_int_equal(run_cmd(mt_cmd_dump, err, sizeof(err), "dump", a->dir, a->dir, NULL), 2);
+	assert_int_equal(run_cmd(mt_cmd_report, err, sizeof(err), "report", a->dir, "--sites", NULL), 2);
+	assert_string_equal(err, "memtrack: report: --sites needs a value (see memtrack report --help)\n");
+	assert_int_equal(run_cmd(mt_cmd_report, err, sizeof(err), "report", "--sites", "-1", a->dir, NULL), 2);
+	assert_string_equal(err, "memtrack: --sites takes a number from 0 to 1000000, not '-1'\n");
+	assert_int_equal(run_cmd(mt_cmd_unwind, err, sizeof(err), "unwind", "--repeat", "0", a->dir, NULL), 2);
+	assert_string_equal(err, "memtrack: --repeat takes a number from 1 to 1000000000, not '0'\n");
 	assert_int_equal(run_cmd(mt_cmd_report, err, sizeof(err), "report", "/nonexistent/mt", NULL), 2);
 	assert_non_null(strstr(err, "memtrack: /nonexistent/mt: "));
 	assert_non_null(strchr(err, '\n'));

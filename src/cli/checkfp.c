@@ -30,6 +30,19 @@ static void checkfp_usage(FILE *f)
 	      "or the command line is wrong.\n", f);
 }
 
+static int checkfp_option(void *ctx, int val, const char *name, const char *arg)
+{
+	struct checkfp_args *a = ctx;
+
+	(void)name;
+	(void)arg;
+	if (val == 'j')
+		a->json = true;
+	else
+		a->strict = true;
+	return 0;
+}
+
 static int checkfp_args(int argc, char **argv, struct checkfp_args *a)
 {
 	static const struct option opts[] = {
@@ -38,22 +51,10 @@ static int checkfp_args(int argc, char **argv, struct checkfp_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int ret = mt_args__parse("check-fp", argc, argv, opts, false, checkfp_option, a, checkfp_usage);
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'j') {
-			a->json = true;
-		} else if (c == 's') {
-			a->strict = true;
-		} else if (c == 'h') {
-			checkfp_usage(stdout);
-			return 1;
-		} else {
-			return mt_args__bad_option("check-fp", argv);
-		}
-	}
+	if (ret)
+		return ret;
 	return mt_args__one_dir("check-fp", "memtrack check-fp [--json] [--strict] DIR", argc, argv, &a->dir);
 }
 

@@ -34,6 +34,19 @@ struct diff_args {
 	const char *dirs[2];
 };
 
+static int diff_option(void *ctx, int val, const char *name, const char *arg)
+{
+	struct diff_args *a = ctx;
+
+	if (val == 'j')
+		a->json = true;
+	else if (val == 'n')
+		a->raw_names = true;
+	else
+		return mt_args__number(name, arg, 0, 1000000, false, &a->top);
+	return 0;
+}
+
 /* 0: go on; 1: --help was printed; -EINVAL: a usage error was reported. */
 static int diff_args(int argc, char **argv, struct diff_args *a)
 {
@@ -44,25 +57,10 @@ static int diff_args(int argc, char **argv, struct diff_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int ret = mt_args__parse("diff", argc, argv, opts, false, diff_option, a, diff_usage);
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'j') {
-			a->json = true;
-		} else if (c == 'n') {
-			a->raw_names = true;
-		} else if (c == 's') {
-			if (mt_args__number("sites", optarg, 0, 1000000, false, &a->top))
-				return -EINVAL;
-		} else if (c == 'h') {
-			diff_usage(stdout);
-			return 1;
-		} else {
-			return mt_args__bad_option("diff", argv);
-		}
-	}
+	if (ret)
+		return ret;
 	if (argc - optind != 2) {
 		pr_err("diff: two DIRs, BEFORE and AFTER (usage: %s)\n", DIFF_USAGE);
 		return -EINVAL;

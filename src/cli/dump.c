@@ -26,6 +26,22 @@ static void dump_usage(FILE *f)
 	      "2 when DIR cannot be read or the command line is wrong.\n", f);
 }
 
+struct dump_filter {
+	struct mt_filter *filter;
+	bool *filtered;
+};
+
+static int dump_option(void *ctx, int val, const char *name, const char *arg)
+{
+	struct dump_filter *f = ctx;
+	char opt[16];
+
+	(void)val;	/* every option is a filter */
+	snprintf(opt, sizeof(opt), "--%s", name);
+	*f->filtered = true;
+	return mt_filter__option(f->filter, "dump", opt, arg);
+}
+
 /* 0: go on; 1: --help was printed; -EINVAL: a usage error was reported. *filtered: a filter was given. */
 static int dump_args(int argc, char **argv, const char **dir, struct mt_filter *filter, bool *filtered)
 {
@@ -37,24 +53,11 @@ static int dump_args(int argc, char **argv, const char **dir, struct mt_filter *
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char opt[16];
-	int c, idx, err;
+	struct dump_filter f = { filter, filtered };
+	int ret = mt_args__parse("dump", argc, argv, opts, false, dump_option, &f, dump_usage);
 
-	optind = 0;	/* getopt state is global: start over */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
-		if (c == 'h') {
-			dump_usage(stdout);
-			return 1;
-		}
-		if (c != 'P')
-			return mt_args__bad_option("dump", argv);
-		snprintf(opt, sizeof(opt), "--%s", opts[idx].name);
-		*filtered = true;
-		err = mt_filter__option(filter, "dump", opt, optarg);
-		if (err)
-			return err;
-	}
+	if (ret)
+		return ret;
 	if (*filtered && mt_filter__check(filter, "dump"))
 		return -EINVAL;
 	return mt_args__one_dir("dump", DUMP_USAGE, argc, argv, dir);

@@ -27,6 +27,17 @@ static void pprof_usage(FILE *f)
 	      "is wrong.\n", f);
 }
 
+static int pprof_option(void *ctx, int val, const char *name, const char *arg)
+{
+	bool *raw_names = ctx;
+
+	(void)val;
+	(void)name;
+	(void)arg;
+	*raw_names = true;	/* --no-demangle, its one option */
+	return 0;
+}
+
 /* 0: go on; 1: --help was printed; -EINVAL: a usage error was reported. */
 static int pprof_args(int argc, char **argv, bool *raw_names, const char **dir)
 {
@@ -35,20 +46,10 @@ static int pprof_args(int argc, char **argv, bool *raw_names, const char **dir)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int ret = mt_args__parse("pprof", argc, argv, opts, false, pprof_option, raw_names, pprof_usage);
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'n') {
-			*raw_names = true;
-		} else if (c == 'h') {
-			pprof_usage(stdout);
-			return 1;
-		} else {
-			return mt_args__bad_option("pprof", argv);
-		}
-	}
+	if (ret)
+		return ret;
 	return mt_args__one_dir("pprof", PPROF_USAGE, argc, argv, dir);
 }
 

@@ -95,11 +95,14 @@ static int report_conflicts(const struct report_args *a)
 	return a->filtered[0] ? mt_filter__check(&a->filter, "report") : 0;
 }
 
-static int report_option(struct report_args *a, int c, const char *opt, char **argv)
+static int report_option(void *ctx, int val, const char *name, const char *arg)
 {
-	char *end;
+	struct report_args *a = ctx;
+	unsigned long long top;
+	char opt[16];
+	int err;
 
-	switch (c) {
+	switch (val) {
 	case 'j': a->json = true; return 0;
 	case 'a': a->attach = true; return 0;
 	case 'f': a->full_paths = true; return 0;
@@ -112,26 +115,18 @@ static int report_option(struct report_args *a, int c, const char *opt, char **a
 			pr_err("report: --suppress: at most %d files\n", SUPPRESS_MAX);
 			return -EINVAL;
 		}
-		a->suppress[a->nsuppress++] = optarg;
+		a->suppress[a->nsuppress++] = arg;
 		return 0;
 	case 'P':
+		snprintf(opt, sizeof(opt), "--%s", name);
 		if (!a->filtered[0])
 			snprintf(a->filtered, sizeof(a->filtered), "%s", opt);
-		return mt_filter__option(&a->filter, "report", opt, optarg);
-	case 's':
-		errno = 0;
-		a->top = strtoul(optarg, &end, 10);
+		return mt_filter__option(&a->filter, "report", opt, arg);
+	default:	/* --sites */
+		err = mt_args__number(name, arg, 0, 1000000, false, &top);
+		a->top = top;
 		a->sites_given = true;
-		if (errno || end == optarg || *end || optarg[0] == '-') {
-			pr_err("report: --sites takes a count, not '%s'\n", optarg);
-			return -EINVAL;
-		}
-		return 0;
-	case 'h':
-		report_usage(stdout);
-		return 1;
-	default:
-		return mt_args__bad_option("report", argv);
+		return err;
 	}
 }
 
@@ -155,17 +150,10 @@ static int report_args(int argc, char **argv, struct report_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char opt[16];
-	int c, idx, ret;
+	int ret = mt_args__parse("report", argc, argv, opts, false, report_option, a, report_usage);
 
-	optind = 0;	/* getopt state is global: start over */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
-		snprintf(opt, sizeof(opt), "--%s", c == 'P' ? opts[idx].name : "");
-		ret = report_option(a, c, opt, argv);
-		if (ret)
-			return ret;
-	}
+	if (ret)
+		return ret;
 	if (report_conflicts(a))
 		return -EINVAL;
 	return mt_args__one_dir("report", REPORT_USAGE, argc, argv, &a->dir);

@@ -16,7 +16,7 @@
 struct unwind_args {
 	bool stats;
 	bool list;
-	unsigned long repeat;
+	unsigned long long repeat;
 	const char *dir;
 };
 
@@ -35,6 +35,19 @@ static void unwind_usage(FILE *f)
 	      "2 when DIR cannot be read or written, or the command line is wrong.\n", f);
 }
 
+static int unwind_option(void *ctx, int val, const char *name, const char *arg)
+{
+	struct unwind_args *a = ctx;
+
+	if (val == 's')
+		a->stats = true;
+	else if (val == 'l')
+		a->list = true;
+	else
+		return mt_args__number(name, arg, 1, 1000000000, false, &a->repeat);
+	return 0;
+}
+
 static int unwind_args(int argc, char **argv, struct unwind_args *a)
 {
 	static const struct option opts[] = {
@@ -44,29 +57,10 @@ static int unwind_args(int argc, char **argv, struct unwind_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
-	int c;
+	int ret = mt_args__parse("unwind", argc, argv, opts, false, unwind_option, a, unwind_usage);
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 's') {
-			a->stats = true;
-		} else if (c == 'l') {
-			a->list = true;
-		} else if (c == 'r') {
-			a->repeat = strtoul(optarg, &end, 10);
-			if (!a->repeat || *end || optarg[0] == '-') {
-				pr_err("unwind: --repeat takes a count above 0, not '%s'\n", optarg);
-				return -EINVAL;
-			}
-		} else if (c == 'h') {
-			unwind_usage(stdout);
-			return 1;
-		} else {
-			return mt_args__bad_option("unwind", argv);
-		}
-	}
+	if (ret)
+		return ret;
 	return mt_args__one_dir("unwind", "memtrack unwind [--stats] [--list] DIR", argc, argv, &a->dir);
 }
 

@@ -16,6 +16,45 @@ int mt_args__bad_option(const char *cmd, char **argv)
 	return -EINVAL;
 }
 
+/* The option's name as the user wrote it: getopt_long reports the index of a long option only. */
+static const char *args__name(const struct option *opts, int idx, int val)
+{
+	static char shortname[2];
+
+	if (idx >= 0)
+		return opts[idx].name;
+	shortname[0] = (char)val;
+	return shortname;
+}
+
+int mt_args__parse(const char *cmd, int argc, char **argv, const struct option *opts, bool in_order, mt_args_fn fn,
+		   void *ctx, void (*usage)(FILE *))
+{
+	int c, idx, ret;
+
+	optind = 0;	/* getopt's state is global: start over */
+	opterr = 0;
+	for (;;) {
+		idx = -1;
+		c = getopt_long(argc, argv, in_order ? "+:h" : ":h", opts, &idx);
+		if (c == -1)
+			return 0;
+		if (c == 'h') {
+			usage(stdout);
+			return 1;
+		}
+		if (c == ':') {
+			pr_err("%s: %s needs a value (see memtrack %s --help)\n", cmd, argv[optind - 1], cmd);
+			return -EINVAL;
+		}
+		if (c == '?')
+			return mt_args__bad_option(cmd, argv);
+		ret = fn(ctx, c, args__name(opts, idx, c), optarg);
+		if (ret)
+			return ret;
+	}
+}
+
 int mt_args__one_dir(const char *cmd, const char *usage, int argc, char **argv, const char **dir)
 {
 	if (argc - optind != 1) {

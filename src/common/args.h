@@ -2,6 +2,22 @@
 #ifndef MEMTRACK_ARGS_H
 #define MEMTRACK_ARGS_H
 
+#include <stdbool.h>
+
+#include <getopt.h>
+#include <stdio.h>
+
+/* Called for each option other than --help, with its struct option's val and the value (NULL for a flag);
+ * 0 goes on, anything else stops the parse and is returned. */
+typedef int (*mt_args_fn)(void *ctx, int val, const char *name, const char *arg);
+
+/* The option loop every subcommand shares: getopt_long over argv with opts (which lists "help"); -h and --help
+ * print usage to stdout and return 1; an unknown option or a missing value is reported and gives -EINVAL; the
+ * rest go to fn. 0 leaves optind at the first operand. With in_order, the first operand ends the options (the
+ * command after `record`'s options keeps its own). */
+int mt_args__parse(const char *cmd, int argc, char **argv, const struct option *opts, bool in_order, mt_args_fn fn,
+		   void *ctx, void (*usage)(FILE *));
+
 /* After getopt_long returned '?': says which option cmd does not know. Returns -EINVAL. */
 int mt_args__bad_option(const char *cmd, char **argv);
 /* After the options: exactly one DIR operand into *dir, else an error naming usage. 0 or -EINVAL. */
@@ -9,7 +25,6 @@ int mt_args__one_dir(const char *cmd, const char *usage, int argc, char **argv, 
 
 /* A decimal number of --opt from min to max (and a power of two when pow2), else an error naming the range and
  * -EINVAL. */
-#include <stdbool.h>
 int mt_args__number(const char *opt, const char *arg, unsigned long long min, unsigned long long max, bool pow2,
 		    unsigned long long *out);
 
