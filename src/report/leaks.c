@@ -13,6 +13,7 @@
 #include "common/array.h"
 #include "common/log.h"
 #include "common/plural.h"
+#include "common/text.h"
 #include "common/u64map.h"
 #include "report/leaks.h"
 #include "report/report.h"
@@ -331,39 +332,12 @@ void mt_leaks__free(struct mt_leaks *l)
 	free(l);
 }
 
-struct frames_out {
-	struct mt_site *site;
-	size_t cap;
-};
-
-/* A frame with "file.c:12" by the file's base name, as sites.c's site_frames makes them (it keeps that static). */
-static int frame_add(const struct mt_frame_line *fl, void *ctx)
-{
-	struct frames_out *o = ctx;
-	struct mt_site_frame *sf;
-	const char *base = fl->file ? strrchr(fl->file, '/') : NULL;
-
-	if (mt_array__grow((void **)&o->site->frames, &o->cap, o->site->nframes, sizeof(*o->site->frames)))
-		return -ENOMEM;
-	sf = &o->site->frames[o->site->nframes];
-	*sf = (struct mt_site_frame){ strdup(fl->name), NULL, fl->inlined };
-	if (fl->file && asprintf(&sf->srcline, "%s:%d", base ? base + 1 : fl->file, fl->line) < 0)
-		sf->srcline = NULL;
-	if (!sf->name || (fl->file && !sf->srcline)) {
-		free(sf->name);
-		free(sf->srcline);
-		return -ENOMEM;
-	}
-	o->site->nframes++;
-	return 0;
-}
-
 /* A stack's frames, key and rule; a hash with no definition (or no chain) is named by its value. */
 static int resolve_stack(struct mt_leaks *l, struct resolved *r, uint64_t hash)
 {
 	const uint64_t *idx = mt_u64map__find(&l->entry_of, hash);
 	const struct mt_stack_entry *e = idx ? mt_stacks__entry(l->stacks, *idx) : NULL;
-	struct frames_out o = { &r->frames, 0 };
+	struct mt_site_frames o = { &r->frames, 0 };
 	struct mt_frame_line fl = { NULL, NULL, 0, false };
 	char name[48];
 	size_t i;
@@ -372,11 +346,11 @@ static int resolve_stack(struct mt_leaks *l, struct resolved *r, uint64_t hash)
 	if (e && !e->nframes)
 		e = NULL;
 	for (i = 0; e && !err && i < e->nframes; i++)
-		err = mt_sites__expand_frame(l->stacks, &e->frames[i], true, frame_add, &o);
+		err = mt_sites__expand_frame(l->stacks, &e->frames[i], true, mt_site__add_frame, &o);
 	if (!e) {
 		snprintf(name, sizeof(name), "[stack %#" PRIx64 " undefined]", hash);
 		fl.name = name;
-		err = frame_add(&fl, &o);
+		err = mt_site__add_frame(&fl, &o);
 	}
 	r->key = err ? NULL : mt_site__key(&r->frames);
 	r->rule = e ? rule_of(l->sup, l->stacks, e, NULL) : -1;
@@ -558,7 +532,7 @@ void mt_leaks__suppressions_text(FILE *f, const struct mt_leaks *l)
 		if (!l->rule_count[i])
 			continue;
 		fprintf(f, "%s", first ? " (" : "; ");
-		mt_report__put_text(f, l->sup->v[i].name);
+		mt_text__put(f, l->sup->v[i].name);
 		fprintf(f, ": %" PRIu64, l->rule_count[i]);
 		first = false;
 	}
@@ -601,7 +575,7 @@ static void site_text(FILE *f, const struct mt_leaks *l, size_t rank, const stru
 		fprintf(f, " and %zu more", s->npids - PIDS_SHOWN);
 	if (r->exe) {
 		fputs(": ", f);
-		mt_report__put_text(f, r->exe);
+		mt_text__put(f, r->exe);
 	}
 	fputc('\n', f);
 	if (!r->exe)

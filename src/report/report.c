@@ -8,6 +8,7 @@
 
 #include "common/log.h"
 #include "common/plural.h"
+#include "common/text.h"
 #include "report/leaks.h"
 #include "report/metadata.h"
 #include "report/report.h"
@@ -38,30 +39,7 @@ const char *mt_report__human(char *buf, uint64_t bytes)
 	return buf;
 }
 
-/* Text output is for a terminal: control characters and bytes that are not UTF-8 become '?'. */
-static void put_text_n(FILE *f, const char *s, size_t left)
-{
-	size_t n;
-
-	while (left) {
-		n = mt_json__utf8_len(s, left);
-		if (!n || (n == 1 && ((unsigned char)*s < 0x20 || *s == 0x7f))) {
-			fputc('?', f);
-			n = 1;
-		} else {
-			fwrite(s, 1, n, f);
-		}
-		s += n;
-		left -= n;
-	}
-}
-
-void mt_report__put_text(FILE *f, const char *s)
-{
-	put_text_n(f, s, strlen(s));
-}
-
-#define put_text mt_report__put_text
+#define put_text mt_text__put
 
 /* One argv word, single-quoted when a shell would need it. */
 static void put_shell_word(FILE *f, const char *s)
@@ -74,7 +52,7 @@ static void put_shell_word(FILE *f, const char *s)
 	}
 	fputc('\'', f);
 	for (p = s; (q = strchr(p, '\'')); p = q + 1) {
-		put_text_n(f, p, q - p);
+		mt_text__put_n(f, p, q - p);
 		fputs("'\\''", f);
 	}
 	put_text(f, p);

@@ -50,8 +50,6 @@ int mt_report__sites_text(FILE *f, const struct mt_sites *sites, size_t top);
 const char *mt_report__human(char *buf, uint64_t bytes);
 /* "1.5 KiB (1536 B)", or "100 B" when that is exact already. buf holds 2 * MT_HUMAN_MAX bytes. */
 const char *mt_report__size_text(char *buf, uint64_t bytes);
-/* s for a terminal: control characters and bytes that are not UTF-8 print as '?'. */
-void mt_report__put_text(FILE *f, const char *s);
 /* A site's frames, one a line, indented: "name (srcline)"; "(no frames)" when it has none. */
 void mt_report__frames_text(FILE *f, const struct mt_site *site);
 /* {"ringbuf": N, "callstate": N, "read": N}, plus "drop_<i>" for unnamed causes that are not 0. */

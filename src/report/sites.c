@@ -104,14 +104,9 @@ int mt_sites__expand_frame(struct mt_stacks *s, const struct mt_frame *f, bool w
 	return fn(&fl, ctx);
 }
 
-struct frames_out {
-	struct mt_site *site;
-	size_t cap;
-};
-
-static int frame_add(const struct mt_frame_line *fl, void *ctx)
+int mt_site__add_frame(const struct mt_frame_line *fl, void *ctx)
 {
-	struct frames_out *o = ctx;
+	struct mt_site_frames *o = ctx;
 	struct mt_site_frame *sf;
 
 	if (mt_array__grow((void **)&o->site->frames, &o->cap, o->site->nframes, sizeof(*o->site->frames)))
@@ -130,12 +125,12 @@ static int frame_add(const struct mt_frame_line *fl, void *ctx)
 /* The site's frames: each return address of the entry's chain expanded into its inline chain. */
 static int site_frames(struct mt_stacks *s, const struct mt_stack_entry *e, bool with_offset, struct mt_site *site)
 {
-	struct frames_out o = { site, 0 };
+	struct mt_site_frames o = { site, 0 };
 	size_t i;
 	int err = 0;
 
 	for (i = 0; !err && i < e->nframes; i++)
-		err = mt_sites__expand_frame(s, &e->frames[i], with_offset, frame_add, &o);
+		err = mt_sites__expand_frame(s, &e->frames[i], with_offset, mt_site__add_frame, &o);
 	return err;
 }
 

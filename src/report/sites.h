@@ -93,6 +93,16 @@ typedef int (*mt_frame_line_fn)(const struct mt_frame_line *fl, void *ctx);
  */
 int mt_sites__expand_frame(struct mt_stacks *s, const struct mt_frame *f, bool with_offset, mt_frame_line_fn fn,
 			   void *ctx);
+
+/* Where mt_site__add_frame appends: a site and the capacity of its frames. */
+struct mt_site_frames {
+	struct mt_site *site;
+	size_t cap;
+};
+
+/* An mt_frame_line_fn over a struct mt_site_frames: appends fl to the site's frames, its file by its base name
+ * ("file.c:12"). 0 or -ENOMEM. */
+int mt_site__add_frame(const struct mt_frame_line *fl, void *ctx);
 /*
  * mt_stacks__load(dir) for a command that needs stacks (what: "flame graph", ...), names kept raw when raw_names.
  * NULL after one error line when DIR cannot be read (*err: the load's return) or holds no allocation stacks
