@@ -5,6 +5,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "memtrack.bpf.h"
+#include "control.bpf.h"
 #include "stacks.bpf.h"
 #include "watch.bpf.h"
 
@@ -360,7 +361,8 @@ int BPF_KRETPROBE(alloc_return, void *ret)
 	if (--c->depth && PT_REGS_SP(ctx) != c->sp + 8)
 		return 0;
 	c->depth = 0;
-	if (mt_func__is_free(c->func))	/* a release in flight: its record went out at its entry */
+	/* a release in flight: its record went out at its entry; paused: a call that began before the stop */
+	if (mt_func__is_free(c->func) || paused)
 		return 0;
 	if (call__result(c, (__u64)ret, &addr))
 		return 0;
@@ -468,10 +470,14 @@ static __always_inline __u64 size__mul(__u64 n, __u64 m)
 SEC("uprobe")
 int BPF_KPROBE(alloc_enter, __u64 a0, __u64 a1, __u64 a2)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u32 regs = MT_COOKIE_REGS(cookie);
+	__u64 cookie;
+	__u32 regs;
 	struct mt_args_val v = {};
 
+	if (paused)	/* recording off (control.bpf.h): the cheapest way out, one load */
+		return 0;
+	cookie = bpf_get_attach_cookie(ctx);
+	regs = MT_COOKIE_REGS(cookie);
 	if (regs) {
 		__u64 r[16];
 
@@ -499,13 +505,15 @@ int BPF_KPROBE(alloc_enter, __u64 a0, __u64 a1, __u64 a2)
 	return call__enter(ctx, cookie, &v);
 }
 
-/* x86-64 syscall numbers of the memory syscalls recorded. */
+/* x86-64 syscall numbers of the memory syscalls recorded, and of write (the control FIFO's lines). */
+#define NR_WRITE 1
 #define NR_MMAP 9
 #define NR_MUNMAP 11
 #define NR_BRK 12
 #define NR_MREMAP 25
 #define NR_MPROTECT 10
 #define SYS_WATCH_ONLY 0x80	/* mprotect: watched for PROT_EXEC, not recorded */
+#define SYS_CONTROL 0x40	/* write: a line to the control FIFO, maybe (control.bpf.h) */
 
 static __always_inline __u8 sys__kind(long id)
 {
@@ -515,6 +523,7 @@ static __always_inline __u8 sys__kind(long id)
 	case NR_BRK: return MT_SYS_BRK;
 	case NR_MREMAP: return MT_SYS_MREMAP;
 	case NR_MPROTECT: return SYS_WATCH_ONLY;
+	case NR_WRITE: return SYS_CONTROL;
 	}
 	return 0;
 }
@@ -671,6 +680,8 @@ static __always_inline int sys__exit(long id, long ret, struct pt_regs *regs)
 	struct mt_sysargs a;
 	struct mt_syscall *e;
 
+	if (kind == SYS_CONTROL)
+		return control__write(regs, ret);
 	if (!kind || !proc__active(bpf_get_current_pid_tgid() >> 32))
 		return 0;
 	sys__args(regs, &a);
@@ -692,7 +703,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	return sys__exit(regs->orig_ax, ret, regs);
 }
 
-/* Per-syscall tracepoints (tracefs): only the five syscalls that matter trap, for untracked processes too. */
+/* Per-syscall tracepoints (tracefs): only the six syscalls that matter trap, for untracked processes too. */
 #define SYS_TP(name, nr)									\
 	SEC("tracepoint/syscalls/sys_exit_" #name)						\
 	int sys_exit_##name(struct mt_tp_sys_exit *ctx)						\
@@ -707,6 +718,7 @@ SYS_TP(munmap, NR_MUNMAP)
 SYS_TP(brk, NR_BRK)
 SYS_TP(mremap, NR_MREMAP)
 SYS_TP(mprotect, NR_MPROTECT)
+SYS_TP(write, NR_WRITE)
 
 /* Run by the tracer on each CPU (a test run): the batch goes to the ring now. 1: it was busy, ask again. */
 SEC("raw_tp")

@@ -26,6 +26,7 @@ enum mt_rec_type {
 	MT_REC_STACK = 11,	/* struct mt_stack + FP chain + raw stack bytes: a stack definition (BPF) */
 	MT_REC_BATCH = 12,	/* ring only, never in the artifact: a header, then mt_alloc records of one CPU */
 	MT_REC_THREAD_EXIT = 13,	/* struct mt_thread_exit: a thread of a tracked process ended (BPF) */
+	MT_REC_MARK = 14,	/* struct mt_mark: a line written to the control FIFO: start, stop, mark LABEL (BPF) */
 };
 
 /* Allocator entry points; "event" names in dump follow this order. */
@@ -359,6 +360,24 @@ struct mt_stack {
 	__u8 _pad;
 };
 
+/* What a line written to the control FIFO (MEMTRACK_CONTROL) asked for: mt_mark.kind. */
+enum mt_mark_kind {
+	MT_MARK_START = 1,	/* allocation records on from here */
+	MT_MARK_STOP,		/* off from here */
+	MT_MARK_LABEL,		/* a named point: report --between A B */
+};
+
+#define MT_MARK_LABEL_MAX 64	/* label bytes kept; a longer one is cut */
+
+/* Stamped in the write syscall of the line, in the kernel's order of records: the writer's calls before its
+ * write() sort before it, those after it after it. */
+struct mt_mark {
+	struct mt_rec_hdr hdr;	/* the writing thread */
+	__u32 kind;		/* enum mt_mark_kind */
+	__u32 len;		/* label bytes (MT_MARK_LABEL only; 0 for start and stop) */
+	char label[MT_MARK_LABEL_MAX];	/* not NUL-terminated when len is MT_MARK_LABEL_MAX */
+};
+
 /* What the tracer's test run of clock_now reads: the records' clock, and what places it on CLOCK_MONOTONIC. */
 struct mt_clock {
 	__u64 ts_ns;
@@ -396,6 +415,7 @@ _Static_assert(sizeof(struct mt_fork) == 32, "mt_fork size");
 _Static_assert(sizeof(struct mt_exec) == 304, "mt_exec size");
 _Static_assert(sizeof(struct mt_exit) == 32, "mt_exit size");
 _Static_assert(sizeof(struct mt_thread_exit) == 32, "mt_thread_exit size");
+_Static_assert(sizeof(struct mt_mark) == 96, "mt_mark size");
 _Static_assert(sizeof(struct mt_clock) == 24, "mt_clock size");
 _Static_assert(sizeof(struct mt_session) == 40, "mt_session size");
 _Static_assert(sizeof(struct mt_end) == 96, "mt_end size");

@@ -101,7 +101,8 @@ static bool tracefs__ready(void)
 /*
  * The BTF raw syscall exit tracepoint by default: one link, but every syscall of the machine runs a few BPF
  * instructions to be told apart. The per-syscall exit tracepoints (tracefs) spare untracked processes that, but
- * each of their five links takes long to detach, one after another in the kernel (bench/README.md).
+ * for write's (the control FIFO's), and each of their six links takes long to detach, one after another in the
+ * kernel (bench/README.md).
  */
 static void session__choose_syscall_hooks(struct mt_bpf_session *s, bool per_syscall)
 {
@@ -479,6 +480,13 @@ int mt_bpf_session__flush_batches(struct mt_bpf_session *s)
 			return -errno;
 	}
 	return busy;
+}
+
+void mt_bpf_session__set_control(struct mt_bpf_session *s, uint64_t dev, uint64_t ino, bool paused)
+{
+	s->skel->bss->control_dev = dev;
+	s->skel->bss->control_ino = ino;
+	__atomic_store_n(&s->skel->bss->paused, paused, __ATOMIC_SEQ_CST);
 }
 
 /* The next record number, taken the way BPF takes it (see rec_seq): for a record the tracer writes. */

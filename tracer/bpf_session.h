@@ -53,6 +53,8 @@ int mt_bpf_session__drops(const struct mt_bpf_session *s, __u64 drops[MT_DROP__C
 /* Each CPU's batch of allocator records to the ring: how many CPUs had theirs busy (ask again), or -errno. */
 int mt_bpf_session__flush_batches(struct mt_bpf_session *s);
 
+/* Before the command runs: the control FIFO's file (tracer/control.h) and whether recording starts off. */
+void mt_bpf_session__set_control(struct mt_bpf_session *s, uint64_t dev, uint64_t ino, bool paused);
 /* The next record number, taken the way BPF takes it, for a record the tracer writes. */
 uint32_t mt_bpf_session__next_seq(struct mt_bpf_session *s);
 /* The next number, not taken. */

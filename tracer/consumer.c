@@ -38,6 +38,8 @@ struct mt_consumer {
 	void (*untraced_fork)(void *ctx, pid_t parent, pid_t child);
 	void *untraced_ctx;
 	uint64_t malformed;	/* records not written: the end record counts them as drops */
+	bool paused;		/* between a stop mark (or --paused's start) and a start mark, in the records' order */
+	uint64_t after_stop;	/* allocator records of calls that found recording on, numbered after a stop */
 	int err;		/* the first writer failure, said once: recording goes on */
 };
 
@@ -75,6 +77,23 @@ static void consumer__malformed(struct mt_consumer *c, const void *data, size_t 
 			"all such as dropped (malformed)\n", size >= sizeof(*h) ? h->type : 0, size);
 }
 
+/*
+ * The recording window in the records' order: BPF tests its switch before it takes a record's number, so a call on
+ * another thread that found recording on may be numbered after the stop. Its record goes, so that the window is
+ * exact in the kernel's order (a start takes its number before it switches: none comes too early).
+ */
+static bool consumer__windowed_out(struct mt_consumer *c, const struct mt_rec_hdr *h)
+{
+	const struct mt_mark *mk = (const void *)h;
+
+	if (h->type == MT_REC_MARK && h->size >= sizeof(*mk) && mk->kind != MT_MARK_LABEL)
+		c->paused = mk->kind == MT_MARK_STOP;
+	if (h->type != MT_REC_ALLOC || !c->paused)
+		return false;
+	c->after_stop++;
+	return true;
+}
+
 /* A record in its turn: written with its number cleared (the artifact has 0 there). */
 static void consumer__emit(void *ctx, const void *data, size_t size)
 {
@@ -83,6 +102,8 @@ static void consumer__emit(void *ctx, const void *data, size_t size)
 	struct mt_rec_hdr *out = (struct mt_rec_hdr *)c->pack;
 	int err;
 
+	if (consumer__windowed_out(c, h))
+		return;
 	if (h->type == MT_REC_STACK) {
 		if (!stack__pack(c, data, h->size)) {
 			consumer__malformed(c, data, size);
@@ -303,6 +324,7 @@ void mt_consumer__finish(struct mt_consumer *c)
 	late = mt_order__late(c->order);
 	pr_debug("order: the CPUs asked for their batches %" PRIu64 " times while records waited; %" PRIu64
 		 " missing numbers passed over after %llu ms\n", c->asks, c->timeouts, WAIT_SKIP_NS / 1000000);
+	pr_debug("control: %" PRIu64 " allocator records numbered after a stop were not written\n", c->after_stop);
 	if (late)
 		pr_warn("%" PRIu64 " records were written after later ones: records between them were lost (see the "
 			"drops)\n", late);
@@ -341,6 +363,11 @@ pid_t mt_consumer__parent(const struct mt_consumer *c, pid_t pid, uint32_t *flag
 
 	*flags = e ? *e >> 32 : 0;
 	return e ? (pid_t)(uint32_t)*e : 0;
+}
+
+void mt_consumer__set_paused(struct mt_consumer *c, bool paused)
+{
+	c->paused = paused;
 }
 
 uint64_t mt_consumer__malformed_records(const struct mt_consumer *c)

@@ -35,6 +35,8 @@ bool mt_consumer__is_process(const struct mt_consumer *c, pid_t pid);
 pid_t mt_consumer__parent(const struct mt_consumer *c, pid_t pid, uint32_t *flags);
 /* Records not written because they were malformed: the end record counts them as drops. */
 uint64_t mt_consumer__malformed_records(const struct mt_consumer *c);
+/* Allocation records start off (--paused): written only between a start mark and a stop mark. */
+void mt_consumer__set_paused(struct mt_consumer *c, bool paused);
 void mt_consumer__free(struct mt_consumer *c);
 
 #endif /* MEMTRACK_TRACER_CONSUMER_H */

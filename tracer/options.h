@@ -18,6 +18,8 @@ struct mt_options {
 	bool precise_time;	/* --precise-time: bpf_ktime_get_ns instead of the kernel's tick */
 	uint64_t ts_resolution;	/* --ts-resolution: allocation timestamps rounded to this many ns (1: exact) */
 	bool quiet;
+	bool paused;		/* --paused: allocation records off until the command writes "start" (tracer/control.h) */
+	bool strict;		/* --strict: exit MT_EXIT_STRICT when an event was dropped or an attach failed */
 };
 
 #endif /* MEMTRACK_TRACER_OPTIONS_H */

@@ -21,6 +21,7 @@
 #include "tracer/closer.h"
 #include "tracer/cmdlines.h"
 #include "tracer/consumer.h"
+#include "tracer/control.h"
 #include "tracer/handoff.h"
 #include "tracer/module_files.h"
 #include "tracer/outdir.h"
@@ -94,6 +95,7 @@ struct record {
 	struct mt_closer_notifs *notifs;	/* held ptrace calls, shared with the closer */
 	struct mt_module_files *mods;
 	struct mt_cmdlines *cmdlines;
+	struct mt_control *control;	/* the FIFO of MEMTRACK_CONTROL, or NULL */
 	const struct mt_record_hooks *hooks;
 	sigset_t orig_mask;
 	int sig_fd;
@@ -165,6 +167,7 @@ static int record__prepare(struct record *r)
 	r->cons = mt_consumer__new(r->bpf, r->w, r->attach);
 	if (!r->cons)
 		return -errno;
+	mt_consumer__set_paused(r->cons, r->o->paused);
 	mt_consumer__add_process(r->cons, r->sp.pid);
 	r->handoff = mt_handoff__new(r->sp.listener, r->sp.pid, r->attach, r->cons, r->notifs);
 	if (!r->handoff)
@@ -238,6 +241,37 @@ static int record__open_dir(struct record *r)
 	return r->dir_fd < 0 ? r->dir_fd : 0;
 }
 
+/*
+ * The control FIFO, the user's, named in the command's environment (it inherits memtrack's). Without one the
+ * command runs all the same, unless it is to start paused: then nothing could ever start the recording.
+ */
+static int record__open_control(struct record *r)
+{
+	uid_t uid = r->user.set ? r->user.uid : getuid();
+	gid_t gid = r->user.set ? r->user.gid : getgid();
+	uint64_t dev, ino;
+	int err;
+
+	r->control = mt_control__new(uid, gid);
+	err = r->control ? mt_control__start(r->control) : -errno;
+	if (!err && setenv(MT_CONTROL_ENV, mt_control__path(r->control), 1))
+		err = -errno;
+	if (err) {
+		mt_control__free(r->control);
+		r->control = NULL;
+		if (r->o->paused) {
+			pr_err("cannot make the control FIFO for --paused: %s\n", strerror(-err));
+			return err;
+		}
+		pr_warn("cannot make the control FIFO: %s; " MT_CONTROL_ENV " is not set\n", strerror(-err));
+		unsetenv(MT_CONTROL_ENV);
+		return 0;
+	}
+	mt_control__file(r->control, &dev, &ino);
+	mt_bpf_session__set_control(r->bpf, dev, ino, r->o->paused);
+	return 0;
+}
+
 /* The command forked and held before exec, as the user, with the hand-off's filter unless told not to. */
 static int record__spawn(struct record *r)
 {
@@ -294,6 +328,8 @@ static int record__start(struct record *r)
 	snprintf(r->dir, sizeof(r->dir), "%s", r->o->out_dir ? r->o->out_dir : "");
 	if (r->o->out_dir)
 		err = record__open_dir(r);
+	if (!err)
+		err = record__open_control(r);
 	if (!err)
 		err = record__spawn(r);
 	if (!err && !r->o->out_dir) {
@@ -382,6 +418,7 @@ static void record__cleanup(struct record *r)
 	mt_writer__close(r->w);
 	mt_module_files__finish(r->mods);
 	mt_cmdlines__free(r->cmdlines);
+	mt_control__free(r->control);
 	/* Its tracepoint links go to the closer like the uprobe links; flushed, attach needs no session. */
 	mt_bpf_session__close(r->bpf, r->closer);
 	mt_attach__free(r->attach);

@@ -7,6 +7,7 @@
 #include "tracer/options.h"
 
 #define MT_EXIT_SETUP 2		/* memtrack could not trace */
+#define MT_EXIT_STRICT 3	/* --strict: the artifact was written, but events were dropped or an attach failed */
 
 struct mt_record_hooks {
 	mt_record_fn tap;	/* each record as the writer takes it, or NULL */

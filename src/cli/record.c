@@ -22,7 +22,7 @@ static void record__usage(FILE *f)
 {
 	fprintf(f, "usage: memtrack record [-o DIR] [-q] [-v] [--stacks [--stack-bytes N]] [--exit-with-command]\n"
 		   "                       [--ring-size MIB] [--precise-time] [--ts-resolution NS] [--syscall-tracepoints]\n"
-		   "                       [--no-handoff] [--user NAME] -- PROGRAM [ARGS...]\n"
+		   "                       [--no-handoff] [--user NAME] [--paused] [--strict] -- PROGRAM [ARGS...]\n"
 		   "  -o, --output DIR     write the artifact to DIR (default: memtrack.<pid>)\n"
 		   "  -q, --quiet          no summary on stderr when the command ends\n"
 		   "  -v, --verbose        more diagnostics (twice: libbpf's too)\n"
@@ -35,14 +35,19 @@ static void record__usage(FILE *f)
 		   "                       kernel's tick (1/CONFIG_HZ: 4 ms at 250 Hz); the order is exact either way\n"
 		   "      --ts-resolution NS  timestamps rounded down to NS nanoseconds (default %u: 1 us, or the tick\n"
 		   "                       when that is coarser; 1: exact); coarser is smaller\n"
-		   "      --syscall-tracepoints  hook only the memory syscalls (mounts tracefs): other processes\n"
-		   "                       pay nothing per syscall, but five links take longer to set up and remove\n"
+		   "      --syscall-tracepoints  hook only the memory syscalls and write (mounts tracefs): other\n"
+		   "                       processes pay nothing at other syscalls, but six links take longer to\n"
+		   "                       set up and remove\n"
 		   "      --no-handoff     no seccomp filter on ptrace: a descendant that traces (gdb, strace,\n"
 		   "                       sanitizers) fails as under any tracer, but it may install its own\n"
 		   "                       seccomp listener (by default it gets EBUSY)\n"
 		   "      --user NAME      run PROGRAM as NAME with NAME's groups, and make DIR NAME's (as root;\n"
-		   "                       under sudo that is the user who ran sudo, SUDO_UID and SUDO_GID)\n",
-		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_RING_DEFAULT >> 20, MT_TS_RESOLUTION_DEFAULT);
+		   "                       under sudo that is the user who ran sudo, SUDO_UID and SUDO_GID)\n"
+		   "      --paused         start with allocation recording off: the command switches it by writing\n"
+		   "                       lines to the FIFO named by $MEMTRACK_CONTROL: start, stop, mark LABEL\n"
+		   "      --strict         exit %d, after writing the artifact, when any event was dropped or any\n"
+		   "                       attach failed\n",
+		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_RING_DEFAULT >> 20, MT_TS_RESOLUTION_DEFAULT, MT_EXIT_STRICT);
 }
 
 static int record__parse(int argc, char **argv, struct mt_options *o)
@@ -54,7 +59,8 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		{ "stack-bytes", required_argument, NULL, 'b' }, { "exit-with-command", no_argument, NULL, 'x' },
 		{ "syscall-tracepoints", no_argument, NULL, 't' }, { "ts-resolution", required_argument, NULL, 'T' },
 		{ "precise-time", no_argument, NULL, 'P' }, { "no-handoff", no_argument, NULL, 'H' },
-		{ "user", required_argument, NULL, 'u' }, {},
+		{ "user", required_argument, NULL, 'u' },	    { "paused", no_argument, NULL, 'p' },
+		{ "strict", no_argument, NULL, 'S' }, {},
 	};
 	unsigned long long n;
 	bool stacks = false;
@@ -72,6 +78,8 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		case 'P': o->precise_time = true; break;
 		case 'H': o->no_handoff = true; break;
 		case 'u': o->user = optarg; break;
+		case 'p': o->paused = true; break;
+		case 'S': o->strict = true; break;
 		case 'T':
 			if (mt_args__number("ts-resolution", optarg, 1, UINT64_MAX, false, &n))
 				return -EINVAL;
@@ -116,6 +124,8 @@ struct record_cli {
 	struct mt_model *model;	/* of the artifact, kept as it is written */
 	int model_err;		/* the first record the model could not take: the end reads the artifact back */
 	bool quiet;
+	bool holes;		/* the artifact says events were dropped or an attach failed, or cannot be read */
+	uint64_t dropped, attach_failed;	/* its counts, for --strict's message */
 };
 
 /* The model follows the writer, so the end needs no read-back of an artifact that may hold billions of events. */
@@ -159,8 +169,13 @@ static void record__conclude(void *ctx, const char *dir, const struct mt_cmdline
 	struct mt_model *m = record__model(rc, dir);
 	int err;
 
-	if (!m)
+	if (!m) {
+		rc->holes = true;
 		return;
+	}
+	rc->dropped = mt_model__totals(m)->dropped_events;
+	rc->attach_failed = mt_model__totals(m)->attach_failed;
+	rc->holes = rc->dropped || rc->attach_failed;
 	err = mt_metadata__write(dir, m, &src);
 	if (err)
 		pr_warn("cannot write %s/memory_metadata.json: %s\n", dir, strerror(-err));
@@ -186,5 +201,13 @@ int mt_cmd_record(int argc, char **argv)
 	}
 	ret = mt_record__run(&o, &hooks);
 	mt_model__free(rc.model);
+	if (o.strict && rc.holes && ret != MT_EXIT_SETUP) {
+		if (rc.dropped || rc.attach_failed)
+			pr_err("--strict: %" PRIu64 " events dropped, %" PRIu64 " attaches failed: exit %d\n",
+			       rc.dropped, rc.attach_failed, MT_EXIT_STRICT);
+		else
+			pr_err("--strict: the artifact cannot be read back to check it: exit %d\n", MT_EXIT_STRICT);
+		return MT_EXIT_STRICT;
+	}
 	return ret;
 }

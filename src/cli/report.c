@@ -30,8 +30,10 @@ struct report_args {
 	const char *suppress[SUPPRESS_MAX];
 	size_t nsuppress;
 	struct mt_filter filter;
-	char filtered[16];		/* the first of --pid, --exe, --from and --to given, or "" */
+	char filtered[16];		/* the first of --pid, --exe, --from, --to and --between given, or "" */
 	const char *dir;
+	int argc;			/* --between's second value is the word after its first */
+	char **argv;
 };
 
 /* What the report is made of, once loaded. */
@@ -69,6 +71,9 @@ static void report_usage(FILE *f)
 	      "  --from T, --to T\n"
 	      "                what happened from T to T seconds after the session started (decimals allowed);\n"
 	      "                frees of blocks allocated before T are counted apart\n"
+	      "  --between A B what happened from the first `mark A` line written to the control FIFO (record\n"
+	      "                --paused, MEMTRACK_CONTROL) to the next `mark B`, in the records' order (both\n"
+	      "                must be there)\n"
 	      "SUPPRESS (leaks not reported):\n"
 	      "  --suppress FILE         one `leak:PATTERN` a line (LSan's and heaptrack's format): leaks with a\n"
 	      "                          frame whose function, module or source file matches (`*` any run, `^` `$`\n"
@@ -122,6 +127,10 @@ static int report_option(void *ctx, int val, const char *name, const char *arg)
 		if (!a->filtered[0])
 			snprintf(a->filtered, sizeof(a->filtered), "%s", opt);
 		return mt_filter__option(&a->filter, "report", opt, arg);
+	case 'B':	/* two values: getopt has the first, the second is the next word */
+		if (!a->filtered[0])
+			snprintf(a->filtered, sizeof(a->filtered), "--between");
+		return mt_filter__between(&a->filter, "report", arg, optind < a->argc ? a->argv[optind++] : NULL);
 	default:	/* --sites */
 		err = mt_args__number(name, arg, 0, 1000000, false, &top);
 		a->top = top;
@@ -147,10 +156,15 @@ static int report_args(int argc, char **argv, struct report_args *a)
 		{ "exe", required_argument, NULL, 'P' },
 		{ "from", required_argument, NULL, 'P' },
 		{ "to", required_argument, NULL, 'P' },
+		{ "between", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int ret = mt_args__parse("report", argc, argv, opts, false, report_option, a, report_usage);
+	int ret;
+
+	a->argc = argc;
+	a->argv = argv;
+	ret = mt_args__parse("report", argc, argv, opts, false, report_option, a, report_usage);
 
 	if (ret)
 		return ret;
@@ -257,6 +271,21 @@ static int report_print(const struct report_args *a, const struct report_parts *
 	return ret;
 }
 
+/* --between's marks are in DIR, A then B: else there is no window to report. 0, or 2 after one error line. */
+static int report_between_found(const struct report_args *a, const struct mt_model *m)
+{
+	const struct mt_totals *t = mt_model__totals(m);
+
+	if (!a->filter.between[0] || t->between_closed)
+		return 0;
+	if (t->between_open)
+		pr_err("report: %s has no `mark %s` line after `mark %s`\n", a->dir, a->filter.between[1],
+		       a->filter.between[0]);
+	else
+		pr_err("report: %s has no `mark %s` line\n", a->dir, a->filter.between[0]);
+	return 2;
+}
+
 int mt_cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .top = 10, .filter = { .to_ns = MT_FILTER_END } };
@@ -271,7 +300,9 @@ int mt_cmd_report(int argc, char **argv)
 		return ret ? (ret > 0 ? 0 : 2) : report_attach(&a);
 	}
 	err = mt_model__load_with(a.dir, &mo, &p.m, &st);
-	ret = !p.m ? mt_report__exit_status(a.dir, err, &st, "report") : report_extras(&a, &p);
+	ret = !p.m ? mt_report__exit_status(a.dir, err, &st, "report") : report_between_found(&a, p.m);
+	if (!ret)
+		ret = report_extras(&a, &p);
 	if (!ret) {
 		ret = report_print(&a, &p);
 		if (ret)

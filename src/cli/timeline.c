@@ -10,7 +10,7 @@
 #include "report/report.h"
 #include "report/timeline.h"
 
-#define TIMELINE_USAGE "memtrack timeline [--json] [--top N] [--points N] DIR"
+#define TIMELINE_USAGE "memtrack timeline [--json] [--top N] [--points N] [--between A B] DIR"
 
 struct timeline_args {
 	bool json;
@@ -28,6 +28,8 @@ static void timeline_usage(FILE *f)
 	      "              \"peak_bytes\", \"live_bytes\": [...]}], \"others\", \"peak\", \"events\"}\n"
 	      "  --top N     processes drawn apart, the N with the highest peaks (default 5); the rest are \"others\"\n"
 	      "  --points N  at most N points (default 2000): past that, each of N time buckets keeps its largest value\n"
+	      "  --between A B  only from the first `mark A` line written to the control FIFO (record --paused,\n"
+	      "              MEMTRACK_CONTROL) to the next `mark B`; the peak is the span's\n"
 	      "  -h, --help  this text\n"
 	      "Exit status: 0; 1 when DIR is damaged (the timeline covers the records before the damage);\n"
 	      "2 when DIR cannot be read or the command line is wrong.\n", f);
@@ -40,6 +42,7 @@ static int timeline_args(int argc, char **argv, struct timeline_args *a)
 		{ "json", no_argument, NULL, 'j' },
 		{ "top", required_argument, NULL, 't' },
 		{ "points", required_argument, NULL, 'p' },
+		{ "between", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -55,6 +58,13 @@ static int timeline_args(int argc, char **argv, struct timeline_args *a)
 			if (mt_args__number(c == 't' ? "top" : "points", optarg, c == 't' ? 1 : 2, 1000000, false, &n))
 				return -EINVAL;
 			*(c == 't' ? &a->o.top : &a->o.max_points) = n;
+		} else if (c == 'B') {	/* two values: getopt has the first, the second is the next word */
+			a->o.between[0] = optarg;
+			a->o.between[1] = argv[optind] ? argv[optind++] : NULL;
+			if (!a->o.between[1] || !*a->o.between[1] || !*optarg) {
+				pr_err("timeline: --between takes two mark labels\n");
+				return -EINVAL;
+			}
 		} else if (c == 'h') {
 			timeline_usage(stdout);
 			return 1;

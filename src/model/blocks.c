@@ -98,6 +98,14 @@ static void note_dirty(struct mt_blocks *b, uint64_t addr)
 		b->dirty_full = true;
 }
 
+/* Releases of blocks never seen allocated: after a start mark, mostly of blocks allocated while recording was off. */
+static void unknown_free(const struct mt_blocks_acct *a, uint64_t n)
+{
+	ADD(a, unknown_frees, n);
+	if (a->resumed)
+		ADD(a, paused_frees, n);
+}
+
 /* A live block's word leaves. */
 static void block_gone(const struct mt_blocks_acct *a, uint64_t word)
 {
@@ -108,7 +116,7 @@ static void block_gone(const struct mt_blocks_acct *a, uint64_t word)
 void mt_blocks__on_call(struct mt_blocks *b, const struct mt_blocks_acct *a, uint32_t tid)
 {
 	if (b->held.count && mt_u64map__del(&b->held, tid, NULL))
-		ADD(a, unknown_frees, 1);
+		unknown_free(a, 1);
 }
 
 int mt_blocks__on_alloc(struct mt_blocks *b, const struct mt_blocks_acct *a, uint32_t tid, uint64_t addr,
@@ -163,12 +171,12 @@ static int free_unknown(struct mt_blocks *b, const struct mt_blocks_acct *a, uin
 	int ret;
 
 	if (!hold) {
-		ADD(a, unknown_frees, 1);
+		unknown_free(a, 1);
 		return 0;
 	}
 	ret = mt_u64map__put(&b->held, tid, 1, NULL);
 	if (ret > 0)
-		ADD(a, unknown_frees, 1);	/* the one held before was not the thread's last */
+		unknown_free(a, 1);	/* the one held before was not the thread's last */
 	return ret < 0 ? ret : 0;
 }
 
@@ -299,11 +307,17 @@ int mt_blocks__inherit(struct mt_blocks *child, const struct mt_blocks_acct *a, 
 	return 0;
 }
 
+void mt_blocks__end_holds(struct mt_blocks *b, const struct mt_blocks_acct *a)
+{
+	unknown_free(a, b->held.count);
+	mt_u64map__release(&b->held);
+}
+
 void mt_blocks__end(struct mt_blocks *b, const struct mt_blocks_acct *a, enum mt_blocks_end how)
 {
 	uint64_t n = a->img->live_allocations, bytes = a->img->live_bytes;
 
-	ADD(a, unknown_frees, b->held.count);
+	unknown_free(a, b->held.count);
 	if (how == MT_BLOCKS_EXEC) {
 		ADD(a, exec_discarded_allocations, n);
 		ADD(a, exec_discarded_bytes, bytes);

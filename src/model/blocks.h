@@ -14,6 +14,7 @@ struct mt_blocks_acct {
 	struct mt_heap_stats *img;
 	struct mt_heap_stats *proc;
 	struct mt_heap_stats *tot;	/* a scratch when the image is filtered out */
+	bool resumed;			/* a start mark was seen: unknown frees count as paused_frees too */
 };
 
 /* Adds v to a field of the image's, the process's and the totals' stats. */
@@ -63,6 +64,8 @@ void mt_blocks__on_thread_exit(struct mt_blocks *b, const struct mt_blocks_acct 
 /* A fork: child (new, empty) starts with parent's live blocks, shared. parent_heap: the parent's stats. */
 int mt_blocks__inherit(struct mt_blocks *child, const struct mt_blocks_acct *a, struct mt_blocks *parent,
 		       const struct mt_heap_stats *parent_heap);
+/* Recording stopped (a stop mark): held frees become unknown, since their threads go on, unrecorded. */
+void mt_blocks__end_holds(struct mt_blocks *b, const struct mt_blocks_acct *a);
 /* The image ends: held frees become unknown, the live blocks count as `how` says and are dropped. */
 void mt_blocks__end(struct mt_blocks *b, const struct mt_blocks_acct *a, enum mt_blocks_end how);
 /* Visits every live block, own and inherited, with its size and stack id (order unspecified). */

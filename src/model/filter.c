@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpf/memtrack.h"
 #include "common/args.h"
 #include "common/array.h"
 #include "common/log.h"
@@ -16,7 +17,7 @@ bool mt_filter__selects(const struct mt_filter *f)
 
 bool mt_filter__has_window(const struct mt_filter *f)
 {
-	return f && (f->from_ns || f->to_ns != MT_FILTER_END);
+	return f && (f->from_ns || f->to_ns != MT_FILTER_END || f->between[0]);
 }
 
 static bool exe_is(const char *want, const char *exe, const char *comm)
@@ -112,8 +113,33 @@ int mt_filter__option(struct mt_filter *f, const char *cmd, const char *opt, con
 	return 0;
 }
 
+int mt_filter__between(struct mt_filter *f, const char *cmd, const char *a, const char *b)
+{
+	if (!a || !b || !*a || !*b || strlen(a) > MT_MARK_LABEL_MAX || strlen(b) > MT_MARK_LABEL_MAX) {
+		pr_err("%s: --between takes two mark labels of 1 to %d bytes (the LABEL of `mark LABEL` lines)\n", cmd,
+		       MT_MARK_LABEL_MAX);
+		return -EINVAL;
+	}
+	f->between[0] = a;
+	f->between[1] = b;
+	return 0;
+}
+
+bool mt_filter__is_mark(const struct mt_rec_hdr *rec, const char *label)
+{
+	const struct mt_mark *k = (const void *)rec;
+	size_t n = strlen(label);
+
+	return rec->type == MT_REC_MARK && rec->size >= sizeof(*k) && k->kind == MT_MARK_LABEL && k->len == n &&
+	       !memcmp(k->label, label, n);
+}
+
 int mt_filter__check(const struct mt_filter *f, const char *cmd)
 {
+	if (f->between[0] && (f->from_ns || f->to_ns != MT_FILTER_END)) {
+		pr_err("%s: --between and --from/--to each make the window: one or the other\n", cmd);
+		return -EINVAL;
+	}
 	if (f->from_ns < f->to_ns)
 		return 0;
 	pr_err("%s: --from %" PRIu64 ".%06" PRIu64 " s is not before --to %" PRIu64 ".%06" PRIu64 " s: the window is "

@@ -19,6 +19,8 @@ struct mt_filter {
 	size_t nexes, cap_exes;
 	uint64_t from_ns;		/* the time window [from_ns, to_ns), nanoseconds since the session start */
 	uint64_t to_ns;
+	const char *between[2];		/* --between A B: the window from the first mark A to the next mark B, in the
+					 * records' order (from_ns and to_ns are the model's then); NULL: none */
 };
 
 /* Some pid or exe is asked for. */
@@ -43,6 +45,11 @@ int mt_filter__seconds(const char *cmd, const char *opt, const char *arg, uint64
  * -EINVAL after one error line, -ENOMEM.
  */
 int mt_filter__option(struct mt_filter *f, const char *cmd, const char *opt, const char *arg);
+/* --between A B (the labels of `mark` lines): 0, or -EINVAL after one error line. */
+int mt_filter__between(struct mt_filter *f, const char *cmd, const char *a, const char *b);
+/* rec is the mark of a `mark LABEL` line (MT_REC_MARK) with that label. */
+struct mt_rec_hdr;
+bool mt_filter__is_mark(const struct mt_rec_hdr *rec, const char *label);
 /* After the options: the window is not empty. 0, or -EINVAL after one error line. */
 int mt_filter__check(const struct mt_filter *f, const char *cmd);
 void mt_filter__release(struct mt_filter *f);

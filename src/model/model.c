@@ -121,6 +121,8 @@ struct mt_model {
 	struct mt_u64map stack_ids;	/* leak_sites: stack hash → id, 1 .. nr_stacks */
 	uint64_t *stack_hashes;		/* id - 1 → hash */
 	size_t nr_stacks, cap_stacks;
+	bool resumed;			/* a start mark was seen */
+	uint64_t last_rel;		/* the latest record's time, relative to base_ts */
 	bool have_base;
 	uint64_t base_ts;		/* what peak timestamps are relative to */
 	bool finished;
@@ -191,7 +193,7 @@ static struct mt_blocks_acct image_acct(struct mt_model *m, struct proc *p)
 	struct image *img = cur_image(m, p);
 
 	return (struct mt_blocks_acct){ &img->pub.heap, &p->pub.heap,
-					img->pub.selected ? &m->tot.heap : &m->left_out };
+					img->pub.selected ? &m->tot.heap : &m->left_out, m->resumed };
 }
 
 static uint64_t rel_ts(const struct mt_model *m, uint64_t ts)
@@ -337,9 +339,29 @@ static void window_close(struct mt_model *m)
 	m->win = WIN_CLOSED;
 }
 
-/* Before a record at ts is accounted. */
-static void window_step(struct mt_model *m, uint64_t ts)
+/* --between A B: the window is where the marks are in the records' order, its times are theirs. */
+static void window_step_marks(struct mt_model *m, const struct mt_rec_hdr *rec)
 {
+	if (m->win == WIN_BEFORE && mt_filter__is_mark(rec, m->filter.between[0])) {
+		m->filter.from_ns = rel_ts(m, rec->ts_ns);
+		window_open(m);
+		m->tot.between_open = true;
+	} else if (m->win == WIN_OPEN && mt_filter__is_mark(rec, m->filter.between[1])) {
+		m->filter.to_ns = rel_ts(m, rec->ts_ns);
+		window_close(m);
+		m->tot.between_closed = true;
+	}
+}
+
+/* Before a record at ts is accounted. */
+static void window_step(struct mt_model *m, const struct mt_rec_hdr *rec)
+{
+	uint64_t ts = rec->ts_ns;
+
+	if (m->filter.between[0]) {
+		window_step_marks(m, rec);
+		return;
+	}
 	if (m->win == WIN_BEFORE && rel_ts(m, ts) >= m->filter.from_ns)
 		window_open(m);
 	if (m->win == WIN_OPEN && rel_ts(m, ts) >= m->filter.to_ns)
@@ -375,6 +397,8 @@ static void window_finish(struct mt_model *m)
 
 	if (!m->window)
 		return;
+	if (m->filter.between[0] && m->win == WIN_BEFORE)	/* no mark A: an empty window at the end */
+		m->filter.from_ns = m->filter.to_ns = m->last_rel;
 	if (m->win == WIN_BEFORE)
 		window_open(m);
 	if (m->win == WIN_OPEN)
@@ -711,6 +735,27 @@ static void apply_end(struct mt_model *m, const struct mt_end *e)
 	}
 }
 
+/*
+ * A start makes the unknown frees after it paused_frees too. A stop ends every thread's held release (see
+ * mt_blocks__on_free): the thread goes on unrecorded, so that release cannot be known to be its last.
+ */
+static void apply_mark(struct mt_model *m, const struct mt_mark *k)
+{
+	struct mt_blocks_acct a;
+	size_t i;
+
+	m->tot.marks++;
+	m->resumed |= k->kind == MT_MARK_START;
+	if (k->kind != MT_MARK_STOP)
+		return;
+	for (i = 0; i < m->nr_procs; i++) {
+		if (m->procs[i]->pub.exited)
+			continue;
+		a = image_acct(m, m->procs[i]);
+		mt_blocks__end_holds(m->procs[i]->blocks, &a);
+	}
+}
+
 /* Accounts one record, in time order. */
 static int model_account(struct mt_model *m, const struct mt_rec_hdr *rec)
 {
@@ -721,8 +766,13 @@ static int model_account(struct mt_model *m, const struct mt_rec_hdr *rec)
 		m->base_ts = rec->ts_ns;
 	}
 	if (m->window)
-		window_step(m, rec->ts_ns);
+		window_step(m, rec);
+	m->last_rel = rel_ts(m, rec->ts_ns);
 	m->tot.records++;
+	if (rec->type == MT_REC_MARK && rec->size >= sizeof(struct mt_mark)) {
+		apply_mark(m, (const struct mt_mark *)rec);
+		return 0;
+	}
 	if (rec->type == MT_REC_THREAD_EXIT && rec->size >= sizeof(struct mt_thread_exit)) {
 		apply_thread_exit(m, (const struct mt_thread_exit *)rec);
 		return 0;
@@ -858,6 +908,11 @@ err_free_model:
 	if (!st->reason[0])
 		snprintf(st->reason, sizeof(st->reason), "%s", strerror(-err));
 	return err;
+}
+
+const struct mt_filter *mt_model__filter(const struct mt_model *m)
+{
+	return &m->filter;
 }
 
 const struct mt_totals *mt_model__totals(const struct mt_model *m)

@@ -45,6 +45,8 @@ struct mt_heap_stats {
 	uint64_t start_live_bytes;
 	uint64_t early_frees;		/* with a time window: of the frees, those of blocks allocated before it */
 	uint64_t early_freed_bytes;
+	uint64_t paused_frees;		/* of the unknown frees, those after a start mark (record --paused, the control
+					 * FIFO): mostly of blocks allocated while recording was off */
 	uint64_t mmap_calls;		/* successful (ret >= 0) syscalls only; not heap */
 	uint64_t mmap_bytes;
 	uint64_t munmap_calls;
@@ -111,6 +113,9 @@ struct mt_totals {
 	uint64_t attach_failed;		/* attach records with an error: files whose calls are missing */
 	uint64_t drops[MT_DROP__COUNT];	/* from the END record, by enum mt_drop */
 	uint64_t dropped_events;	/* sum of drops */
+	uint64_t marks;			/* MT_REC_MARK records: start, stop and mark lines of the control FIFO */
+	bool between_open;		/* --between A B: mark A was seen (the window opened there) */
+	bool between_closed;		/* and then mark B (it closed there) */
 	bool complete;			/* the END record was seen: the run finished */
 	int32_t end_status;		/* the END record's wait status */
 };
@@ -159,6 +164,8 @@ int mt_model__load_with(const char *path, const struct mt_model_opts *opts, stru
 			struct mt_read_status *st);
 
 const struct mt_totals *mt_model__totals(const struct mt_model *m);
+/* The filter it was made with (everything without one); a --between window's from_ns and to_ns found. */
+const struct mt_filter *mt_model__filter(const struct mt_model *m);
 const struct mt_session_info *mt_model__session(const struct mt_model *m);
 /* Processes in the order their pid was first seen (a pid reused after exit gets a new entry). */
 size_t mt_model__nr_procs(const struct mt_model *m);

@@ -111,6 +111,19 @@ static void dump_exit(struct mt_json *j, const struct mt_exit *x)
 	mt_json__kv_i64(j, "raw_status", x->status);
 }
 
+/* A control line: "start" and "stop" switched the recording, "mark" carries its label. */
+static void dump_mark(struct mt_json *j, const struct mt_mark *k)
+{
+	static const char *const kinds[] = { [MT_MARK_START] = "start", [MT_MARK_STOP] = "stop",
+					     [MT_MARK_LABEL] = "mark" };
+	const char *kind = k->kind <= MT_MARK_LABEL ? kinds[k->kind] : NULL;
+
+	mt_json__kv_string(j, "event", "mark");
+	mt_json__kv_string(j, "kind", kind ? kind : "?");
+	if (k->kind == MT_MARK_LABEL)
+		mt_json__kv_string_n(j, "label", k->label, k->len < MT_MARK_LABEL_MAX ? k->len : MT_MARK_LABEL_MAX);
+}
+
 static void dump_thread_exit(struct mt_json *j, const struct mt_thread_exit *t)
 {
 	mt_json__kv_string(j, "event", "thread_exit");
@@ -225,6 +238,7 @@ static void dump_body(struct mt_json *j, const struct mt_rec_hdr *rec, const str
 	case MT_REC_ATTACH: dump_attach(j, (const struct mt_attach *)rec); break;
 	case MT_REC_MAPPING: dump_mapping(j, (const struct mt_mapping *)rec); break;
 	case MT_REC_FILE: dump_file(j, (const struct mt_file *)rec); break;
+	case MT_REC_MARK: dump_mark(j, (const struct mt_mark *)rec); break;
 	}
 }
 

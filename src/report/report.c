@@ -181,6 +181,13 @@ static void text_filter(FILE *f, const struct mt_filter *flt)
 		else
 			fprintf(f, "%" PRIu64 ".%06" PRIu64 " s", flt->to_ns / 1000000000, flt->to_ns % 1000000000 / 1000);
 	}
+	if (flt->between[0]) {
+		fputs(" (between the marks ", f);
+		put_text(f, flt->between[0]);
+		fputs(" and ", f);
+		put_text(f, flt->between[1]);
+		fputc(')', f);
+	}
 	fputc('\n', f);
 }
 
@@ -208,7 +215,7 @@ static void text_header(FILE *f, const struct mt_model *m, const char *label, co
 		fprintf(f, " (%" PRIu64 " images)", t->images);
 	fputc('\n', f);
 	if (x->filter)
-		text_filter(f, x->filter);
+		text_filter(f, mt_model__filter(m));
 }
 
 static void text_dropped(FILE *f, const struct mt_totals *t)
@@ -319,7 +326,7 @@ static const char *still_live_why(const struct mt_totals *t, const struct mt_rep
 {
 	if (!t->complete)
 		return " (the recording did not finish: live when it stopped, not leaks)";
-	if (x->filter && x->filter->to_ns != MT_FILTER_END)
+	if (x->filter && (x->filter->to_ns != MT_FILTER_END || x->filter->between[0]))
 		return " (live at the end of the window, or of the recording)";
 	return " (processes without an exit record: live when the recording ended)";
 }
@@ -371,6 +378,9 @@ static void text_totals(FILE *f, const struct mt_model *m, const size_t *rows, s
 	text_heap(f, m, x);
 	if (h->unknown_frees)
 		text_unknown_frees(f, m, rows, nrows);
+	if (h->paused_frees)
+		fprintf(f, "  %-20s%" PRIu64 " (after a start mark: of blocks allocated while recording was off)\n",
+			"of which paused:", h->paused_frees);
 	fprintf(f, "  %-20smmap %" PRIu64 " (%s), ", "mappings:", h->mmap_calls, mt_report__human(a, h->mmap_bytes));
 	fprintf(f, "munmap %" PRIu64 " (%s), mremap %" PRIu64 ", brk %" PRIu64 " (not heap)\n",
 		h->munmap_calls, mt_report__human(b, h->munmap_bytes), h->mremap_calls, h->brk_calls);
@@ -538,6 +548,13 @@ static void json_filter(struct mt_json *j, const struct mt_filter *flt)
 		mt_json__kv_null(j, "to_ns");
 	else
 		mt_json__kv_u64(j, "to_ns", flt->to_ns);
+	if (flt->between[0]) {
+		mt_json__key(j, "between");
+		mt_json__begin_array(j);
+		mt_json__string(j, flt->between[0]);
+		mt_json__string(j, flt->between[1]);
+		mt_json__end_array(j);
+	}
 	mt_json__end_object(j);
 }
 
@@ -569,8 +586,12 @@ static void json_totals(struct mt_json *j, const struct mt_model *m, const struc
 	mt_json__kv_u64(j, "processes", t->processes);
 	mt_json__kv_u64(j, "images", t->images);
 	if (has_filter(x))
-		json_filter(j, x->filter);
+		json_filter(j, mt_model__filter(m));
 	json_heap(j, &t->heap, sup_n, sup_b, x->filter && mt_filter__has_window(x->filter));
+	if (t->marks) {	/* the control FIFO was written to */
+		mt_json__kv_u64(j, "marks", t->marks);
+		mt_json__kv_u64(j, "unknown_frees_after_start", t->heap.paused_frees);
+	}
 	mt_leaks__suppressions_json(j, x->leaks);
 	mt_json__kv_u64(j, "dropped_events", t->dropped_events);
 	mt_json__key(j, "drops");

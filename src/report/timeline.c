@@ -61,7 +61,21 @@ struct tl_pass {
 	bool bucketed;			/* pass two: more samples than points */
 	uint64_t nsamples;		/* pass two: pass one's count */
 	size_t point;			/* pass two: the point being filled, + 1 (0: none yet) */
+	const char *const *between;	/* --between's marks, or NULL */
+	int span;			/* with them: 0 before mark A, 1 from it, 2 from mark B on */
 };
+
+/* The record lies in --between's span (the marks themselves included): a pass follows the marks. */
+static bool tl_in_span(struct tl_pass *p, const struct mt_rec_hdr *rec)
+{
+	if (!p->between)
+		return true;
+	if (p->span == 0 && mt_filter__is_mark(rec, p->between[0]))
+		p->span = 1;
+	else if (p->span == 1 && mt_filter__is_mark(rec, p->between[1]))
+		p->span = 2;
+	return p->span == 1 || (p->span == 2 && mt_filter__is_mark(rec, p->between[1]));
+}
 
 void mt_timeline__free(struct mt_timeline *t)
 {
@@ -136,6 +150,8 @@ static int pass_one(const struct mt_rec_hdr *rec, const struct mt_replay *r, voi
 	uint64_t ts = mt_replay__rel_ts(r, rec->ts_ns);
 	int err;
 
+	if (!tl_in_span(p, rec))
+		return 0;
 	if (rec->type == MT_REC_FORK || rec->type == MT_REC_EXEC || rec->type == MT_REC_EXIT) {
 		err = tl_event(p->t, rec, ts);
 		if (err)
@@ -177,6 +193,8 @@ static int pass_two(const struct mt_rec_hdr *rec, const struct mt_replay *r, voi
 	size_t i, at;
 	bool first;
 
+	if (!tl_in_span(p, rec))
+		return 0;
 	if (!tl_changed(p, rec, m) || p->samples >= p->nsamples)
 		return 0;
 	at = point_of(p, ts);
@@ -189,6 +207,10 @@ static int pass_two(const struct mt_rec_hdr *rec, const struct mt_replay *r, voi
 	}
 	total = mt_model__totals(m)->heap.live_bytes;
 	point_put(t->total, t->npoints - 1, first, total);
+	if (p->between && (p->samples == 1 || total > t->peak_bytes)) {	/* the span's own peak */
+		t->peak_bytes = total;
+		t->peak_ts = ts;
+	}
 	for (i = 0; i < t->nprocs; i++) {
 		live = t->procs[i].model_index < mt_model__nr_procs(m) ?
 		       mt_model__proc(m, t->procs[i].model_index)->heap.live_bytes : 0;
@@ -273,7 +295,8 @@ static int build_first(const char *path, const struct mt_timeline_opts *o, struc
 int mt_timeline__build(const char *path, const struct mt_timeline_opts *o, struct mt_timeline **out,
 		       struct mt_read_status *st)
 {
-	struct tl_pass p = { .max_points = o && o->max_points ? o->max_points : MT_TIMELINE_POINTS };
+	struct tl_pass p = { .max_points = o && o->max_points ? o->max_points : MT_TIMELINE_POINTS,
+			     .between = o && o->between[0] ? o->between : NULL };
 	struct mt_read_status local;
 	int err, err2;
 
@@ -288,6 +311,7 @@ int mt_timeline__build(const char *path, const struct mt_timeline_opts *o, struc
 	mt_u64map__release(&p.last);
 	p.last_total = 0;
 	p.samples = 0;
+	p.span = 0;
 	/* the same records again: pass two sees what pass one saw (and no more, were the file to grow) */
 	err2 = mt_replay__run(path, pass_two, &p, NULL, st);
 	if (err2 && err2 != -EBADMSG) {

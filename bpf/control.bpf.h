@@ -1,0 +1,106 @@
+/* control.bpf.h — BPF-only: the control FIFO's lines (start, stop, mark LABEL), acted on in the writer's syscall. */
+#ifndef MEMTRACK_CONTROL_BPF_H
+#define MEMTRACK_CONTROL_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+
+#include "memtrack.bpf.h"
+
+/* A write longer than this is no control line: a process's bulk writes leave before its fd is looked up. */
+#define MT_CONTROL_WRITE_MAX 256
+#define MT_CONTROL_READ (MT_MARK_LABEL_MAX + 8)	/* "mark " + the label + "\n", rounded up */
+
+/* Allocation records off: set by the tracer before the command runs (--paused), then by BPF at each start and stop
+ * line. The allocator probes test it first, and return at once while it is set. */
+__u64 paused = 0;	/* 64 bits: clang 14 has BPF atomics of that width only */
+
+/* The control FIFO's file (its s_dev and inode number): set by the tracer before the command runs; 0: none. */
+__u64 control_dev = 0;
+__u64 control_ino = 0;
+
+/* fd of the current task is the control FIFO. */
+static __always_inline bool control__is_fifo(struct task_struct *task, __u32 fd)
+{
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds, *f = NULL;
+	struct inode *inode;
+
+	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+		return false;
+	fds = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) || !f)
+		return false;
+	inode = BPF_CORE_READ(f, f_inode);
+	return inode && BPF_CORE_READ(inode, i_ino) == control_ino && BPF_CORE_READ(inode, i_sb, s_dev) == control_dev;
+}
+
+/* The line's command (enum mt_mark_kind), 0 for none; a mark's label into label, its length into *len. */
+static __always_inline __u32 control__parse(const char *b, __u32 n, char *label, __u32 *len)
+{
+	__u32 i;
+
+	*len = 0;
+	if (n >= 5 && b[0] == 's' && b[1] == 't' && b[2] == 'a' && b[3] == 'r' && b[4] == 't' &&
+	    (n == 5 || b[5] == '\n'))
+		return MT_MARK_START;
+	if (n >= 4 && b[0] == 's' && b[1] == 't' && b[2] == 'o' && b[3] == 'p' && (n == 4 || b[4] == '\n'))
+		return MT_MARK_STOP;
+	if (n < 5 || b[0] != 'm' || b[1] != 'a' || b[2] != 'r' || b[3] != 'k' || b[4] != ' ')
+		return 0;
+	for (i = 0; i < MT_MARK_LABEL_MAX; i++) {
+		if (5 + i >= n || b[5 + i] == '\n')
+			break;
+		label[i] = b[5 + i];
+	}
+	*len = i;
+	return MT_MARK_LABEL;
+}
+
+/*
+ * The record takes its number before the switch: a call of another thread that finds recording on has a higher
+ * number than a start, and one with a lower number than a stop was started before it (the tracer drops the
+ * records of calls that found it on but took their number after the stop). A mark the full ring refuses switches
+ * nothing: BPF and the tracer stay agreed, and the drop is counted.
+ */
+static __always_inline void control__apply(const char *b, __u32 n)
+{
+	char label[MT_MARK_LABEL_MAX] = {};
+	struct mt_mark *e;
+	__u32 kind, len;
+
+	kind = control__parse(b, n, label, &len);
+	if (!kind)
+		return;
+	e = rec__reserve(sizeof(*e), MT_REC_MARK);
+	if (!e)
+		return;
+	e->kind = kind;
+	e->len = len;
+	__builtin_memcpy(e->label, label, sizeof(e->label));
+	rec__submit(e, sizeof(*e));
+	if (kind != MT_MARK_LABEL)
+		__sync_lock_test_and_set(&paused, kind == MT_MARK_STOP);
+}
+
+/* At the exit of write(fd, buf, n): a line of a tracked process written to the control FIFO. */
+static __always_inline int control__write(struct pt_regs *regs, long ret)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	char b[MT_CONTROL_READ] = {};
+	__u32 n = ret;
+
+	if (!control_ino || ret <= 0 || ret > MT_CONTROL_WRITE_MAX || !proc__active(task->tgid))
+		return 0;
+	if (!control__is_fifo(task, BPF_CORE_READ(regs, di)))
+		return 0;
+	if (n > sizeof(b))
+		n = sizeof(b);
+	if (bpf_probe_read_user(b, n, (void *)BPF_CORE_READ(regs, si)))
+		return 0;
+	control__apply(b, n);
+	return 0;
+}
+
+#endif /* MEMTRACK_CONTROL_BPF_H */
