@@ -8,8 +8,6 @@
 
 #include "memtrack.bpf.h"
 
-/* A write longer than this is no control line: a process's bulk writes leave before its fd is looked up. */
-#define MT_CONTROL_WRITE_MAX 256
 #define MT_CONTROL_READ (MT_MARK_LABEL_MAX + 8)	/* "mark " + the label + "\n", rounded up */
 
 /* Allocation records off: set by the tracer before the command runs (--paused), then by BPF at each start and stop
@@ -19,6 +17,10 @@ __u64 paused = 0;	/* 64 bits: clang 14 has BPF atomics of that width only */
 /* The control FIFO's file (its s_dev and inode number): set by the tracer before the command runs; 0: none. */
 __u64 control_dev = 0;
 __u64 control_ino = 0;
+
+/* Writes to the FIFO, or lines in them, that switched nothing: not a control line, too long, too many in one write.
+ * The tracer reads it at the end and says so. */
+__u64 control_ignored = 0;
 
 /* fd of the current task is the control FIFO. */
 static __always_inline bool control__is_fifo(struct task_struct *task, __u32 fd)
@@ -71,8 +73,10 @@ static __always_inline void control__apply(const char *b, __u32 n)
 	__u32 kind, len;
 
 	kind = control__parse(b, n, label, &len);
-	if (!kind)
+	if (!kind) {
+		__sync_fetch_and_add(&control_ignored, 1);
 		return;
+	}
 	e = rec__reserve(sizeof(*e), MT_REC_MARK);
 	if (!e)
 		return;
@@ -84,22 +88,70 @@ static __always_inline void control__apply(const char *b, __u32 n)
 		__sync_lock_test_and_set(&paused, kind == MT_MARK_STOP);
 }
 
-/* At the exit of write(fd, buf, n): a line of a tracked process written to the control FIFO. */
+/* The bytes up to and including the first newline of b's n; past the write's end (ends the loop) when none. */
+static __always_inline __u32 control__line_len(const char *b, __u32 n)
+{
+	__u32 i;
+
+	for (i = 0; i < MT_CONTROL_READ; i++) {
+		if (i >= n)
+			break;
+		if (b[i] == '\n')
+			return i + 1;
+	}
+	return MT_CONTROL_WRITE_MAX;
+}
+
+/* Where a write's lines are read. */
+struct control_walk {
+	const char *buf;
+	__u64 off;
+	__u64 len;
+};
+
+/* The line of the write at w->off, acted on; w->off moves past it. 1: no line left. A global function, so the
+ * verifier checks it once, not once for each line of the caller's loop. */
+__noinline int control__line(struct control_walk *w)
+{
+	char b[MT_CONTROL_READ] = {};
+	__u64 n;
+
+	if (!w || w->off >= w->len)
+		return 1;
+	n = w->len - w->off;
+	if (n > sizeof(b))
+		n = sizeof(b);
+	asm volatile("" : "+r"(n));	/* else clang may pass the verifier an unbounded copy of n */
+	if (bpf_probe_read_user(b, n, w->buf + w->off))
+		return 1;
+	control__apply(b, n);
+	w->off += control__line_len(b, n);
+	return 0;
+}
+
+/* At the exit of write(fd, buf, n): the lines a tracked process wrote to the control FIFO, in their order (a stdio
+ * stream flushed once writes several in one call). */
 static __always_inline int control__write(struct pt_regs *regs, long ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	char b[MT_CONTROL_READ] = {};
-	__u32 n = ret;
+	struct control_walk w = {};
+	__u32 i;
 
-	if (!control_ino || ret <= 0 || ret > MT_CONTROL_WRITE_MAX || !proc__active(task->tgid))
+	if (!control_ino || ret <= 0 || !proc__active(task->tgid))
 		return 0;
 	if (!control__is_fifo(task, BPF_CORE_READ(regs, di)))
 		return 0;
-	if (n > sizeof(b))
-		n = sizeof(b);
-	if (bpf_probe_read_user(b, n, (void *)BPF_CORE_READ(regs, si)))
+	if (ret > MT_CONTROL_WRITE_MAX) {
+		__sync_fetch_and_add(&control_ignored, 1);
 		return 0;
-	control__apply(b, n);
+	}
+	w.buf = (const char *)BPF_CORE_READ(regs, si);
+	w.len = ret;
+	for (i = 0; i < MT_CONTROL_LINES; i++)
+		if (control__line(&w))
+			break;
+	if (w.off < w.len)
+		__sync_fetch_and_add(&control_ignored, 1);
 	return 0;
 }
 

@@ -368,6 +368,9 @@ enum mt_mark_kind {
 };
 
 #define MT_MARK_LABEL_MAX 64	/* label bytes kept; a longer one is cut */
+/* A write to the control FIFO longer than this is not acted on, nor lines past the first MT_CONTROL_LINES of one. */
+#define MT_CONTROL_WRITE_MAX 256
+#define MT_CONTROL_LINES 8
 
 /* Stamped in the write syscall of the line, in the kernel's order of records: the writer's calls before its
  * write() sort before it, those after it after it. */

@@ -102,6 +102,35 @@ static void test_paused_window(void **state)
 	assert_string_equal(w.label, "phase2");
 }
 
+/* The same window written as two lines per write(), through stdio, then a line that is no command: the first three
+ * act, the last is said on stderr. */
+static void test_lines_per_write(void **state)
+{
+	struct window_log w;
+	char dir[512], err[600], text[4096] = "";
+	FILE *f;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "lines");
+	assert_int_equal(control_run(dir, "--paused", NULL, "lines"), 0);
+	window__read(dir, &w);
+	assert_int_equal(w.allocs_by_size[0], 0);
+	assert_int_equal(w.allocs_by_size[1], 100);
+	assert_int_equal(w.allocs_by_size[2], 0);
+	assert_int_equal(w.frees, 100);
+	assert_int_equal(w.outside, 0);
+	assert_int_equal(w.marks[MT_MARK_START], 1);
+	assert_int_equal(w.marks[MT_MARK_LABEL], 1);
+	assert_int_equal(w.marks[MT_MARK_STOP], 1);
+	assert_string_equal(w.label, "phase2");
+	snprintf(err, sizeof(err), "%s.err", dir);
+	f = fopen(err, "r");
+	assert_non_null(f);
+	text[fread(text, 1, sizeof(text) - 1, f)] = 0;
+	fclose(f);
+	assert_non_null(strstr(text, "1 line written to $MEMTRACK_CONTROL was not acted on"));
+}
+
 /* Not paused: the same lines are marks in a recording of everything. */
 static void test_unpaused_marks(void **state)
 {
@@ -267,6 +296,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_paused_window),
 		cmocka_unit_test(test_unpaused_marks),
+		cmocka_unit_test(test_lines_per_write),
 		cmocka_unit_test(test_window_other_thread),
 		cmocka_unit_test(test_strict_drop),
 		cmocka_unit_test(test_between_marks),

@@ -1,7 +1,6 @@
 /* consumer.c — drains the BPF ring buffer into the artifact and learns from fork records which pids are processes. */
 #include <errno.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -243,7 +242,7 @@ static long consumer__flush_batches(struct mt_consumer *c)
 	long n;
 
 	while ((busy = mt_bpf_session__flush_batches(c->bpf)) > 0 && ++tries < BATCH_FLUSH_TRIES)
-		sched_yield();
+		mt_ring__let_writers_run();
 	if (busy)
 		pr_debug("cannot flush the CPUs' batches: %s\n", busy < 0 ? strerror(-busy) : "busy");
 	n = mt_ring__consume_past(c->events, consumer__on_record, c, &reached);

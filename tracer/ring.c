@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -105,18 +106,35 @@ publish:
  * microseconds (longer only when preempted), so yielding this many times outlasts any. */
 #define RING_PAST_TRIES 100000
 
+/* A program holds its CPU migrate-disabled: preempted under a real-time reader on that CPU, it runs again only when
+ * the reader sleeps. */
+#define RING_RT_PAUSE_NS 20000
+
+void mt_ring__let_writers_run(void)
+{
+	struct timespec pause = { 0, RING_RT_PAUSE_NS };
+
+	if ((sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) == SCHED_FIFO)
+		nanosleep(&pause, NULL);
+	else
+		sched_yield();
+}
+
 long mt_ring__consume_past(struct mt_ring *r, mt_ring_cb cb, void *ctx, bool *reached)
 {
 	unsigned long target = __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE);
 	long n, total = 0;
 	int tries = 0;
 
-	do {
+	for (;;) {
 		n = mt_ring__consume(r, cb, ctx);
 		if (n < 0)
 			return n;
 		total += n;
-	} while (*r->consumer_pos < target && ++tries < RING_PAST_TRIES && !sched_yield());
+		if (*r->consumer_pos >= target || ++tries >= RING_PAST_TRIES)
+			break;
+		mt_ring__let_writers_run();
+	}
 	if (reached)
 		*reached = *r->consumer_pos >= target;
 	return total;

@@ -14,6 +14,9 @@ long mt_ring__consume(struct mt_ring *r, mt_ring_cb cb, void *ctx);
 /* Consumes until every record reserved before the call has been handed, past any another CPU still fills.
  * *reached (may be NULL): all of them were. */
 long mt_ring__consume_past(struct mt_ring *r, mt_ring_cb cb, void *ctx, bool *reached);
+/* Lets a BPF program that this thread may have preempted on its CPU finish its record: a yield, or a short sleep
+ * when this thread runs under a real-time policy, which a yield leaves to real-time threads only. */
+void mt_ring__let_writers_run(void);
 void mt_ring__free(struct mt_ring *r);
 
 #endif /* MEMTRACK_TRACER_RING_H */

@@ -139,6 +139,26 @@ static int burst(void)
 	return 0;
 }
 
+/* single()'s window through a stdio stream flushed once per two lines, and a line that is no command. */
+static int lines(void)
+{
+	static void *a[100], *b[100], *c[100];
+	FILE *f = fdopen(ctl, "w");
+
+	if (!f)
+		return 15;
+	allocs(a, 100, 1111);
+	fputs("start\nmark phase2\n", f);
+	fflush(f);
+	allocs(b, 100, 2222);
+	for (int i = 0; i < 100; i++)
+		free(a[i]);
+	fputs("stop\nbogus\n", f);
+	fflush(f);
+	allocs(c, 100, 3333);
+	return 0;
+}
+
 /* Who owns the FIFO and its directory, and their modes: "PATH fifo MODE UID dir MODE UID". */
 static int owners(const char *path)
 {
@@ -170,5 +190,7 @@ int main(int argc, char **argv)
 		return held();
 	if (argc > 1 && !strcmp(argv[1], "between"))
 		return between();
+	if (argc > 1 && !strcmp(argv[1], "lines"))
+		return lines();
 	return argc > 1 && !strcmp(argv[1], "threads") ? threads() : single();
 }
