@@ -57,6 +57,24 @@ static void window__read(const char *dir, struct window_log *w)
 	assert_int_equal(mt_artifact__read(dir, window__on_record, w, &st), 0);
 }
 
+/* single()'s window: exactly the 100 x 2222 and the 100 frees, between one start and one stop, one mark phase2. */
+static void window__check_single(const char *dir)
+{
+	struct window_log w;
+
+	window__read(dir, &w);
+	assert_int_equal(w.allocs_by_size[0], 0);
+	assert_int_equal(w.allocs_by_size[1], 100);
+	assert_int_equal(w.allocs_by_size[2], 0);
+	assert_int_equal(w.allocs_by_size[3], 0);
+	assert_int_equal(w.frees, 100);
+	assert_int_equal(w.outside, 0);
+	assert_int_equal(w.marks[MT_MARK_START], 1);
+	assert_int_equal(w.marks[MT_MARK_LABEL], 1);
+	assert_int_equal(w.marks[MT_MARK_STOP], 1);
+	assert_string_equal(w.label, "phase2");
+}
+
 /* memtrack record -q -o DIR OPTS... -- control_window MODE: its exit code. */
 static int control_run(const char *dir, const char *opt, const char *opt2, const char *mode)
 {
@@ -83,46 +101,25 @@ static void test_dir(char *buf, size_t len, const char *name)
 /* 100 x 1111, start, 100 x 2222 (and the 1111s freed), mark phase2, stop, 100 x 3333: exactly the window's. */
 static void test_paused_window(void **state)
 {
-	struct window_log w;
 	char dir[512];
 
 	(void)state;
 	test_dir(dir, sizeof(dir), "paused");
 	assert_int_equal(control_run(dir, "--paused", NULL, "single"), 0);
-	window__read(dir, &w);
-	assert_int_equal(w.allocs_by_size[0], 0);
-	assert_int_equal(w.allocs_by_size[1], 100);
-	assert_int_equal(w.allocs_by_size[2], 0);
-	assert_int_equal(w.allocs_by_size[3], 0);
-	assert_int_equal(w.frees, 100);
-	assert_int_equal(w.outside, 0);
-	assert_int_equal(w.marks[MT_MARK_START], 1);
-	assert_int_equal(w.marks[MT_MARK_LABEL], 1);
-	assert_int_equal(w.marks[MT_MARK_STOP], 1);
-	assert_string_equal(w.label, "phase2");
+	window__check_single(dir);
 }
 
 /* The same window written as two lines per write(), through stdio, then a line that is no command: the first three
  * act, the last is said on stderr. */
 static void test_lines_per_write(void **state)
 {
-	struct window_log w;
 	char dir[512], err[600], text[4096] = "";
 	FILE *f;
 
 	(void)state;
 	test_dir(dir, sizeof(dir), "lines");
 	assert_int_equal(control_run(dir, "--paused", NULL, "lines"), 0);
-	window__read(dir, &w);
-	assert_int_equal(w.allocs_by_size[0], 0);
-	assert_int_equal(w.allocs_by_size[1], 100);
-	assert_int_equal(w.allocs_by_size[2], 0);
-	assert_int_equal(w.frees, 100);
-	assert_int_equal(w.outside, 0);
-	assert_int_equal(w.marks[MT_MARK_START], 1);
-	assert_int_equal(w.marks[MT_MARK_LABEL], 1);
-	assert_int_equal(w.marks[MT_MARK_STOP], 1);
-	assert_string_equal(w.label, "phase2");
+	window__check_single(dir);
 	snprintf(err, sizeof(err), "%s.err", dir);
 	f = fopen(err, "r");
 	assert_non_null(f);
