@@ -43,6 +43,15 @@ static void cleanup(void)
 		fprintf(stderr, "%s: could not remove %s\n", test_name, mt_test_root);
 }
 
+/* Recordings with stacks keep their modules in a cache of the scratch dir, not in the machine's. */
+static void set_cache(void)
+{
+	char cache[300];
+
+	snprintf(cache, sizeof(cache), "%s/module-cache", mt_test_root);
+	setenv("MEMTRACK_CACHE", cache, 1);
+}
+
 static bool record__works(void)
 {
 	char dir[256], *argv[] = { MT_BINARY, "record", "-q", "-o", dir, "--", "true", NULL };
@@ -62,6 +71,7 @@ int mt_test__main(const char *name, const struct CMUnitTest *tests, size_t n)
 	if (!mkdtemp(mt_test_root))
 		return 1;
 	atexit(cleanup);
+	set_cache();
 	if (!record__works()) {
 		fprintf(stderr, "%s: memtrack cannot record here (it needs root and BPF): %s\n", name,
 			strict ? "failing, CI=true" : "skipped");

@@ -2279,12 +2279,12 @@ static mode_t module_mode(const char *dir, const char *file)
 	return st.st_mode & 07777;
 }
 
-/* Module copies are 0600 at most (they sit beside stack bytes) and never wider than their original: a 0500 program
- * is copied 0400, libc (0644) 0600; DIR/modules is 0700. */
+/* Module copies (--portable) are 0600 at most (they sit beside stack bytes) and never wider than their original: a
+ * 0500 program is copied 0400, libc (0644) 0600; DIR/modules is 0700. */
 static void test_module_modes(void **state)
 {
-	char dir[256], prog[256], cmd[700], modules[300], *argv[] = { MT_BINARY, "record", "-q", "--stacks", "-o", dir,
-								       "--", prog, NULL };
+	char dir[256], prog[256], cmd[700], modules[300], *argv[] = { MT_BINARY, "record", "-q", "--stacks", "--portable",
+								       "-o", dir, "--", prog, NULL };
 	struct stat st;
 
 	(void)state;

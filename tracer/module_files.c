@@ -1,10 +1,12 @@
-/* module_files.c — module metadata for offline analysis: a file record per file, and with --stacks the ELF files. */
+/* module_files.c — module metadata for offline analysis: a file record per file, and with --stacks the ELF files
+ * kept: in the module cache by build-id, or copied into DIR/modules (--portable, or a file without a build-id). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,31 +14,41 @@
 #include "bpf/memtrack.h"
 #include "common/array.h"
 #include "common/elf.h"
+#include "common/filecopy.h"
 #include "common/log.h"
+#include "common/modcache.h"
 #include "tracer/module_files.h"
+#include "tracer/user.h"
 
 #define MT_DEBUG_DIR "/usr/lib/debug/.build-id"
 
 struct module {
 	int fd;			/* kept open: the file may be gone (deleted, unmapped) when the copies are made */
+	bool cached;		/* its build-id entry is in the module cache: DIR/modules needs no copy */
 	struct mt_file rec;
 };
 
 struct mt_module_files {
 	int dir_fd;		/* DIR (the caller's): DIR/modules is made and written through it */
-	bool copy;
+	enum mt_module_keep keep;
+	bool as_user;		/* the cache is uid's and written as uid (setfsuid): sudo's user, or --user */
+	uid_t uid;
+	gid_t gid;
 	struct module *v;
 	size_t n, cap;
 };
 
-struct mt_module_files *mt_module_files__new(int dir_fd, bool copy)
+struct mt_module_files *mt_module_files__new(int dir_fd, enum mt_module_keep keep, const struct mt_user *user)
 {
 	struct mt_module_files *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return NULL;
 	m->dir_fd = dir_fd;
-	m->copy = copy;
+	m->keep = keep;
+	m->as_user = user && user->set;
+	m->uid = m->as_user ? user->uid : 0;
+	m->gid = m->as_user ? user->gid : 0;
 	return m;
 }
 
@@ -55,62 +67,16 @@ void mt_module_files__add(struct mt_module_files *m, struct mt_writer *w, const 
 	len = mt_elf__file_build_id(open_path, f.build_id, sizeof(f.build_id));
 	f.build_id_len = len > 0 ? len : 0;
 	mt_writer__append(w, &f, sizeof(f));
-	if (!m->copy || mt_array__grow((void **)&m->v, &m->cap, m->n, sizeof(*m->v)))
+	if (m->keep == MT_MODULES_NONE || mt_array__grow((void **)&m->v, &m->cap, m->n, sizeof(*m->v)))
 		return;
 	m->v[m->n].fd = open(open_path, O_RDONLY | O_CLOEXEC);
 	m->v[m->n].rec = f;
+	m->v[m->n].cached = false;
 	if (m->v[m->n].fd >= 0)
 		m->n++;
 }
 
 #define MODULE_MODE 0600	/* copies sit beside stack bytes that may hold secrets: the user's alone */
-
-/* All of buf, or -errno (a short write is the disk being full). */
-static int write__full(int fd, const char *buf, size_t n)
-{
-	ssize_t w;
-
-	while (n) {
-		w = write(fd, buf, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -ENOSPC;
-		buf += w;
-		n -= w;
-	}
-	return 0;
-}
-
-/*
- * A new file in mdir (O_EXCL, no symlink followed), readable by no one its original was not: 0600 at most, and
- * never wider than the original's mode. A file of that name is there already: the same build-id, copied.
- */
-static int file__copy(int in, int mdir, const char *name)
-{
-	char buf[1 << 16];
-	struct stat st;
-	ssize_t n;
-	off_t off = 0;
-	int out, err = 0;
-
-	if (fstat(in, &st))
-		return -errno;
-	out = openat(mdir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, st.st_mode & MODULE_MODE);
-	if (out < 0)
-		return errno == EEXIST ? 0 : -errno;
-	while (!err && (n = pread(in, buf, sizeof(buf), off)) > 0) {
-		err = write__full(out, buf, n);
-		off += n;
-	}
-	if (!err && n < 0)
-		err = -errno;
-	if (close(out) && !err)
-		err = -errno;
-	if (err)
-		unlinkat(mdir, name, 0);
-	return err;
-}
 
 /* DIR/modules/<build-id>, or dev<dev>-ino<ino> without one; <build-id>.debug when the system has debug info. */
 static int module__copy(int mdir, const struct module *mod)
@@ -124,7 +90,7 @@ static int module__copy(int mdir, const struct module *mod)
 	else
 		snprintf(name, sizeof(name), "dev%llu-ino%llu", (unsigned long long)mod->rec.dev,
 			 (unsigned long long)mod->rec.ino);
-	err = file__copy(mod->fd, mdir, name);
+	err = mt_filecopy__copy(mod->fd, mdir, name, MODULE_MODE, false);
 	if (err || !hex[0])
 		return err;
 	snprintf(debug, sizeof(debug), MT_DEBUG_DIR "/%.2s/%s.debug", hex, hex + 2);
@@ -132,7 +98,7 @@ static int module__copy(int mdir, const struct module *mod)
 	if (fd < 0)
 		return 0;
 	snprintf(name, sizeof(name), "%s.debug", hex);
-	err = file__copy(fd, mdir, name);
+	err = mt_filecopy__copy(fd, mdir, name, MODULE_MODE, false);
 	close(fd);
 	return err;
 }
@@ -148,36 +114,117 @@ static int modules__dir(const struct mt_module_files *m)
 	return fd < 0 ? -errno : fd;
 }
 
-/* Each file copied while the disk has room: a full disk (or quota) stops the copies, and says how many were made. */
-static void modules__copy_all(const struct mt_module_files *m, int mdir)
+/* Each file not cached copied while the disk has room: a full disk (or quota) stops the copies, and says how many
+ * were made. */
+static void modules__copy_all(const struct mt_module_files *m, int mdir, size_t want)
 {
 	size_t i, copied = 0;
 	int err = 0;
 
 	for (i = 0; i < m->n && err != -ENOSPC && err != -EDQUOT; i++) {
+		if (m->v[i].cached)
+			continue;
 		err = module__copy(mdir, &m->v[i]);
 		copied += !err;
 		if (err)
 			pr_warn("cannot copy %s into DIR/modules: %s\n", m->v[i].rec.path, strerror(-err));
 	}
 	if (err == -ENOSPC || err == -EDQUOT)
-		pr_warn("DIR/modules keeps %zu of the %zu module files: %s\n", copied, m->n, strerror(-err));
+		pr_warn("DIR/modules keeps %zu of the %zu module files: %s\n", copied, want, strerror(-err));
+}
+
+/* This thread's file accesses as the cache's user (on) or as memtrack again (off); nothing without a user. */
+static void fs__as_user(const struct mt_module_files *m, bool on)
+{
+	if (!m->as_user)
+		return;
+	if (on) {
+		setfsgid(m->gid);
+		setfsuid(m->uid);
+	} else {
+		setfsuid(geteuid());
+		setfsgid(getegid());
+	}
+}
+
+/*
+ * The module and its system debug file (opened before, as memtrack: it may be readable by root only) as cache
+ * entries, written as the cache's user: under sudo or --user the cache is in that user's home, where root would
+ * follow whatever symlinks the user made; as the user, the kernel checks what the user may do.
+ */
+static int module__cache(const struct mt_module_files *m, int cache_fd, const struct module *mod)
+{
+	char hex[2 * MT_BUILD_ID_MAX + 1], debug[PATH_MAX];
+	int fd, err;
+
+	mt_elf__build_id_hex(mod->rec.build_id, mod->rec.build_id_len, hex);
+	snprintf(debug, sizeof(debug), MT_DEBUG_DIR "/%.2s/%s.debug", hex, hex + 2);
+	fd = open(debug, O_RDONLY | O_CLOEXEC);
+	fs__as_user(m, true);
+	err = mt_modcache__insert(cache_fd, hex, MT_MODCACHE_FILE, mod->fd);
+	if (!err && fd >= 0)
+		err = mt_modcache__insert(cache_fd, hex, MT_MODCACHE_DEBUG, fd);
+	fs__as_user(m, false);
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+/* The cache directory, made as its user when missing; its fd, or -errno with the reason said. */
+static int modules__cache_dir(const struct mt_module_files *m)
+{
+	char cache[PATH_MAX];
+	int fd = mt_modcache__dir(m->as_user ? &m->uid : NULL, cache, sizeof(cache));
+
+	if (fd) {
+		pr_warn("no module cache (%s): the modules are copied into DIR/modules\n",
+			fd == -ENOENT ? "no home directory" : strerror(-fd));
+		return fd;
+	}
+	fs__as_user(m, true);
+	fd = mt_modcache__open(cache);
+	fs__as_user(m, false);
+	if (fd < 0)
+		pr_warn("no module cache (%s: %s): the modules are copied into DIR/modules\n", cache, strerror(-fd));
+	return fd;
+}
+
+/* Each file with a build-id into the cache; those it cannot take are copied into DIR. The count left for DIR. */
+static size_t modules__cache_all(struct mt_module_files *m)
+{
+	size_t i, left = m->n;
+	int cache_fd = modules__cache_dir(m), err;
+
+	for (i = 0; cache_fd >= 0 && i < m->n; i++) {
+		if (!m->v[i].rec.build_id_len)
+			continue;
+		err = module__cache(m, cache_fd, &m->v[i]);
+		m->v[i].cached = !err;
+		left -= !err;
+		if (err)
+			pr_warn("cannot add %s to the module cache: %s: copied into DIR/modules\n", m->v[i].rec.path,
+				strerror(-err));
+	}
+	if (cache_fd >= 0)
+		close(cache_fd);
+	return left;
 }
 
 int mt_module_files__finish(struct mt_module_files *m)
 {
+	size_t i, left;
 	int mdir = 0;
-	size_t i;
 
 	if (!m)
 		return 0;
-	if (m->n)
+	left = m->keep == MT_MODULES_CACHE && m->n ? modules__cache_all(m) : m->n;
+	if (left)
 		mdir = modules__dir(m);
-	if (m->n && mdir >= 0)
-		modules__copy_all(m, mdir);
+	if (left && mdir >= 0)
+		modules__copy_all(m, mdir, left);
 	for (i = 0; i < m->n; i++)
 		close(m->v[i].fd);
-	if (m->n && mdir >= 0)
+	if (left && mdir >= 0)
 		close(mdir);
 	free(m->v);
 	free(m);

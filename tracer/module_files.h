@@ -1,4 +1,4 @@
-/* module_files.h — the files the tree mapped: one MT_REC_FILE each, and with --stacks a copy in DIR/modules. */
+/* module_files.h — the files the tree mapped: one MT_REC_FILE each, and with --stacks each kept for symbolizing. */
 #ifndef MEMTRACK_TRACER_MODULE_FILES_H
 #define MEMTRACK_TRACER_MODULE_FILES_H
 
@@ -6,12 +6,21 @@
 #include <stdint.h>
 
 struct mt_attach;
+struct mt_user;
 struct mt_writer;
 
+/* Where the files are kept at the end, for offline symbolizing: copies are 0600 at most, never wider than the
+ * original's mode. */
+enum mt_module_keep {
+	MT_MODULES_NONE,	/* a file record each, nothing kept (no stacks) */
+	MT_MODULES_CACHE,	/* in the module cache by build-id (common/modcache.h); DIR/modules what it cannot take */
+	MT_MODULES_DIR,		/* copied into DIR/modules by build-id: DIR is self-contained (--portable) */
+};
+
 struct mt_module_files;
-/* dir_fd: DIR (kept open by the caller until the finish); copy: each file is copied into DIR/modules by build-id
- * at the end, 0600 at most and never wider than the original. NULL + errno. */
-struct mt_module_files *mt_module_files__new(int dir_fd, bool copy);
+/* dir_fd: DIR (kept open by the caller until the finish); user: whose cache it is (sudo's or --user's, when set).
+ * NULL + errno. */
+struct mt_module_files *mt_module_files__new(int dir_fd, enum mt_module_keep keep, const struct mt_user *user);
 /* The MT_REC_FILE of a file looked at (rec: its attach record), and its copy to come. */
 void mt_module_files__add(struct mt_module_files *m, struct mt_writer *w, const char *open_path,
 			  const struct mt_attach *rec, uint8_t kind);

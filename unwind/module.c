@@ -1,4 +1,5 @@
-/* module.c — finds each recorded ELF file (DIR/modules copy, else a matching original), maps it, reads it once. */
+/* module.c — finds each recorded ELF file (DIR/modules copy, the module cache's, else a matching original), maps it,
+ * reads it once. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -16,6 +18,7 @@
 #include "common/array.h"
 #include "common/elf.h"
 #include "common/log.h"
+#include "common/modcache.h"
 #include "common/u64map.h"
 #include "unwind/module.h"
 
@@ -56,6 +59,7 @@ struct module_chain {
 
 struct mt_modules {
 	char *dir;
+	char cache[PATH_MAX];	/* the module cache (common/modcache.h); "" without one */
 	bool raw_names;
 	struct mt_module **mods;
 	size_t count;
@@ -76,6 +80,8 @@ struct mt_modules *mt_modules__new(const char *dir)
 
 	if (!ms)
 		return NULL;
+	if (mt_modcache__dir(NULL, ms->cache, sizeof(ms->cache)))
+		ms->cache[0] = '\0';
 	ms->dir = strdup(dir);
 	if (!ms->dir) {
 		free(ms);
@@ -172,6 +178,7 @@ static struct mt_module *modules_add(struct mt_modules *ms, uint64_t dev, uint64
 	m->dev = dev;
 	m->ino = ino;
 	m->dir = ms->dir;
+	m->cache = ms->cache;
 	m->raw_names = ms->raw_names;
 	m->fd = m->debug_fd = -1;
 	snprintf(m->devino_name, sizeof(m->devino_name), "dev%llu-ino%llu", (unsigned long long)dev,
@@ -279,18 +286,35 @@ static int module_try(struct mt_module *m, const char *path, bool check_id)
 	return 0;
 }
 
+/* The module cache's entry what of m, when there is a cache. */
+static bool cache_entry(const struct mt_module *m, const char *hex, const char *what, char *path, size_t len)
+{
+	return m->cache[0] && !mt_modcache__entry(m->cache, hex, what, path, len);
+}
+
+/* Why nothing was found: -ENOENT, unless the cache's entry is there but cannot be read (pack says which). */
+static int not_found(int cache_err)
+{
+	if (cache_err == -EACCES || cache_err == -EPERM || cache_err == -EIO || cache_err == -ENOMEM)
+		return cache_err;
+	return -ENOENT;
+}
+
 static int module_find_file(struct mt_module *m, const char *dir)
 {
 	char hex[2 * MT_BUILD_ID_MAX + 1], path[4096];
+	int cache_err = 0;
 
 	if (m->build_id_len) {
 		mt_elf__build_id_hex(m->build_id, m->build_id_len, hex);
 		snprintf(path, sizeof(path), "%s/" MT_MODULES_SUBDIR "/%s", dir, hex);
 		if (!module_try(m, path, true))
 			return 0;
+		if (cache_entry(m, hex, MT_MODCACHE_FILE, path, sizeof(path)) && !(cache_err = module_try(m, path, true)))
+			return 0;
 		if (m->path[0] && !module_try(m, m->path, true))
 			return 0;
-		return -ENOENT;
+		return not_found(cache_err);
 	}
 	snprintf(path, sizeof(path), "%s/" MT_MODULES_SUBDIR "/%s", dir, m->devino_name);
 	if (!module_try(m, path, false))
@@ -300,29 +324,51 @@ static int module_find_file(struct mt_module *m, const char *dir)
 	return -ENOENT;
 }
 
-/* DIR/modules/<id>.debug, else this machine's /usr/lib/debug/.build-id/xx/rest.debug; the build-id must match. */
+/* One debug file candidate, taken when its build-id is m's. */
+static bool debug_try(struct mt_module *m, const char *path)
+{
+	Elf *elf;
+	int fd;
+
+	if (mt_elf__open(path, &fd, &elf))
+		return false;
+	if (!build_id_matches(m, elf) || !(m->debug_file = strdup(path))) {
+		elf_end(elf);
+		close(fd);
+		return false;
+	}
+	m->debug_fd = fd;
+	m->debug_elf = elf;
+	return true;
+}
+
+/* DIR/modules/<id>.debug, the module cache's, else this machine's /usr/lib/debug/.build-id/xx/rest.debug. */
 static void module_find_debug(struct mt_module *m, const char *dir)
 {
 	char hex[2 * MT_BUILD_ID_MAX + 1], path[4096];
-	Elf *elf;
-	int fd;
 
 	if (!m->build_id_len)
 		return;
 	mt_elf__build_id_hex(m->build_id, m->build_id_len, hex);
 	snprintf(path, sizeof(path), "%s/" MT_MODULES_SUBDIR "/%s.debug", dir, hex);
-	if (mt_elf__open(path, &fd, &elf)) {
-		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
-		if (mt_elf__open(path, &fd, &elf))
-			return;
-	}
-	if (!build_id_matches(m, elf) || !(m->debug_file = strdup(path))) {
-		elf_end(elf);
-		close(fd);
+	if (debug_try(m, path))
 		return;
-	}
-	m->debug_fd = fd;
-	m->debug_elf = elf;
+	if (cache_entry(m, hex, MT_MODCACHE_DEBUG, path, sizeof(path)) && debug_try(m, path))
+		return;
+	snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	debug_try(m, path);
+}
+
+int mt_module__find(struct mt_module *m)
+{
+	int err;
+
+	if (m->file)
+		return 0;
+	err = module_find_file(m, m->dir);
+	if (!err)
+		module_find_debug(m, m->dir);
+	return err;
 }
 
 /* ---- reading the ELF ---- */
@@ -544,17 +590,16 @@ int mt_module__open(struct mt_module *m)
 	if (m->tried)
 		return m->err;
 	m->tried = true;
-	err = module_find_file(m, m->dir);
+	err = mt_module__find(m);
 	if (err) {
-		pr_warn("%s: no copy in %s/" MT_MODULES_SUBDIR " and no original with its build-id: not symbolized\n",
-			m->path[0] ? m->path : m->name, m->dir);
-		return m->err = err;
+		pr_warn("%s: no copy in %s/" MT_MODULES_SUBDIR ", none in the module cache and no original with its "
+			"build-id: not symbolized\n", m->path[0] ? m->path : m->name, m->dir);
+		return m->err = err == -ENOMEM ? err : -ENOENT;
 	}
 	m->image = (const uint8_t *)elf_rawfile(m->elf, &size);
 	m->image_size = size;
 	if (!m->image)
 		return m->err = -ENOEXEC;
-	module_find_debug(m, m->dir);
 	err = module_load_segments(m);
 	if (!err)
 		err = module_load_symbols(m);

@@ -53,6 +53,7 @@ struct mt_module {
 	const char *name;		/* basename of path, or devino_name */
 	char devino_name[48];		/* "dev<dev>-ino<ino>", also the DIR/modules name without a build-id */
 	const char *dir;		/* the artifact DIR of the cache */
+	const char *cache;		/* the module cache's directory (common/modcache.h), "" without one */
 	uint8_t build_id[MT_BUILD_ID_MAX];
 	uint8_t build_id_len;
 	bool described;			/* an MT_REC_FILE was seen */
@@ -101,10 +102,17 @@ void mt_modules__set_raw_names(struct mt_modules *ms, bool raw);
 
 /*
  * Finds and opens the module's file, once: DIR/modules/<build-id> (or DIR/modules/dev<dev>-ino<ino> without a
- * build-id), else the original path when its build-id matches (without one: when its dev and inode match).
- * Returns m->err: 0, -ENOENT (nothing usable: the reason was logged once at debug level), -ENOEXEC, -ENOMEM.
+ * build-id), else the module cache's entry, else the original path, each when its build-id matches (without one:
+ * DIR's copy, or the original when its dev and inode match). Returns m->err: 0, -ENOENT (nothing usable: the reason
+ * was logged once at debug level), -ENOEXEC, -ENOMEM.
  */
 int mt_module__open(struct mt_module *m);
+/*
+ * Only finds the files, as mt_module__open does and saying nothing: m->file, and m->debug_file (NULL when there is
+ * none) from DIR/modules, the cache, then /usr/lib/debug. 0, -ENOENT, -ENOMEM, or why the cache's entry, there,
+ * could not be read (-EACCES, -EIO) when nothing else was found.
+ */
+int mt_module__find(struct mt_module *m);
 
 /* ELF virtual address of a file offset, through the PT_LOAD segment that maps it. 0 or -ENOENT. */
 int mt_module__offset_to_vaddr(const struct mt_module *m, uint64_t offset, uint64_t *vaddr);

@@ -23,6 +23,7 @@ static void record__usage(FILE *f)
 	fprintf(f, "usage: memtrack record [-o DIR] [-q] [-v] [--stacks [--stack-bytes N]] [--exit-with-command]\n"
 		   "                       [--ring-size MIB] [--precise-time] [--ts-resolution NS] [--syscall-tracepoints]\n"
 		   "                       [--no-handoff] [--user NAME] [--paused] [--strict] -- PROGRAM [ARGS...]\n"
+		   "                       (with --stacks: [--portable])\n"
 		   "  -o, --output DIR     write the artifact to DIR (default: memtrack.<pid>)\n"
 		   "  -q, --quiet          no summary on stderr when the command ends\n"
 		   "  -v, --verbose        more diagnostics (twice: libbpf's too)\n"
@@ -30,6 +31,9 @@ static void record__usage(FILE *f)
 		   "      --exit-with-command  stop when PROGRAM exits; descendants still running go on untraced\n"
 		   "                       (default: trace them to their end; SIGINT/SIGTERM then stops waiting)\n"
 		   "      --stack-bytes N  raw stack bytes copied per new call path (default %u, at most %u)\n"
+		   "      --portable       with --stacks, copy the module files into DIR/modules, so that DIR can be\n"
+		   "                       read on another machine (default: kept once in the module cache,\n"
+		   "                       $MEMTRACK_CACHE or ~/.cache/memtrack; `memtrack pack DIR` copies them later)\n"
 		   "      --ring-size N    BPF ring buffer of N MiB, a power of two (default: %u)\n"
 		   "      --precise-time   time events with the precise clock (costs more per event), not with the\n"
 		   "                       kernel's tick (1/CONFIG_HZ: 4 ms at 250 Hz); the order is exact either way\n"
@@ -60,7 +64,7 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		{ "syscall-tracepoints", no_argument, NULL, 't' }, { "ts-resolution", required_argument, NULL, 'T' },
 		{ "precise-time", no_argument, NULL, 'P' }, { "no-handoff", no_argument, NULL, 'H' },
 		{ "user", required_argument, NULL, 'u' },	    { "paused", no_argument, NULL, 'p' },
-		{ "strict", no_argument, NULL, 'S' }, {},
+		{ "strict", no_argument, NULL, 'S' },	    { "portable", no_argument, NULL, 'D' }, {},
 	};
 	unsigned long long n;
 	bool stacks = false;
@@ -80,6 +84,7 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		case 'u': o->user = optarg; break;
 		case 'p': o->paused = true; break;
 		case 'S': o->strict = true; break;
+		case 'D': o->portable = true; break;
 		case 'T':
 			if (mt_args__number("ts-resolution", optarg, 1, UINT64_MAX, false, &n))
 				return -EINVAL;

@@ -1,0 +1,16 @@
+/* filecopy.h — a file copied into a directory by its descriptor: never through a symlink, never wider than 0600. */
+#ifndef MEMTRACK_FILECOPY_H
+#define MEMTRACK_FILECOPY_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/*
+ * in (read from offset 0 by pread) copied to dir_fd/name, with in's mode cut to max_mode. atomic: written under a
+ * temporary name, synced, then renamed to name, so that a reader or a concurrent copy never sees part of it; else
+ * created with O_EXCL. A name there already is the same content (it is named by it): left as it is. 0 or -errno
+ * (-ENOSPC for a short write); nothing is left behind on failure.
+ */
+int mt_filecopy__copy(int in, int dir_fd, const char *name, mode_t max_mode, bool atomic);
+
+#endif /* MEMTRACK_FILECOPY_H */
