@@ -43,6 +43,23 @@ static void cleanup(void)
 		fprintf(stderr, "%s: could not remove %s\n", test_name, mt_test_root);
 }
 
+char *mt_test__read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
+	fclose(f);
+	return buf;
+}
+
 /* Recordings with stacks keep their modules in a cache of the scratch dir, not in the machine's. */
 static void set_cache(void)
 {

@@ -22,6 +22,9 @@ extern char mt_test_root[];
 /* Runs argv (argv[0] a path) with stdout/stderr to the files named (NULL: inherited); returns its exit code. */
 int mt_test__run(char *const *argv, const char *out, const char *err);
 
+/* The whole of the file at path, malloc'd and NUL-terminated (the test fails when it cannot be read). */
+char *mt_test__read_file(const char *path);
+
 /*
  * Makes the scratch dir, checks that `memtrack record` works here, then runs the tests. Without BPF (not root, no
  * BTF) the binary is skipped (77); under CI=true that is a failure instead.

@@ -2,6 +2,7 @@
 #include "kernel_test.h"
 
 #include <dirent.h>
+#include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,23 +45,6 @@ static void record(const char *dir, const char *prog, const char *opt, const cha
 	free(saved);
 }
 
-/* The whole of a file, malloc'd. */
-static char *slurp(const char *path)
-{
-	char *buf;
-	long n;
-	FILE *f = fopen(path, "r");
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, n + 1);
-	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
-	fclose(f);
-	return buf;
-}
-
 /* `memtrack ARGS` with its exit status; its stdout and stderr in NAME.out and NAME.err. */
 static int memtrack(const char *name, char *const *argv)
 {
@@ -76,7 +60,7 @@ static char *output(const char *name, const char *which)
 	char path[300];
 
 	snprintf(path, sizeof(path), "%s/%s.%s", tmp_root, name, which);
-	return slurp(path);
+	return mt_test__read_file(path);
 }
 
 /* `report --json DIR` with the cache given: the frames f20, f19 ... f1, main, in this order, named exactly. */
@@ -127,21 +111,31 @@ static uint64_t dir_bytes(const char *dir, int depth)
 	return n;
 }
 
-/* The cache entry (or DIR/modules file, with cache NULL) of prog's build-id; its mode, or -1 when missing. */
-static int entry_mode(const char *cache, const char *dir, const char *prog, const char *what)
+/* The cache entry (or DIR/modules file, with cache NULL) of prog's build-id. */
+static void entry_path(const char *cache, const char *dir, const char *prog, const char *what, char *path,
+		       size_t len)
 {
 	uint8_t id[MT_BUILD_ID_MAX];
-	char hex[2 * MT_BUILD_ID_MAX + 1], path[700];
-	struct stat st;
+	char hex[2 * MT_BUILD_ID_MAX + 1];
 	int n = mt_elf__file_build_id(prog, id, sizeof(id));
 
 	assert_true(n > 0);
 	mt_elf__build_id_hex(id, n, hex);
 	if (cache)
-		assert_int_equal(mt_modcache__entry(cache, hex, what, path, sizeof(path)), 0);
+		assert_int_equal(mt_modcache__entry(cache, hex, what, path, len), 0);
 	else
-		snprintf(path, sizeof(path), "%s/modules/%s", dir, hex);
-	return stat(path, &st) ? -1 : (int)(st.st_mode & 07777);
+		snprintf(path, len, "%s/modules/%s", dir, hex);
+}
+
+static int mode_of(const char *path);
+
+/* The mode of that entry, or -1 when it is missing. */
+static int entry_mode(const char *cache, const char *dir, const char *prog, const char *what)
+{
+	char path[700];
+
+	entry_path(cache, dir, prog, what, path, sizeof(path));
+	return mode_of(path);
 }
 
 static int mode_of(const char *path)
@@ -300,6 +294,70 @@ static void test_pack_missing(void **state)
 	assert_int_equal(memtrack("pack_nodir", argv), 2);
 }
 
+/* The owner of path. */
+static uid_t owner_of(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(lstat(path, &st), 0);
+	return st.st_uid;
+}
+
+/* sudo's user (nobody) when memtrack is root by sudo: SUDO_UID, SUDO_GID. */
+static void sudo_as(const struct passwd *pw)
+{
+	char id[16];
+
+	snprintf(id, sizeof(id), "%u", (unsigned int)pw->pw_uid);
+	setenv("SUDO_UID", id, 1);
+	snprintf(id, sizeof(id), "%u", (unsigned int)pw->pw_gid);
+	setenv("SUDO_GID", id, 1);
+}
+
+/*
+ * Under sudo the cache is the user's and written as the user: in a directory of nobody's, its entries are nobody's
+ * (0700, 0600). In nobody's home (/nonexistent) nobody can make no cache: the modules go into DIR/modules, said once.
+ */
+static void test_sudo_cache(void **state)
+{
+	char dir[300], base[] = "/tmp/memtrack-cache-XXXXXX", cache[300], top[400], cmd[400], *err, *saved;
+	char *argv[] = { MT_BINARY, "record", "-q", "--stacks", "-o", dir, "--", PROG("stack_chain"), "chain", NULL };
+	const struct passwd *pw = getpwnam("nobody");
+
+	(void)state;
+	assert_non_null(pw);
+	assert_non_null(mkdtemp(base));
+	assert_int_equal(chown(base, pw->pw_uid, pw->pw_gid), 0);
+	snprintf(cache, sizeof(cache), "%s/cache", base);
+	snprintf(dir, sizeof(dir), "%s/sudo", tmp_root);
+	saved = strdup(getenv(MT_MODCACHE_ENV));
+	setenv(MT_MODCACHE_ENV, cache, 1);
+	sudo_as(pw);
+	assert_int_equal(memtrack("sudo_cache", argv), 0);
+	assert_int_equal(owner_of(cache), pw->pw_uid);
+	assert_int_equal(mode_of(cache), 0700);
+	assert_int_equal(entry_mode(cache, NULL, PROG("stack_chain"), MT_MODCACHE_FILE), 0600);
+	snprintf(top, sizeof(top), "%s/modules", dir);
+	assert_int_equal(access(top, F_OK), -1);
+	entry_path(cache, NULL, PROG("stack_chain"), MT_MODCACHE_FILE, top, sizeof(top));
+	assert_int_equal(owner_of(top), pw->pw_uid);
+
+	snprintf(dir, sizeof(dir), "%s/sudo_home", tmp_root);
+	unsetenv(MT_MODCACHE_ENV);
+	assert_int_equal(memtrack("sudo_home", argv), 0);
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+	setenv(MT_MODCACHE_ENV, saved, 1);
+	free(saved);
+	err = output("sudo_home", "err");
+	assert_string_equal(err, "memtrack: no module cache (/nonexistent/.cache/memtrack: Permission denied): the "
+				 "modules are copied into DIR/modules\n");
+	free(err);
+	assert_int_equal(entry_mode(NULL, dir, PROG("stack_chain"), NULL), 0600);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_pack_then_move),
 		cmocka_unit_test(test_portable),
 		cmocka_unit_test(test_pack_missing),
+		cmocka_unit_test(test_sudo_cache),
 	};
 
 	return mt_test__main("modcache", tests, sizeof(tests) / sizeof(tests[0]));

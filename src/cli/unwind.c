@@ -24,9 +24,10 @@ static void unwind_usage(FILE *f)
 {
 	fputs("usage: memtrack unwind [--stats] [--list] [--repeat N] DIR\n"
 	      "DWARF-unwinds every stack of a run recorded with --stacks, from its registers and stack bytes and the\n"
-	      "module files in DIR/modules, into DIR/unwind.mtz, which report, dump, flamegraph and check-fp use (they\n"
-	      "unwind on first use and keep the file themselves: this command is for its statistics). Prints why\n"
-	      "unwinding stopped early per stack (the first ten; --list: every stack), then counts by reason.\n"
+	      "module files (DIR/modules, the module cache), into DIR/unwind.mtz, which report, dump, flamegraph and\n"
+	      "check-fp use (they unwind on first use and keep the file themselves: this command is for its\n"
+	      "statistics). Prints why unwinding stopped early per stack (the first ten; --list: every stack), then\n"
+	      "counts by reason.\n"
 	      "  --stats     the unwinding rate: stacks per second of one core's CPU time\n"
 	      "  --list      one line per stack\n"
 	      "  --repeat N  unwind each stack N times (to measure the rate on a small DIR)\n"
