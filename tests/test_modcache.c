@@ -209,6 +209,57 @@ static void test_cache_shared(void **state)
 	symbolized(dir, cache);
 }
 
+/* Names in dir (and one level down) that start with a dot: temporary files left behind. */
+static size_t hidden_files(const char *dir, int depth)
+{
+	char path[600];
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d = opendir(dir);
+
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		n += e->d_name[0] == '.';
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (e->d_type == DT_DIR && depth)
+			n += hidden_files(path, depth - 1);
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * Four recordings at once into one empty cache race to insert the same entries: each DIR is symbolized, every entry
+ * is its original byte for byte, and no temporary file is left.
+ */
+static void test_cache_concurrent(void **state)
+{
+	char cache[300], prog[300], entry[700], cmd[2000];
+	int i;
+
+	(void)state;
+	prog_copy("race_prog", prog, sizeof(prog));
+	snprintf(cache, sizeof(cache), "%s/race-cache", tmp_root);
+	snprintf(cmd, sizeof(cmd), "for i in 0 1 2 3; do MEMTRACK_CACHE='%s' '%s' record -q --stacks -o '%s'/race$i -- "
+		 "'%s' chain & pids=\"$pids $!\"; done; for p in $pids; do wait $p || exit 1; done", cache, MT_BINARY,
+		 tmp_root, prog);
+	assert_int_equal(system(cmd), 0);
+	entry_path(cache, NULL, prog, MT_MODCACHE_FILE, entry, sizeof(entry));
+	snprintf(cmd, sizeof(cmd), "cmp -s '%s' '%s'", entry, prog);
+	assert_int_equal(system(cmd), 0);
+	entry_path(cache, NULL, LIBC, MT_MODCACHE_FILE, entry, sizeof(entry));
+	snprintf(cmd, sizeof(cmd), "cmp -s '%s' '%s'", entry, LIBC);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(hidden_files(cache, 2), 0);
+	assert_int_equal(unlink(prog), 0);
+	for (i = 0; i < 4; i++) {
+		snprintf(cmd, sizeof(cmd), "%s/race%d", tmp_root, i);
+		symbolized(cmd, cache);
+	}
+}
+
 /*
  * pack copies what DIR references into DIR/modules (its exit 0 and line), twice is once; moved elsewhere, with the
  * program, the cache and its directory gone and an empty cache named instead, DIR is still symbolized.
@@ -363,6 +414,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lean_dir),
 		cmocka_unit_test(test_cache_shared),
+		cmocka_unit_test(test_cache_concurrent),
 		cmocka_unit_test(test_pack_then_move),
 		cmocka_unit_test(test_portable),
 		cmocka_unit_test(test_pack_missing),
