@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bpf/memtrack.h"
@@ -409,6 +410,36 @@ static void test_sudo_cache(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * pack run by a user who may not read the cache's entry of a module found nowhere else: one line naming the entry's
+ * error, exit 2 (setpriv runs it as nobody, DIR being nobody's).
+ */
+static void test_pack_unreadable_cache(void **state)
+{
+	char base[] = "/tmp/memtrack-pack-XXXXXX", dir[300], prog[300], cache[300], cmd[2000], want[700], *err;
+	const struct passwd *pw = getpwnam("nobody");
+
+	(void)state;
+	assert_non_null(pw);
+	assert_non_null(mkdtemp(base));
+	assert_int_equal(chmod(base, 0755), 0);
+	prog_copy("unreadable_prog", prog, sizeof(prog));
+	snprintf(dir, sizeof(dir), "%s/dir", base);
+	snprintf(cache, sizeof(cache), "%s/unreadable-cache", tmp_root);
+	record(dir, prog, NULL, cache);
+	snprintf(cmd, sizeof(cmd), "chown -R %u '%s' && rm '%s' && MEMTRACK_CACHE='%s' setpriv --reuid=%u --regid=%u "
+		 "--clear-groups '%s' pack '%s' 2>'%s/unreadable.err'", (unsigned int)pw->pw_uid, dir, prog, cache,
+		 (unsigned int)pw->pw_uid, (unsigned int)pw->pw_gid, MT_BINARY, dir, tmp_root);
+	assert_int_equal(WEXITSTATUS(system(cmd)), 2);
+	err = output("unreadable", "err");
+	snprintf(want, sizeof(want), "memtrack: pack: %s: its entry in the module cache %s cannot be read: Permission "
+		 "denied\n", prog, cache);
+	assert_string_equal(err, want);
+	free(err);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -419,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_portable),
 		cmocka_unit_test(test_pack_missing),
 		cmocka_unit_test(test_sudo_cache),
+		cmocka_unit_test(test_pack_unreadable_cache),
 	};
 
 	return mt_test__main("modcache", tests, sizeof(tests) / sizeof(tests[0]));
