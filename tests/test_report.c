@@ -662,6 +662,59 @@ static void test_reorder_window(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
+/* The order a window of w records gives, by brute force: the smallest (time, arrival) held, once more than w are. */
+static void reorder_reference(const uint64_t *in, size_t n, size_t w, uint32_t *out)
+{
+	bool held[64] = { false };
+	size_t i, k, got = 0, nheld = 0, best;
+
+	for (i = 0; i <= n; i++) {
+		if (i < n) {
+			held[i] = true;
+			nheld++;
+		}
+		while (nheld > (i < n ? w : 0)) {
+			best = n;
+			for (k = 0; k <= i && k < n; k++)
+				if (held[k] && (best == n || in[k] < in[best]))
+					best = k;
+			held[best] = false;
+			nheld--;
+			out[got++] = best;
+		}
+	}
+}
+
+/* Random streams, mostly in order with ties and stragglers: the same order as the brute force, every window. */
+static void test_reorder_matches_reference(void **state)
+{
+	uint64_t in[64], x = 88172645463325252ull;
+	uint32_t want[64];
+	size_t round, i, w;
+
+	(void)state;
+	for (round = 0; round < 200; round++) {
+		struct collected c = { 0 };
+		struct mt_reorder *r;
+
+		w = 1 + round % 9;
+		for (i = 0; i < 64; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			in[i] = i * 4 + (x % 5 == 0 ? 0 : x % 4) - (x % 7 == 0 ? x % 12 : 0) + 16;
+		}
+		r = mt_reorder__new(w, collect, &c);
+		assert_non_null(r);
+		for (i = 0; i < 64; i++)
+			push_ts(r, in[i], i);
+		assert_int_equal(mt_reorder__flush(r), 0);
+		mt_reorder__free(r);
+		reorder_reference(in, 64, w, want);
+		assert_int_equal(c.n, 64);
+		for (i = 0; i < 64; i++)
+			assert_int_equal(c.tid[i], want[i]);
+	}
+}
+
 static void test_reorder_ties_and_errors(void **state)
 {
 	struct collected c = { .fail_at = 3 };
@@ -2326,6 +2379,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_report_incomplete, fix_setup, fix_teardown),
 		cmocka_unit_test(test_reorder_window),
 		cmocka_unit_test(test_reorder_ties_and_errors),
+		cmocka_unit_test(test_reorder_matches_reference),
 		cmocka_unit_test(test_json_strings),
 		cmocka_unit_test(test_json_nesting),
 		cmocka_unit_test(test_status_helpers),
