@@ -156,7 +156,16 @@ static void test_rss_peak(void **state)
 	assert_int_equal(dump_count(dir, "\"event\":\"rss\""), l.records);
 }
 
-/* timeline --json: the RSS series on its own points, one per record and one at the exit, and the peak. */
+static size_t svg_count(const char *s, const char *needle)
+{
+	size_t n = 0;
+
+	for (; (s = strstr(s, needle)); s++)
+		n++;
+	return n;
+}
+
+/* timeline: the RSS series on its own points, one per record and one at the exit, and the peak; drawn in the SVG. */
 static void test_rss_timeline(void **state)
 {
 	struct mt_timeline_opts o = { 0 };
@@ -175,11 +184,19 @@ static void test_rss_timeline(void **state)
 	assert_non_null(f);
 	assert_int_equal(mt_timeline__json(f, t), 0);
 	fclose(f);
-	mt_timeline__free(t);
 	assert_non_null(strstr(json, "\"rss\":{\"t_ns\":["));
 	snprintf(want, sizeof(want), "\"bytes\":%" PRIu64 "}}", l.max_bytes);
 	assert_non_null(strstr(json, want));
 	assert_non_null(strstr(json, ",0],\"processes\":[{\"pid\":"));	/* the total ends at 0: the exit */
+	free(json);
+	/* the SVG: the heap's line and two RSS lines (the total and the process's, dotted), the RSS legend */
+	f = open_memstream(&json, &len);
+	assert_non_null(f);
+	assert_int_equal(mt_timeline__svg(f, t, "rss"), 0);
+	fclose(f);
+	mt_timeline__free(t);
+	assert_non_null(strstr(json, ">RSS total (peak "));
+	assert_int_equal(svg_count(json, "stroke-dasharray=\"2,3\" points="), 2);
 	free(json);
 }
 

@@ -724,11 +724,23 @@ static void svg_rss_series(const struct tl_svg *g, const uint64_t *v, const char
 	fprintf(g->f, " %.1f,%.1f\"/>\n", sx(g, g->t->t_end), y);
 }
 
+/* A legend row with a dotted line: an RSS one. */
+static void svg_rss_legend_row(const struct tl_svg *g, size_t row, const char *text, uint64_t peak)
+{
+	double y = PLOT_Y0 + 8 + row * 20.0;
+	char h[MT_HUMAN_MAX];
+
+	fprintf(g->f, "<line x1=\"950\" y1=\"%.0f\" x2=\"975\" y2=\"%.0f\" stroke=\"#000\" stroke-width=\"2\" "
+		"stroke-dasharray=\"2,3\"/>\n<text x=\"982\" y=\"%.0f\">%s", y, y, y + 4, text);
+	if (peak)
+		fprintf(g->f, " (peak %s)", mt_report__human(h, peak));
+	fputs("</text>\n", g->f);
+}
+
 /* The RSS lines under the heap's, in the same colours, and their legend from row `row` on. */
 static void svg_rss(const struct tl_svg *g, size_t row)
 {
 	const struct tl_rss *r = g->t->rss;
-	double y = PLOT_Y0 + 8 + (row + 1) * 20.0;
 	size_t i;
 
 	if (!r)
@@ -736,10 +748,8 @@ static void svg_rss(const struct tl_svg *g, size_t row)
 	for (i = r->nprocs; i-- > 0;)
 		svg_rss_series(g, r->procs[i], palette[i % (sizeof(palette) / sizeof(palette[0]))], 1.5);
 	svg_rss_series(g, r->total, "#000", 2.0);
-	svg_legend_row(g, row, "#000", false, "RSS total", NULL, r->peak_bytes);
-	fprintf(g->f, "<line x1=\"950\" y1=\"%.0f\" x2=\"975\" y2=\"%.0f\" stroke=\"#000\" stroke-width=\"2\" "
-		"stroke-dasharray=\"2,3\"/>\n<text x=\"982\" y=\"%.0f\">dotted: resident memory (RSS)</text>\n",
-		y, y, y + 4);
+	svg_rss_legend_row(g, row, "RSS total", r->peak_bytes);
+	svg_rss_legend_row(g, row + 1, "dotted: RSS, per pid in its colour", 0);
 }
 
 /* The top of the byte axis's scale: the heap's peak, or RSS's when higher. */
