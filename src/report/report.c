@@ -591,7 +591,7 @@ static bool has_filter(const struct mt_report_extra *x)
 	return x->filter && (mt_filter__selects(x->filter) || mt_filter__has_window(x->filter));
 }
 
-/* Resident memory's keys, when the recording has RSS records (an image's records are its process's then). */
+/* Resident memory's keys, when the recording has RSS records (a row's: its image's own). */
 static void json_rss(struct mt_json *j, const struct mt_rss_stats *r, bool any)
 {
 	if (!any)
