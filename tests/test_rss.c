@@ -200,6 +200,66 @@ static void test_rss_timeline(void **state)
 	free(json);
 }
 
+/* The vfork child's records: none while it runs in its parent's memory (the first ones come from its exec's new
+ * memory, which the kernel sets up before the exec's tracepoint: they may precede the exec record). */
+struct vfork_log {
+	uint32_t child;			/* the MT_FORK_SHARED_VM child */
+	bool exec_seen;			/* its exec record */
+	uint64_t records, max_bytes;
+};
+
+static int vfork__on_record(const struct mt_rec_hdr *h, void *ctx)
+{
+	const struct mt_fork *fk = (const void *)h;
+	struct vfork_log *v = ctx;
+
+	if (h->type == MT_REC_FORK && (fk->flags & MT_FORK_SHARED_VM))
+		v->child = fk->child;
+	if (!v->child || h->pid != v->child)
+		return 0;
+	if (h->type == MT_REC_EXEC)
+		v->exec_seen = true;
+	if (h->type == MT_REC_RSS) {
+		const struct mt_rss *r = (const void *)h;
+		uint64_t bytes = r->anon + r->file + r->shmem;
+
+		v->records++;
+		v->max_bytes = bytes > v->max_bytes ? bytes : v->max_bytes;
+	}
+	return 0;
+}
+
+/*
+ * rss_vfork holds 32 MiB, and its vfork child faults 4 MiB more of its parent's memory before it execs /bin/true:
+ * those count in the parent (36 MiB and a little), never in the child, so the total's peak is not the parent's
+ * counted twice.
+ */
+static void test_rss_vfork(void **state)
+{
+	char *argv[] = { MT_BINARY, "record", "-q", "-o", NULL, "--", PROG("rss_vfork"), NULL }, dir[512];
+	const struct mt_session_info *si;
+	struct vfork_log v = { 0 };
+	struct mt_read_status st;
+	struct mt_model *m;
+	uint64_t parent;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "vfork");
+	argv[4] = dir;
+	assert_int_equal(mt_test__run(argv, NULL, NULL), 0);
+	assert_int_equal(mt_artifact__read(dir, vfork__on_record, &v, &st), 0);
+	assert_true(v.child && v.exec_seen);
+	assert_true(v.records >= 1);
+	assert_true(v.max_bytes < 8 * MIB);	/* /bin/true's, never its parent's 36 MiB */
+	assert_int_equal(mt_model__load(dir, &m, NULL), 0);
+	si = mt_model__session(m);
+	parent = mt_model__find_proc(m, si->root_pid)->rss.peak_rss_bytes;
+	assert_true(parent >= 36 * MIB && parent <= 44 * MIB);
+	assert_true(mt_model__find_proc(m, v.child)->rss.peak_rss_bytes < 8 * MIB);
+	assert_true(mt_model__totals(m)->rss.peak_rss_bytes < parent + 8 * MIB);
+	mt_model__free(m);
+}
+
 /* --no-rss: no rss_stat program, no records, and the report has no RSS keys. */
 static void test_no_rss(void **state)
 {
@@ -223,6 +283,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rss_peak),
 		cmocka_unit_test(test_rss_timeline),
+		cmocka_unit_test(test_rss_vfork),
 		cmocka_unit_test(test_no_rss),
 	};
 
