@@ -6,6 +6,7 @@
 
 #include "memtrack.bpf.h"
 #include "control.bpf.h"
+#include "rss.bpf.h"
 #include "stacks.bpf.h"
 #include "watch.bpf.h"
 
@@ -849,6 +850,7 @@ int BPF_PROG(process_exit, struct task_struct *p, bool group_dead)
 	thread_exit__emit(p, tgid);
 	call__release(p, p->pid);
 	if (group_dead) {
+		rss__exit(p, tgid);
 		foreign__exit(p, tgid);
 		bpf_map_delete_elem(&tracked, &tgid);
 		bpf_map_delete_elem(&exec_ranges, &tgid);

@@ -27,6 +27,7 @@ enum mt_rec_type {
 	MT_REC_BATCH = 12,	/* ring only, never in the artifact: a header, then mt_alloc records of one CPU */
 	MT_REC_THREAD_EXIT = 13,	/* struct mt_thread_exit: a thread of a tracked process ended (BPF) */
 	MT_REC_MARK = 14,	/* struct mt_mark: a line written to the control FIFO: start, stop, mark LABEL (BPF) */
+	MT_REC_RSS = 15,	/* struct mt_rss: a process's resident memory, at a bounded rate (BPF) */
 };
 
 /* Allocator entry points; "event" names in dump follow this order. */
@@ -381,6 +382,33 @@ struct mt_mark {
 	char label[MT_MARK_LABEL_MAX];	/* not NUL-terminated when len is MT_MARK_LABEL_MAX */
 };
 
+/*
+ * A tracked process's resident memory, in bytes: the kernel's rss counters of its mm (approximate by a few pages per
+ * CPU, as the kernel's percpu counters are). BPF writes one at a counter change when anon + file + shmem moved by
+ * MT_RSS_STEP or more since the process's last record, or when MT_RSS_PERIOD_NS passed since it with any change, and
+ * one at the process's exit when its last one differs: a record's value is within MT_RSS_STEP of the true one
+ * until the next.
+ */
+#define MT_RSS_STEP (1ull << 20)
+#define MT_RSS_PERIOD_NS 100000000ull
+
+/* Why an mt_rss record was written (mt_rss.why). */
+enum mt_rss_why {
+	MT_RSS_WHY_STEP = 1,	/* moved by MT_RSS_STEP or more (the process's first record too) */
+	MT_RSS_WHY_PERIOD,	/* changed less, MT_RSS_PERIOD_NS after the last record */
+	MT_RSS_WHY_EXIT,	/* the last value, at the process's exit */
+};
+
+struct mt_rss {
+	struct mt_rec_hdr hdr;	/* the thread whose page fault (or unmap, ...) changed a counter */
+	__u64 anon;		/* MM_ANONPAGES */
+	__u64 file;		/* MM_FILEPAGES */
+	__u64 shmem;		/* MM_SHMEMPAGES */
+	__u64 swap;		/* MM_SWAPENTS: swapped out, not resident */
+	__u32 why;		/* enum mt_rss_why */
+	__u32 _pad;
+};
+
 /* What the tracer's test run of clock_now reads: the records' clock, and what places it on CLOCK_MONOTONIC. */
 struct mt_clock {
 	__u64 ts_ns;
@@ -419,6 +447,7 @@ _Static_assert(sizeof(struct mt_exec) == 304, "mt_exec size");
 _Static_assert(sizeof(struct mt_exit) == 32, "mt_exit size");
 _Static_assert(sizeof(struct mt_thread_exit) == 32, "mt_thread_exit size");
 _Static_assert(sizeof(struct mt_mark) == 96, "mt_mark size");
+_Static_assert(sizeof(struct mt_rss) == 64, "mt_rss size");
 _Static_assert(sizeof(struct mt_clock) == 24, "mt_clock size");
 _Static_assert(sizeof(struct mt_session) == 40, "mt_session size");
 _Static_assert(sizeof(struct mt_end) == 96, "mt_end size");

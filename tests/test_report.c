@@ -2358,6 +2358,98 @@ static void test_dump_filters(void **state)
 	free(out);
 }
 
+/* ---- resident memory (MT_REC_RSS) ---- */
+
+static void put_rss(struct sink *s, uint64_t ts, uint32_t pid, uint64_t anon, uint64_t file, uint64_t shmem)
+{
+	struct mt_rss r = { .anon = anon, .file = file, .shmem = shmem, .swap = 4096, .why = MT_RSS_WHY_STEP };
+
+	hdr_init(&r.hdr, MT_REC_RSS, sizeof(r), ts, pid, pid);
+	put(s, &r, sizeof(r));
+}
+
+#define MIB (1ull << 20)
+
+/* Each process's peak and its time; the totals' is the peak of the sum (30 MiB at 300), not the sum of the peaks
+ * (10 + 25): 10 at 100, +20 at 300, 10 → 4 at 400, the child 25 at 500 after its parent's exit at 450. */
+static void test_rss_peaks(void **state)
+{
+	struct fix *f = *state;
+	const char *argv[] = { "a" };
+	const struct mt_proc *p, *c;
+	const struct mt_totals *t;
+
+	put_session(&f->s, 0, 10, 1, 1, argv);
+	put_fork(&f->s, 50, 10, 11);
+	put_rss(&f->s, 100, 10, 8 * MIB, 2 * MIB, 0);
+	put_rss(&f->s, 300, 11, 18 * MIB, 1 * MIB, 1 * MIB);
+	put_rss(&f->s, 400, 10, 3 * MIB, 1 * MIB, 0);
+	put_exit(&f->s, 450, 10, 0);
+	put_rss(&f->s, 500, 11, 24 * MIB, 1 * MIB, 0);
+	put_exit(&f->s, 600, 11, 0);
+	p = finish_and_find(f, 10);
+	c = mt_model__find_proc(f->m, 11);
+	t = mt_model__totals(f->m);
+	assert_int_equal(p->rss.peak_rss_bytes, 10 * MIB);
+	assert_int_equal(p->rss.peak_rss_ts_ns, 100);
+	assert_int_equal(p->rss.records, 2);
+	assert_int_equal(p->rss.rss_bytes, 0);
+	assert_int_equal(c->rss.peak_rss_bytes, 25 * MIB);
+	assert_int_equal(c->rss.peak_rss_ts_ns, 500);
+	assert_int_equal(t->rss.peak_rss_bytes, 30 * MIB);
+	assert_int_equal(t->rss.peak_rss_ts_ns, 300);
+	assert_int_equal(t->rss.records, 4);
+	assert_int_equal(t->rss.rss_bytes, 0);
+	assert_int_equal(mt_model__image(f->m, 0)->rss.peak_rss_bytes, 10 * MIB);
+}
+
+/* Without RSS records the reports have no RSS keys or lines: the golden outputs stay as they were. */
+static void test_rss_absent(void **state)
+{
+	struct fix *f = *state;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	put_alloc(&f->s, 10, 10, MT_FN_MALLOC, 0x1000, 64, 0);
+	assert_int_equal(mt_model__finish(f->m), 0);
+	mem = open_memstream(&out, &len);
+	assert_non_null(mem);
+	assert_int_equal(mt_report__json(mem, f->m), 0);
+	assert_int_equal(mt_report__text(mem, f->m, "x"), 0);
+	fclose(mem);
+	assert_null(strstr(out, "rss"));
+	assert_null(strstr(out, "RSS"));
+	free(out);
+}
+
+/* With them: the totals' and each row's keys, the text's line and table. */
+static void test_rss_report(void **state)
+{
+	struct fix *f = *state;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	put_rss(&f->s, 10, 10, 3 * MIB, MIB, 0);
+	put_rss(&f->s, 20, 10, MIB, MIB, 0);
+	assert_int_equal(mt_model__finish(f->m), 0);
+	mem = open_memstream(&out, &len);
+	assert_non_null(mem);
+	assert_int_equal(mt_report__json(mem, f->m), 0);
+	fclose(mem);
+	assert_non_null(strstr(out, "\"peak_rss_bytes\": 4194304,\n    \"peak_rss_ts_ns\": 0,\n    \"rss_records\": 2\n"));
+	assert_non_null(strstr(out, "\"peak_rss_bytes\": 4194304,\n      \"peak_rss_ts_ns\": 0,\n"));
+	free(out);
+	mem = open_memstream(&out, &len);
+	assert_non_null(mem);
+	assert_int_equal(mt_report__text(mem, f->m, "x"), 0);
+	fclose(mem);
+	assert_non_null(strstr(out, "  peak RSS:           4.0 MiB (4194304 B) at 0.000000 s"));
+	assert_non_null(strstr(out, "     10   0    4.0 MiB       0.000000  -\n"));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2412,6 +2504,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_filter_report, scratch_setup, scratch_teardown),
 		cmocka_unit_test(test_filter_seconds),
 		cmocka_unit_test_setup_teardown(test_dump_filters, scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_rss_peaks, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_rss_absent, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_rss_report, fix_setup, fix_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -238,6 +238,7 @@ struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o)
 	bpf_program__set_expected_attach_type(s->skel->progs.alloc_enter, MT_BPF_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(s->skel->progs.alloc_return, MT_BPF_TRACE_UPROBE_MULTI);
 	session__choose_syscall_hooks(s, o->syscall_tracepoints);
+	bpf_program__set_autoload(s->skel->progs.rss_stat, !o->no_rss);
 	s->skel->rodata->wakeup_bytes = o->ring_bytes / SESSION_WAKEUP_PARTS / (ncpus > 0 ? ncpus : 1);
 	s->skel->rodata->stack_bytes = o->stack_bytes;
 	s->skel->rodata->tracer_tgid = getpid();	/* tells memtrack's tracees from the threads handed off */

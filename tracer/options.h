@@ -21,6 +21,7 @@ struct mt_options {
 	bool paused;		/* --paused: allocation records off until the command writes "start" (tracer/control.h) */
 	bool strict;		/* --strict: exit MT_EXIT_STRICT when an event was dropped or an attach failed */
 	bool portable;		/* --portable: with stacks, modules copied into DIR/modules, not kept in the cache */
+	bool no_rss;		/* --no-rss: no rss_stat program, no MT_REC_RSS records */
 };
 
 #endif /* MEMTRACK_TRACER_OPTIONS_H */

@@ -22,8 +22,8 @@ static void record__usage(FILE *f)
 {
 	fprintf(f, "usage: memtrack record [-o DIR] [-q] [-v] [--stacks [--stack-bytes N]] [--exit-with-command]\n"
 		   "                       [--ring-size MIB] [--precise-time] [--ts-resolution NS] [--syscall-tracepoints]\n"
-		   "                       [--no-handoff] [--user NAME] [--paused] [--strict] -- PROGRAM [ARGS...]\n"
-		   "                       (with --stacks: [--portable])\n"
+		   "                       [--no-handoff] [--user NAME] [--paused] [--strict] [--no-rss]\n"
+		   "                       [--portable] -- PROGRAM [ARGS...]\n"
 		   "  -o, --output DIR     write the artifact to DIR (default: memtrack.<pid>)\n"
 		   "  -q, --quiet          no summary on stderr when the command ends\n"
 		   "  -v, --verbose        more diagnostics (twice: libbpf's too)\n"
@@ -50,7 +50,9 @@ static void record__usage(FILE *f)
 		   "      --paused         start with allocation recording off: the command switches it by writing\n"
 		   "                       lines to the FIFO named by $MEMTRACK_CONTROL: start, stop, mark LABEL\n"
 		   "      --strict         exit %d, after writing the artifact, when any event was dropped or any\n"
-		   "                       attach failed\n",
+		   "                       attach failed\n"
+		   "      --no-rss         no resident memory (RSS) records: the kernel's rss_stat tracepoint is not\n"
+		   "                       hooked\n",
 		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_RING_DEFAULT >> 20, MT_TS_RESOLUTION_DEFAULT, MT_EXIT_STRICT);
 }
 
@@ -64,7 +66,8 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		{ "syscall-tracepoints", no_argument, NULL, 't' }, { "ts-resolution", required_argument, NULL, 'T' },
 		{ "precise-time", no_argument, NULL, 'P' }, { "no-handoff", no_argument, NULL, 'H' },
 		{ "user", required_argument, NULL, 'u' },	    { "paused", no_argument, NULL, 'p' },
-		{ "strict", no_argument, NULL, 'S' },	    { "portable", no_argument, NULL, 'D' }, {},
+		{ "strict", no_argument, NULL, 'S' },	    { "portable", no_argument, NULL, 'D' },
+		{ "no-rss", no_argument, NULL, 'R' }, {},
 	};
 	unsigned long long n;
 	bool stacks = false;
@@ -85,6 +88,7 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		case 'p': o->paused = true; break;
 		case 'S': o->strict = true; break;
 		case 'D': o->portable = true; break;
+		case 'R': o->no_rss = true; break;
 		case 'T':
 			if (mt_args__number("ts-resolution", optarg, 1, UINT64_MAX, false, &n))
 				return -EINVAL;

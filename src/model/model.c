@@ -68,6 +68,12 @@
  * MT_REC_END: complete = true, its wait status, drops[] by enum mt_drop, dropped_events = their sum. Without an
  * END record the run did not finish (complete = false) and the drop counts are unknown (reported as 0 here).
  *
+ * Resident memory (MT_REC_RSS, per hdr.pid): a process holds anon + file + shmem of its latest record until the next,
+ * and nothing from its exit record on; its current image's and its own rss_bytes are that, the totals' the sum over
+ * the processes whose current image the filter takes. peak_rss_bytes is the highest value reached (the totals': of
+ * that sum, not the sum of the peaks), peak_rss_ts_ns the first time, relative like peak_ts_ns; with a time window,
+ * the highest inside it, from what was held when it began. records counts the whole recording's.
+ *
  * MT_REC_ATTACH with an error counts in attach_failed: a file whose probes could not be bound, its calls missing.
  *
  * Records of an unknown type, or shorter than their type's struct, are skipped and counted in bad_records.
@@ -99,6 +105,7 @@ struct proc {
 	struct mt_heap_stats win_start;
 	struct mt_heap_stats win_end;
 	bool matched;			/* one of its images is */
+	uint64_t rss_in_tot;		/* what its resident memory adds to tot.rss now */
 };
 
 enum window { WIN_BEFORE, WIN_OPEN, WIN_CLOSED };
@@ -315,6 +322,26 @@ static void window_start(struct mt_heap_stats *start, struct mt_heap_stats *h, u
 	h->peak_ts_ns = h->live_bytes ? from : 0;
 }
 
+static void rss_window_start(struct mt_rss_stats *r, uint64_t from)
+{
+	r->peak_rss_bytes = r->rss_bytes;
+	r->peak_rss_ts_ns = r->rss_bytes ? from : 0;
+}
+
+/* The resident memory's peaks start from what each process holds (an ended image: nothing). */
+static void rss_window_open(struct mt_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_images; i++)
+		m->images[i]->pub.rss.peak_rss_bytes = m->images[i]->pub.rss.peak_rss_ts_ns = 0;
+	for (i = 0; i < m->nr_procs; i++) {
+		rss_window_start(&m->procs[i]->pub.rss, m->filter.from_ns);
+		rss_window_start(&cur_image(m, m->procs[i])->pub.rss, m->filter.from_ns);
+	}
+	rss_window_start(&m->tot.rss, m->filter.from_ns);
+}
+
 static void window_open(struct mt_model *m)
 {
 	size_t i;
@@ -324,6 +351,7 @@ static void window_open(struct mt_model *m)
 	for (i = 0; i < m->nr_procs; i++)
 		window_start(&m->procs[i]->win_start, &m->procs[i]->pub.heap, m->filter.from_ns);
 	window_start(&m->tot_start, &m->tot.heap, m->filter.from_ns);
+	rss_window_open(m);
 	m->win = WIN_OPEN;
 }
 
@@ -595,6 +623,46 @@ static int apply_fork(struct mt_model *m, const struct mt_fork *f)
 	return err;
 }
 
+/* ---- resident memory: the MT_REC_RSS records ---- */
+
+static void rss_peak(struct mt_rss_stats *r, uint64_t rel)
+{
+	if (r->rss_bytes > r->peak_rss_bytes) {
+		r->peak_rss_bytes = r->rss_bytes;
+		r->peak_rss_ts_ns = rel;
+	}
+}
+
+/* p holds bytes from ts (0 from its exit): its image's, its own, and the total's when the filter takes its image. */
+static void rss_set(struct mt_model *m, struct proc *p, uint64_t bytes, uint64_t ts)
+{
+	struct image *img = cur_image(m, p);
+
+	m->tot.rss.rss_bytes -= p->rss_in_tot;
+	p->rss_in_tot = img->pub.selected ? bytes : 0;
+	m->tot.rss.rss_bytes += p->rss_in_tot;
+	img->pub.rss.rss_bytes = bytes;
+	p->pub.rss.rss_bytes = bytes;
+	if (!peaks_counted(m))
+		return;
+	rss_peak(&img->pub.rss, rel_ts(m, ts));
+	rss_peak(&p->pub.rss, rel_ts(m, ts));
+	rss_peak(&m->tot.rss, rel_ts(m, ts));
+}
+
+static int apply_rss(struct mt_model *m, const struct mt_rss *r)
+{
+	struct proc *p = proc_get(m, r->hdr.pid, r->hdr.ts_ns);
+
+	if (!p)
+		return -ENOMEM;
+	m->tot.rss.records++;
+	p->pub.rss.records++;
+	cur_image(m, p)->pub.rss.records++;
+	rss_set(m, p, r->anon + r->file + r->shmem, r->hdr.ts_ns);
+	return 0;
+}
+
 /* An exec ends the image and begins the next; it only names one that never ran (the root before its exec). */
 static int apply_exec(struct mt_model *m, const struct mt_exec *e)
 {
@@ -653,6 +721,7 @@ static int apply_exit(struct mt_model *m, const struct mt_exit *x)
 	p->pub.exited = true;
 	p->pub.status = x->status;
 	p->pub.exit_ns = x->hdr.ts_ns;
+	rss_set(m, p, 0, x->hdr.ts_ns);
 	return image_end(m, p, MT_BLOCKS_EXIT, x->hdr.ts_ns);
 }
 
@@ -789,6 +858,7 @@ static int model_account(struct mt_model *m, const struct mt_rec_hdr *rec)
 	case MT_REC_EXIT: return apply_exit(m, (const struct mt_exit *)rec);
 	case MT_REC_SESSION: return apply_session(m, (const struct mt_session *)rec);
 	case MT_REC_END: apply_end(m, (const struct mt_end *)rec); return 0;
+	case MT_REC_RSS: return apply_rss(m, (const struct mt_rss *)rec);
 	case MT_REC_ATTACH: m->tot.attach_failed += ((const struct mt_attach *)rec)->err != 0; return 0;
 	default: return 0;
 	}

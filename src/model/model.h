@@ -55,6 +55,14 @@ struct mt_heap_stats {
 	uint64_t brk_calls;
 };
 
+/* Resident memory from the MT_REC_RSS records (anon + file + shmem), in bytes; all 0 without any. */
+struct mt_rss_stats {
+	uint64_t records;		/* MT_REC_RSS records accounted */
+	uint64_t rss_bytes;		/* the last record's; 0 once the process exited (in totals: the sum now) */
+	uint64_t peak_rss_bytes;	/* the highest value reached (in totals: of the sum over processes) */
+	uint64_t peak_rss_ts_ns;	/* when it was first reached, relative to the session start like peak_ts_ns */
+};
+
 struct mt_proc {
 	uint32_t pid;			/* thread group id */
 	uint32_t ppid;			/* 0 when it appeared without a fork or session record */
@@ -66,6 +74,7 @@ struct mt_proc {
 	uint64_t exit_ns;		/* ts_ns of its exit record; valid when exited */
 	uint32_t nr_images;		/* 1 + its execs (but an exec that names an empty image: the root's first) */
 	struct mt_heap_stats heap;	/* the sum of its images' */
+	struct mt_rss_stats rss;
 };
 
 /* How an image ended. */
@@ -92,6 +101,7 @@ struct mt_image {
 	uint64_t start_ns;		/* ts_ns of the record that began it */
 	uint64_t end_ns;		/* ts_ns of the exec or exit that ended it */
 	struct mt_heap_stats heap;	/* its own: the inherited blocks are image 0's, exec_discarded the ended one's */
+	struct mt_rss_stats rss;	/* the records while it was its process's image */
 };
 
 /* Blocks an image still held when it ended by exit (leaked) or with the stream (still live), by stack. */
@@ -103,6 +113,7 @@ struct mt_leak_site {
 
 struct mt_totals {
 	struct mt_heap_stats heap;	/* sums over the images the filter takes; peak_* the peak of their live sum */
+	struct mt_rss_stats rss;	/* the sum over the processes whose image the filter takes, and its peak */
 	uint64_t processes;		/* with a matched image */
 	uint64_t images;		/* matched */
 	bool stacks;			/* some allocation record carried a stack hash */

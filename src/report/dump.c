@@ -130,6 +130,21 @@ static void dump_thread_exit(struct mt_json *j, const struct mt_thread_exit *t)
 	mt_json__kv_bool(j, "with_process", t->flags & MT_THREAD_EXIT_GROUP);
 }
 
+static void dump_rss(struct mt_json *j, const struct mt_rss *r)
+{
+	static const char *const whys[] = { [MT_RSS_WHY_STEP] = "step", [MT_RSS_WHY_PERIOD] = "period",
+					    [MT_RSS_WHY_EXIT] = "exit" };
+	const char *why = r->why <= MT_RSS_WHY_EXIT ? whys[r->why] : NULL;
+
+	mt_json__kv_string(j, "event", "rss");
+	mt_json__kv_u64(j, "rss_bytes", r->anon + r->file + r->shmem);
+	mt_json__kv_u64(j, "anon", r->anon);
+	mt_json__kv_u64(j, "file", r->file);
+	mt_json__kv_u64(j, "shmem", r->shmem);
+	mt_json__kv_u64(j, "swap", r->swap);
+	mt_json__kv_string(j, "why", why ? why : "?");
+}
+
 static void dump_session(struct mt_json *j, const struct mt_session *s)
 {
 	size_t pos = 0, len;
@@ -239,6 +254,7 @@ static void dump_body(struct mt_json *j, const struct mt_rec_hdr *rec, const str
 	case MT_REC_MAPPING: dump_mapping(j, (const struct mt_mapping *)rec); break;
 	case MT_REC_FILE: dump_file(j, (const struct mt_file *)rec); break;
 	case MT_REC_MARK: dump_mark(j, (const struct mt_mark *)rec); break;
+	case MT_REC_RSS: dump_rss(j, (const struct mt_rss *)rec); break;
 	}
 }
 

@@ -384,6 +384,10 @@ static void text_totals(FILE *f, const struct mt_model *m, const size_t *rows, s
 	fprintf(f, "  %-20smmap %" PRIu64 " (%s), ", "mappings:", h->mmap_calls, mt_report__human(a, h->mmap_bytes));
 	fprintf(f, "munmap %" PRIu64 " (%s), mremap %" PRIu64 ", brk %" PRIu64 " (not heap)\n",
 		h->munmap_calls, mt_report__human(b, h->munmap_bytes), h->mremap_calls, h->brk_calls);
+	if (t->rss.records)
+		fprintf(f, "  %-20s%s at %" PRIu64 ".%06" PRIu64 " s (resident: anon + file + shmem, summed over "
+			"processes)\n", "peak RSS:", size_text(a, t->rss.peak_rss_bytes),
+			t->rss.peak_rss_ts_ns / 1000000000, t->rss.peak_rss_ts_ns % 1000000000 / 1000);
 	text_anomalies(f, t);
 	text_dropped(f, t);
 }
@@ -442,6 +446,29 @@ static void text_rows(FILE *f, const struct mt_model *m, const size_t *rows, siz
 		fputs("(rows `running` or `live`: LEAKS and LEAKED are the blocks still live at the end, not leaks)\n", f);
 }
 
+/* Each row's resident memory peak, when the recording has RSS records. */
+static void text_rss_rows(FILE *f, const struct mt_model *m, const size_t *rows, size_t nrows)
+{
+	const struct mt_rss_stats *r;
+	char a[HSIZE];
+	size_t i;
+
+	if (!mt_model__totals(m)->rss.records)
+		return;
+	fprintf(f, "\nresident memory (RSS: anon + file + shmem):\n%7s %3s %10s %14s  %s\n", "PID", "IMG", "PEAK RSS",
+		"AT s", "EXE");
+	for (i = 0; i < nrows; i++) {
+		const struct mt_image *img = mt_model__image(m, rows[i]);
+
+		r = &img->rss;
+		fprintf(f, "%7" PRIu32 " %3" PRIu32 " %10s %7" PRIu64 ".%06" PRIu64 "  ", img->pid, img->image,
+			mt_report__human(a, r->peak_rss_bytes), r->peak_rss_ts_ns / 1000000000,
+			r->peak_rss_ts_ns % 1000000000 / 1000);
+		put_text(f, img->exe[0] ? img->exe : "-");
+		fputc('\n', f);
+	}
+}
+
 int mt_report__text_with(FILE *f, const struct mt_model *m, const char *label, const struct mt_report_extra *x)
 {
 	size_t nrows, *rows = row_order(m, &nrows);
@@ -455,6 +482,7 @@ int mt_report__text_with(FILE *f, const struct mt_model *m, const char *label, c
 	if (nrows || !x->filter) {
 		text_totals(f, m, rows, nrows, x);
 		text_rows(f, m, rows, nrows, x);
+		text_rss_rows(f, m, rows, nrows);
 	}
 	free(rows);
 	return ferror(f) ? -EIO : 0;
@@ -563,6 +591,16 @@ static bool has_filter(const struct mt_report_extra *x)
 	return x->filter && (mt_filter__selects(x->filter) || mt_filter__has_window(x->filter));
 }
 
+/* Resident memory's keys, when the recording has RSS records (a row's: its image's own). */
+static void json_rss(struct mt_json *j, const struct mt_rss_stats *r, bool any)
+{
+	if (!any)
+		return;
+	mt_json__kv_u64(j, "peak_rss_bytes", r->peak_rss_bytes);
+	mt_json__kv_u64(j, "peak_rss_ts_ns", r->peak_rss_ts_ns);
+	mt_json__kv_u64(j, "rss_records", r->records);
+}
+
 static void json_totals(struct mt_json *j, const struct mt_model *m, const struct mt_report_extra *x)
 {
 	const struct mt_session_info *si = mt_model__session(m);
@@ -601,6 +639,7 @@ static void json_totals(struct mt_json *j, const struct mt_model *m, const struc
 	mt_json__kv_u64(j, "bad_records", t->bad_records);
 	mt_json__kv_u64(j, "attach_failed", t->attach_failed);
 	mt_json__kv_u64(j, "thread_exits", t->thread_exits);
+	json_rss(j, &t->rss, t->rss.records);
 	mt_json__end_object(j);
 }
 
@@ -649,6 +688,7 @@ static void json_row(struct mt_json *j, const struct mt_model *m, size_t idx, co
 	else
 		mt_json__kv_null(j, "signal");
 	json_heap(j, &img->heap, sup_n, sup_b, x->filter && mt_filter__has_window(x->filter));
+	json_rss(j, &img->rss, mt_model__totals(m)->rss.records);
 	mt_json__end_object(j);
 }
 

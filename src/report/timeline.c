@@ -47,6 +47,20 @@ struct mt_timeline {
 	struct tl_event *events;
 	size_t nevents, cap_events;
 	uint64_t t_end;			/* the last sample's or event's time */
+	struct tl_rss *rss;		/* NULL: the recording has no RSS records */
+};
+
+/* Resident memory over time (MT_REC_RSS records), on points of its own: the total, and each process drawn apart. */
+struct tl_rss {
+	size_t npoints, cap;
+	uint64_t *t_ns;
+	uint64_t *total;
+	uint64_t **procs;		/* per t->procs, its RSS at each point */
+	size_t nprocs;
+	uint64_t peak_bytes, peak_ts;
+	uint64_t samples, nsamples;	/* so far; pass one's count */
+	uint64_t t_first, t_last;	/* of the samples (pass one) */
+	size_t point;			/* pass two: the point being filled, + 1 (0: none yet) */
 };
 
 /* What a pass keeps between records. */
@@ -63,6 +77,7 @@ struct tl_pass {
 	size_t point;			/* pass two: the point being filled, + 1 (0: none yet) */
 	const char *const *between;	/* --between's marks, or NULL */
 	int span;			/* with them: 0 before mark A, 1 from it, 2 from mark B on */
+	struct tl_rss rss;		/* pass one's count, copied to t->rss when there is any */
 };
 
 /* The record lies in --between's span (the marks themselves included): a pass follows the marks. */
@@ -75,6 +90,24 @@ static bool tl_in_span(struct tl_pass *p, const struct mt_rec_hdr *rec)
 	else if (p->span == 1 && mt_filter__is_mark(rec, p->between[1]))
 		p->span = 2;
 	return p->span == 1 || (p->span == 2 && mt_filter__is_mark(rec, p->between[1]));
+}
+
+static void tl_rss_release(struct tl_rss *r)
+{
+	size_t i;
+
+	for (i = 0; r->procs && i < r->nprocs; i++)
+		free(r->procs[i]);
+	free(r->procs);
+	free(r->t_ns);
+	free(r->total);
+}
+
+static void tl_rss_free(struct tl_rss *r)
+{
+	if (r)
+		tl_rss_release(r);
+	free(r);
 }
 
 void mt_timeline__free(struct mt_timeline *t)
@@ -90,6 +123,7 @@ void mt_timeline__free(struct mt_timeline *t)
 	free(t->total);
 	free(t->others);
 	free(t->events);
+	tl_rss_free(t->rss);
 	free(t);
 }
 
@@ -144,6 +178,92 @@ static int tl_event(struct mt_timeline *t, const struct mt_rec_hdr *rec, uint64_
 	return 0;
 }
 
+/* ---- resident memory: a sample at each RSS record, and at each exit once there was one ---- */
+
+static void point_put(uint64_t *v, size_t i, bool first, uint64_t x);
+
+static bool tl_rss_sample(const struct mt_rec_hdr *rec, const struct mt_model *m)
+{
+	return (rec->type == MT_REC_RSS || rec->type == MT_REC_EXIT) && mt_model__totals(m)->rss.records;
+}
+
+static void tl_rss_count(struct tl_pass *p, const struct mt_rec_hdr *rec, const struct mt_model *m, uint64_t ts)
+{
+	if (!tl_rss_sample(rec, m))
+		return;
+	if (!p->rss.samples++)
+		p->rss.t_first = ts;
+	p->rss.t_last = ts;
+	p->t->t_end = ts > p->t->t_end ? ts : p->t->t_end;
+}
+
+/* Room for pass two's points of the processes drawn apart, and the model's peak; t->rss stays NULL without any. */
+static int tl_rss_alloc(struct tl_pass *p, const struct mt_model *m, size_t max_points)
+{
+	struct tl_rss *r;
+	size_t i, n;
+
+	if (!p->rss.samples)
+		return 0;
+	r = p->t->rss = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	*r = p->rss;
+	r->nsamples = r->samples;
+	r->samples = 0;
+	r->cap = n = r->nsamples > max_points ? max_points : r->nsamples;
+	r->nprocs = p->t->nprocs;
+	r->peak_bytes = mt_model__totals(m)->rss.peak_rss_bytes;
+	r->peak_ts = mt_model__totals(m)->rss.peak_rss_ts_ns;
+	r->t_ns = calloc(n, sizeof(uint64_t));
+	r->total = calloc(n, sizeof(uint64_t));
+	r->procs = calloc(r->nprocs ? r->nprocs : 1, sizeof(*r->procs));
+	if (!r->t_ns || !r->total || !r->procs)
+		return -ENOMEM;
+	for (i = 0; i < r->nprocs; i++)
+		if (!(r->procs[i] = calloc(n, sizeof(uint64_t))))
+			return -ENOMEM;
+	return 0;
+}
+
+/* The point a sample goes to: its own, or its time's bucket when there are more samples than points. */
+static size_t tl_rss_point_of(const struct tl_rss *r, uint64_t ts)
+{
+	if (r->nsamples <= r->cap)
+		return r->samples;
+	ts = ts < r->t_first ? r->t_first : ts;
+	return (size_t)((unsigned __int128)(ts - r->t_first) * r->cap / (r->t_last - r->t_first + 1));
+}
+
+static void tl_rss_fill(struct tl_pass *p, const struct mt_rec_hdr *rec, const struct mt_model *m, uint64_t ts)
+{
+	struct tl_rss *r = p->t->rss;
+	const struct mt_proc *proc;
+	uint64_t total;
+	size_t i, at;
+	bool first;
+
+	if (!r || !tl_rss_sample(rec, m) || r->samples >= r->nsamples)
+		return;
+	at = tl_rss_point_of(r, ts);
+	r->samples++;
+	first = (!r->point || r->point - 1 != at) && r->npoints < r->cap;
+	if (first) {
+		r->point = at + 1;
+		r->t_ns[r->npoints++] = ts;
+	}
+	total = mt_model__totals(m)->rss.rss_bytes;
+	point_put(r->total, r->npoints - 1, first, total);
+	if (p->between && (r->samples == 1 || total > r->peak_bytes)) {	/* the span's own peak */
+		r->peak_bytes = total;
+		r->peak_ts = ts;
+	}
+	for (i = 0; i < r->nprocs; i++) {
+		proc = mt_model__proc(m, p->t->procs[i].model_index);
+		point_put(r->procs[i], r->npoints - 1, first, proc ? proc->rss.rss_bytes : 0);
+	}
+}
+
 static int pass_one(const struct mt_rec_hdr *rec, const struct mt_replay *r, void *ctx)
 {
 	struct tl_pass *p = ctx;
@@ -157,6 +277,7 @@ static int pass_one(const struct mt_rec_hdr *rec, const struct mt_replay *r, voi
 		if (err)
 			return err;
 	}
+	tl_rss_count(p, rec, mt_replay__model(r), ts);
 	if (!tl_changed(p, rec, mt_replay__model(r)))
 		return 0;
 	if (!p->samples++)
@@ -195,6 +316,7 @@ static int pass_two(const struct mt_rec_hdr *rec, const struct mt_replay *r, voi
 
 	if (!tl_in_span(p, rec))
 		return 0;
+	tl_rss_fill(p, rec, m, ts);
 	if (!tl_changed(p, rec, m) || p->samples >= p->nsamples)
 		return 0;
 	at = point_of(p, ts);
@@ -283,6 +405,8 @@ static int build_first(const char *path, const struct mt_timeline_opts *o, struc
 	if (err && err != -EBADMSG)
 		return err;
 	aerr = pick_procs(p->t, mt_replay__model(r), o && o->top ? o->top : MT_TIMELINE_TOP, &more);
+	if (!aerr)
+		aerr = tl_rss_alloc(p, mt_replay__model(r), p->max_points);
 	mt_replay__free(r);
 	p->nsamples = p->samples;
 	p->bucketed = p->samples > p->max_points;
@@ -366,6 +490,35 @@ static void json_events(struct mt_json *j, const struct mt_timeline *t)
 	mt_json__end_array(j);
 }
 
+/* "rss": its own points, the total, the processes drawn apart (in the same order), the total's peak. */
+static void json_rss(struct mt_json *j, const struct mt_timeline *t)
+{
+	const struct tl_rss *r = t->rss;
+	size_t i;
+
+	if (!r)
+		return;
+	mt_json__key(j, "rss");
+	mt_json__begin_object(j);
+	json_series(j, "t_ns", r->t_ns, r->npoints);
+	json_series(j, "total", r->total, r->npoints);
+	mt_json__key(j, "processes");
+	mt_json__begin_array(j);
+	for (i = 0; i < r->nprocs; i++) {
+		mt_json__begin_object(j);
+		mt_json__kv_u64(j, "pid", t->procs[i].pid);
+		json_series(j, "rss_bytes", r->procs[i], r->npoints);
+		mt_json__end_object(j);
+	}
+	mt_json__end_array(j);
+	mt_json__key(j, "peak");
+	mt_json__begin_object(j);
+	mt_json__kv_u64(j, "t_ns", r->peak_ts);
+	mt_json__kv_u64(j, "bytes", r->peak_bytes);
+	mt_json__end_object(j);
+	mt_json__end_object(j);
+}
+
 int mt_timeline__json(FILE *f, const struct mt_timeline *t)
 {
 	struct mt_json j;
@@ -394,6 +547,7 @@ int mt_timeline__json(FILE *f, const struct mt_timeline *t)
 	mt_json__kv_u64(&j, "bytes", t->peak_bytes);
 	mt_json__end_object(&j);
 	json_events(&j, t);
+	json_rss(&j, t);
 	mt_json__end_object(&j);
 	fputc('\n', f);
 	return mt_json__error(&j);
@@ -553,14 +707,65 @@ static void svg_peak(const struct tl_svg *g)
 		x > (PLOT_X0 + PLOT_X1) / 2 ? "end" : "start", h, g->t->peak_ts / 1e9);
 }
 
+/* RSS as steps on its own points, dotted: 0 until its first point, each value held until the next. */
+static void svg_rss_series(const struct tl_svg *g, const uint64_t *v, const char *color, double width)
+{
+	const struct tl_rss *r = g->t->rss;
+	double y = sy(g, 0);
+	size_t i;
+
+	fprintf(g->f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\" stroke-dasharray=\"2,3\" "
+		"points=\"%.1f,%.1f", color, width, PLOT_X0, y);
+	for (i = 0; i < r->npoints; i++) {
+		fprintf(g->f, " %.1f,%.1f", sx(g, r->t_ns[i]), y);
+		y = sy(g, v[i]);
+		fprintf(g->f, " %.1f,%.1f", sx(g, r->t_ns[i]), y);
+	}
+	fprintf(g->f, " %.1f,%.1f\"/>\n", sx(g, g->t->t_end), y);
+}
+
+/* A legend row with a dotted line: an RSS one. */
+static void svg_rss_legend_row(const struct tl_svg *g, size_t row, const char *text, uint64_t peak)
+{
+	double y = PLOT_Y0 + 8 + row * 20.0;
+	char h[MT_HUMAN_MAX];
+
+	fprintf(g->f, "<line x1=\"950\" y1=\"%.0f\" x2=\"975\" y2=\"%.0f\" stroke=\"#000\" stroke-width=\"2\" "
+		"stroke-dasharray=\"2,3\"/>\n<text x=\"982\" y=\"%.0f\">%s", y, y, y + 4, text);
+	if (peak)
+		fprintf(g->f, " (peak %s)", mt_report__human(h, peak));
+	fputs("</text>\n", g->f);
+}
+
+/* The RSS lines under the heap's, in the same colours, and their legend from row `row` on. */
+static void svg_rss(const struct tl_svg *g, size_t row)
+{
+	const struct tl_rss *r = g->t->rss;
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = r->nprocs; i-- > 0;)
+		svg_rss_series(g, r->procs[i], palette[i % (sizeof(palette) / sizeof(palette[0]))], 1.5);
+	svg_rss_series(g, r->total, "#000", 2.0);
+	svg_rss_legend_row(g, row, "RSS total", r->peak_bytes);
+	svg_rss_legend_row(g, row + 1, "dotted: RSS, per pid in its colour", 0);
+}
+
+/* The top of the byte axis's scale: the heap's peak, or RSS's when higher. */
+static uint64_t svg_top(const struct mt_timeline *t)
+{
+	return t->rss && t->rss->peak_bytes > t->peak_bytes ? t->rss->peak_bytes : t->peak_bytes;
+}
+
 int mt_timeline__svg(FILE *f, const struct mt_timeline *t, const char *title)
 {
-	struct tl_svg g = { .f = f, .t = t, .y_step = bytes_step(t->peak_bytes), .t_step = time_step(t->t_end) };
+	struct tl_svg g = { .f = f, .t = t, .y_step = bytes_step(svg_top(t)), .t_step = time_step(t->t_end) };
 	char label[32];
 	size_t i;
 
 	/* the top: the tick above the peak, or the next one when the peak sits on it (room for its label) */
-	g.y_max = (double)((t->peak_bytes / g.y_step + 1) * g.y_step);
+	g.y_max = (double)((svg_top(t) / g.y_step + 1) * g.y_step);
 	g.t_max = (double)((t->t_end + g.t_step - 1) / g.t_step * g.t_step);
 	g.t_max = g.t_max ? g.t_max : 1.0;
 
@@ -587,6 +792,7 @@ int mt_timeline__svg(FILE *f, const struct mt_timeline *t, const char *title)
 	}
 	if (t->others)
 		svg_legend_row(&g, t->nprocs + 1, "#888", true, "others", NULL, 0);
+	svg_rss(&g, t->nprocs + 1 + (t->others != NULL));
 	fputs("</svg>\n", f);
 	return ferror(f) ? -EIO : 0;
 }

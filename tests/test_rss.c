@@ -1,0 +1,291 @@
+/* test_rss.c — integration: resident memory records from the rss_stat tracepoint, their rate, model, dump, timeline. */
+#include "kernel_test.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "artifact/artifact.h"
+#include "model/model.h"
+#include "report/timeline.h"
+
+#define MIB (1ull << 20)
+
+/* What the artifact's RSS records say, in its order, of one process (the root). */
+struct rss_log {
+	uint32_t pid;			/* 0 until the session record names it */
+	uint64_t records, steps, periods, exits;
+	uint64_t others;		/* of other processes: none here */
+	uint64_t first_ns, last_ns;
+	uint64_t last_bytes, max_bytes;
+	bool after_exit;		/* a record followed the exit record */
+	bool short_step;		/* a step record, not the first, moved by less than MT_RSS_STEP */
+	bool bad_period;		/* a period record moved by MT_RSS_STEP or more, or by nothing */
+};
+
+static uint64_t rss__diff(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+static void rss__check_rule(struct rss_log *l, const struct mt_rss *r, uint64_t bytes)
+{
+	uint64_t diff = rss__diff(bytes, l->last_bytes);
+
+	l->after_exit |= l->exits != 0;
+	if (r->why == MT_RSS_WHY_STEP) {
+		l->steps++;
+		l->short_step |= l->records > 0 && diff < MT_RSS_STEP;
+	} else if (r->why == MT_RSS_WHY_PERIOD) {
+		l->periods++;
+		l->bad_period |= !diff || diff >= MT_RSS_STEP;
+	} else {
+		assert_int_equal(r->why, MT_RSS_WHY_EXIT);
+		l->exits++;
+	}
+}
+
+static int rss__on_record(const struct mt_rec_hdr *h, void *ctx)
+{
+	const struct mt_rss *r = (const void *)h;
+	struct rss_log *l = ctx;
+	uint64_t bytes;
+
+	if (h->type == MT_REC_SESSION && !l->pid)
+		l->pid = h->pid;
+	if (h->type != MT_REC_RSS)
+		return 0;
+	assert_int_equal(h->size, sizeof(*r));
+	if (h->pid != l->pid) {
+		l->others++;
+		return 0;
+	}
+	bytes = r->anon + r->file + r->shmem;
+	rss__check_rule(l, r, bytes);
+	if (!l->records++)
+		l->first_ns = h->ts_ns;
+	l->last_ns = h->ts_ns;
+	l->last_bytes = bytes;
+	l->max_bytes = bytes > l->max_bytes ? bytes : l->max_bytes;
+	return 0;
+}
+
+static void rss__read(const char *dir, struct rss_log *l)
+{
+	struct mt_read_status st;
+
+	memset(l, 0, sizeof(*l));
+	assert_int_equal(mt_artifact__read(dir, rss__on_record, l, &st), 0);
+}
+
+/* memtrack record -q -o DIR [OPT] -- rss_touch: its exit code. */
+static int rss_run(const char *dir, const char *opt)
+{
+	char *argv[10] = { MT_BINARY, "record", "-q", "-o", (char *)dir }, out[512], err[512];
+	int n = 5;
+
+	if (opt)
+		argv[n++] = (char *)opt;
+	argv[n++] = "--";
+	argv[n++] = PROG("rss_touch");
+	snprintf(out, sizeof(out), "%s.out", dir);
+	snprintf(err, sizeof(err), "%s.err", dir);
+	return mt_test__run(argv, out, err);
+}
+
+static void test_dir(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", mt_test_root, name);
+}
+
+/* Lines of `memtrack dump DIR` that hold needle. */
+static uint64_t dump_count(const char *dir, const char *needle)
+{
+	char *argv[] = { MT_BINARY, "dump", (char *)dir, NULL }, out[600], line[4096];
+	uint64_t n = 0;
+	FILE *f;
+
+	snprintf(out, sizeof(out), "%s.dump", dir);
+	assert_int_equal(mt_test__run(argv, out, NULL), 0);
+	f = fopen(out, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, needle) != NULL;
+	fclose(f);
+	return n;
+}
+
+/*
+ * rss_touch touches 64 MiB, holds it 150 ms, frees it. Its peak is the block and the program's own pages (a MiB or
+ * two), within the kernel counters' slack; the records keep the rule: each step moved 1 MiB or more, each period
+ * record moved less, at most one exit record and it is the last. RSS rises to the peak and falls back once, so the
+ * steps are at most two per MiB of the peak (and the first), the periods one per 100 ms of the span (and one).
+ */
+static void test_rss_peak(void **state)
+{
+	const struct mt_proc *p;
+	struct mt_model *m;
+	struct rss_log l;
+	char dir[512];
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "touch");
+	assert_int_equal(rss_run(dir, NULL), 0);
+	rss__read(dir, &l);
+	assert_int_equal(l.others, 0);
+	assert_false(l.short_step);
+	assert_false(l.bad_period);
+	assert_false(l.after_exit);
+	assert_true(l.exits <= 1);
+	assert_true(l.max_bytes >= 64 * MIB && l.max_bytes <= 80 * MIB);
+	assert_true(l.steps >= 32);	/* up by 64 MiB, a fault at a time: 2 MiB at most (a huge page) */
+	assert_true(l.steps <= 2 * (l.max_bytes / MIB) + 1);
+	assert_true(l.periods <= (l.last_ns - l.first_ns) / MT_RSS_PERIOD_NS + 1);
+
+	assert_int_equal(mt_model__load(dir, &m, NULL), 0);
+	p = mt_model__find_proc(m, l.pid);
+	assert_non_null(p);
+	assert_int_equal(p->rss.records, l.records);
+	assert_int_equal(p->rss.peak_rss_bytes, l.max_bytes);
+	assert_int_equal(mt_model__totals(m)->rss.peak_rss_bytes, l.max_bytes);
+	assert_int_equal(p->rss.rss_bytes, 0);	/* it exited */
+	mt_model__free(m);
+
+	assert_int_equal(dump_count(dir, "\"event\":\"rss\""), l.records);
+}
+
+static size_t svg_count(const char *s, const char *needle)
+{
+	size_t n = 0;
+
+	for (; (s = strstr(s, needle)); s++)
+		n++;
+	return n;
+}
+
+/* timeline: the RSS series on its own points, one per record and one at the exit, and the peak; drawn in the SVG. */
+static void test_rss_timeline(void **state)
+{
+	struct mt_timeline_opts o = { 0 };
+	struct mt_timeline *t;
+	struct rss_log l;
+	char dir[512], want[64], *json = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "timeline");
+	assert_int_equal(rss_run(dir, NULL), 0);
+	rss__read(dir, &l);
+	assert_int_equal(mt_timeline__build(dir, &o, &t, NULL), 0);
+	f = open_memstream(&json, &len);
+	assert_non_null(f);
+	assert_int_equal(mt_timeline__json(f, t), 0);
+	fclose(f);
+	assert_non_null(strstr(json, "\"rss\":{\"t_ns\":["));
+	snprintf(want, sizeof(want), "\"bytes\":%" PRIu64 "}}", l.max_bytes);
+	assert_non_null(strstr(json, want));
+	assert_non_null(strstr(json, ",0],\"processes\":[{\"pid\":"));	/* the total ends at 0: the exit */
+	free(json);
+	/* the SVG: the heap's line and two RSS lines (the total and the process's, dotted), the RSS legend */
+	f = open_memstream(&json, &len);
+	assert_non_null(f);
+	assert_int_equal(mt_timeline__svg(f, t, "rss"), 0);
+	fclose(f);
+	mt_timeline__free(t);
+	assert_non_null(strstr(json, ">RSS total (peak "));
+	assert_int_equal(svg_count(json, "stroke-dasharray=\"2,3\" points="), 2);
+	free(json);
+}
+
+/* The vfork child's records: none while it runs in its parent's memory (the first ones come from its exec's new
+ * memory, which the kernel sets up before the exec's tracepoint: they may precede the exec record). */
+struct vfork_log {
+	uint32_t child;			/* the MT_FORK_SHARED_VM child */
+	bool exec_seen;			/* its exec record */
+	uint64_t records, max_bytes;
+};
+
+static int vfork__on_record(const struct mt_rec_hdr *h, void *ctx)
+{
+	const struct mt_fork *fk = (const void *)h;
+	struct vfork_log *v = ctx;
+
+	if (h->type == MT_REC_FORK && (fk->flags & MT_FORK_SHARED_VM))
+		v->child = fk->child;
+	if (!v->child || h->pid != v->child)
+		return 0;
+	if (h->type == MT_REC_EXEC)
+		v->exec_seen = true;
+	if (h->type == MT_REC_RSS) {
+		const struct mt_rss *r = (const void *)h;
+		uint64_t bytes = r->anon + r->file + r->shmem;
+
+		v->records++;
+		v->max_bytes = bytes > v->max_bytes ? bytes : v->max_bytes;
+	}
+	return 0;
+}
+
+/*
+ * rss_vfork holds 32 MiB, and its vfork child faults 4 MiB more of its parent's memory before it execs /bin/true:
+ * those count in the parent (36 MiB and a little), never in the child, so the total's peak is not the parent's
+ * counted twice.
+ */
+static void test_rss_vfork(void **state)
+{
+	char *argv[] = { MT_BINARY, "record", "-q", "-o", NULL, "--", PROG("rss_vfork"), NULL }, dir[512];
+	const struct mt_session_info *si;
+	struct vfork_log v = { 0 };
+	struct mt_read_status st;
+	struct mt_model *m;
+	uint64_t parent;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "vfork");
+	argv[4] = dir;
+	assert_int_equal(mt_test__run(argv, NULL, NULL), 0);
+	assert_int_equal(mt_artifact__read(dir, vfork__on_record, &v, &st), 0);
+	assert_true(v.child && v.exec_seen);
+	assert_true(v.records >= 1);
+	assert_true(v.max_bytes < 8 * MIB);	/* /bin/true's, never its parent's 36 MiB */
+	assert_int_equal(mt_model__load(dir, &m, NULL), 0);
+	si = mt_model__session(m);
+	parent = mt_model__find_proc(m, si->root_pid)->rss.peak_rss_bytes;
+	assert_true(parent >= 36 * MIB && parent <= 44 * MIB);
+	assert_true(mt_model__find_proc(m, v.child)->rss.peak_rss_bytes < 8 * MIB);
+	assert_true(mt_model__totals(m)->rss.peak_rss_bytes < parent + 8 * MIB);
+	mt_model__free(m);
+}
+
+/* --no-rss: no rss_stat program, no records, and the report has no RSS keys. */
+static void test_no_rss(void **state)
+{
+	struct mt_model *m;
+	struct rss_log l;
+	char dir[512];
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "no_rss");
+	assert_int_equal(rss_run(dir, "--no-rss"), 0);
+	rss__read(dir, &l);
+	assert_int_equal(l.records + l.others, 0);
+	assert_int_equal(mt_model__load(dir, &m, NULL), 0);
+	assert_int_equal(mt_model__totals(m)->rss.records, 0);
+	assert_int_equal(mt_model__totals(m)->heap.peak_live_bytes, 64 * MIB);
+	mt_model__free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rss_peak),
+		cmocka_unit_test(test_rss_timeline),
+		cmocka_unit_test(test_rss_vfork),
+		cmocka_unit_test(test_no_rss),
+	};
+
+	return mt_test__main("test_rss", tests, sizeof(tests) / sizeof(tests[0]));
+}
