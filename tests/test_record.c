@@ -949,21 +949,6 @@ static void test_fd_limit_failures(void **state)
 	assert_non_null(strstr(err, "too many open files"));
 }
 
-/* A container without --pid=host: BPF's pids are not the namespace's, and memtrack says so instead of recording
- * nothing. */
-static void test_pid_namespace_refused(void **state)
-{
-	char dir[256], err[1024];
-	char *argv[] = { "/usr/bin/unshare", "--pid", "--fork", "--mount-proc", MT_BINARY, "record", "-q", "-o", dir,
-			 "--", PROG("alloc_glibc"), NULL };
-
-	(void)state;
-	test_dir(dir, sizeof(dir), "pidns");
-	assert_int_equal(run_named("pidns", argv), 2);
-	read_file("pidns", "err", err, sizeof(err));
-	assert_non_null(strstr(err, "memtrack: recording needs the host's PID namespace"));
-}
-
 /* Started as a subreaper (as a service manager may), memtrack would get its closer back as an orphan and wait for
  * it: it closes its links itself then, and ends; the calls count as ever. */
 static void test_subreaper_no_closer(void **state)
@@ -2517,7 +2502,7 @@ int main(void)
 		cmocka_unit_test(test_clock_precise),		 cmocka_unit_test(test_clock_coarse),
 		cmocka_unit_test(test_call_slots),		 cmocka_unit_test(test_leader_exited),
 		cmocka_unit_test(test_many_live_processes),	 cmocka_unit_test(test_fd_limit_failures),
-		cmocka_unit_test(test_pid_namespace_refused),	 cmocka_unit_test(test_subreaper_no_closer),
+		cmocka_unit_test(test_subreaper_no_closer),
 		cmocka_unit_test(test_tree_fork_exec),
 		cmocka_unit_test(test_tree_vfork_exec),
 		cmocka_unit_test(test_tree_fork_100),
