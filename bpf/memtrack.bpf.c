@@ -237,9 +237,8 @@ static __always_inline void alloc__emit(struct task_struct *task, __u8 func, __u
 					__u64 old, __u64 align, __u64 stack)
 {
 	struct mt_batch *b = batch__take();
-	__u64 ids = current__ids_of(task);
+	__u32 tgid, tid, i;
 	struct mt_alloc *e;
-	__u32 i;
 
 	if (b) {
 		i = b->n;
@@ -248,7 +247,8 @@ static __always_inline void alloc__emit(struct task_struct *task, __u8 func, __u
 			i = 0;
 		}
 		e = &b->r[i];
-		rec__head(&e->hdr, sizeof(*e), MT_REC_ALLOC, ids >> 32, (__u32)ids);
+		current__ids_of(task, &tgid, &tid);
+		rec__head(&e->hdr, sizeof(*e), MT_REC_ALLOC, tgid, tid);
 		alloc__fill(e, func, allocator, addr, size, old, align, stack);
 		b->n = i + 1;
 		if (i + 1 == MT_BATCH_RECS)
@@ -256,7 +256,8 @@ static __always_inline void alloc__emit(struct task_struct *task, __u8 func, __u
 		batch__give_back(b);
 		return;
 	}
-	e = rec__reserve_as(sizeof(*e), MT_REC_ALLOC, ids >> 32, (__u32)ids);
+	current__ids_of(task, &tgid, &tid);
+	e = rec__reserve_as(sizeof(*e), MT_REC_ALLOC, tgid, tid);
 	if (!e)
 		return;
 	alloc__fill(e, func, allocator, addr, size, old, align, stack);
@@ -336,7 +337,7 @@ static __always_inline void caller__classify(struct mt_call *c, struct task_stru
 	if (c->no_callers == gen)
 		return;
 	if (c->hit_gen != gen || ip < c->hit_lo || ip >= c->hit_hi) {
-		tgid = current__ids_of(task) >> 32;
+		tgid = current__tgid_of(task);
 		cs = bpf_map_lookup_elem(&callers, &tgid);
 		if (!cs) {
 			c->no_callers = gen;
@@ -647,7 +648,7 @@ static __always_inline void callers__on_map(struct task_struct *task, __u64 addr
 
 	if (!callers_gen || bpf_find_vma(task, addr, vma__read, &v, 0) || !v.has_file)
 		return;		/* no runtime told of yet; or the mapping cannot be read: new counts as malloc */
-	tgid = current__ids_of(task) >> 32;
+	tgid = current__tgid_of(task);
 	key = (struct mt_file_key){ .dev = v.dev, .ino = v.ino };
 	fc = bpf_map_lookup_elem(&caller_files, &key);
 	if (!fc)
@@ -818,21 +819,21 @@ static __always_inline void exec__watch(struct task_struct *p)
 
 /* old_pid is the kernel's: memtrack's namespace has the exec'ing thread's tid, unless that was not the leader's. The
  * old tid of a thread that took its leader's is gone from every namespace by now: 0 then (docs/FORMAT.md). */
-static __always_inline __u32 exec__old_tid(struct task_struct *p, pid_t old_pid, __u64 ids)
+static __always_inline __u32 exec__old_tid(struct task_struct *p, pid_t old_pid, __u32 tid)
 {
 	if (!pidns_ino)
 		return old_pid;
-	return old_pid == p->pid ? (__u32)ids : 0;
+	return old_pid == p->pid ? tid : 0;
 }
 
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(process_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	__u64 ids = current__ids_of(p);
-	__u32 tgid = ids >> 32;
-	__u32 *state = proc__lookup(tgid);
+	__u32 tgid, tid, *state;
 	struct mt_exec *e;
 
+	current__ids_of(p, &tgid, &tid);
+	state = proc__lookup(tgid);
 	if (!state)
 		return 0;
 	*state = MT_PROC_ACTIVE;	/* in place: an update would allocate a new element, and could fail */
@@ -841,7 +842,7 @@ int BPF_PROG(process_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 	call__claim(p);
 	e = rec__reserve(sizeof(*e), MT_REC_EXEC);
 	if (e) {
-		e->old_pid = exec__old_tid(p, old_pid, ids);
+		e->old_pid = exec__old_tid(p, old_pid, tid);
 		e->_pad = 0;
 		bpf_get_current_comm(e->comm, sizeof(e->comm));
 		if (bpf_probe_read_kernel_str(e->path, sizeof(e->path), BPF_CORE_READ(bprm, filename)) < 0)
@@ -874,10 +875,10 @@ static __always_inline void thread_exit__emit(struct task_struct *p, __u32 tgid,
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(process_exit, struct task_struct *p, bool group_dead)
 {
-	__u64 ids = current__ids_of(p);
-	__u32 tgid = ids >> 32;
+	__u32 tgid, tid;
 
-	thread_exit__emit(p, tgid, (__u32)ids);
+	current__ids_of(p, &tgid, &tid);
+	thread_exit__emit(p, tgid, tid);
 	call__release(p, p->pid);
 	if (group_dead) {
 		foreign__exit(p, tgid);

@@ -129,12 +129,28 @@ static __always_inline __u64 current__ids(void)
 	return task__ids((struct task_struct *)bpf_get_current_task());
 }
 
-/* current__ids from the current task's trusted pointer: two loads in the initial namespace, not a call. */
-static __always_inline __u64 current__ids_of(struct task_struct *cur)
+/* current__ids from the current task's trusted pointer, in two parts: in the initial namespace two loads, not a
+ * call, made where they are used (no 64-bit value put together and split again). */
+static __always_inline void current__ids_of(struct task_struct *cur, __u32 *tgid, __u32 *tid)
+{
+	__u64 ids;
+
+	if (!pidns_ino) {
+		*tgid = cur->tgid;
+		*tid = cur->pid;
+		return;
+	}
+	ids = current__ids();
+	*tgid = ids >> 32;
+	*tid = ids;
+}
+
+/* current__ids_of's tgid alone. */
+static __always_inline __u32 current__tgid_of(struct task_struct *cur)
 {
 	if (!pidns_ino)
-		return (__u64)cur->tgid << 32 | (__u32)cur->pid;
-	return current__ids();
+		return cur->tgid;
+	return current__ids() >> 32;
 }
 
 static __always_inline void drop__count(__u32 why)

@@ -174,7 +174,7 @@ static __always_inline int hold__signal(struct task_struct *t)
 /* A SIGSTOP hold goes into `held` before the signal, so that the closer never misses one. */
 static __always_inline bool hold__send(struct task_struct *t, __u32 tid, int sig)
 {
-	struct mt_held h = { .tgid = current__ids_of(t) >> 32, .start_ns = t->start_boottime };
+	struct mt_held h = { .tgid = current__tgid_of(t), .start_ns = t->start_boottime };
 	long err;
 
 	if (sig == MT_SIGSTOP)

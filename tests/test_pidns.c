@@ -58,20 +58,6 @@ static int seen__on_record(const struct mt_rec_hdr *h, void *ctx)
 	return 0;
 }
 
-static void read_file(const char *name, const char *ext, char *buf, size_t len)
-{
-	char path[512];
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "%s/%s.%s", tmp_root, name, ext);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = 0;
-	fclose(f);
-}
-
 /* The number after "\nkey " (or at the start) in the program's output; 0 when absent. */
 static uint32_t out_pid(const char *out, const char *key)
 {
@@ -83,16 +69,6 @@ static uint32_t out_pid(const char *out, const char *key)
 		if (p == out || p[-1] == '\n')
 			return strtoul(p + strlen(pat), NULL, 10);
 	return 0;
-}
-
-/* Runs argv with stdout/stderr to NAME.out and NAME.err in tmp_root; returns its exit code. */
-static int run_named(const char *name, char *const *argv)
-{
-	char out[512], err[512];
-
-	snprintf(out, sizeof(out), "%s/%s.out", tmp_root, name);
-	snprintf(err, sizeof(err), "%s/%s.err", tmp_root, name);
-	return mt_test__run(argv, out, err);
 }
 
 /* A row of `memtrack report` with this PID and PPID. */
@@ -121,8 +97,8 @@ static void test_pidns_tree(void **state)
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s/tree", tmp_root);
-	assert_int_equal(run_named("tree", argv), 0);
-	read_file("tree", "out", out, sizeof(out));
+	assert_int_equal(mt_test__run_named("tree", argv), 0);
+	mt_test__read_named("tree", "out", out, sizeof(out));
 	self = out_pid(out, "self");
 	thread = out_pid(out, "thread");
 	child = out_pid(out, "child");
@@ -156,8 +132,8 @@ static void test_pidns_tree(void **state)
 	assert_int_equal(s.exit_pid[0] + s.exit_pid[1] + s.exit_pid[2], self + child + grandchild);
 	assert_int_equal(s.mi_attach_tid, thread);	/* held by its namespace tid, and resumed */
 	assert_true(s.mi_resumed_ns != 0);
-	assert_int_equal(run_named("tree_report", rargv), 0);
-	read_file("tree_report", "out", report, sizeof(report));
+	assert_int_equal(mt_test__run_named("tree_report", rargv), 0);
+	mt_test__read_named("tree_report", "out", report, sizeof(report));
 	assert_true(report_has_row(report, self, 1));
 	assert_true(report_has_row(report, child, self));
 	assert_true(report_has_row(report, grandchild, child));
@@ -173,8 +149,8 @@ static void test_pidns_foreign_proc(void **state)
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s/foreign_proc", tmp_root);
-	assert_int_equal(run_named("foreign_proc", argv), 2);
-	read_file("foreign_proc", "err", err, sizeof(err));
+	assert_int_equal(mt_test__run_named("foreign_proc", argv), 2);
+	mt_test__read_named("foreign_proc", "err", err, sizeof(err));
 	assert_non_null(strstr(err, "memtrack: /proc belongs to another PID namespace than memtrack's"));
 	assert_int_equal(strchr(err, '\n') + 1 - err, strlen(err));	/* one line */
 }
@@ -188,8 +164,8 @@ static void test_pidns_user_ns(void **state)
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s/user_ns", tmp_root);
-	assert_int_equal(run_named("user_ns", argv), 2);
-	read_file("user_ns", "err", err, sizeof(err));
+	assert_int_equal(mt_test__run_named("user_ns", argv), 2);
+	mt_test__read_named("user_ns", "err", err, sizeof(err));
 	assert_non_null(strstr(err, "memtrack: recording needs CAP_BPF and CAP_PERFMON in the host's user namespace"));
 }
 
