@@ -75,12 +75,14 @@ static __always_inline __u64 ts__now(void)
  * memtrack's PID namespace: the pids in maps and records are the ones memtrack and the user see there, not the
  * kernel's. Set by the tracer before load: the dev (the kernel's encoding) and inode of its /proc/self/ns/pid, 0 in
  * the initial namespace, where the kernel's pids are the same; the verifier, which knows these values at load, then
- * leaves the translation out altogether.
+ * leaves the translation out (a load of pidns_ino and a jump remain of each test).
  */
 const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
 /* The namespace's depth: set by BPF once after load, by pidns_find run in the tracer's own context. */
 __u32 pidns_level = 0;
+
+#define MT_PIDNS_LEVELS 33	/* the kernel's MAX_PID_NS_LEVEL (32) nested namespaces, and the initial one */
 
 /* pid's number in memtrack's namespace; 0 for one that is not in it (a task above it, or in a sibling). */
 static __always_inline __u32 pid__nr_ns(struct pid *pid)
@@ -88,7 +90,7 @@ static __always_inline __u32 pid__nr_ns(struct pid *pid)
 	__u32 level = pidns_level;
 	struct upid up = {};
 
-	if (!pid || BPF_CORE_READ(pid, level) < level || level > 31 ||
+	if (!pid || BPF_CORE_READ(pid, level) < level || level >= MT_PIDNS_LEVELS ||
 	    bpf_core_read(&up, sizeof(up), &pid->numbers[level]) || BPF_CORE_READ(up.ns, ns.inum) != pidns_ino)
 		return 0;
 	return up.nr;

@@ -127,11 +127,7 @@ static void test_dir(char *buf, size_t len, const char *name)
 /* Runs argv with stdout/stderr to NAME.out and NAME.err in tmp_root (read_file reads them); returns its exit code. */
 static int run_named(const char *name, char *const *argv)
 {
-	char out[512], err[512];
-
-	snprintf(out, sizeof(out), "%s/%s.out", tmp_root, name);
-	snprintf(err, sizeof(err), "%s/%s.err", tmp_root, name);
-	return mt_test__run(argv, out, err);
+	return mt_test__run_named(name, argv);
 }
 
 /* Runs `memtrack record -q -o DIR -- argv...` (run_named); returns its exit code. */
@@ -147,16 +143,7 @@ static int record_run(const char *dir, const char *name, char *const *prog_argv)
 
 static void read_file(const char *name, const char *ext, char *buf, size_t len)
 {
-	char path[512];
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "%s/%s.%s", tmp_root, name, ext);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = 0;
-	fclose(f);
+	mt_test__read_named(name, ext, buf, len);
 }
 
 
