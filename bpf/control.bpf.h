@@ -137,7 +137,7 @@ static __always_inline int control__write(struct pt_regs *regs, long ret)
 	struct control_walk w = {};
 	__u32 i;
 
-	if (!control_ino || ret <= 0 || !proc__active(task->tgid))
+	if (!control_ino || ret <= 0 || !proc__active(current__tgid_of(task)))
 		return 0;
 	if (!control__is_fifo(task, BPF_CORE_READ(regs, di)))
 		return 0;

@@ -238,8 +238,8 @@ static __always_inline void alloc__emit(struct task_struct *task, __u8 func, __u
 					__u64 old, __u64 align, __u64 stack)
 {
 	struct mt_batch *b = batch__take();
+	__u32 tgid, tid, i;
 	struct mt_alloc *e;
-	__u32 i;
 
 	if (b) {
 		i = b->n;
@@ -248,7 +248,8 @@ static __always_inline void alloc__emit(struct task_struct *task, __u8 func, __u
 			i = 0;
 		}
 		e = &b->r[i];
-		rec__head(&e->hdr, sizeof(*e), MT_REC_ALLOC, task->tgid, task->pid);
+		current__ids_of(task, &tgid, &tid);
+		rec__head(&e->hdr, sizeof(*e), MT_REC_ALLOC, tgid, tid);
 		alloc__fill(e, func, allocator, addr, size, old, align, stack);
 		b->n = i + 1;
 		if (i + 1 == MT_BATCH_RECS)
@@ -256,7 +257,8 @@ static __always_inline void alloc__emit(struct task_struct *task, __u8 func, __u
 		batch__give_back(b);
 		return;
 	}
-	e = rec__reserve_as(sizeof(*e), MT_REC_ALLOC, task->tgid, task->pid);
+	current__ids_of(task, &tgid, &tid);
+	e = rec__reserve_as(sizeof(*e), MT_REC_ALLOC, tgid, tid);
 	if (!e)
 		return;
 	alloc__fill(e, func, allocator, addr, size, old, align, stack);
@@ -326,14 +328,17 @@ static __always_inline bool callers__find(struct mt_call *c, const struct mt_cal
 
 /* At a uretprobe, ip is the return address already: the outermost call's caller. A thread's mallocs mostly return
  * to one place (a C++ program's, into operator new): the range it last found is tried before the map. */
-static __always_inline void caller__classify(struct mt_call *c, __u32 tgid, __u64 ip, __u8 *func, __u8 *allocator)
+static __always_inline void caller__classify(struct mt_call *c, struct task_struct *task, __u64 ip, __u8 *func,
+					    __u8 *allocator)
 {
 	__u64 gen = callers_gen + 1;
 	struct mt_callers *cs;
+	__u32 tgid;
 
 	if (c->no_callers == gen)
 		return;
 	if (c->hit_gen != gen || ip < c->hit_lo || ip >= c->hit_hi) {
+		tgid = current__tgid_of(task);
 		cs = bpf_map_lookup_elem(&callers, &tgid);
 		if (!cs) {
 			c->no_callers = gen;
@@ -370,7 +375,7 @@ int BPF_KRETPROBE(alloc_return, void *ret)
 	func = c->func;
 	allocator = c->allocator;
 	if (func == MT_FN_MALLOC)
-		caller__classify(c, task->tgid, PT_REGS_IP(ctx), &func, &allocator);
+		caller__classify(c, task, PT_REGS_IP(ctx), &func, &allocator);
 	alloc__emit(task, func, allocator, addr, c->size, c->old_addr, c->align, c->stack);
 	return 0;
 }
@@ -640,10 +645,11 @@ static __always_inline void callers__on_map(struct task_struct *task, __u64 addr
 	struct mt_callers *fc, *pc, *zero;
 	struct mt_file_key key;
 	struct mt_vma v = {};
-	__u32 tgid = task->tgid, z = 0;
+	__u32 tgid, z = 0;
 
 	if (!callers_gen || bpf_find_vma(task, addr, vma__read, &v, 0) || !v.has_file)
 		return;		/* no runtime told of yet; or the mapping cannot be read: new counts as malloc */
+	tgid = current__tgid_of(task);
 	key = (struct mt_file_key){ .dev = v.dev, .ino = v.ino };
 	fc = bpf_map_lookup_elem(&caller_files, &key);
 	if (!fc)
@@ -683,7 +689,7 @@ static __always_inline int sys__exit(long id, long ret, struct pt_regs *regs)
 
 	if (kind == SYS_CONTROL)
 		return control__write(regs, ret);
-	if (!kind || !proc__active(bpf_get_current_pid_tgid() >> 32))
+	if (!kind || !proc__active(current__ids() >> 32))
 		return 0;
 	sys__args(regs, &a);
 	sys__watch(kind, &a, ret);
@@ -745,6 +751,21 @@ int clock_now(struct mt_clock *c)
 	return 0;
 }
 
+/* Run by the tracer once after load (a test run: in its own context): the depth of its PID namespace, which only
+ * the kernel knows (a namespace cannot see its parents). 1: the tracer's namespace is not the one told. */
+SEC("raw_tp")
+int pidns_find(void *ctx)
+{
+	struct pid *pid = BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), thread_pid);
+	__u32 level = BPF_CORE_READ(pid, level);
+	struct upid up = {};
+
+	if (bpf_core_read(&up, sizeof(up), &pid->numbers[level]) || BPF_CORE_READ(up.ns, ns.inum) != pidns_ino)
+		return 1;
+	pidns_level = level;
+	return 0;
+}
+
 /* A fork child runs its parent's image: the same operator new, at the same addresses. */
 static __always_inline void callers__inherit(__u32 parent, __u32 child)
 {
@@ -758,8 +779,8 @@ static __always_inline void callers__inherit(__u32 parent, __u32 child)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ptgid = BPF_CORE_READ(parent, tgid);
-	__u32 ctgid = BPF_CORE_READ(child, tgid);
+	__u32 ptgid = task__tgid(parent);
+	__u32 ctgid = task__tgid(child);
 	__u32 active = MT_PROC_ACTIVE;
 	struct mt_fork *e;
 
@@ -778,7 +799,7 @@ int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child
 	if (!e)
 		return 0;
 	e->hdr.pid = ptgid;
-	e->hdr.tid = BPF_CORE_READ(parent, pid);
+	e->hdr.tid = task__tid(parent);
 	e->child = ctgid;
 	e->flags = BPF_CORE_READ(child, mm) == BPF_CORE_READ(parent, mm) ? MT_FORK_SHARED_VM : 0;
 	fork__submit(e, child);
@@ -797,13 +818,23 @@ static __always_inline void exec__watch(struct task_struct *p)
 	callers__on_map(p, BPF_CORE_READ(p, mm, start_code));	/* a C++ runtime linked into the executable */
 }
 
+/* old_pid is the kernel's: memtrack's namespace has the exec'ing thread's tid, unless that was not the leader's. The
+ * old tid of a thread that took its leader's is gone from every namespace by now: 0 then (docs/FORMAT.md). */
+static __always_inline __u32 exec__old_tid(struct task_struct *p, pid_t old_pid, __u32 tid)
+{
+	if (!pidns_ino)
+		return old_pid;
+	return old_pid == p->pid ? tid : 0;
+}
+
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(process_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	__u32 tgid = BPF_CORE_READ(p, tgid);
-	__u32 *state = proc__lookup(tgid);
+	__u32 tgid, tid, *state;
 	struct mt_exec *e;
 
+	current__ids_of(p, &tgid, &tid);
+	state = proc__lookup(tgid);
 	if (!state)
 		return 0;
 	*state = MT_PROC_ACTIVE;	/* in place: an update would allocate a new element, and could fail */
@@ -812,7 +843,7 @@ int BPF_PROG(process_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 	call__claim(p);
 	e = rec__reserve(sizeof(*e), MT_REC_EXEC);
 	if (e) {
-		e->old_pid = old_pid;
+		e->old_pid = exec__old_tid(p, old_pid, tid);
 		e->_pad = 0;
 		bpf_get_current_comm(e->comm, sizeof(e->comm));
 		if (bpf_probe_read_kernel_str(e->path, sizeof(e->path), BPF_CORE_READ(bprm, filename)) < 0)
@@ -828,13 +859,13 @@ int BPF_PROG(process_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 #define MT_SIGNAL_GROUP_EXIT 0x4	/* the kernel's SIGNAL_GROUP_EXIT (a #define, so not in BTF) */
 
 /* Runs on the exiting thread after its last call: its record takes a number above every one of its allocations. */
-static __always_inline void thread_exit__emit(struct task_struct *p, __u32 tgid)
+static __always_inline void thread_exit__emit(struct task_struct *p, __u32 tgid, __u32 tid)
 {
 	struct mt_thread_exit *t;
 
 	if (!proc__lookup(tgid))
 		return;
-	t = rec__reserve_as(sizeof(*t), MT_REC_THREAD_EXIT, tgid, p->pid);
+	t = rec__reserve_as(sizeof(*t), MT_REC_THREAD_EXIT, tgid, tid);
 	if (!t)
 		return;
 	t->flags = BPF_CORE_READ(p, signal, flags) & MT_SIGNAL_GROUP_EXIT ? MT_THREAD_EXIT_GROUP : 0;
@@ -845,12 +876,13 @@ static __always_inline void thread_exit__emit(struct task_struct *p, __u32 tgid)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(process_exit, struct task_struct *p, bool group_dead)
 {
-	__u32 tgid = BPF_CORE_READ(p, tgid);
+	__u32 tgid, tid;
 
-	thread_exit__emit(p, tgid);
+	current__ids_of(p, &tgid, &tid);
+	thread_exit__emit(p, tgid, tid);
 	call__release(p, p->pid);
 	if (group_dead) {
-		rss__exit(p, tgid);
+		rss__exit(p, tgid, tid);
 		foreign__exit(p, tgid);
 		bpf_map_delete_elem(&tracked, &tgid);
 		bpf_map_delete_elem(&exec_ranges, &tgid);

@@ -3,6 +3,7 @@
 #define MEMTRACK_BPF_H
 
 #include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
 #include "memtrack.h"
@@ -70,6 +71,90 @@ static __always_inline __u64 ts__now(void)
 	return bpf_ktime_get_ns();
 }
 
+/*
+ * memtrack's PID namespace: the pids in maps and records are the ones memtrack and the user see there, not the
+ * kernel's. Set by the tracer before load: the dev (the kernel's encoding) and inode of its /proc/self/ns/pid, 0 in
+ * the initial namespace, where the kernel's pids are the same; the verifier, which knows these values at load, then
+ * leaves the translation out (a load of pidns_ino and a jump remain of each test).
+ */
+const volatile __u64 pidns_dev = 0;
+const volatile __u64 pidns_ino = 0;
+/* The namespace's depth: set by BPF once after load, by pidns_find run in the tracer's own context. */
+__u32 pidns_level = 0;
+
+#define MT_PIDNS_LEVELS 33	/* the kernel's MAX_PID_NS_LEVEL (32) nested namespaces, and the initial one */
+
+/* pid's number in memtrack's namespace; 0 for one that is not in it (a task above it, or in a sibling). */
+static __always_inline __u32 pid__nr_ns(struct pid *pid)
+{
+	__u32 level = pidns_level;
+	struct upid up = {};
+
+	if (!pid || BPF_CORE_READ(pid, level) < level || level >= MT_PIDNS_LEVELS ||
+	    bpf_core_read(&up, sizeof(up), &pid->numbers[level]) || BPF_CORE_READ(up.ns, ns.inum) != pidns_ino)
+		return 0;
+	return up.nr;
+}
+
+/* t's tgid in memtrack's namespace (0: not in it); t is any task pointer (read with CO-RE). */
+static __always_inline __u32 task__tgid(struct task_struct *t)
+{
+	if (!pidns_ino)
+		return BPF_CORE_READ(t, tgid);
+	return pid__nr_ns(BPF_CORE_READ(t, signal, pids[PIDTYPE_TGID]));
+}
+
+/* t's tid in memtrack's namespace, as task__tgid. */
+static __always_inline __u32 task__tid(struct task_struct *t)
+{
+	if (!pidns_ino)
+		return BPF_CORE_READ(t, pid);
+	return pid__nr_ns(BPF_CORE_READ(t, thread_pid));
+}
+
+/* t's tgid << 32 | tid in memtrack's namespace, as task__tgid. */
+static __always_inline __u64 task__ids(struct task_struct *t)
+{
+	return (__u64)task__tgid(t) << 32 | task__tid(t);
+}
+
+/* The current task's tgid << 32 | tid in memtrack's namespace (0: not in it). The helper answers for a task whose
+ * own namespace is memtrack's; one in a namespace nested deeper (a descendant's unshare) is translated. */
+static __always_inline __u64 current__ids(void)
+{
+	struct bpf_pidns_info ns;
+
+	if (!pidns_ino)
+		return bpf_get_current_pid_tgid();
+	if (!bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)))
+		return (__u64)ns.tgid << 32 | ns.pid;
+	return task__ids((struct task_struct *)bpf_get_current_task());
+}
+
+/* current__ids from the current task's trusted pointer, in two parts: in the initial namespace two loads, not a
+ * call, made where they are used (no 64-bit value put together and split again). */
+static __always_inline void current__ids_of(struct task_struct *cur, __u32 *tgid, __u32 *tid)
+{
+	__u64 ids;
+
+	if (!pidns_ino) {
+		*tgid = cur->tgid;
+		*tid = cur->pid;
+		return;
+	}
+	ids = current__ids();
+	*tgid = ids >> 32;
+	*tid = ids;
+}
+
+/* current__ids_of's tgid alone. */
+static __always_inline __u32 current__tgid_of(struct task_struct *cur)
+{
+	if (!pidns_ino)
+		return cur->tgid;
+	return current__ids() >> 32;
+}
+
 static __always_inline void drop__count(__u32 why)
 {
 	__u64 *n = bpf_map_lookup_elem(&drops, &why);
@@ -126,7 +211,7 @@ static __always_inline void *rec__reserve_as(__u32 size, __u16 type, __u32 pid, 
 
 static __always_inline void *rec__reserve(__u32 size, __u16 type)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	__u64 id = current__ids();
 
 	return rec__reserve_as(size, type, id >> 32, (__u32)id);
 }

@@ -115,21 +115,25 @@ SEC("tp_btf/rss_stat")
 int BPF_PROG(rss_stat, struct mm_struct *mm, int member)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 tgid, tid;
 
-	if (task->mm != mm || task->vfork_done || !proc__active(task->tgid))
+	if (task->mm != mm || task->vfork_done)
 		return 0;
-	rss__update(mm, task->tgid, task->pid, false);
+	current__ids_of(task, &tgid, &tid);
+	if (!proc__active(tgid))
+		return 0;
+	rss__update(mm, tgid, tid, false);
 	return 0;
 }
 
 /* The last thread of a process exits (its mm still attached): its last value, when it differs from the last record's.
  * Run whether or not the rss_stat program is. */
-static __always_inline void rss__exit(struct task_struct *p, __u32 tgid)
+static __always_inline void rss__exit(struct task_struct *p, __u32 tgid, __u32 tid)
 {
 	struct mm_struct *mm = BPF_CORE_READ(p, mm);
 
 	if (mm && !BPF_CORE_READ(p, vfork_done) && proc__active(tgid))
-		rss__update(mm, tgid, BPF_CORE_READ(p, pid), true);
+		rss__update(mm, tgid, tid, true);
 	bpf_map_delete_elem(&rss_last, &tgid);
 }
 

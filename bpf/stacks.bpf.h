@@ -245,7 +245,7 @@ static long scan__word(__u32 i, void *data)
 
 static __always_inline void walk__scan(struct mt_walk *w)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 tgid = current__ids() >> 32;
 	struct mt_scan s;
 
 	s.r = bpf_map_lookup_elem(&exec_ranges, &tgid);

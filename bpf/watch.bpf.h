@@ -20,7 +20,8 @@
 #define MT_SIG_IGN 1
 #define MT_VM_RWX 0x7		/* VM_READ | VM_WRITE | VM_EXEC, the same bits as PROT_* */
 
-/* Set by the tracer before load: its own tgid. A thread it traces has a thread of it as its ptrace parent. */
+/* Set by the tracer before load: its own tgid (in its namespace). A thread it traces has a thread of it as its
+ * ptrace parent. */
 const volatile __u32 tracer_tgid = 0;
 
 #define MT_PT_PTRACED 0x1		/* the kernel's PT_PTRACED (a #define, so not in BTF) */
@@ -33,7 +34,7 @@ const volatile __u32 tracer_tgid = 0;
  */
 static __always_inline bool task__traced_by_tracer(struct task_struct *t)
 {
-	return (BPF_CORE_READ(t, ptrace) & MT_PT_PTRACED) && BPF_CORE_READ(t, parent, tgid) == tracer_tgid;
+	return (BPF_CORE_READ(t, ptrace) & MT_PT_PTRACED) && task__tgid(BPF_CORE_READ(t, parent)) == tracer_tgid;
 }
 
 struct mt_file_key {
@@ -173,7 +174,7 @@ static __always_inline int hold__signal(struct task_struct *t)
 /* A SIGSTOP hold goes into `held` before the signal, so that the closer never misses one. */
 static __always_inline bool hold__send(struct task_struct *t, __u32 tid, int sig)
 {
-	struct mt_held h = { .tgid = t->tgid, .start_ns = t->start_boottime };
+	struct mt_held h = { .tgid = current__tgid_of(t), .start_ns = t->start_boottime };
 	long err;
 
 	if (sig == MT_SIGSTOP)
@@ -200,7 +201,7 @@ static __always_inline void watch__request(const struct mt_vma *v, __u8 reason, 
 	struct mt_file_key key = { .dev = v->dev, .ino = v->ino };
 	__u32 pending = MT_FILE_PENDING, *state = bpf_map_lookup_elem(&known_files, &key);
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 id = bpf_get_current_pid_tgid();
+	__u64 id = current__ids();
 	struct mt_proc_file_key pkey = { .tgid = id >> 32, .dev = v->dev, .ino = v->ino };
 	struct mt_attach_req *r;
 
@@ -255,7 +256,7 @@ static __always_inline void watch__addr(struct task_struct *task, __u64 addr, __
 	if (seen_ino)
 		*seen_ino = v.ino;
 	mapping__emit(&v);
-	ranges__add(bpf_get_current_pid_tgid() >> 32, v.start, v.end);
+	ranges__add(current__ids() >> 32, v.start, v.end);
 	watch__request(&v, reason, hold);
 }
 
@@ -282,7 +283,7 @@ static __always_inline void foreign__exit(struct task_struct *p, __u32 tgid)
 	struct mt_exit *e;
 
 	if (!proc__lookup(tgid) || task__traced_by_tracer(leader) ||
-	    BPF_CORE_READ(leader, real_parent, tgid) == tracer_tgid)
+	    task__tgid(BPF_CORE_READ(leader, real_parent)) == tracer_tgid)
 		return;
 	e = rec__reserve_as(sizeof(*e), MT_REC_EXIT, tgid, tgid);
 	if (!e)

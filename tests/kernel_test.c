@@ -32,6 +32,29 @@ int mt_test__run(char *const *argv, const char *out, const char *err)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+int mt_test__run_named(const char *name, char *const *argv)
+{
+	char out[512], err[512];
+
+	snprintf(out, sizeof(out), "%s/%s.out", mt_test_root, name);
+	snprintf(err, sizeof(err), "%s/%s.err", mt_test_root, name);
+	return mt_test__run(argv, out, err);
+}
+
+void mt_test__read_named(const char *name, const char *ext, char *buf, size_t len)
+{
+	char path[512];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s.%s", mt_test_root, name, ext);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = 0;
+	fclose(f);
+}
+
 static void cleanup(void)
 {
 	char cmd[600];

@@ -25,6 +25,11 @@ int mt_test__run(char *const *argv, const char *out, const char *err);
 /* The whole of the file at path, malloc'd and NUL-terminated (the test fails when it cannot be read). */
 char *mt_test__read_file(const char *path);
 
+/* mt_test__run with stdout/stderr to NAME.out and NAME.err in the scratch dir; mt_test__read_named reads one back
+ * (NAME.EXT), NUL-terminated, at most len - 1 bytes. */
+int mt_test__run_named(const char *name, char *const *argv);
+void mt_test__read_named(const char *name, const char *ext, char *buf, size_t len);
+
 /*
  * Makes the scratch dir, checks that `memtrack record` works here, then runs the tests. Without BPF (not root, no
  * BTF) the binary is skipped (77); under CI=true that is a failure instead.

@@ -127,11 +127,7 @@ static void test_dir(char *buf, size_t len, const char *name)
 /* Runs argv with stdout/stderr to NAME.out and NAME.err in tmp_root (read_file reads them); returns its exit code. */
 static int run_named(const char *name, char *const *argv)
 {
-	char out[512], err[512];
-
-	snprintf(out, sizeof(out), "%s/%s.out", tmp_root, name);
-	snprintf(err, sizeof(err), "%s/%s.err", tmp_root, name);
-	return mt_test__run(argv, out, err);
+	return mt_test__run_named(name, argv);
 }
 
 /* Runs `memtrack record -q -o DIR -- argv...` (run_named); returns its exit code. */
@@ -147,16 +143,7 @@ static int record_run(const char *dir, const char *name, char *const *prog_argv)
 
 static void read_file(const char *name, const char *ext, char *buf, size_t len)
 {
-	char path[512];
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "%s/%s.%s", tmp_root, name, ext);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = 0;
-	fclose(f);
+	mt_test__read_named(name, ext, buf, len);
 }
 
 
@@ -947,21 +934,6 @@ static void test_fd_limit_failures(void **state)
 	assert_int_equal(counted + l.inherit_failed, FORK_MANY);
 	read_file("fork_fds", "err", err, sizeof(err));
 	assert_non_null(strstr(err, "too many open files"));
-}
-
-/* A container without --pid=host: BPF's pids are not the namespace's, and memtrack says so instead of recording
- * nothing. */
-static void test_pid_namespace_refused(void **state)
-{
-	char dir[256], err[1024];
-	char *argv[] = { "/usr/bin/unshare", "--pid", "--fork", "--mount-proc", MT_BINARY, "record", "-q", "-o", dir,
-			 "--", PROG("alloc_glibc"), NULL };
-
-	(void)state;
-	test_dir(dir, sizeof(dir), "pidns");
-	assert_int_equal(run_named("pidns", argv), 2);
-	read_file("pidns", "err", err, sizeof(err));
-	assert_non_null(strstr(err, "memtrack: recording needs the host's PID namespace"));
 }
 
 /* Started as a subreaper (as a service manager may), memtrack would get its closer back as an orphan and wait for
@@ -2517,7 +2489,7 @@ int main(void)
 		cmocka_unit_test(test_clock_precise),		 cmocka_unit_test(test_clock_coarse),
 		cmocka_unit_test(test_call_slots),		 cmocka_unit_test(test_leader_exited),
 		cmocka_unit_test(test_many_live_processes),	 cmocka_unit_test(test_fd_limit_failures),
-		cmocka_unit_test(test_pid_namespace_refused),	 cmocka_unit_test(test_subreaper_no_closer),
+		cmocka_unit_test(test_subreaper_no_closer),
 		cmocka_unit_test(test_tree_fork_exec),
 		cmocka_unit_test(test_tree_vfork_exec),
 		cmocka_unit_test(test_tree_fork_100),

@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <stdarg.h>
@@ -74,7 +76,7 @@ static int session__attach_tracepoints(struct mt_bpf_session *s)
 	bpf_object__for_each_program(prog, s->skel->obj) {
 		if (!bpf_program__autoload(prog) || prog == s->skel->progs.alloc_enter ||
 		    prog == s->skel->progs.alloc_return || prog == s->skel->progs.clock_now ||
-		    prog == s->skel->progs.batch_flush)
+		    prog == s->skel->progs.batch_flush || prog == s->skel->progs.pidns_find)
 			continue;
 		err = session__add_link(s, bpf_program__attach(prog));
 		if (err) {
@@ -190,6 +192,36 @@ static int session__place_clock(struct mt_bpf_session *s)
 	return 0;
 }
 
+#define MT_PID_NS_INIT_INO 0xeffffffcu	/* the kernel's PROC_PID_INIT_INO: the initial PID namespace */
+
+/* memtrack's PID namespace, for BPF to give its pids (memtrack.bpf.h): none to tell in the initial one. */
+static void session__tell_pidns(struct mt_bpf_session *s)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st) || st.st_ino == MT_PID_NS_INIT_INO)
+		return;
+	s->skel->rodata->pidns_dev = (uint64_t)major(st.st_dev) << MT_KDEV_MINOR_BITS | minor(st.st_dev);
+	s->skel->rodata->pidns_ino = st.st_ino;
+}
+
+/* The namespace's depth, which it cannot see from inside: pidns_find reads it in this thread's context. */
+static int session__find_pidns(struct mt_bpf_session *s)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	int err = 0;
+
+	if (!s->skel->rodata->pidns_ino)
+		return 0;
+	if (bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.pidns_find), &opts))
+		err = -errno;
+	else if (opts.retval)
+		err = -ESRCH;
+	if (err)
+		pr_err("cannot find memtrack's PID namespace through BPF: %s\n", strerror(-err));
+	return err;
+}
+
 uint64_t mt_bpf_session__monotonic_ns(void)
 {
 	struct timespec ts;
@@ -242,6 +274,7 @@ struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o)
 	s->skel->rodata->wakeup_bytes = o->ring_bytes / SESSION_WAKEUP_PARTS / (ncpus > 0 ? ncpus : 1);
 	s->skel->rodata->stack_bytes = o->stack_bytes;
 	s->skel->rodata->tracer_tgid = getpid();	/* tells memtrack's tracees from the threads handed off */
+	session__tell_pidns(s);
 	session__choose_clock(s, o);
 	err = memtrack_bpf__load(s->skel);
 	if (err) {
@@ -249,6 +282,8 @@ struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o)
 		goto destroy_skel;
 	}
 	err = session__place_clock(s);
+	if (!err)
+		err = session__find_pidns(s);
 	/* Once now, on empty batches: a kernel that cannot run it would hold records in them for ever. */
 	if (!err && (err = mt_bpf_session__flush_batches(s)) < 0)
 		pr_err("cannot run the BPF batch flush on each CPU: %s\n", strerror(-err));

@@ -1,7 +1,8 @@
-/* privileges.c — checks before anything is loaded: BPF and uprobes allowed here, and the kernel's pids seen. */
+/* privileges.c — checks before anything is loaded: BPF and uprobes allowed here, and a /proc of our pids. */
 #include <errno.h>
 #include <linux/capability.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -37,17 +38,30 @@ static int caps__check(void)
 	return -EPERM;
 }
 
-#define MT_PID_NS_INIT_INO 0xeffffffcu	/* the kernel's PROC_PID_INIT_INO: the initial PID namespace */
+#define MT_USER_NS_INIT_INO 0xeffffffdu	/* the kernel's PROC_USER_INIT_INO: the initial user namespace */
 
-/* BPF sees the kernel's pids, and this process those of its own PID namespace: in a nested one (a container
- * without --pid=host, unshare --pid) nothing would match, and nothing would be recorded. */
-static int pid_ns__check(void)
+/* BPF and uprobes ask for capabilities in the initial user namespace: a container's root in its own has none. */
+static int user_ns__check(void)
 {
 	struct stat st;
 
-	if (stat("/proc/self/ns/pid", &st))
-		return 0;	/* no namespaces: one set of pids */
-	return st.st_ino == MT_PID_NS_INIT_INO ? 0 : -EXDEV;
+	if (stat("/proc/self/ns/user", &st))
+		return 0;	/* no namespaces: the capabilities seen are the kernel's */
+	return st.st_ino == MT_USER_NS_INIT_INO ? 0 : -EPERM;
+}
+
+/* memtrack, BPF and the user speak of the pids of memtrack's PID namespace (tracer/bpf_session.c), and memtrack
+ * reads them in /proc: a /proc of another namespace (a parent's, kept by unshare --pid without --mount-proc) would
+ * name other processes. /proc/self is this process's pid in /proc's namespace, or nothing when it has none there. */
+static int proc__check(void)
+{
+	char buf[32];
+	ssize_t n = readlink("/proc/self", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return -EXDEV;
+	buf[n] = 0;
+	return strtol(buf, NULL, 10) == getpid() ? 0 : -EXDEV;
 }
 
 int mt_privileges__check(void)
@@ -64,9 +78,16 @@ int mt_privileges__check(void)
 		pr_err("this kernel has no BTF (%s is missing): it needs CONFIG_DEBUG_INFO_BTF=y\n", MT_BTF_PATH);
 		return err;
 	}
-	err = pid_ns__check();
+	err = user_ns__check();
+	if (err) {
+		pr_err("recording needs CAP_BPF and CAP_PERFMON in the host's user namespace, which the root of a user "
+		       "namespace (a rootless or user-namespaced container) does not have: run it on the host, or in a "
+		       "container without a user namespace, with those capabilities\n");
+		return err;
+	}
+	err = proc__check();
 	if (err)
-		pr_err("recording needs the host's PID namespace (BPF sees the kernel's pids, not this namespace's): "
-		       "run it on the host, or in a container started with --pid=host\n");
+		pr_err("/proc belongs to another PID namespace than memtrack's (unshare --pid without --mount-proc?): "
+		       "mount this namespace's (unshare --mount-proc, or mount -t proc proc /proc in a mount namespace)\n");
 	return err;
 }

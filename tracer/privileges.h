@@ -2,7 +2,7 @@
 #ifndef MEMTRACK_TRACER_PRIVILEGES_H
 #define MEMTRACK_TRACER_PRIVILEGES_H
 
-/* 0, or -EPERM / -ENOENT / -EXDEV with the reason already printed. */
+/* 0, or -EPERM / -ENOENT / -EXDEV (/proc of another PID namespace) with the reason already printed. */
 int mt_privileges__check(void);
 
 #endif /* MEMTRACK_TRACER_PRIVILEGES_H */
