@@ -1,7 +1,8 @@
-/* kernel_test.c — scratch dir, command runner and BPF gate for the integration tests. */
+/* kernel_test.c — scratch dir, command runner, BPF gate and shared program facts for the integration tests. */
 #include "kernel_test.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -10,6 +11,8 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "artifact/artifact.h"
 
 extern char **environ;
 char mt_test_root[] = "/tmp/memtrack-test.XXXXXX";
@@ -118,4 +121,39 @@ int mt_test__main(const char *name, const struct CMUnitTest *tests, size_t n)
 		return strict ? 1 : 77;
 	}
 	return _cmocka_run_group_tests(name, tests, n, NULL, NULL) ? 1 : 0;
+}
+
+struct phase_times {
+	uint64_t base, first_free, last_phase;	/* the session, phase 2's first record, phase 3's */
+	uint32_t frees;
+};
+
+static int phase_times__on_record(const struct mt_rec_hdr *h, void *ctx)
+{
+	const struct mt_alloc *a = (const void *)h;
+	struct phase_times *t = ctx;
+
+	if (h->type == MT_REC_SESSION)
+		t->base = h->ts_ns;
+	if (h->type != MT_REC_ALLOC || !mt_func__is_free(a->func))
+		return 0;
+	if (++t->frees == 1)
+		t->first_free = h->ts_ns;
+	if (t->frees == 6)
+		t->last_phase = h->ts_ns;
+	return 0;
+}
+
+void mt_test__phase_times(const char *dir, char *from, char *to, size_t len)
+{
+	struct phase_times t = { 0 };
+	struct mt_read_status st;
+
+	assert_int_equal(mt_artifact__read(dir, phase_times__on_record, &t, &st), 0);
+	assert_int_equal(t.frees, 7);
+	assert_true(t.last_phase > t.first_free);	/* 200 ms apart: other ticks */
+	snprintf(from, len, "%" PRIu64 ".%09" PRIu64, (t.first_free - t.base) / 1000000000,
+		 (t.first_free - t.base) % 1000000000);
+	snprintf(to, len, "%" PRIu64 ".%09" PRIu64, (t.last_phase - t.base) / 1000000000,
+		 (t.last_phase - t.base) % 1000000000);
 }

@@ -36,4 +36,10 @@ void mt_test__read_named(const char *name, const char *ext, char *buf, size_t le
  */
 int mt_test__main(const char *name, const struct CMUnitTest *tests, size_t n);
 
+/*
+ * tests/progs/phases recorded in dir: the start of its phase 2 (its first free) and of its phase 3 (its sixth) as
+ * seconds since the session ("S.NNNNNNNNN", len bytes each), for --from and --to. Asserts 7 frees, 2 and 3 apart.
+ */
+void mt_test__phase_times(const char *dir, char *from, char *to, size_t len);
+
 #endif /* MEMTRACK_KERNEL_TEST_H */

@@ -1,8 +1,10 @@
-/* test_flame.c — demangled and inlined frames, flame graphs (SVG, collapsed, speedscope, diff), pprof, diff. */
+/* test_flame.c — demangled and inlined frames, flame graphs (SVG, collapsed, speedscope, diff, filters), pprof, diff,
+ * timeline's filters. */
 /*
  * Offline first, on stackprog's captured stacks and on synthetic stacks over its file; then on the real kernel,
  * `record --stacks` of a C++ program (tests/progs/cxx_store.cc). Headless Chromium clicks the SVG; protoc decodes
  * the pprof profile against profile.proto's messages (both Debian packages; under CI=true their absence fails).
+ * --pid, --exe, --from and --to of flamegraph and timeline on a fork tree and on a run in phases 200 ms apart.
  */
 #include "kernel_test.h"
 
@@ -786,6 +788,147 @@ static void test_cxx_diff_two_sizes(void **state)
 	free(out);
 }
 
+/* ---- filters: flamegraph and timeline ---- */
+
+/* alloc_tree recorded with stacks, and the pids of its fork, vfork and posix_spawn children (it prints them). */
+static void record_tree(char *dir, const char *name, uint32_t pids[3])
+{
+	char out[512], *argv[] = { MT_BINARY, "record", "-q", "--stacks", "-o", dir, "--", PROG("alloc_tree"), NULL };
+	char *text;
+
+	snprintf(dir, 256, "%s/%s", mt_test_root, name);
+	snprintf(out, sizeof(out), "%s/%s.stdout", mt_test_root, name);
+	assert_int_equal(mt_test__run(argv, out, NULL), 0);
+	text = slurp(out, NULL);
+	assert_non_null(text);
+	assert_int_equal(sscanf(text, "fork %u\nvfork %u\nspawn %u\n", &pids[0], &pids[1], &pids[2]), 3);
+	free(text);
+}
+
+/* The collapsed lines hold one line, ending in tail. */
+static void assert_one_line(const char *out, const char *tail)
+{
+	size_t n = strlen(out), k = strlen(tail);
+
+	assert_non_null(strchr(out, '\n'));
+	assert_ptr_equal(strchr(out, '\n'), out + n - 1);
+	if (n < k || strcmp(out + n - k, tail))
+		fail_msg("expected one line ending in '%s', got '%s'", tail, out);
+}
+
+/* The fork child's 5 x 3002 B, the vfork child's 2 x 3005 B before its exec and 7 x 3003 B after, nothing else. */
+static void test_flame_filter_pid(void **state)
+{
+	char dir[256], pid[16], *out;
+	char *bytes[] = { MT_BINARY, "flamegraph", "--collapsed", "--pid", pid, dir, NULL };
+	char *count[] = { MT_BINARY, "flamegraph", "--collapsed", "--weight", "count", "--pid", pid, dir, NULL };
+	char *none[] = { MT_BINARY, "flamegraph", "--collapsed", "--exe", "nonexistent", dir, NULL };
+	uint32_t pids[3];
+
+	(void)state;
+	record_tree(dir, "tree_flame", pids);
+	snprintf(pid, sizeof(pid), "%u", pids[0]);
+	out = memtrack_out("tree_fork", bytes);
+	assert_one_line(out, ";main;alloc_n 15010\n");
+	free(out);
+	snprintf(pid, sizeof(pid), "%u", pids[1]);
+	out = memtrack_out("tree_vfork", count);
+	assert_non_null(strstr(out, ";main 2\n"));
+	assert_non_null(strstr(out, ";main;alloc_n 7\n"));
+	assert_int_equal(strchr(strchr(out, '\n') + 1, '\n')[1], '\0');	/* those two lines only */
+	free(out);
+	out = memtrack_out("tree_none", none);
+	assert_string_equal(out, "");
+	free(out);
+}
+
+/* phases recorded with stacks, and its phases' start times (mt_test__phase_times). */
+static void record_phases(char *dir, const char *name, char *from, char *to)
+{
+	char *argv[] = { MT_BINARY, "record", "-q", "--stacks", "-o", dir, "--", PROG("phases"), NULL };
+
+	snprintf(dir, 256, "%s/%s", mt_test_root, name);
+	assert_int_equal(mt_test__run(argv, "/dev/null", NULL), 0);
+	mt_test__phase_times(dir, from, to, 32);
+}
+
+/*
+ * Phase 2 alone (10 x 1000 B live at its start; 5 freed, 3 x 3000 B allocated): 9000 B in 3 allocations, 14000 B
+ * held at its end and at its peak. Phase 3 on (2 freed): nothing allocated, 10000 B leaked, the peak its start's.
+ */
+static void test_flame_filter_window(void **state)
+{
+	char dir[256], from[32], to[32], weight[16], *out;
+	char *two[] = { MT_BINARY, "flamegraph", "--collapsed", "--weight", weight, "--from", from, "--to", to, dir, NULL };
+	char *three[] = { MT_BINARY, "flamegraph", "--collapsed", "--weight", weight, "--from", to, dir, NULL };
+
+	(void)state;
+	record_phases(dir, "phases_flame", from, to);
+	strcpy(weight, "bytes");
+	out = memtrack_out("phase2_bytes", two);
+	assert_one_line(out, ";main 9000\n");
+	free(out);
+	strcpy(weight, "count");
+	out = memtrack_out("phase2_count", two);
+	assert_one_line(out, ";main 3\n");
+	free(out);
+	strcpy(weight, "leaked");
+	out = memtrack_out("phase2_leaked", two);
+	assert_one_line(out, ";main 14000\n");
+	free(out);
+	strcpy(weight, "peak");
+	out = memtrack_out("phase2_peak", two);
+	assert_one_line(out, ";main 14000\n");
+	free(out);
+	strcpy(weight, "bytes");
+	out = memtrack_out("phase3_bytes", three);
+	assert_string_equal(out, "");
+	free(out);
+	strcpy(weight, "leaked");
+	out = memtrack_out("phase3_leaked", three);
+	assert_one_line(out, ";main 10000\n");
+	free(out);
+	strcpy(weight, "peak");
+	out = memtrack_out("phase3_peak", three);
+	assert_one_line(out, ";main 14000\n");
+	free(out);
+}
+
+/* timeline --pid: the fork child's series alone, 3002 B up and down 5 times, the total the same. */
+static void test_timeline_filter_pid(void **state)
+{
+	char dir[256], pid[16], want[64], *out;
+	char *argv[] = { MT_BINARY, "timeline", "--json", "--pid", pid, dir, NULL };
+	uint32_t pids[3];
+
+	(void)state;
+	record_tree(dir, "tree_timeline", pids);
+	snprintf(pid, sizeof(pid), "%u", pids[0]);
+	out = memtrack_out("tree_timeline", argv);
+	snprintf(want, sizeof(want), "\"processes\":[{\"pid\":%u,", pids[0]);
+	assert_non_null(strstr(out, want));
+	assert_null(strstr(strstr(out, want) + strlen(want), "{\"pid\":"));	/* one series */
+	assert_null(strstr(out, "\"others\""));
+	assert_non_null(strstr(out, "\"total\":[3002,0,3002,0,3002,0,3002,0,3002,0]"));
+	assert_non_null(strstr(out, "\"live_bytes\":[3002,0,3002,0,3002,0,3002,0,3002,0]"));
+	assert_non_null(strstr(out, "\"bytes\":3002}"));
+	free(out);
+}
+
+/* timeline --from --to: phase 2's samples only (5 frees, 3 allocations), its peak 14000 B at its end. */
+static void test_timeline_filter_window(void **state)
+{
+	char dir[256], from[32], to[32], *out;
+	char *argv[] = { MT_BINARY, "timeline", "--json", "--from", from, "--to", to, dir, NULL };
+
+	(void)state;
+	record_phases(dir, "phases_timeline", from, to);
+	out = memtrack_out("phases_timeline", argv);
+	assert_non_null(strstr(out, "\"total\":[9000,8000,7000,6000,5000,8000,11000,14000]"));
+	assert_non_null(strstr(out, "\"bytes\":14000}"));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest offline[] = {
@@ -801,6 +944,10 @@ int main(void)
 	const struct CMUnitTest kernel[] = {
 		cmocka_unit_test(test_cxx_demangled_and_inlined),
 		cmocka_unit_test(test_cxx_diff_two_sizes),
+		cmocka_unit_test(test_flame_filter_pid),
+		cmocka_unit_test(test_flame_filter_window),
+		cmocka_unit_test(test_timeline_filter_pid),
+		cmocka_unit_test(test_timeline_filter_window),
 	};
 	char cmd[128];
 	int failed, ret;

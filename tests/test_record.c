@@ -1462,44 +1462,15 @@ static void test_rows_filters(void **state)
 }
 
 /* --from/--to on a real run, the window cut at the records' own times: phase 2 alone. */
-struct phase_times {
-	uint64_t base, first_free, last_phase;	/* the session, phase 2's first record, phase 3's */
-	uint32_t frees;
-};
-
-static int phase_times__on_record(const struct mt_rec_hdr *h, void *ctx)
-{
-	const struct mt_alloc *a = (const void *)h;
-	struct phase_times *t = ctx;
-
-	if (h->type == MT_REC_SESSION)
-		t->base = h->ts_ns;
-	if (h->type != MT_REC_ALLOC || !mt_func__is_free(a->func))
-		return 0;
-	if (++t->frees == 1)
-		t->first_free = h->ts_ns;
-	if (t->frees == 6)
-		t->last_phase = h->ts_ns;
-	return 0;
-}
-
 static void test_window_real(void **state)
 {
 	char dir[256], out[16384], from[32], to[32], *argv[] = { PROG("phases"), NULL };
 	char *rep[] = { "report", "--json", "--from", from, "--to", to, dir, NULL };
-	struct phase_times t = { 0 };
-	struct mt_read_status st;
 
 	(void)state;
 	test_dir(dir, sizeof(dir), "phases");
 	assert_int_equal(record_run(dir, "phases", argv), 0);
-	assert_int_equal(mt_artifact__read(dir, phase_times__on_record, &t, &st), 0);
-	assert_int_equal(t.frees, 7);
-	assert_true(t.last_phase > t.first_free);	/* 200 ms apart: other ticks */
-	snprintf(from, sizeof(from), "%" PRIu64 ".%09" PRIu64, (t.first_free - t.base) / 1000000000,
-		 (t.first_free - t.base) % 1000000000);
-	snprintf(to, sizeof(to), "%" PRIu64 ".%09" PRIu64, (t.last_phase - t.base) / 1000000000,
-		 (t.last_phase - t.base) % 1000000000);
+	mt_test__phase_times(dir, from, to, sizeof(from));
 	assert_int_equal(memtrack_run("phases_window", out, sizeof(out), rep), 0);
 	assert_non_null(strstr(out, "    \"start_live_allocations\": 10,\n    \"start_live_bytes\": 10000,\n"
 				    "    \"inherited_allocations\": 0,\n    \"inherited_bytes\": 0,\n"

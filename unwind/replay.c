@@ -29,13 +29,18 @@ static int replay_observe(const struct mt_rec_hdr *rec, const struct mt_model *m
 
 struct mt_replay *mt_replay__new(mt_replay_fn fn, void *ctx)
 {
+	return mt_replay__new_with(fn, ctx, NULL);
+}
+
+struct mt_replay *mt_replay__new_with(mt_replay_fn fn, void *ctx, const struct mt_model_opts *opts)
+{
 	struct mt_replay *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		return NULL;
 	r->fn = fn;
 	r->ctx = ctx;
-	r->model = mt_model__new();
+	r->model = mt_model__new_with(opts);
 	if (!r->model) {
 		mt_replay__free(r);
 		errno = ENOMEM;
@@ -92,8 +97,14 @@ static int run_push(const struct mt_rec_hdr *rec, void *ctx)
 
 int mt_replay__run(const char *path, mt_replay_fn fn, void *ctx, struct mt_replay **out, struct mt_read_status *st)
 {
+	return mt_replay__run_with(path, NULL, fn, ctx, out, st);
+}
+
+int mt_replay__run_with(const char *path, const struct mt_model_opts *opts, mt_replay_fn fn, void *ctx,
+			struct mt_replay **out, struct mt_read_status *st)
+{
 	struct mt_read_status local;
-	struct mt_replay *r = mt_replay__new(fn, ctx);
+	struct mt_replay *r = mt_replay__new_with(fn, ctx, opts);
 	int err, ferr;
 
 	if (out)

@@ -18,6 +18,8 @@ typedef int (*mt_replay_fn)(const struct mt_rec_hdr *rec, const struct mt_replay
 
 /* NULL + errno (ENOMEM). */
 struct mt_replay *mt_replay__new(mt_replay_fn fn, void *ctx);
+/* The same, its model made with opts (NULL: the defaults; a filter must outlive the replay). */
+struct mt_replay *mt_replay__new_with(mt_replay_fn fn, void *ctx, const struct mt_model_opts *opts);
 /* One record in artifact order. 0, -EINVAL (shorter than a header), -ENOMEM, fn's return. */
 int mt_replay__push(struct mt_replay *r, const struct mt_rec_hdr *rec);
 /* Every record handed out, then the model finished (what is still live is leaked). 0 or as mt_replay__push. */
@@ -31,6 +33,9 @@ uint64_t mt_replay__rel_ts(const struct mt_replay *r, uint64_t ts_ns);
  * on 0 and -EBADMSG, for its model. Returns what mt_artifact__read returned, or a replay error; st may be NULL.
  */
 int mt_replay__run(const char *path, mt_replay_fn fn, void *ctx, struct mt_replay **out, struct mt_read_status *st);
+/* The same with the model's options (opts may be NULL). */
+int mt_replay__run_with(const char *path, const struct mt_model_opts *opts, mt_replay_fn fn, void *ctx,
+			struct mt_replay **out, struct mt_read_status *st);
 void mt_replay__free(struct mt_replay *r);
 
 #endif /* MEMTRACK_REPLAY_H */

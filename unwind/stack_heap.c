@@ -13,6 +13,8 @@
  *   it changes after a newer peak, and at the end, so a new peak costs nothing.
  * - Temporaries (heaptrack's definition): a block freed by the thread that allocated it, with no other allocation of
  *   that thread in between. Each thread's last allocation is remembered until it allocates again or the block ends.
+ * - A filter (mt_stack_heap__set_filter) leaves the blocks and the processes' cells as they are: it gates what is
+ *   counted (counted()) and which processes' cells make up the total's (a process is taken by its current image).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -46,6 +48,7 @@ struct hproc {
 	uint64_t last_cell;		/* its index + 1 (0: none) */
 	uint64_t peak_seen;		/* the model's peak_live_bytes when last looked at */
 	uint64_t peak_seq;
+	bool sel;			/* the filter takes its current image */
 };
 
 struct tlast {
@@ -86,6 +89,11 @@ struct mt_stack_heap {
 	struct mt_heap_proc *out_procs;	/* after finish, by index in procs */
 	struct mt_proc_peak *pp;	/* after finish: grouped by stack, pp_start[stack] .. pp_start[stack + 1] */
 	size_t *pp_start;
+	const struct mt_filter *filter;	/* NULL: everything counts */
+	uint64_t now;			/* the time of the record being applied */
+	uint64_t live_taken;		/* the live bytes of the processes the filter takes */
+	bool opened;			/* the filter's window has begun */
+	bool closed;			/* and ended */
 };
 
 static const struct mt_stack_counts zero_counts;
@@ -93,6 +101,17 @@ static const struct mt_stack_counts zero_counts;
 struct mt_stack_heap *mt_stack_heap__new(void)
 {
 	return calloc(1, sizeof(struct mt_stack_heap));
+}
+
+void mt_stack_heap__set_filter(struct mt_stack_heap *h, const struct mt_filter *f)
+{
+	h->filter = f;
+}
+
+/* What p does now counts: no filter, or p is taken and the window is open. */
+static bool counted(const struct mt_stack_heap *h, const struct hproc *p)
+{
+	return !h->filter || (p->sel && !h->closed && h->now >= h->filter->from_ns);
 }
 
 void mt_stack_heap__free(struct mt_stack_heap *h)
@@ -187,7 +206,10 @@ static int live_change(struct mt_stack_heap *h, struct hproc *p, uint32_t stack,
 	if (!c)
 		return -ENOMEM;
 	cell_add(c, p->peak_seq, n, b);
-	cell_add(&h->gcells[stack], h->peak_seq, n, b);
+	if (p->sel) {
+		cell_add(&h->gcells[stack], h->peak_seq, n, b);
+		h->live_taken += b;
+	}
 	return 0;
 }
 
@@ -254,10 +276,10 @@ static int block_end(struct mt_stack_heap *h, struct hproc *p, uint64_t val, enu
 
 	block_unpack(h, val, &size, &stack);
 	c = &h->counts[stack];
-	if (how == END_FREED) {
+	if (how == END_FREED && counted(h, p)) {
 		c->frees++;
 		c->freed_bytes += size;
-	} else {
+	} else if (counted(h, p)) {
 		c->replaced++;
 		c->replaced_bytes += size;
 	}
@@ -286,6 +308,7 @@ static struct hproc *proc_find(struct mt_stack_heap *h, const struct mt_model *m
 		return NULL;
 	}
 	p->mp = mp;
+	p->sel = !h->filter || mt_filter__matches(h->filter, mp->pid, mp->exe, mp->comm);
 	h->procs[h->nprocs++] = p;
 	return p;
 }
@@ -315,15 +338,18 @@ static void cell_end(uint64_t stack, uint64_t idx, void *ctx)
 
 	if (!n && !b)
 		return;
-	if (x->exec) {
+	if (x->exec && counted(x->h, x->p)) {
 		k->discarded_allocations += n;
 		k->discarded_bytes += b;
-	} else {
+	} else if (counted(x->h, x->p)) {
 		k->leaked_allocations += n;
 		k->leaked_bytes += b;
 	}
 	cell_add(c, x->p->peak_seq, -n, -b);
-	cell_add(&x->h->gcells[stack], x->h->peak_seq, -n, -b);
+	if (x->p->sel) {
+		cell_add(&x->h->gcells[stack], x->h->peak_seq, -n, -b);
+		x->h->live_taken -= b;
+	}
 }
 
 /* The image ends (exec: discarded, else leaked): every stack's live blocks in it, and the blocks themselves. */
@@ -369,8 +395,10 @@ static void cell_inherit(uint64_t stack, uint64_t idx, void *ctx)
 
 	if ((!n && !b) || x->err)
 		return;
-	k->inherited_allocations += n;
-	k->inherited_bytes += b;
+	if (counted(x->h, x->child)) {
+		k->inherited_allocations += n;
+		k->inherited_bytes += b;
+	}
 	x->err = live_change(x->h, x->child, stack, n, b);
 }
 
@@ -490,7 +518,7 @@ static int heap_free(struct mt_stack_heap *h, struct hproc *p, const struct mt_a
 
 	if (!block_find(p, addr, &val))
 		return 0;	/* unknown, or libc's internal release: no free (the model's rules) */
-	if (temp_free(h, a->hdr.pid, a->hdr.tid, addr)) {
+	if (temp_free(h, a->hdr.pid, a->hdr.tid, addr) && counted(h, p)) {
 		block_unpack(h, val, &size, &stack);
 		c = &h->counts[stack];
 		c->temporary_allocations++;
@@ -516,11 +544,50 @@ static int heap_alloc(struct mt_stack_heap *h, struct hproc *p, const struct mt_
 		err = mt_u64map__put(&p->own, a->addr, val, NULL) < 0 ? -ENOMEM : 0;
 	if (err)
 		return err;
-	h->counts[stack].allocations++;
-	h->counts[stack].bytes += a->size;
-	sizes_note(&h->sizes, a->size, stack, a->hdr.pid, rel_ts);
+	if (counted(h, p)) {
+		h->counts[stack].allocations++;
+		h->counts[stack].bytes += a->size;
+		sizes_note(&h->sizes, a->size, stack, a->hdr.pid, rel_ts);
+	}
 	err = live_change(h, p, stack, 1, a->size);
 	return err ? err : temp_alloc(h, a->hdr.pid, a->hdr.tid, a->addr);
+}
+
+/* ---- the filter's window ---- */
+
+static void cell_held(uint64_t stack, uint64_t idx, void *ctx)
+{
+	const struct cell *c = &((struct image_end *)ctx)->h->pcells[idx];
+	struct mt_stack_counts *k = &((struct image_end *)ctx)->h->counts[stack];
+
+	k->leaked_allocations += c->live_n;
+	k->leaked_bytes += c->live_b;
+}
+
+/* The window ends: what the processes it takes hold is left as report --leaks leaves it, leaked; nothing counts
+ * from now on. */
+static void window_close(struct mt_stack_heap *h)
+{
+	struct image_end x = { h, NULL, false };
+	size_t i;
+
+	for (i = 0; i < h->nprocs; i++)
+		if (h->procs[i]->sel)
+			mt_u64map__for_each(&h->procs[i]->cells, cell_held, &x);
+	h->closed = true;
+}
+
+/*
+ * The window begins before the record that opens it: as in the model, what is live then is the peak so far. A
+ * record number of its own, so that a free in that record leaves the peak as it was.
+ */
+static void window_open(struct mt_stack_heap *h)
+{
+	h->opened = true;
+	if (!h->live_taken)
+		return;
+	h->peak_seq = h->seq++;
+	h->peak_seen = h->live_taken;
 }
 
 /* As the model's apply_alloc: a release, realloc's free side then its allocation, a failed call. */
@@ -575,6 +642,11 @@ int mt_stack_heap__apply(struct mt_stack_heap *h, const struct mt_rec_hdr *rec, 
 	int err = 0;
 
 	h->seq++;
+	h->now = rel_ts;
+	if (h->filter && !h->opened && rel_ts >= h->filter->from_ns)
+		window_open(h);
+	if (h->filter && !h->closed && rel_ts >= h->filter->to_ns)
+		window_close(h);
 	if (rec->type == MT_REC_FORK || rec->type == MT_REC_SESSION)
 		h->last_proc = NULL;	/* a pid may name another process from now on */
 	switch (rec->type) {
@@ -598,6 +670,8 @@ int mt_stack_heap__apply(struct mt_stack_heap *h, const struct mt_rec_hdr *rec, 
 		if (!p)
 			return -ENOMEM;
 		image_end(h, p, rec->type == MT_REC_EXEC);
+		if (h->filter)	/* the model has the new image's exe now */
+			p->sel = mt_filter__matches(h->filter, p->mp->pid, p->mp->exe, p->mp->comm);
 		p = NULL;
 		break;
 	default:

@@ -73,6 +73,12 @@ struct mt_stack_heap;
 struct mt_stack_heap *mt_stack_heap__new(void);
 void mt_stack_heap__free(struct mt_stack_heap *h);
 /*
+ * Before the first record: count only what the processes whose current image f takes (pid, exe) did in f's
+ * [from_ns, to_ns) window; what they held when it closed counts as leaked (as `report --leaks` does), and the peak
+ * is the one of their live sum inside it, the model's (which must have the same filter). f must outlive h.
+ */
+void mt_stack_heap__set_filter(struct mt_stack_heap *h, const struct mt_filter *f);
+/*
  * rec, which the model m has just accounted (a replay's callback, unwind/replay.h); stack: for an allocation record,
  * the index + 1 of its stack (0: none); rel_ts: rec's time since the session start. 0 or -ENOMEM.
  */

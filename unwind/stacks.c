@@ -346,9 +346,11 @@ static struct mt_stacks *stacks_new(const char *path, const struct mt_stacks_opt
 		s->reorder = mt_reorder__new(MT_REORDER_WINDOW, chain_record, s);
 		ok = s->reorder;
 	} else {
-		s->replay = mt_replay__new(replay_record, s);
+		s->replay = mt_replay__new_with(replay_record, s, &(struct mt_model_opts){ .filter = s->opts.filter });
 		s->heap = mt_stack_heap__new();
 		ok = s->replay && s->heap;
+		if (ok)
+			mt_stack_heap__set_filter(s->heap, s->opts.filter);
 	}
 	if (!ok || !s->mods) {
 		mt_stacks__free(s);

@@ -84,6 +84,8 @@ struct mt_stacks_opts {
 	bool full_paths;		/* mt_sym__srcline: source files by their whole path */
 	mt_stack_hook_fn hook;		/* when set, DWARF chains come from it instead of the file */
 	void *hook_ctx;
+	const struct mt_filter *filter;	/* the counts are the pids, exes and --from/--to window it takes
+					 * (mt_stack_heap__set_filter; --between is not followed); NULL: all */
 };
 
 struct mt_stacks;

@@ -13,7 +13,7 @@
 #include "report/speedscope.h"
 
 #define FG_USAGE "memtrack flamegraph [--format svg|collapsed|speedscope] [--weight W] [--fp] [--no-demangle] " \
-		 "(DIR | --diff BEFORE AFTER)"
+		 "[FILTER...] (DIR | --diff BEFORE AFTER)"
 
 static void flamegraph_usage(FILE *f)
 {
@@ -33,6 +33,13 @@ static void flamegraph_usage(FILE *f)
 	      "                  they shrank (matched by function names); collapsed: \"path BEFORE AFTER\" lines\n"
 	      "  --no-demangle   names as the ELF files spell them (_ZN...)\n"
 	      "  -h, --help      this text\n"
+	      "FILTER (whose stacks, and when; --pid and --exe repeat; with --diff, for both runs):\n"
+	      "  --pid P         process P's allocations only\n"
+	      "  --exe NAME      those of images of that executable only: a path, or its base name\n"
+	      "  --from T, --to T\n"
+	      "                  what happened from T to T seconds after the session started (decimals allowed):\n"
+	      "                  allocations in it; leaked: what leaked at exits in it or was held at its end; peak:\n"
+	      "                  what was live at the highest live total inside it\n"
 	      "Exit status: 0; 1 when DIR is damaged (the graph covers the records before the damage);\n"
 	      "2 when DIR cannot be read, was recorded without --stacks, or the command line is wrong.\n", f);
 }
@@ -47,6 +54,8 @@ struct fg_args {
 	bool diff;
 	const char *dir;
 	const char *before;	/* --diff */
+	struct mt_filter filter;
+	bool filtered;		/* a FILTER option was given */
 };
 
 static int parse_format(const char *arg, enum fg_format *out)
@@ -98,6 +107,25 @@ static int flamegraph_operands(int argc, char **argv, struct fg_args *a)
 	return 0;
 }
 
+static int flamegraph_option(void *ctx, int val, const char *name, const char *arg)
+{
+	struct fg_args *a = ctx;
+	char opt[16];
+
+	switch (val) {
+	case 'c': a->format = FG_COLLAPSED; return 0;
+	case 'f': return parse_format(arg, &a->format);
+	case 'w': return parse_weight(arg, &a->weight);
+	case 'd': a->diff = true; return 0;
+	case 'n': a->raw_names = true; return 0;
+	case 'p': a->fp = true; return 0;
+	default:	/* a FILTER */
+		snprintf(opt, sizeof(opt), "--%s", name);
+		a->filtered = true;
+		return mt_filter__option(&a->filter, "flamegraph", opt, arg);
+	}
+}
+
 /* 0: go on; 1: --help was printed; -EINVAL: a usage error was reported. */
 static int flamegraph_args(int argc, char **argv, struct fg_args *a)
 {
@@ -108,33 +136,20 @@ static int flamegraph_args(int argc, char **argv, struct fg_args *a)
 		{ "diff", no_argument, NULL, 'd' },
 		{ "no-demangle", no_argument, NULL, 'n' },
 		{ "fp", no_argument, NULL, 'p' },
+		{ "pid", required_argument, NULL, 'P' },
+		{ "exe", required_argument, NULL, 'P' },
+		{ "from", required_argument, NULL, 'P' },
+		{ "to", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, err = 0;
+	int ret = mt_args__parse("flamegraph", argc, argv, opts, false, flamegraph_option, a, flamegraph_usage);
 
-	optind = 0;
-	opterr = 0;
-	while (!err && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'c')
-			a->format = FG_COLLAPSED;
-		else if (c == 'f')
-			err = parse_format(optarg, &a->format);
-		else if (c == 'w')
-			err = parse_weight(optarg, &a->weight);
-		else if (c == 'd')
-			a->diff = true;
-		else if (c == 'n')
-			a->raw_names = true;
-		else if (c == 'p')
-			a->fp = true;
-		else if (c == 'h') {
-			flamegraph_usage(stdout);
-			return 1;
-		} else
-			return mt_args__bad_option("flamegraph", argv);
-	}
-	return err ? err : flamegraph_operands(argc, argv, a);
+	if (ret)
+		return ret;
+	if (a->filtered && mt_filter__check(&a->filter, "flamegraph"))
+		return -EINVAL;
+	return flamegraph_operands(argc, argv, a);
 }
 
 static int flamegraph_write(const struct fg_args *a, struct mt_stacks *before, struct mt_stacks *s)
@@ -155,26 +170,22 @@ static int flamegraph_write(const struct fg_args *a, struct mt_stacks *before, s
 	return mt_flamegraph__svg(stdout, s, a->weight, title);
 }
 
-int mt_cmd_flamegraph(int argc, char **argv)
+/* The graph of the parsed command line on stdout: the exit status. */
+static int flamegraph_run(const struct fg_args *a)
 {
-	struct fg_args a = { .format = FG_SVG, .weight = MT_FG_BYTES };
+	struct mt_stacks_opts opts = { .fp_chains = a->fp, .filter = a->filtered ? &a->filter : NULL };
 	struct mt_read_status st, bst;
 	struct mt_stacks *s, *before = NULL;
-	struct mt_stacks_opts opts = { 0 };
 	int err, berr = 0, ret;
 
-	ret = flamegraph_args(argc, argv, &a);
-	if (ret)
-		return ret > 0 ? 0 : 2;
-	opts.fp_chains = a.fp;
-	if (a.diff && !(before = mt_sites__load_with(a.before, &opts, a.raw_names, "flame graph", &berr, &bst)))
+	if (a->diff && !(before = mt_sites__load_with(a->before, &opts, a->raw_names, "flame graph", &berr, &bst)))
 		return 2;
-	s = mt_sites__load_with(a.dir, &opts, a.raw_names, "flame graph", &err, &st);
+	s = mt_sites__load_with(a->dir, &opts, a->raw_names, "flame graph", &err, &st);
 	if (!s) {
 		mt_stacks__free(before);
 		return 2;
 	}
-	ret = flamegraph_write(&a, before, s);
+	ret = flamegraph_write(a, before, s);
 	mt_stacks__free(before);
 	mt_stacks__free(s);
 	if (!ret && fflush(stdout))
@@ -183,7 +194,17 @@ int mt_cmd_flamegraph(int argc, char **argv)
 		pr_err("flamegraph: %s\n", strerror(-ret));
 		return 2;
 	}
-	ret = a.diff ? mt_report__exit_status(a.before, berr, &bst, "flame graph") : 0;
-	err = mt_report__exit_status(a.dir, err, &st, "flame graph");
+	ret = a->diff ? mt_report__exit_status(a->before, berr, &bst, "flame graph") : 0;
+	err = mt_report__exit_status(a->dir, err, &st, "flame graph");
 	return ret > err ? ret : err;
+}
+
+int mt_cmd_flamegraph(int argc, char **argv)
+{
+	struct fg_args a = { .format = FG_SVG, .weight = MT_FG_BYTES, .filter = { .to_ns = MT_FILTER_END } };
+	int ret = flamegraph_args(argc, argv, &a);
+
+	ret = ret ? (ret > 0 ? 0 : 2) : flamegraph_run(&a);
+	mt_filter__release(&a.filter);
+	return ret;
 }

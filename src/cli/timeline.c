@@ -10,12 +10,16 @@
 #include "report/report.h"
 #include "report/timeline.h"
 
-#define TIMELINE_USAGE "memtrack timeline [--json] [--top N] [--points N] [--between A B] DIR"
+#define TIMELINE_USAGE "memtrack timeline [--json] [--top N] [--points N] [FILTER...] DIR"
 
 struct timeline_args {
 	bool json;
 	struct mt_timeline_opts o;
 	const char *dir;
+	struct mt_filter filter;
+	bool filtered;			/* --pid, --exe, --from or --to given */
+	int argc;			/* --between's second value is the word after its first */
+	char **argv;
 };
 
 static void timeline_usage(FILE *f)
@@ -28,11 +32,42 @@ static void timeline_usage(FILE *f)
 	      "              \"peak_bytes\", \"live_bytes\": [...]}], \"others\", \"peak\", \"events\"}\n"
 	      "  --top N     processes drawn apart, the N with the highest peaks (default 5); the rest are \"others\"\n"
 	      "  --points N  at most N points (default 2000): past that, each of N time buckets keeps its largest value\n"
+	      "  -h, --help  this text\n"
+	      "FILTER (--pid and --exe repeat):\n"
+	      "  --pid P     process P's series only; the total is the sum of the processes the filter takes\n"
+	      "  --exe NAME  processes while they run that executable (a path, or its base name) only\n"
+	      "  --from T, --to T\n"
+	      "              only from T to T seconds after the session started (decimals allowed); the peak is\n"
+	      "              the window's\n"
 	      "  --between A B  only from the first `mark A` line written to the control FIFO (record --paused,\n"
 	      "              MEMTRACK_CONTROL) to the next `mark B`; the peak is the span's\n"
-	      "  -h, --help  this text\n"
 	      "Exit status: 0; 1 when DIR is damaged (the timeline covers the records before the damage);\n"
 	      "2 when DIR cannot be read or the command line is wrong.\n", f);
+}
+
+static int timeline_option(void *ctx, int val, const char *name, const char *arg)
+{
+	struct timeline_args *a = ctx;
+	unsigned long long n;
+	char opt[16];
+
+	switch (val) {
+	case 'j':
+		a->json = true;
+		return 0;
+	case 't':
+	case 'p':
+		if (mt_args__number(name, arg, val == 't' ? 1 : 2, 1000000, false, &n))
+			return -EINVAL;
+		*(val == 't' ? &a->o.top : &a->o.max_points) = n;
+		return 0;
+	case 'B':	/* two values: getopt has the first, the second is the next word */
+		return mt_filter__between(&a->filter, "timeline", arg, optind < a->argc ? a->argv[optind++] : NULL);
+	default:	/* --pid, --exe, --from, --to */
+		snprintf(opt, sizeof(opt), "--%s", name);
+		a->filtered = true;
+		return mt_filter__option(&a->filter, "timeline", opt, arg);
+	}
 }
 
 /* 0: go on; 1: --help was printed; -EINVAL: a usage error was reported. */
@@ -43,54 +78,41 @@ static int timeline_args(int argc, char **argv, struct timeline_args *a)
 		{ "top", required_argument, NULL, 't' },
 		{ "points", required_argument, NULL, 'p' },
 		{ "between", required_argument, NULL, 'B' },
+		{ "pid", required_argument, NULL, 'P' },
+		{ "exe", required_argument, NULL, 'P' },
+		{ "from", required_argument, NULL, 'P' },
+		{ "to", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long long n;
-	int c;
+	int ret;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'j') {
-			a->json = true;
-		} else if (c == 't' || c == 'p') {
-			if (mt_args__number(c == 't' ? "top" : "points", optarg, c == 't' ? 1 : 2, 1000000, false, &n))
-				return -EINVAL;
-			*(c == 't' ? &a->o.top : &a->o.max_points) = n;
-		} else if (c == 'B') {	/* two values: getopt has the first, the second is the next word */
-			a->o.between[0] = optarg;
-			a->o.between[1] = argv[optind] ? argv[optind++] : NULL;
-			if (!a->o.between[1] || !*a->o.between[1] || !*optarg) {
-				pr_err("timeline: --between takes two mark labels\n");
-				return -EINVAL;
-			}
-		} else if (c == 'h') {
-			timeline_usage(stdout);
-			return 1;
-		} else {
-			return mt_args__bad_option("timeline", argv);
-		}
-	}
+	a->argc = argc;
+	a->argv = argv;
+	ret = mt_args__parse("timeline", argc, argv, opts, false, timeline_option, a, timeline_usage);
+	if (ret)
+		return ret;
+	if ((a->filtered || a->filter.between[0]) && mt_filter__check(&a->filter, "timeline"))
+		return -EINVAL;
+	a->o.between[0] = a->filter.between[0];
+	a->o.between[1] = a->filter.between[1];
+	a->o.filter = a->filtered ? &a->filter : NULL;
 	return mt_args__one_dir("timeline", TIMELINE_USAGE, argc, argv, &a->dir);
 }
 
-int mt_cmd_timeline(int argc, char **argv)
+/* The timeline of the parsed command line on stdout: the exit status. */
+static int timeline_run(const struct timeline_args *a)
 {
-	struct timeline_args a = { 0 };
 	struct mt_read_status st;
 	struct mt_timeline *t;
 	char title[600];
 	int err, ret;
 
-	ret = timeline_args(argc, argv, &a);
-	if (ret)
-		return ret > 0 ? 0 : 2;
-	err = mt_timeline__build(a.dir, &a.o, &t, &st);
+	err = mt_timeline__build(a->dir, &a->o, &t, &st);
 	if (!t)
-		return mt_report__exit_status(a.dir, err, &st, "timeline");
-	snprintf(title, sizeof(title), "memtrack: live heap bytes over time, %s", a.dir);
-	ret = a.json ? mt_timeline__json(stdout, t) : mt_timeline__svg(stdout, t, title);
+		return mt_report__exit_status(a->dir, err, &st, "timeline");
+	snprintf(title, sizeof(title), "memtrack: live heap bytes over time, %s", a->dir);
+	ret = a->json ? mt_timeline__json(stdout, t) : mt_timeline__svg(stdout, t, title);
 	mt_timeline__free(t);
 	if (!ret && fflush(stdout))
 		ret = -errno;
@@ -98,5 +120,15 @@ int mt_cmd_timeline(int argc, char **argv)
 		pr_err("timeline: writing to stdout: %s\n", strerror(-ret));
 		return 2;
 	}
-	return mt_report__exit_status(a.dir, err, &st, "timeline");
+	return mt_report__exit_status(a->dir, err, &st, "timeline");
+}
+
+int mt_cmd_timeline(int argc, char **argv)
+{
+	struct timeline_args a = { .filter = { .to_ns = MT_FILTER_END } };
+	int ret = timeline_args(argc, argv, &a);
+
+	ret = ret ? (ret > 0 ? 0 : 2) : timeline_run(&a);
+	mt_filter__release(&a.filter);
+	return ret;
 }

@@ -78,6 +78,8 @@ struct tl_pass {
 	const char *const *between;	/* --between's marks, or NULL */
 	int span;			/* with them: 0 before mark A, 1 from it, 2 from mark B on */
 	struct tl_rss rss;		/* pass one's count, copied to t->rss when there is any */
+	struct mt_filter filter;	/* --pid, --exe, --from, --to (no --between: the span above is that) */
+	const struct mt_filter *f;	/* &filter, or NULL: everything */
 };
 
 /* The record lies in --between's span (the marks themselves included): a pass follows the marks. */
@@ -108,6 +110,54 @@ static void tl_rss_free(struct tl_rss *r)
 	if (r)
 		tl_rss_release(r);
 	free(r);
+}
+
+/* ---- --pid, --exe, --from, --to ---- */
+
+/* The options' filter, without its --between (the pass follows the marks itself). */
+static void tl_filter(struct tl_pass *p, const struct mt_timeline_opts *o)
+{
+	if (!o || !o->filter)
+		return;
+	p->filter = *o->filter;
+	p->filter.between[0] = p->filter.between[1] = NULL;
+	p->f = &p->filter;
+}
+
+/* The process is drawn now: the filter takes its current image (a process runs one at a time). */
+static bool tl_takes(const struct tl_pass *p, const struct mt_proc *proc)
+{
+	return !p->f || mt_filter__matches(p->f, proc->pid, proc->exe, proc->comm);
+}
+
+/* The fork, exec or exit is of a process drawn (a fork: the parent or the child). */
+static bool tl_event_taken(const struct tl_pass *p, const struct mt_rec_hdr *rec, const struct mt_model *m)
+{
+	const struct mt_proc *proc = mt_model__find_proc(m, rec->pid), *child = NULL;
+
+	if (rec->type == MT_REC_FORK && rec->size >= sizeof(struct mt_fork))
+		child = mt_model__find_proc(m, ((const struct mt_fork *)rec)->child);
+	return !p->f || (proc && tl_takes(p, proc)) || (child && tl_takes(p, child));
+}
+
+/*
+ * Each process's peak, by model index: without pid or exe filters its own; with them the highest of its images
+ * that are rows (taken and alive in the window; 0 without any), as its series draws those only. NULL on ENOMEM.
+ */
+static uint64_t *tl_peaks(const struct tl_pass *p, const struct mt_model *m)
+{
+	size_t i, n = mt_model__nr_procs(m);
+	uint64_t *peak = calloc(n ? n : 1, sizeof(*peak));
+	const struct mt_image *img;
+
+	for (i = 0; peak && !mt_filter__selects(p->f) && i < n; i++)
+		peak[i] = mt_model__proc(m, i)->heap.peak_live_bytes;
+	for (i = 0; peak && mt_filter__selects(p->f) && i < mt_model__nr_images(m); i++) {
+		img = mt_model__image(m, i);
+		if (img->matched && img->heap.peak_live_bytes > peak[img->proc])
+			peak[img->proc] = img->heap.peak_live_bytes;
+	}
+	return peak;
 }
 
 void mt_timeline__free(struct mt_timeline *t)
@@ -141,7 +191,7 @@ static bool tl_changed(struct tl_pass *p, const struct mt_rec_hdr *rec, const st
 		return false;
 	p->last_total = total;
 	proc = mt_model__find_proc(m, pid);
-	if (!proc)
+	if (!proc || !tl_takes(p, proc))
 		return changed;
 	last = mt_u64map__find(&p->last, (uintptr_t)proc);
 	if (last ? *last == proc->heap.live_bytes : !proc->heap.live_bytes)
@@ -270,9 +320,10 @@ static int pass_one(const struct mt_rec_hdr *rec, const struct mt_replay *r, voi
 	uint64_t ts = mt_replay__rel_ts(r, rec->ts_ns);
 	int err;
 
-	if (!tl_in_span(p, rec))
+	if (!tl_in_span(p, rec) || !mt_filter__in_window(p->f, ts))
 		return 0;
-	if (rec->type == MT_REC_FORK || rec->type == MT_REC_EXEC || rec->type == MT_REC_EXIT) {
+	if ((rec->type == MT_REC_FORK || rec->type == MT_REC_EXEC || rec->type == MT_REC_EXIT) &&
+	    tl_event_taken(p, rec, mt_replay__model(r))) {
 		err = tl_event(p->t, rec, ts);
 		if (err)
 			return err;
@@ -314,7 +365,7 @@ static int pass_two(const struct mt_rec_hdr *rec, const struct mt_replay *r, voi
 	size_t i, at;
 	bool first;
 
-	if (!tl_in_span(p, rec))
+	if (!tl_in_span(p, rec) || !mt_filter__in_window(p->f, ts))
 		return 0;
 	tl_rss_fill(p, rec, m, ts);
 	if (!tl_changed(p, rec, m) || p->samples >= p->nsamples)
@@ -334,7 +385,8 @@ static int pass_two(const struct mt_rec_hdr *rec, const struct mt_replay *r, voi
 		t->peak_ts = ts;
 	}
 	for (i = 0; i < t->nprocs; i++) {
-		live = t->procs[i].model_index < mt_model__nr_procs(m) ?
+		live = t->procs[i].model_index < mt_model__nr_procs(m) &&
+		       tl_takes(p, mt_model__proc(m, t->procs[i].model_index)) ?
 		       mt_model__proc(m, t->procs[i].model_index)->heap.live_bytes : 0;
 		sum += live;
 		point_put(t->procs[i].live, t->npoints - 1, first, live);
@@ -353,8 +405,11 @@ static int by_peak(const void *a, const void *b)
 	return x->model_index < y->model_index ? -1 : x->model_index > y->model_index;
 }
 
-/* The processes drawn apart: the top ones by peak, of those that had blocks; *more when others had some too. */
-static int pick_procs(struct mt_timeline *t, const struct mt_model *m, size_t top, bool *more)
+/*
+ * The processes drawn apart: the top ones by peak (by model index, tl_peaks), of those that had blocks; *more when
+ * others had some too.
+ */
+static int pick_procs(struct mt_timeline *t, const struct mt_model *m, const uint64_t *peak, size_t top, bool *more)
 {
 	size_t i, n = mt_model__nr_procs(m), k = 0;
 	const struct mt_proc *proc;
@@ -364,9 +419,9 @@ static int pick_procs(struct mt_timeline *t, const struct mt_model *m, size_t to
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		proc = mt_model__proc(m, i);
-		if (!proc->heap.peak_live_bytes)
+		if (!peak[i])
 			continue;
-		v[k] = (struct tl_series){ .model_index = i, .pid = proc->pid, .peak = proc->heap.peak_live_bytes };
+		v[k] = (struct tl_series){ .model_index = i, .pid = proc->pid, .peak = peak[i] };
 		memcpy(v[k++].exe, proc->exe, sizeof(v->exe));
 	}
 	mt_array__sort(v, k, sizeof(*v), by_peak);
@@ -397,14 +452,19 @@ static int series_alloc(struct mt_timeline *t, size_t n, bool others)
 static int build_first(const char *path, const struct mt_timeline_opts *o, struct tl_pass *p,
 		       struct mt_read_status *st)
 {
+	struct mt_model_opts mo = { .filter = p->f };
 	struct mt_replay *r;
+	uint64_t *peak;
 	bool more;
-	int err, aerr;
+	int err, aerr = -ENOMEM;
 
-	err = mt_replay__run(path, pass_one, p, &r, st);
+	err = mt_replay__run_with(path, &mo, pass_one, p, &r, st);
 	if (err && err != -EBADMSG)
 		return err;
-	aerr = pick_procs(p->t, mt_replay__model(r), o && o->top ? o->top : MT_TIMELINE_TOP, &more);
+	peak = tl_peaks(p, mt_replay__model(r));
+	if (peak)
+		aerr = pick_procs(p->t, mt_replay__model(r), peak, o && o->top ? o->top : MT_TIMELINE_TOP, &more);
+	free(peak);
 	if (!aerr)
 		aerr = tl_rss_alloc(p, mt_replay__model(r), p->max_points);
 	mt_replay__free(r);
@@ -429,6 +489,7 @@ int mt_timeline__build(const char *path, const struct mt_timeline_opts *o, struc
 	p.t = calloc(1, sizeof(*p.t));
 	if (!p.t)
 		return -ENOMEM;
+	tl_filter(&p, o);
 	err = build_first(path, o, &p, st);
 	if (err && err != -EBADMSG)
 		goto err_free;
@@ -437,7 +498,7 @@ int mt_timeline__build(const char *path, const struct mt_timeline_opts *o, struc
 	p.samples = 0;
 	p.span = 0;
 	/* the same records again: pass two sees what pass one saw (and no more, were the file to grow) */
-	err2 = mt_replay__run(path, pass_two, &p, NULL, st);
+	err2 = mt_replay__run_with(path, &(struct mt_model_opts){ .filter = p.f }, pass_two, &p, NULL, st);
 	if (err2 && err2 != -EBADMSG) {
 		err = err2;
 		goto err_free;

@@ -7,11 +7,15 @@
 #include <stdio.h>
 
 #include "artifact/artifact.h"
+#include "model/filter.h"
 
 struct mt_timeline_opts {
 	size_t top;			/* processes drawn apart, by their peak (the rest are "others"); 0: the default */
 	size_t max_points;		/* at most this many points; 0: the default */
 	const char *between[2];		/* --between A B: only from the first mark A to the next mark B; NULL: all */
+	const struct mt_filter *filter;	/* --pid, --exe: only their processes' series, the total their sum; --from,
+					 * --to: only the samples and events in the window (its between is not
+					 * read); NULL: all */
 };
 
 #define MT_TIMELINE_TOP 5
