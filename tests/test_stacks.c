@@ -1533,17 +1533,32 @@ static void test_sites_process_peaks(void **state)
 	out = sites_json(json_site_keys_of, sites, (size_t)(f18 - sites->sites));
 	assert_string_equal(out, "{\"peak_bytes\":400,\"peak_allocations\":2,\"temporary_allocations\":1,"
 			    "\"temporary_bytes\":64,\"process_peaks\":[{\"pid\":100,\"peak_bytes\":400,"
-			    "\"peak_allocations\":2},{\"pid\":102,\"peak_bytes\":400,\"peak_allocations\":2}]}");
+			    "\"peak_allocations\":2},{\"pid\":102,\"peak_bytes\":400,\"peak_allocations\":2}],"
+			    "\"processes\":[{\"pid\":100,\"exe\":\"\",\"allocations\":3,\"bytes\":464}]}");
 	free(out);
 	out = sites_json(json_site_keys_of, sites, (size_t)(f19 - sites->sites));
 	assert_string_equal(out, "{\"peak_bytes\":210,\"peak_allocations\":2,\"temporary_allocations\":0,"
 			    "\"temporary_bytes\":0,\"process_peaks\":[{\"pid\":100,\"peak_bytes\":200,"
-			    "\"peak_allocations\":1},{\"pid\":101,\"peak_bytes\":10,\"peak_allocations\":1}]}");
+			    "\"peak_allocations\":1},{\"pid\":101,\"peak_bytes\":10,\"peak_allocations\":1}],"
+			    "\"processes\":[{\"pid\":100,\"exe\":\"\",\"allocations\":1,\"bytes\":200},"
+			    "{\"pid\":101,\"exe\":\"/usr/bin/cc\",\"allocations\":1,\"bytes\":10}]}");
 	free(out);
 	out = sites_json(json_site_keys_of, sites, (size_t)(f20 - sites->sites));
 	assert_string_equal(out, "{\"peak_bytes\":1000,\"peak_allocations\":1,\"temporary_allocations\":0,"
 			    "\"temporary_bytes\":0,\"process_peaks\":[{\"pid\":101,\"peak_bytes\":1000,"
-			    "\"peak_allocations\":1}]}");
+			    "\"peak_allocations\":1}],"
+			    "\"processes\":[{\"pid\":101,\"exe\":\"\",\"allocations\":2,\"bytes\":1050}]}");
+	free(out);
+	/* 101's D (image 0, sh's) and E (image 1, cc) share f20's stack: the process's first allocation there names
+	 * the exe; F at f19 is cc's own */
+	out = sites_text(mt_sites__by_exe_text, sites, 2);
+	assert_string_equal(out, "\ntop allocation sites by executable (2 executables, largest first; the top 2 sites "
+			    "of each):\n"
+			    "  ?: 2 processes, 1.7 KiB (1714 B) in 6 allocations at 3 sites\n"
+			    "  #1   1.0 KiB in 2 allocations\n        f20+0x5 (chain.c:29)\n"
+			    "  #2   464 B in 3 allocations\n        f18+0x5 (chain.c:25)\n"
+			    "  /usr/bin/cc: 1 process, 10 B in 1 allocation at 1 site\n"
+			    "  #1   10 B in 1 allocation\n        f19+0x5 (chain.c:26)\n");
 	free(out);
 	out = sites_text(mt_sites__peak_text, sites, 10);
 	assert_non_null(strstr(out, "\ntop sites at peak (3 of 3 sites; 1.6 KiB (1610 B) live at 0.000000 s):\n"

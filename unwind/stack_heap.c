@@ -37,6 +37,8 @@ struct cell {
 	uint64_t live_n, live_b;
 	uint64_t peak_n, peak_b;	/* at the holder's peak */
 	uint64_t snap;			/* the peak (a record number) that peak_n and peak_b belong to */
+	uint64_t made_n, made_b;	/* allocations the holder made with the stack (counted ones) */
+	uint32_t made_image;		/* the holder's image number at the first of them */
 };
 
 struct hproc {
@@ -89,6 +91,9 @@ struct mt_stack_heap {
 	struct mt_heap_proc *out_procs;	/* after finish, by index in procs */
 	struct mt_proc_peak *pp;	/* after finish: grouped by stack, pp_start[stack] .. pp_start[stack + 1] */
 	size_t *pp_start;
+	struct mt_heap_image *images;	/* after finish: every image of procs, by process then image number */
+	size_t nimages;
+	size_t *image_start;		/* by index in procs: its image 0's index in images */
 	const struct mt_filter *filter;	/* NULL: everything counts */
 	uint64_t now;			/* the time of the record being applied */
 	uint64_t live_taken;		/* the live bytes of the processes the filter takes */
@@ -138,6 +143,8 @@ void mt_stack_heap__free(struct mt_stack_heap *h)
 	free(h->out_procs);
 	free(h->pp);
 	free(h->pp_start);
+	free(h->images);
+	free(h->image_start);
 	free(h);
 }
 
@@ -528,6 +535,15 @@ static int heap_free(struct mt_stack_heap *h, struct hproc *p, const struct mt_a
 	return err ? err : block_end(h, p, val, END_FREED);
 }
 
+/* One more allocation of size made by p's current image with the cell's stack. */
+static void made_note(struct cell *c, const struct hproc *p, uint64_t size)
+{
+	if (!c->made_n)
+		c->made_image = p->mp->nr_images ? p->mp->nr_images - 1 : 0;
+	c->made_n++;
+	c->made_b += size;
+}
+
 static int heap_alloc(struct mt_stack_heap *h, struct hproc *p, const struct mt_alloc *a, uint32_t stack,
 		      uint64_t rel_ts)
 {
@@ -544,13 +560,16 @@ static int heap_alloc(struct mt_stack_heap *h, struct hproc *p, const struct mt_
 		err = mt_u64map__put(&p->own, a->addr, val, NULL) < 0 ? -ENOMEM : 0;
 	if (err)
 		return err;
+	err = live_change(h, p, stack, 1, a->size);
+	if (err)
+		return err;
 	if (counted(h, p)) {
 		h->counts[stack].allocations++;
 		h->counts[stack].bytes += a->size;
 		sizes_note(&h->sizes, a->size, stack, a->hdr.pid, rel_ts);
+		made_note(pcell_get(h, p, stack), p, a->size);	/* the cell live_change just used */
 	}
-	err = live_change(h, p, stack, 1, a->size);
-	return err ? err : temp_alloc(h, a->hdr.pid, a->hdr.tid, a->addr);
+	return temp_alloc(h, a->hdr.pid, a->hdr.tid, a->addr);
 }
 
 /* ---- the filter's window ---- */
@@ -698,12 +717,14 @@ static void cell_settle(uint64_t stack, uint64_t idx, void *ctx)
 	struct cell *c = &x->h->pcells[idx];
 
 	cell_add(c, x->p->peak_seq, 0, 0);
-	if (!c->peak_n && !c->peak_b)
+	if (!c->peak_n && !c->peak_b && !c->made_n)
 		return;
 	if (!x->fill)
 		x->h->pp_start[stack + 1]++;
 	else
-		x->h->pp[x->h->pp_start[stack]++] = (struct mt_proc_peak){ x->proc, c->peak_n, c->peak_b };
+		x->h->pp[x->h->pp_start[stack]++] = (struct mt_proc_peak){
+			x->proc, c->peak_n, c->peak_b, c->made_n, c->made_b,
+			c->made_n ? x->h->image_start[x->proc] + c->made_image : SIZE_MAX };
 }
 
 /* Every process's peaks grouped by stack: a count, prefix sums, a fill (which moves each start to the next). */
@@ -770,6 +791,40 @@ static int procs_copy(struct mt_stack_heap *h, const struct mt_model *m)
 	return 0;
 }
 
+static int by_proc_image(const void *a, const void *b)
+{
+	const struct mt_heap_image *x = a, *y = b;
+
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	return x->image < y->image ? -1 : x->image > y->image;
+}
+
+/* Every image of the processes seen, with its exe, and where each process's begin. */
+static int images_copy(struct mt_stack_heap *h, const struct mt_model *m)
+{
+	size_t i, n = mt_model__nr_images(m);
+	const struct mt_image *img;
+	uint64_t *idx;
+
+	h->images = calloc(n ? n : 1, sizeof(*h->images));
+	h->image_start = calloc(h->nprocs ? h->nprocs : 1, sizeof(*h->image_start));
+	if (!h->images || !h->image_start)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		img = mt_model__image(m, i);
+		idx = mt_u64map__find(&h->by_mproc, (uintptr_t)mt_model__proc(m, img->proc));
+		if (!idx)
+			continue;
+		h->images[h->nimages] = (struct mt_heap_image){ *idx, img->pid, img->image };
+		memcpy(h->images[h->nimages++].exe, img->exe, sizeof(img->exe));
+	}
+	mt_array__sort(h->images, h->nimages, sizeof(*h->images), by_proc_image);
+	for (i = h->nimages; i-- > 0;)
+		h->image_start[h->images[i].proc] = i;
+	return 0;
+}
+
 int mt_stack_heap__finish(struct mt_stack_heap *h, const struct mt_model *m)
 {
 	size_t i;
@@ -790,6 +845,8 @@ int mt_stack_heap__finish(struct mt_stack_heap *h, const struct mt_model *m)
 	}
 	h->peak_ts = mt_model__totals(m)->heap.peak_ts_ns;
 	err = procs_copy(h, m);
+	if (!err)
+		err = images_copy(h, m);
 	return err ? err : proc_peaks_build(h);
 }
 
@@ -830,6 +887,16 @@ size_t mt_stack_heap__proc_peaks(const struct mt_stack_heap *h, uint32_t stack, 
 		return 0;
 	*out = h->pp + h->pp_start[stack];
 	return h->pp_start[stack + 1] - h->pp_start[stack];
+}
+
+size_t mt_stack_heap__nr_images(const struct mt_stack_heap *h)
+{
+	return h->nimages;
+}
+
+const struct mt_heap_image *mt_stack_heap__image(const struct mt_stack_heap *h, size_t idx)
+{
+	return idx < h->nimages ? &h->images[idx] : NULL;
 }
 
 const struct mt_size_stats *mt_stack_heap__sizes(const struct mt_stack_heap *h)

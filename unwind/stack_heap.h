@@ -43,11 +43,23 @@ struct mt_heap_proc {
 	uint64_t peak_ts_ns;
 };
 
-/* What one stack held in one process at that process's peak. */
+/* An image of a process as the model saw it, after the stream. */
+struct mt_heap_image {
+	size_t proc;			/* index for mt_stack_heap__proc */
+	uint32_t pid;
+	uint32_t image;			/* the model's: 0 the one the process started with, n after its n-th exec */
+	char exe[MT_PATH_MAX];
+};
+
+/* What one stack held in one process at that process's peak, and what the process allocated with it. */
 struct mt_proc_peak {
 	size_t proc;			/* index for mt_stack_heap__proc */
-	uint64_t allocations;
+	uint64_t allocations;		/* at the peak */
 	uint64_t bytes;
+	uint64_t made_allocations;	/* allocation calls of the process with the stack (counted ones: the filter's) */
+	uint64_t made_bytes;
+	size_t image;			/* the image that made the first of them, for mt_stack_heap__image; SIZE_MAX:
+					 * none made */
 };
 
 #define MT_SIZE_CLASSES 65		/* class 0: size 0; class k: [2^(k-1), 2^k) */
@@ -96,8 +108,14 @@ uint64_t mt_stack_heap__peak_ts(const struct mt_stack_heap *h);
 const struct mt_stack_counts *mt_stack_heap__totals(const struct mt_stack_heap *h);
 size_t mt_stack_heap__nr_procs(const struct mt_stack_heap *h);
 const struct mt_heap_proc *mt_stack_heap__proc(const struct mt_stack_heap *h, size_t idx);
-/* The processes that held blocks of the stack (index + 1) at their own peak; returns how many. */
+/*
+ * The processes that held blocks of the stack (index + 1) at their own peak or allocated with it (in process
+ * order); returns how many.
+ */
 size_t mt_stack_heap__proc_peaks(const struct mt_stack_heap *h, uint32_t stack, const struct mt_proc_peak **out);
 const struct mt_size_stats *mt_stack_heap__sizes(const struct mt_stack_heap *h);
+/* After finish: the images of the processes, by process then image number. */
+size_t mt_stack_heap__nr_images(const struct mt_stack_heap *h);
+const struct mt_heap_image *mt_stack_heap__image(const struct mt_stack_heap *h, size_t idx);
 
 #endif /* MEMTRACK_STACK_HEAP_H */

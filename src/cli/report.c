@@ -258,6 +258,8 @@ static int report_print(const struct report_args *a, const struct report_parts *
 	    mt_model__totals(p->m)->images) {
 		ret = mt_report__sites_text(stdout, p->sites, a->top);
 		if (!ret)
+			ret = mt_sites__by_exe_text(stdout, p->sites, a->top);
+		if (!ret)
 			ret = mt_sites__peak_text(stdout, p->sites, a->top);
 		if (!ret)
 			ret = mt_sites__temporary_text(stdout, p->sites, a->top);

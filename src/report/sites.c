@@ -60,6 +60,7 @@ void mt_sites__free(struct mt_sites *sites)
 	free(sites->by_peak);
 	free(sites->by_temporary);
 	free(sites->procs);
+	free(sites->images);
 	free(sites);
 }
 
@@ -184,6 +185,10 @@ static int site_add_procs(struct mt_site *site, const struct mt_proc_peak *pp, s
 		if (j < site->nprocs && site->procs[j].proc == pp[i].proc) {
 			site->procs[j].peak_allocations += pp[i].allocations;
 			site->procs[j].peak_bytes += pp[i].bytes;
+			site->procs[j].allocations += pp[i].made_allocations;
+			site->procs[j].bytes += pp[i].made_bytes;
+			if (site->procs[j].image == SIZE_MAX)
+				site->procs[j].image = pp[i].image;
 			continue;
 		}
 		v = realloc(site->procs, (site->nprocs + 1) * sizeof(*v));
@@ -191,7 +196,8 @@ static int site_add_procs(struct mt_site *site, const struct mt_proc_peak *pp, s
 			return -ENOMEM;
 		site->procs = v;
 		memmove(v + j + 1, v + j, (site->nprocs - j) * sizeof(*v));
-		v[j] = (struct mt_site_proc){ pp[i].proc, pp[i].allocations, pp[i].bytes };
+		v[j] = (struct mt_site_proc){ pp[i].proc, pp[i].allocations, pp[i].bytes, pp[i].made_allocations,
+					      pp[i].made_bytes, pp[i].image };
 		site->nprocs++;
 	}
 	return 0;
@@ -325,6 +331,34 @@ static struct mt_site **sites_ranked(struct mt_sites *out, int (*cmp)(const void
 	return v;
 }
 
+/* The images of the processes, and how many exes made allocations at some site. */
+static int sites_images(struct mt_sites *out, const struct mt_stack_heap *heap)
+{
+	size_t i, k, n = mt_stack_heap__nr_images(heap);
+	bool *made = calloc(n ? n : 1, sizeof(*made));
+
+	out->images = malloc((n ? n : 1) * sizeof(*out->images));
+	if (!out->images || !made) {
+		free(made);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		out->images[i] = *mt_stack_heap__image(heap, i);
+	out->nimages = n;
+	for (i = 0; i < out->count; i++)
+		for (k = 0; k < out->sites[i].nprocs; k++)
+			if (out->sites[i].procs[k].image < n)
+				made[out->sites[i].procs[k].image] = true;
+	for (i = 0; i < n; i++) {
+		for (k = 0; made[i] && k < i; k++)
+			if (made[k] && !strcmp(out->images[k].exe, out->images[i].exe))
+				break;
+		out->makers += made[i] && k == i;
+	}
+	free(made);
+	return 0;
+}
+
 /* What the accounting knows beyond the sites: totals, sizes, the largest allocations with their sites. */
 static int sites_extras(struct site_build *b, struct mt_stacks *s)
 {
@@ -348,6 +382,10 @@ static int sites_extras(struct site_build *b, struct mt_stacks *s)
 	}
 	for (i = 0; i < out->nprocs; i++)
 		out->procs[i] = *mt_stack_heap__proc(b->heap, i);
+	if (sites_images(out, b->heap)) {
+		free(pos);
+		return -ENOMEM;
+	}
 	for (i = 0; i < out->count; i++)
 		pos[out->sites[i].order] = i;
 	for (i = 0; i < z->nlargest; i++) {
@@ -479,10 +517,35 @@ void mt_sites__json_site_keys(struct mt_json *j, const struct mt_sites *sites, c
 	mt_json__key(j, "process_peaks");
 	mt_json__begin_array(j);
 	for (i = 0; i < site->nprocs; i++) {
+		if (!site->procs[i].peak_bytes && !site->procs[i].peak_allocations)
+			continue;
 		mt_json__begin_object(j);
 		mt_json__kv_u64(j, "pid", sites->procs[site->procs[i].proc].pid);
 		mt_json__kv_u64(j, "peak_bytes", site->procs[i].peak_bytes);
 		mt_json__kv_u64(j, "peak_allocations", site->procs[i].peak_allocations);
+		mt_json__end_object(j);
+	}
+	mt_json__end_array(j);
+	mt_sites__json_processes(j, sites, site);
+}
+
+void mt_sites__json_processes(struct mt_json *j, const struct mt_sites *sites, const struct mt_site *site)
+{
+	const struct mt_site_proc *sp;
+	size_t i;
+
+	mt_json__key(j, "processes");
+	mt_json__begin_array(j);
+	for (i = 0; i < site->nprocs; i++) {
+		sp = &site->procs[i];
+		if (!sp->allocations)
+			continue;
+		mt_json__begin_object(j);
+		mt_json__kv_u64(j, "pid", sites->procs[sp->proc].pid);
+		mt_json__kv_string_n(j, "exe", sp->image < sites->nimages ? sites->images[sp->image].exe : "",
+				     MT_PATH_MAX);
+		mt_json__kv_u64(j, "allocations", sp->allocations);
+		mt_json__kv_u64(j, "bytes", sp->bytes);
 		mt_json__end_object(j);
 	}
 	mt_json__end_array(j);
@@ -562,6 +625,8 @@ static void text_site_procs(FILE *f, const struct mt_sites *sites, const struct 
 	if (sites->nprocs < 2)
 		return;
 	for (i = 0; i < site->nprocs; i++) {
+		if (!site->procs[i].peak_bytes && !site->procs[i].peak_allocations)
+			continue;
 		p = &sites->procs[site->procs[i].proc];
 		fprintf(f, "      pid %" PRIu32 " at its peak: %s in %" PRIu64 " %s (", p->pid,
 			mt_report__human(a, site->procs[i].peak_bytes), site->procs[i].peak_allocations,

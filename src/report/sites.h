@@ -15,11 +15,14 @@ struct mt_site_frame {
 	bool inlined;		/* a function inlined into the next frame (DWARF's inline scopes) */
 };
 
-/* What a site's blocks held in one process at that process's peak. */
+/* What a site's blocks held in one process at that process's peak, and what the process allocated there. */
 struct mt_site_proc {
 	size_t proc;		/* index in mt_sites.procs */
 	uint64_t peak_allocations;
 	uint64_t peak_bytes;
+	uint64_t allocations;	/* made by the process (0: it only held some, inherited) */
+	uint64_t bytes;
+	size_t image;		/* the image that made the first of them, index in mt_sites.images (SIZE_MAX: none) */
 };
 
 struct mt_site {
@@ -35,7 +38,8 @@ struct mt_site {
 	size_t order;		/* ties rank in the order the first of them was seen */
 	size_t nframes;
 	struct mt_site_frame *frames;
-	struct mt_site_proc *procs;	/* the processes holding some of it at their own peak, in process order */
+	struct mt_site_proc *procs;	/* the processes that allocated there or held some of it at their own peak,
+					 * in process order */
 	size_t nprocs;
 };
 
@@ -65,6 +69,9 @@ struct mt_sites {
 	size_t nlargest;
 	struct mt_heap_proc *procs;	/* the processes, in the order the model first saw them */
 	size_t nprocs;
+	struct mt_heap_image *images;	/* their images, by process then image number */
+	size_t nimages;
+	size_t makers;			/* distinct exes among the images that made allocations with a stack */
 };
 
 struct mt_sites_opts {
@@ -121,9 +128,12 @@ void mt_sites__json_frames(struct mt_json *j, const struct mt_site *site);
 /*
  * The keys every site object gets besides report's own: "peak_bytes", "peak_allocations", "temporary_allocations",
  * "temporary_bytes", "process_peaks": [{"pid", "peak_bytes", "peak_allocations"}] (the processes that held some of
- * it at their own peak).
+ * it at their own peak), "processes" (mt_sites__json_processes).
  */
 void mt_sites__json_site_keys(struct mt_json *j, const struct mt_sites *sites, const struct mt_site *site);
+/* The key "processes": [{"pid", "exe", "allocations", "bytes"}]: the processes that allocated at the site, in
+ * process order, each with the exe of its image that made the first of them. */
+void mt_sites__json_processes(struct mt_json *j, const struct mt_sites *sites, const struct mt_site *site);
 /* A whole site object as the sections below print them: bytes, count, leaked_bytes, stacks, the keys above, then
  * "frames" and "srclines" (arrays of strings and of strings or null). */
 void mt_sites__json_site(struct mt_json *j, const struct mt_sites *sites, const struct mt_site *site);
@@ -131,6 +141,12 @@ void mt_sites__json_site(struct mt_json *j, const struct mt_sites *sites, const 
 void mt_sites__json_frame_keys(struct mt_json *j, const struct mt_site *site);
 /* "top sites at peak": the top sites by bytes live at the total's peak, their share of it. 0 or -EIO. */
 int mt_sites__peak_text(FILE *f, const struct mt_sites *sites, size_t top);
+/*
+ * "top allocation sites by executable", when the processes of more than one exe made allocations with stacks:
+ * per exe (by the bytes its processes allocated, largest first) their number, bytes and sites, then its top sites
+ * by the bytes its processes allocated there (src/report/site_groups.c says why by exe). 0, -EIO or -ENOMEM.
+ */
+int mt_sites__by_exe_text(FILE *f, const struct mt_sites *sites, size_t top);
 /* "temporary allocations" (the total) and "top temporary sites". 0 or -EIO. */
 int mt_sites__temporary_text(FILE *f, const struct mt_sites *sites, size_t top);
 /*
