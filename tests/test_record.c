@@ -1436,6 +1436,39 @@ static void test_rows_fork_exec(void **state)
 	mt_model__free(m);
 }
 
+/* A process that execs twice (sh, sh, then rows_fork_exec): three rows, each with the argv of its own exec. */
+static void test_rows_exec_twice(void **state)
+{
+	char dir[256], out[32768], want[1024], cmd[512];
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL }, *json[] = { "report", "--json", dir, NULL };
+	struct mt_model *m;
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "exec /bin/sh -c 'exec %s'", PROG("rows_fork_exec"));
+	m = tree_record("rows_exec2", argv);
+	test_dir(dir, sizeof(dir), "rows_exec2");
+	assert_int_equal(mt_model__proc(m, 0)->nr_images, 3);
+	assert_int_equal(memtrack_run("rows_exec2_json", out, sizeof(out), json), 0);
+	snprintf(want, sizeof(want), "      \"image\": 0,\n      \"exe\": \"/bin/sh\",\n      \"comm\": \"sh\",\n"
+		 "      \"cmdline\": [\n        \"/bin/sh\",\n        \"-c\",\n        \"exec /bin/sh -c 'exec %s'\"\n"
+		 "      ],\n      \"ended_by\": \"exec\",\n", PROG("rows_fork_exec"));
+	assert_non_null(strstr(out, want));
+	snprintf(want, sizeof(want), "      \"image\": 1,\n      \"exe\": \"/bin/sh\",\n      \"comm\": \"sh\",\n"
+		 "      \"cmdline\": [\n        \"/bin/sh\",\n        \"-c\",\n        \"exec %s\"\n"
+		 "      ],\n      \"ended_by\": \"exec\",\n", PROG("rows_fork_exec"));
+	assert_non_null(strstr(out, want));
+	snprintf(want, sizeof(want), "      \"image\": 2,\n      \"exe\": \"%s\",\n      \"comm\": \"rows_fork_exec\",\n"
+		 "      \"cmdline\": [\n        \"%s\"\n      ],\n      \"ended_by\": \"exit\",\n",
+		 PROG("rows_fork_exec"), PROG("rows_fork_exec"));
+	assert_non_null(strstr(out, want));
+	/* its fork child's exec'd image: its own argv too */
+	snprintf(want, sizeof(want), "      \"image\": 1,\n      \"exe\": \"%s\",\n      \"comm\": \"rows_fork_exec\",\n"
+		 "      \"cmdline\": [\n        \"%s\",\n        \"--child\",\n        \"x y\"\n      ],\n",
+		 PROG("rows_fork_exec"), PROG("rows_fork_exec"));
+	assert_non_null(strstr(out, want));
+	mt_model__free(m);
+}
+
 /* --pid and --exe on a real run: the child's two rows; its exec'd image alone (it has the same exe). */
 static void test_rows_filters(void **state)
 {
@@ -2467,6 +2500,7 @@ int main(void)
 		cmocka_unit_test(test_tree_threads_frees),
 		cmocka_unit_test(test_tree_threads_no_unknown_frees),
 		cmocka_unit_test(test_rows_fork_exec),
+		cmocka_unit_test(test_rows_exec_twice),
 		cmocka_unit_test(test_rows_filters),
 		cmocka_unit_test(test_window_real),
 		cmocka_unit_test(test_suppress_site),

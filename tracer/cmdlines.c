@@ -1,4 +1,4 @@
-/* cmdlines.c — each process's command line, read at its exec stop, for DIR/memory_metadata.json. */
+/* cmdlines.c — each image's command line, read at its exec stop, for DIR/memory_metadata.json. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -13,7 +13,8 @@
 
 #define CMDLINE_MAX 4096
 
-/* Command lines are read at each exec stop, while /proc still shows the new image's arguments. */
+/* Command lines are read at each exec stop, while /proc still shows the new image's arguments: one per exec, in
+ * the order of the stops (a pid that execs twice has two). */
 struct cmdline {
 	pid_t pid;
 	size_t len;
@@ -30,11 +31,12 @@ struct mt_cmdlines *mt_cmdlines__new(void)
 	return calloc(1, sizeof(struct mt_cmdlines));
 }
 
+/* pid's last one. */
 static struct cmdline *cmdline__find(const struct mt_cmdlines *cl, pid_t pid)
 {
 	size_t i;
 
-	for (i = 0; i < cl->n; i++)
+	for (i = cl->n; i-- > 0;)
 		if (cl->v[i].pid == pid)
 			return &cl->v[i];
 	return NULL;
@@ -42,10 +44,6 @@ static struct cmdline *cmdline__find(const struct mt_cmdlines *cl, pid_t pid)
 
 static struct cmdline *cmdline__slot(struct mt_cmdlines *cl, pid_t pid)
 {
-	struct cmdline *c = cmdline__find(cl, pid);
-
-	if (c)
-		return c;
 	if (mt_array__grow((void **)&cl->v, &cl->cap, cl->n, sizeof(*cl->v)))
 		return NULL;
 	cl->v[cl->n] = (struct cmdline){ .pid = pid };
@@ -68,7 +66,6 @@ void mt_cmdlines__on_exec(struct mt_cmdlines *cl, pid_t pid)
 	c = n > 0 ? cmdline__slot(cl, pid) : NULL;
 	if (!c)
 		return;
-	free(c->args);
 	c->args = malloc(n);
 	c->len = c->args ? (size_t)n : 0;
 	if (c->args)
@@ -81,6 +78,20 @@ const char *mt_cmdlines__get(const struct mt_cmdlines *cl, pid_t pid, size_t *le
 
 	*len = c ? c->len : 0;
 	return c ? c->args : NULL;
+}
+
+const char *mt_cmdlines__get_exec(const struct mt_cmdlines *cl, pid_t pid, size_t k, size_t *len)
+{
+	size_t i;
+
+	for (i = 0; i < cl->n; i++) {
+		if (cl->v[i].pid != pid || k--)
+			continue;
+		*len = cl->v[i].len;
+		return cl->v[i].args;
+	}
+	*len = 0;
+	return NULL;
 }
 
 void mt_cmdlines__free(struct mt_cmdlines *cl)

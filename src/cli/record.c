@@ -170,10 +170,16 @@ static const char *record__cmdline(void *ctx, uint32_t pid, size_t *len)
 	return mt_cmdlines__get(ctx, pid, len);
 }
 
+static const char *record__exec_cmdline(void *ctx, uint32_t pid, size_t k, size_t *len)
+{
+	return mt_cmdlines__get_exec(ctx, pid, k, len);
+}
+
 /* The summary says exactly what report will, and the metadata agrees. */
 static void record__conclude(void *ctx, const char *dir, const struct mt_cmdlines *md)
 {
-	struct mt_metadata_src src = { .cmdline = record__cmdline, .ctx = (void *)md };
+	struct mt_metadata_src src = { .cmdline = record__cmdline, .ctx = (void *)md,
+				       .exec_cmdline = record__exec_cmdline };
 	struct record_cli *rc = ctx;
 	struct mt_model *m = record__model(rc, dir);
 	int err;

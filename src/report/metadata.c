@@ -11,18 +11,11 @@
 #include "common/json.h"
 #include "report/metadata.h"
 
-/* A fork child that did not exec runs its parent's command line. */
-static void cmdline__json(struct mt_json *j, const struct mt_metadata_src *src, const struct mt_model *m, uint32_t pid)
+/* NUL-separated arguments as a JSON array of strings. */
+static void args__json(struct mt_json *j, const char *args, size_t len)
 {
-	const struct mt_proc *p = mt_model__find_proc(m, pid);
-	size_t i, start, depth, len;
-	const char *args = src->cmdline(src->ctx, pid, &len);
+	size_t i, start;
 
-	for (depth = 0; !args && p && p->ppid && depth < 64; depth++) {
-		args = src->cmdline(src->ctx, p->ppid, &len);
-		p = mt_model__find_proc(m, p->ppid);
-	}
-	mt_json__key(j, "cmdline");
 	mt_json__begin_array(j);
 	for (start = 0, i = 0; args && i < len; i++) {
 		if (args[i])
@@ -32,6 +25,29 @@ static void cmdline__json(struct mt_json *j, const struct mt_metadata_src *src, 
 	}
 	if (args && start < len)
 		mt_json__string_n(j, args + start, len - start);
+	mt_json__end_array(j);
+}
+
+/* A fork child that did not exec runs its parent's command line. */
+static void cmdline__json(struct mt_json *j, const struct mt_metadata_src *src, const struct mt_model *m, uint32_t pid)
+{
+	const struct mt_proc *p = mt_model__find_proc(m, pid);
+	const char *args;
+	size_t depth, len, k;
+
+	args = src->cmdline(src->ctx, pid, &len);
+	for (depth = 0; !args && p && p->ppid && depth < 64; depth++) {
+		args = src->cmdline(src->ctx, p->ppid, &len);
+		p = mt_model__find_proc(m, p->ppid);
+	}
+	mt_json__key(j, "cmdline");
+	args__json(j, args, len);
+	if (!src->exec_cmdline)
+		return;
+	mt_json__key(j, "exec_cmdlines");	/* each exec stop's: every image its own */
+	mt_json__begin_array(j);
+	for (k = 0; (args = src->exec_cmdline(src->ctx, pid, k, &len)); k++)
+		args__json(j, args, len);
 	mt_json__end_array(j);
 }
 
@@ -92,11 +108,14 @@ struct md_proc {
 	uint32_t pid;
 	char **argv;		/* argc strings, then NULL; NULL when the entry has none */
 	size_t argc;
+	size_t entry;		/* in mt_metadata.x: the index of the entry in v it belongs to */
 };
 
 struct mt_metadata {
 	struct md_proc *v;	/* in the file's order, the model's order of processes */
 	size_t n, cap;
+	struct md_proc *x;	/* their "exec_cmdlines", in order */
+	size_t nx, cap_x;
 };
 
 /* A reader of the JSON mt_metadata__write writes: objects, arrays, strings, numbers and literals. */
@@ -295,9 +314,31 @@ done:
 		mp->argv[mp->argc] = NULL;
 }
 
-/* One {"pid": N, "cmdline": [...], ...} of "processes". */
-static void md_proc_read(struct jr *r, struct md_proc *mp)
+/* "exec_cmdlines": [[...], ...] of the entry v[entry], into x. */
+static void md_execs_read(struct jr *r, struct mt_metadata *md, size_t entry)
 {
+	if (!jr_eat(r, '[')) {
+		jr_fail(r);
+		return;
+	}
+	if (jr_eat(r, ']'))
+		return;
+	do {
+		if (mt_array__grow((void **)&md->x, &md->cap_x, md->nx, sizeof(*md->x))) {
+			r->err = -ENOMEM;
+			return;
+		}
+		md->x[md->nx] = (struct md_proc){ .pid = md->v[entry].pid, .entry = entry };
+		md_argv(r, &md->x[md->nx++]);
+	} while (!r->err && jr_eat(r, ','));
+	if (!jr_eat(r, ']'))
+		jr_fail(r);
+}
+
+/* One {"pid": N, "cmdline": [...], ...} of "processes", v[entry]. */
+static void md_proc_read(struct jr *r, struct mt_metadata *md, size_t entry)
+{
+	struct md_proc *mp = &md->v[entry];
 	char *key = NULL;
 	size_t len;
 
@@ -315,6 +356,8 @@ static void md_proc_read(struct jr *r, struct md_proc *mp)
 			mp->pid = (uint32_t)strtoul(r->p, (char **)&r->p, 10);
 		else if (!strcmp(key, "cmdline"))
 			md_argv(r, mp);
+		else if (!strcmp(key, "exec_cmdlines"))
+			md_execs_read(r, md, entry);
 		else
 			jr_skip(r, 1);
 		free(key);
@@ -339,7 +382,7 @@ static void md_procs_read(struct jr *r, struct mt_metadata *md)
 			return;
 		}
 		md->v[md->n] = (struct md_proc){ 0 };
-		md_proc_read(r, &md->v[md->n++]);
+		md_proc_read(r, md, md->n++);
 	} while (!r->err && jr_eat(r, ','));
 	if (!jr_eat(r, ']'))
 		jr_fail(r);
@@ -429,17 +472,39 @@ const char *const *mt_metadata__cmdline(const struct mt_metadata *md, uint32_t p
 	return NULL;
 }
 
-void mt_metadata__free(struct mt_metadata *md)
+const char *const *mt_metadata__exec_cmdline(const struct mt_metadata *md, uint32_t pid, size_t back, size_t *argc)
+{
+	size_t i, entry = SIZE_MAX;
+
+	for (i = md ? md->n : 0; entry == SIZE_MAX && i-- > 0;)
+		if (md->v[i].pid == pid)
+			entry = i;
+	for (i = md && entry != SIZE_MAX ? md->nx : 0; i-- > 0;) {
+		if (md->x[i].entry != entry || back--)
+			continue;
+		*argc = md->x[i].argc;
+		return md->x[i].argv ? (const char *const *)md->x[i].argv : NULL;
+	}
+	return NULL;
+}
+
+static void md_procs_free(struct md_proc *v, size_t n)
 {
 	size_t i, k;
 
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < v[i].argc; k++)
+			free(v[i].argv[k]);
+		free(v[i].argv);
+	}
+	free(v);
+}
+
+void mt_metadata__free(struct mt_metadata *md)
+{
 	if (!md)
 		return;
-	for (i = 0; i < md->n; i++) {
-		for (k = 0; k < md->v[i].argc; k++)
-			free(md->v[i].argv[k]);
-		free(md->v[i].argv);
-	}
-	free(md->v);
+	md_procs_free(md->v, md->n);
+	md_procs_free(md->x, md->nx);
 	free(md);
 }

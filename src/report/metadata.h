@@ -11,6 +11,8 @@
 struct mt_metadata_src {
 	const char *(*cmdline)(void *ctx, uint32_t pid, size_t *len);
 	void *ctx;
+	/* NULL, or the one read at pid's k-th exec stop (0: the first), NULL past the last: "exec_cmdlines" */
+	const char *(*exec_cmdline)(void *ctx, uint32_t pid, size_t k, size_t *len);
 };
 
 /* Times are nanoseconds since the session started, like the report's. 0 or -errno. */
@@ -25,6 +27,11 @@ struct mt_metadata *mt_metadata__read(const char *dir);
  * stop), *argc strings then NULL; NULL when it has none (md may be NULL).
  */
 const char *const *mt_metadata__cmdline(const struct mt_metadata *md, uint32_t pid, size_t *argc);
+/*
+ * The command line read at one of pid's exec stops, back from its last (0: the last), from the last entry with that
+ * pid: each image's own. NULL when the file has none that far back (older files have no "exec_cmdlines").
+ */
+const char *const *mt_metadata__exec_cmdline(const struct mt_metadata *md, uint32_t pid, size_t back, size_t *argc);
 void mt_metadata__free(struct mt_metadata *md);
 
 #endif /* MEMTRACK_METADATA_H */

@@ -73,8 +73,9 @@ static const char *const *session_cmdline(const struct mt_model *m, size_t *argc
 }
 
 /*
- * An image's command line: the metadata's for the last image of a pid that exec'd (the tracer reads one a pid, at
- * its last exec stop), the session's for the root's first, the parent image's for a fork child's first; else NULL.
+ * An image's command line: for an image an exec started, the metadata's read at that exec stop (counted back from
+ * the process's last image; a file without them has only the last image's), the session's for the root's first,
+ * the parent image's for a fork child's first; else NULL.
  */
 static const char *const *image_cmdline(const struct mt_model *m, const struct mt_metadata *md, size_t idx,
 					size_t *argc)
@@ -86,6 +87,9 @@ static const char *const *image_cmdline(const struct mt_model *m, const struct m
 	for (depth = 0; img && depth < 64; depth++) {
 		p = mt_model__proc(m, img->proc);
 		if (img->from_exec) {
+			if (mt_model__find_proc(m, p->pid) == p &&
+			    mt_metadata__exec_cmdline(md, p->pid, p->nr_images - 1 - img->image, argc))
+				return mt_metadata__exec_cmdline(md, p->pid, p->nr_images - 1 - img->image, argc);
 			if (img->image + 1 == p->nr_images && mt_model__find_proc(m, p->pid) == p &&
 			    mt_metadata__cmdline(md, p->pid, argc))
 				return mt_metadata__cmdline(md, p->pid, argc);
