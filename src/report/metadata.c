@@ -314,9 +314,14 @@ done:
 		mp->argv[mp->argc] = NULL;
 }
 
-/* "exec_cmdlines": [[...], ...] of the entry v[entry], into x. */
-static void md_execs_read(struct jr *r, struct mt_metadata *md, size_t entry)
+static void md_proc_read(struct jr *r, struct mt_metadata *md, size_t entry);
+
+/* "processes": [{...}, ...] into v; or (execs) v[entry]'s "exec_cmdlines": [[...], ...] into x. */
+static void md_list_read(struct jr *r, struct mt_metadata *md, bool execs, size_t entry)
 {
+	struct md_proc **v = execs ? &md->x : &md->v;
+	size_t *n = execs ? &md->nx : &md->n, *cap = execs ? &md->cap_x : &md->cap;
+
 	if (!jr_eat(r, '[')) {
 		jr_fail(r);
 		return;
@@ -324,12 +329,15 @@ static void md_execs_read(struct jr *r, struct mt_metadata *md, size_t entry)
 	if (jr_eat(r, ']'))
 		return;
 	do {
-		if (mt_array__grow((void **)&md->x, &md->cap_x, md->nx, sizeof(*md->x))) {
+		if (mt_array__grow((void **)v, cap, *n, sizeof(**v))) {
 			r->err = -ENOMEM;
 			return;
 		}
-		md->x[md->nx] = (struct md_proc){ .pid = md->v[entry].pid, .entry = entry };
-		md_argv(r, &md->x[md->nx++]);
+		(*v)[*n] = (struct md_proc){ .pid = execs ? md->v[entry].pid : 0, .entry = entry };
+		if (execs)
+			md_argv(r, &(*v)[(*n)++]);
+		else
+			md_proc_read(r, md, (*n)++);
 	} while (!r->err && jr_eat(r, ','));
 	if (!jr_eat(r, ']'))
 		jr_fail(r);
@@ -357,7 +365,7 @@ static void md_proc_read(struct jr *r, struct mt_metadata *md, size_t entry)
 		else if (!strcmp(key, "cmdline"))
 			md_argv(r, mp);
 		else if (!strcmp(key, "exec_cmdlines"))
-			md_execs_read(r, md, entry);
+			md_list_read(r, md, true, entry);
 		else
 			jr_skip(r, 1);
 		free(key);
@@ -365,26 +373,6 @@ static void md_proc_read(struct jr *r, struct mt_metadata *md, size_t entry)
 	} while (!r->err && jr_eat(r, ','));
 	free(key);
 	if (!jr_eat(r, '}'))
-		jr_fail(r);
-}
-
-static void md_procs_read(struct jr *r, struct mt_metadata *md)
-{
-	if (!jr_eat(r, '[')) {
-		jr_fail(r);
-		return;
-	}
-	if (jr_eat(r, ']'))
-		return;
-	do {
-		if (mt_array__grow((void **)&md->v, &md->cap, md->n, sizeof(*md->v))) {
-			r->err = -ENOMEM;
-			return;
-		}
-		md->v[md->n] = (struct md_proc){ 0 };
-		md_proc_read(r, md, md->n++);
-	} while (!r->err && jr_eat(r, ','));
-	if (!jr_eat(r, ']'))
 		jr_fail(r);
 }
 
@@ -401,7 +389,7 @@ static int md_parse(struct mt_metadata *md, const char *text, size_t len)
 		if (r.err || !jr_eat(&r, ':'))
 			break;
 		if (!strcmp(key, "processes"))
-			md_procs_read(&r, md);
+			md_list_read(&r, md, false, 0);
 		else
 			jr_skip(&r, 1);
 		free(key);
