@@ -23,8 +23,11 @@ static void record__usage(FILE *f)
 	fprintf(f, "usage: memtrack record [-o DIR] [-q] [-v] [--stacks [--stack-bytes N]] [--exit-with-command]\n"
 		   "                       [--ring-size MIB] [--precise-time] [--ts-resolution NS] [--syscall-tracepoints]\n"
 		   "                       [--no-handoff] [--user NAME] [--paused] [--strict] -- PROGRAM [ARGS...]\n"
+		   "       memtrack record --pid PID [-o DIR] [-q] [-v] [--stacks ...] [other options above]\n"
 		   "  -o, --output DIR     write the artifact to DIR (default: memtrack.<pid>)\n"
 		   "  -q, --quiet          no summary on stderr when the command ends\n"
+		   "      --pid PID        attach to the running process PID (and its children from then on) instead\n"
+		   "                       of running a command; SIGINT or SIGTERM detaches, and PID goes on untraced\n"
 		   "  -v, --verbose        more diagnostics (twice: libbpf's too)\n"
 		   "  -s, --stacks         record each allocation's call stack, raw, for offline unwinding\n"
 		   "      --exit-with-command  stop when PROGRAM exits; descendants still running go on untraced\n"
@@ -50,6 +53,24 @@ static void record__usage(FILE *f)
 		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_RING_DEFAULT >> 20, MT_TS_RESOLUTION_DEFAULT, MT_EXIT_STRICT);
 }
 
+/* --pid: no command, and nothing that only a command memtrack starts can have. */
+static int record__parse_pid(int argc, struct mt_options *o)
+{
+	const char *why = NULL;
+
+	if (optind < argc)
+		why = "a command";
+	else if (o->paused)
+		why = "--paused (the control FIFO is named in the environment of a command memtrack starts)";
+	else if (o->user)
+		why = "--user (the process runs as whom it runs)";
+	if (why) {
+		pr_err("record: --pid excludes %s\n", why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int record__parse(int argc, char **argv, struct mt_options *o)
 {
 	static const struct option longopts[] = {
@@ -60,7 +81,7 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		{ "syscall-tracepoints", no_argument, NULL, 't' }, { "ts-resolution", required_argument, NULL, 'T' },
 		{ "precise-time", no_argument, NULL, 'P' }, { "no-handoff", no_argument, NULL, 'H' },
 		{ "user", required_argument, NULL, 'u' },	    { "paused", no_argument, NULL, 'p' },
-		{ "strict", no_argument, NULL, 'S' }, {},
+		{ "strict", no_argument, NULL, 'S' }, { "pid", required_argument, NULL, 'i' }, {},
 	};
 	unsigned long long n;
 	bool stacks = false;
@@ -80,6 +101,11 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		case 'u': o->user = optarg; break;
 		case 'p': o->paused = true; break;
 		case 'S': o->strict = true; break;
+		case 'i':
+			if (mt_args__number("pid", optarg, 1, INT32_MAX, false, &n))
+				return -EINVAL;
+			o->pid = n;
+			break;
 		case 'T':
 			if (mt_args__number("ts-resolution", optarg, 1, UINT64_MAX, false, &n))
 				return -EINVAL;
@@ -111,6 +137,8 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 	}
 	if (!stacks)
 		o->stack_bytes = 0;
+	if (o->pid)
+		return record__parse_pid(argc, o);
 	if (optind >= argc) {
 		pr_err("record needs a command to run\n");
 		record__usage(stderr);
@@ -196,7 +224,7 @@ int mt_cmd_record(int argc, char **argv)
 	rc.quiet = o.quiet;
 	rc.model = mt_model__new();
 	if (!rc.model) {
-		pr_err("cannot set up the tracing of '%s': %s\n", o.argv[0], strerror(errno));
+		pr_err("cannot set up the tracing: %s\n", strerror(errno));
 		return MT_EXIT_SETUP;
 	}
 	ret = mt_record__run(&o, &hooks);
