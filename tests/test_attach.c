@@ -153,6 +153,7 @@ static void test_pid_counts(void **state)
 	assert_int_equal(proc->heap.pre_attach_frees, 1);
 	assert_int_equal(proc->heap.unknown_frees, 0);
 	assert_string_equal(proc->exe, PROG("attach_wait"));
+	assert_int_equal(proc->ppid, getpid());	/* its parent, not memtrack */
 	mt_model__free(m);
 }
 

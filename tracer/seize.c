@@ -59,7 +59,7 @@ int mt_seize__check(pid_t pid)
 		return -EINVAL;
 	if (pid == getpid() || pid == getppid())
 		return -EPERM;
-	return 0;
+	return task__tracer(pid) ? -EBUSY : 0;	/* a debugger's, strace's, another memtrack's */
 }
 
 struct tids {
