@@ -70,10 +70,10 @@ static void wait_for(const char *path, const char *what)
 }
 
 /* The program running and waiting, then memtrack attached to it. */
-static void target__start(struct target *t, const char *name)
+static void target__start(struct target *t, const char *name, const char *mode)
 {
 	char ready[600], pid[16];
-	char *prog[] = { PROG("attach_wait"), ready, NULL };
+	char *prog[] = { PROG("attach_wait"), ready, (char *)mode, NULL };
 	char *rec[] = { MT_BINARY, "record", "-q", "--pid", pid, "-o", t->dir, NULL };
 
 	snprintf(t->dir, sizeof(t->dir), "%s/%s", mt_test_root, name);
@@ -135,7 +135,7 @@ static void test_pid_counts(void **state)
 	struct target t;
 
 	(void)state;
-	target__start(&t, "counts");
+	target__start(&t, "counts", NULL);
 	assert_int_equal(kill(t.pid, SIGUSR1), 0);
 	assert_int_equal(wait__code(t.pid), 7);
 	assert_int_equal(wait__code(t.memtrack), 7);
@@ -183,7 +183,7 @@ static void test_pid_sigint(void **state)
 	pid_t tracer = -1;
 
 	(void)state;
-	target__start(&t, "sigint");
+	target__start(&t, "sigint", NULL);
 	assert_int_equal(kill(t.memtrack, SIGINT), 0);
 	assert_int_equal(wait__code(t.memtrack), 0);
 	assert_true(file__has(t.err, "detached"));
@@ -196,6 +196,41 @@ static void test_pid_sigint(void **state)
 	proc = mt_model__find_proc(m, t.pid);
 	assert_non_null(proc);
 	assert_false(proc->exited);
+	mt_model__free(m);
+}
+
+/* A child forked after the attach is recorded: its 100 pairs, its status, and the block it inherited from before
+ * the attach and freed as its pre-attach free. */
+static void test_pid_child(void **state)
+{
+	struct mt_read_status st;
+	const struct mt_proc *parent, *child = NULL;
+	struct pairs p = { 0 };
+	struct mt_model *m;
+	struct target t;
+	size_t i;
+
+	(void)state;
+	target__start(&t, "child", "fork");
+	assert_int_equal(kill(t.pid, SIGUSR1), 0);
+	assert_int_equal(wait__code(t.pid), 7);
+	assert_int_equal(wait__code(t.memtrack), 7);
+	assert_int_equal(mt_artifact__read(t.dir, pairs__on_record, &p, &st), 0);
+	assert_int_equal(p.allocs, 100);
+	assert_int_equal(p.frees, 100);
+	assert_int_equal(mt_model__load(t.dir, &m, &st), 0);
+	for (i = 0; i < mt_model__nr_procs(m); i++)
+		if (mt_model__proc(m, i)->ppid == (uint32_t)t.pid)
+			child = mt_model__proc(m, i);
+	assert_non_null(child);
+	assert_true(child->exited);
+	assert_int_equal(WEXITSTATUS(child->status), 3);
+	assert_int_equal(child->heap.allocations, 100);
+	assert_int_equal(child->heap.pre_attach_frees, 1);
+	assert_int_equal(child->heap.unknown_frees, 0);
+	parent = mt_model__find_proc(m, t.pid);
+	assert_non_null(parent);
+	assert_int_equal(parent->heap.pre_attach_frees, 0);
 	mt_model__free(m);
 }
 
@@ -227,6 +262,10 @@ static void test_pid_errors(void **state)
 	assert_int_equal(mt_test__run(both, "/dev/null", err), 2);
 	assert_true(file__has(err, "--pid excludes a command"));
 	assert_int_equal(access(dir, F_OK), -1);
+	snprintf(pid, sizeof(pid), "2");	/* kthreadd */
+	assert_int_equal(mt_test__run(none, "/dev/null", err), 2);
+	assert_true(file__has(err, "a kernel thread"));
+	assert_int_equal(access(dir, F_OK), -1);
 }
 
 int main(void)
@@ -234,6 +273,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pid_counts),
 		cmocka_unit_test(test_pid_sigint),
+		cmocka_unit_test(test_pid_child),
 		cmocka_unit_test(test_pid_errors),
 	};
 

@@ -343,6 +343,8 @@ static int record__check_pid(const struct record *r)
 	else if (err == -EINVAL)
 		pr_err("cannot attach to %d: a thread, not a process (its process id is the one to give)\n",
 		       r->o->pid);
+	else if (err == -ENOEXEC)
+		pr_err("cannot attach to %d: a kernel thread, which has no allocator to probe\n", r->o->pid);
 	else if (err == -EBUSY)
 		pr_err("cannot attach to %d: another tracer has it (a debugger, strace, another memtrack)\n", r->o->pid);
 	else if (err)

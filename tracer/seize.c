@@ -50,13 +50,15 @@ static pid_t task__tracer(pid_t tid)
 
 int mt_seize__check(pid_t pid)
 {
-	unsigned long long tgid = 0;
+	unsigned long long tgid = 0, kthread = 0;
 	int err = status__field(pid, "Tgid:", 10, &tgid);
 
 	if (err)
 		return err;
 	if (tgid != (unsigned long long)pid)
 		return -EINVAL;
+	if (!status__field(pid, "Kthread:", 10, &kthread) && kthread)
+		return -ENOEXEC;
 	if (pid == getpid() || pid == getppid())
 		return -EPERM;
 	return task__tracer(pid) ? -EBUSY : 0;	/* a debugger's, strace's, another memtrack's */
