@@ -396,6 +396,17 @@ struct mt_session {
 	__u32 argc;
 };
 
+#define MT_EXEC_RANGES 32		/* executable mappings remembered per process for the broken-chain scan */
+
+/* A process's executable file mappings (stacks.bpf.h's map exec_ranges): code addresses above a broken frame-pointer
+ * chain tell call paths apart. The tracer adds those a process had when record --pid attached to it. */
+struct mt_exec_ranges {
+	__u64 lo[MT_EXEC_RANGES];
+	__u64 hi[MT_EXEC_RANGES];
+	__u32 n;
+	__u32 _pad;
+};
+
 /* Written once, after the session record, when record --pid has seized a running process and probed the files it
  * had mapped: blocks it allocated before are not in the recording, and their frees count apart. */
 struct mt_seized {
@@ -433,6 +444,7 @@ _Static_assert(sizeof(struct mt_clock) == 24, "mt_clock size");
 _Static_assert(sizeof(struct mt_session) == 40, "mt_session size");
 _Static_assert(sizeof(struct mt_end) == 96, "mt_end size");
 _Static_assert(sizeof(struct mt_seized) == 304, "mt_seized size");
+_Static_assert(sizeof(struct mt_exec_ranges) == 16 * MT_EXEC_RANGES + 8, "mt_exec_ranges size");
 _Static_assert(sizeof(struct mt_caller) == 40, "mt_caller size");
 _Static_assert(sizeof(struct mt_callers) == 8 + MT_CALLERS_MAX * 40, "mt_callers size");
 

@@ -376,6 +376,7 @@ int mt_attach__seized(struct mt_attach_worker *a, pid_t pid)
 			continue;
 		r.ts_ns = mt_bpf_session__now(a->bpf);
 		err = mapping__write(a, r.ts_ns, pid, pid, &l);
+		mt_bpf_session__exec_range(a->bpf, pid, l.start, l.end);	/* beyond 32, as BPF: no more */
 		if (err || !seized__first(seen, n, &l))
 			continue;
 		if (mt_array__grow((void **)&seen, &cap, n, sizeof(*seen))) {

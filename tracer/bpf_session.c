@@ -429,6 +429,23 @@ int mt_bpf_session__track_running(struct mt_bpf_session *s, pid_t pid)
 	return session__track_state(s, pid, MT_PROC_ACTIVE);
 }
 
+int mt_bpf_session__exec_range(struct mt_bpf_session *s, pid_t pid, uint64_t lo, uint64_t hi)
+{
+	struct mt_exec_ranges r = {};
+	__u32 key = pid;
+
+	if (!s->skel->rodata->stack_bytes)
+		return 0;
+	bpf_map__lookup_elem(s->skel->maps.exec_ranges, &key, sizeof(key), &r, sizeof(r), 0);	/* none yet: empty */
+	if (r.n >= MT_EXEC_RANGES)
+		return -ENOSPC;
+	r.lo[r.n] = lo;
+	r.hi[r.n++] = hi;
+	if (bpf_map__update_elem(s->skel->maps.exec_ranges, &key, sizeof(key), &r, sizeof(r), BPF_ANY))
+		return -errno;
+	return 0;
+}
+
 int mt_bpf_session__held_fd(const struct mt_bpf_session *s)
 {
 	return bpf_map__fd(s->skel->maps.held);
