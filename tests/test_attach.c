@@ -157,17 +157,22 @@ static void test_pid_counts(void **state)
 	mt_model__free(m);
 }
 
-static char proc__state(pid_t pid, pid_t *tracer)
+/* Its state letter, its tracer, and the signals pending to it (its threads' and the process's). */
+static char proc__state(pid_t pid, pid_t *tracer, unsigned long long *pending)
 {
 	char path[64], line[256], state = 0;
+	unsigned long long p;
 	FILE *f;
 
+	*pending = 0;
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
 	f = fopen(path, "r");
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f)) {
 		sscanf(line, "State: %c", &state);
 		sscanf(line, "TracerPid: %d", tracer);
+		if (sscanf(line, "SigPnd: %llx", &p) == 1 || sscanf(line, "ShdPnd: %llx", &p) == 1)
+			*pending |= p;
 	}
 	fclose(f);
 	return state;
@@ -180,6 +185,7 @@ static void test_pid_sigint(void **state)
 	const struct mt_proc *proc;
 	struct mt_model *m;
 	struct target t;
+	unsigned long long pending;
 	pid_t tracer = -1;
 
 	(void)state;
@@ -187,8 +193,9 @@ static void test_pid_sigint(void **state)
 	assert_int_equal(kill(t.memtrack, SIGINT), 0);
 	assert_int_equal(wait__code(t.memtrack), 0);
 	assert_true(file__has(t.err, "detached"));
-	assert_int_equal(proc__state(t.pid, &tracer), 'S');
+	assert_int_equal(proc__state(t.pid, &tracer, &pending), 'S');
 	assert_int_equal(tracer, 0);
+	assert_int_equal(pending, 0);	/* no SIGSTOP (nor any hold) left to deliver */
 	assert_int_equal(kill(t.pid, SIGUSR1), 0);
 	assert_int_equal(wait__code(t.pid), 7);
 	assert_int_equal(mt_model__load(t.dir, &m, &st), 0);
