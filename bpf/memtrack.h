@@ -28,6 +28,8 @@ enum mt_rec_type {
 	MT_REC_THREAD_EXIT = 13,	/* struct mt_thread_exit: a thread of a tracked process ended (BPF) */
 	MT_REC_MARK = 14,	/* struct mt_mark: a line written to the control FIFO: start, stop, mark LABEL (BPF) */
 	MT_REC_RSS = 15,	/* struct mt_rss: a process's resident memory, at a bounded rate (BPF) */
+	MT_REC_SEIZED = 16,	/* struct mt_seized: record --pid attached to a running process; counts exact from here
+				 * (tracer) */
 };
 
 /* Allocator entry points; "event" names in dump follow this order. */
@@ -158,6 +160,7 @@ enum mt_attach_reason {
 	MT_ATTACH_MMAP,		/* an mmap/mprotect with PROT_EXEC */
 	MT_ATTACH_INHERIT,	/* no request: a fork child bound to its parent's files, or a process bound again after
 				 * a thread that is not its leader exec'd (written only when that fails) */
+	MT_ATTACH_SEIZE,	/* mapped already when record --pid attached: bound before the recording counted */
 };
 
 /* x86-64 registers captured with a stack, in mt_stack.regs order: what DWARF unwinding needs to start. */
@@ -424,6 +427,27 @@ struct mt_session {
 	__u32 argc;
 };
 
+#define MT_EXEC_RANGES 32		/* executable mappings remembered per process for the broken-chain scan */
+
+/* A process's executable file mappings (stacks.bpf.h's map exec_ranges): code addresses above a broken frame-pointer
+ * chain tell call paths apart. The tracer adds those a process had when record --pid attached to it. */
+struct mt_exec_ranges {
+	__u64 lo[MT_EXEC_RANGES];
+	__u64 hi[MT_EXEC_RANGES];
+	__u32 n;
+	__u32 _pad;
+};
+
+/* Written once, after the session record, when record --pid has seized a running process and probed the files it
+ * had mapped: blocks it allocated before are not in the recording, and their frees count apart. */
+struct mt_seized {
+	struct mt_rec_hdr hdr;	/* pid: the process attached to */
+	__u32 threads;		/* its threads seized */
+	__u32 ppid;		/* its parent then (not memtrack: the session's tracer_pid) */
+	char comm[MT_COMM_MAX];	/* its command name, NUL-padded */
+	char path[MT_PATH_MAX];	/* its executable (/proc/PID/exe), NUL-terminated; "" when unknown */
+};
+
 struct mt_end {
 	struct mt_rec_hdr hdr;	/* pid: the command's pid */
 	__s32 status;		/* the command's wait status */
@@ -451,6 +475,8 @@ _Static_assert(sizeof(struct mt_rss) == 64, "mt_rss size");
 _Static_assert(sizeof(struct mt_clock) == 24, "mt_clock size");
 _Static_assert(sizeof(struct mt_session) == 40, "mt_session size");
 _Static_assert(sizeof(struct mt_end) == 96, "mt_end size");
+_Static_assert(sizeof(struct mt_seized) == 304, "mt_seized size");
+_Static_assert(sizeof(struct mt_exec_ranges) == 16 * MT_EXEC_RANGES + 8, "mt_exec_ranges size");
 _Static_assert(sizeof(struct mt_caller) == 40, "mt_caller size");
 _Static_assert(sizeof(struct mt_callers) == 8 + MT_CALLERS_MAX * 40, "mt_callers size");
 

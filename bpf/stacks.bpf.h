@@ -10,7 +10,6 @@
 #include "memtrack.bpf.h"
 
 #define MT_STACKS_SEEN_MAX 65536
-#define MT_EXEC_RANGES 32		/* executable mappings remembered per process for the broken-chain scan */
 #define MT_SCAN_WORDS 16		/* words looked at above a broken frame-pointer chain (one read) */
 #define MT_RI_MAX 8			/* pending uretprobes looked at to repair a trampoline address */
 #define FNV_OFFSET 0xcbf29ce484222325ull
@@ -30,14 +29,8 @@ struct {
 	__type(value, __u8);
 } stacks_seen SEC(".maps");
 
-struct mt_exec_ranges {
-	__u64 lo[MT_EXEC_RANGES];
-	__u64 hi[MT_EXEC_RANGES];
-	__u32 n;
-	__u32 _pad;
-};
-
-/* tgid -> its executable file mappings: BPF's watcher adds them at each mapping (with --stacks), copies them at
+/* tgid -> its executable file mappings: BPF's watcher adds them at each mapping (with --stacks; the tracer, those a
+ * process had when record --pid attached to it), copies them at
  * fork, resets them at exec and drops them at exit. Not preallocated: 528 bytes times every possible process would cost start-up time and memory for nothing.
  * The tracer sizes it to 1 before load without --stacks. */
 struct {

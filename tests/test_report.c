@@ -847,7 +847,8 @@ static void test_status_helpers(void **state)
 	assert_string_equal(mt_attach_reason__name(MT_ATTACH_INTERP), "interp");	/* report and dump alike */
 	assert_string_equal(mt_attach_reason__name(MT_ATTACH_INHERIT), "inherit");
 	assert_null(mt_attach_reason__name(0));
-	assert_null(mt_attach_reason__name(MT_ATTACH_INHERIT + 1));
+	assert_string_equal(mt_attach_reason__name(MT_ATTACH_SEIZE), "seize");
+	assert_null(mt_attach_reason__name(MT_ATTACH_SEIZE + 1));
 }
 
 /* ---- golden files: a small artifact through the writer, then report text, report JSON and dump ---- */

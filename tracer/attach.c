@@ -260,14 +260,43 @@ static void pending__log(struct mt_attach_worker *a, size_t i, uint64_t resumed)
 	a->pend[i] = a->pend[--a->npend];
 }
 
+/* A line of /proc/PID/maps: its file mapping, as BPF's vma__read would see it. */
+struct maps_line {
+	unsigned long long start, end, pgoff, ino;
+	uint64_t dev;		/* the kernel's dev_t, as BPF reads s_dev */
+	uint32_t prot;
+};
+
+static bool maps__parse(const char *line, struct maps_line *l)
+{
+	unsigned int major, minor;
+	char perms[5];
+
+	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu", &l->start, &l->end, perms, &l->pgoff, &major, &minor,
+		   &l->ino) != 7)
+		return false;
+	l->dev = (uint64_t)major << MT_KDEV_MINOR_BITS | minor;
+	l->prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+		  (perms[2] == 'x' ? PROT_EXEC : 0);
+	return true;
+}
+
+/* The mapping record BPF writes at an executable mapping, written by the tracer for one it read in /proc. */
+static int mapping__write(struct mt_attach_worker *a, uint64_t ts, pid_t pid, pid_t tid, const struct maps_line *l)
+{
+	struct mt_mapping m = { .hdr = { .ts_ns = ts, .pid = pid, .tid = tid, .type = MT_REC_MAPPING,
+					 .size = sizeof(m) },
+				.start = l->start, .end = l->end, .pgoff = l->pgoff, .dev = l->dev, .ino = l->ino,
+				.prot = l->prot };
+
+	return mt_writer__append(a->w, &m, sizeof(m));
+}
+
 /* BPF could not read the mapping (the mmap lock was taken): find it in /proc/TID/maps and record it here. */
 static int req__resolve(struct mt_attach_worker *a, struct mt_attach_req *r)
 {
-	unsigned long long start, end, pgoff, ino;
-	unsigned int major, minor;
 	char path[64], line[PATH_MAX + 128];
-	struct mt_mapping m = { .hdr = { .ts_ns = r->ts_ns, .pid = r->pid, .tid = r->tid, .type = MT_REC_MAPPING,
-					 .size = sizeof(m) } };
+	struct maps_line l;
 	FILE *f = NULL;
 	int found = 0, k;
 
@@ -277,25 +306,17 @@ static int req__resolve(struct mt_attach_worker *a, struct mt_attach_req *r)
 	}
 	if (!f)
 		return -errno;
-	while (!found && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx-%llx %*s %llx %x:%x %llu", &start, &end, &pgoff, &major, &minor, &ino) == 6 &&
-		    r->start >= start && r->start < end && ino)
-			found = 1;
-	}
+	while (!found && fgets(line, sizeof(line), f))
+		found = maps__parse(line, &l) && r->start >= l.start && r->start < l.end && l.ino;
 	fclose(f);
 	if (!found)
 		return -ENOENT;
-	r->start = start;
-	r->end = end;
-	r->dev = (uint64_t)major << MT_KDEV_MINOR_BITS | minor;	/* the kernel's dev_t, as BPF reads s_dev */
-	r->ino = ino;
-	m.start = start;
-	m.end = end;
-	m.pgoff = pgoff;
-	m.dev = r->dev;
-	m.ino = ino;
-	m.prot = PROT_READ | PROT_EXEC;	/* what the watcher looks at */
-	return mt_writer__append(a->w, &m, sizeof(m));
+	r->start = l.start;
+	r->end = l.end;
+	r->dev = l.dev;
+	r->ino = l.ino;
+	l.prot = PROT_READ | PROT_EXEC;	/* what the watcher looks at */
+	return mapping__write(a, r->ts_ns, r->pid, r->tid, &l);
 }
 
 int mt_attach__on_request(struct mt_attach_worker *a, const struct mt_attach_req *in)
@@ -326,6 +347,53 @@ int mt_attach__on_request(struct mt_attach_worker *a, const struct mt_attach_req
 	if (!r->held)
 		pending__log(a, a->npend - 1, mt_bpf_session__monotonic_ns());
 	return 0;
+}
+
+/* One request per file, as BPF would have made at the first of its mappings: later ones need none. */
+static bool seized__first(const struct maps_line *v, size_t i, const struct maps_line *l)
+{
+	while (i--)
+		if (v[i].dev == l->dev && v[i].ino == l->ino)
+			return false;
+	return true;
+}
+
+int mt_attach__seized(struct mt_attach_worker *a, pid_t pid)
+{
+	struct mt_attach_req r = { .pid = pid, .tid = pid, .reason = MT_ATTACH_SEIZE };
+	char path[64], line[PATH_MAX + 128];
+	struct maps_line l, *seen = NULL;
+	size_t n = 0, cap = 0;
+	int err = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (!err && fgets(line, sizeof(line), f)) {
+		if (!maps__parse(line, &l) || !(l.prot & PROT_EXEC) || !l.ino)
+			continue;
+		r.ts_ns = mt_bpf_session__now(a->bpf);
+		err = mapping__write(a, r.ts_ns, pid, pid, &l);
+		mt_bpf_session__exec_range(a->bpf, pid, l.start, l.end);	/* beyond 32, as BPF: no more */
+		if (err || !seized__first(seen, n, &l))
+			continue;
+		if (mt_array__grow((void **)&seen, &cap, n, sizeof(*seen))) {
+			err = -ENOMEM;
+			break;
+		}
+		seen[n++] = l;
+		r.ktime_ns = mt_bpf_session__monotonic_ns();
+		r.dev = l.dev;
+		r.ino = l.ino;
+		r.start = l.start;
+		r.end = l.end;
+		err = mt_attach__on_request(a, &r);
+	}
+	fclose(f);
+	free(seen);
+	return err;
 }
 
 bool mt_attach__on_hold_stop(struct mt_attach_worker *a, pid_t tid)

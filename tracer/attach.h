@@ -17,6 +17,9 @@ struct mt_attach_worker *mt_attach__new(struct mt_bpf_session *s, struct mt_writ
 					int closer);
 /* A request from the attach ring: the file classified (once), probed for the process, logged at the thread's stop. */
 int mt_attach__on_request(struct mt_attach_worker *a, const struct mt_attach_req *r);
+/* record --pid: the executable file mappings pid has, recorded, and their files probed for it as requests would be
+ * (reason MT_ATTACH_SEIZE). 0 or -errno. */
+int mt_attach__seized(struct mt_attach_worker *a, pid_t pid);
 /* A held thread's SIGSTOP (SI_KERNEL): its requests logged as resumed. false: no request held it. */
 bool mt_attach__on_hold_stop(struct mt_attach_worker *a, pid_t tid);
 /* The exec event stop: the image's requests logged; a thread that was not the leader gets the process's links. */

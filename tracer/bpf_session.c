@@ -446,11 +446,38 @@ struct bpf_map *mt_bpf_session__attach_map(const struct mt_bpf_session *s)
 	return s->skel->maps.attach_rb;
 }
 
-int mt_bpf_session__track(struct mt_bpf_session *s, pid_t pid)
+static int session__track_state(struct mt_bpf_session *s, pid_t pid, __u32 state)
 {
-	__u32 key = pid, state = MT_PROC_PENDING_EXEC;
+	__u32 key = pid;
 
 	if (bpf_map__update_elem(s->skel->maps.tracked, &key, sizeof(key), &state, sizeof(state), BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int mt_bpf_session__track(struct mt_bpf_session *s, pid_t pid)
+{
+	return session__track_state(s, pid, MT_PROC_PENDING_EXEC);
+}
+
+int mt_bpf_session__track_running(struct mt_bpf_session *s, pid_t pid)
+{
+	return session__track_state(s, pid, MT_PROC_ACTIVE);
+}
+
+int mt_bpf_session__exec_range(struct mt_bpf_session *s, pid_t pid, uint64_t lo, uint64_t hi)
+{
+	struct mt_exec_ranges r = {};
+	__u32 key = pid;
+
+	if (!s->skel->rodata->stack_bytes)
+		return 0;
+	bpf_map__lookup_elem(s->skel->maps.exec_ranges, &key, sizeof(key), &r, sizeof(r), 0);	/* none yet: empty */
+	if (r.n >= MT_EXEC_RANGES)
+		return -ENOSPC;
+	r.lo[r.n] = lo;
+	r.hi[r.n++] = hi;
+	if (bpf_map__update_elem(s->skel->maps.exec_ranges, &key, sizeof(key), &r, sizeof(r), BPF_ANY))
 		return -errno;
 	return 0;
 }

@@ -34,6 +34,10 @@ int mt_bpf_session__link_plan(struct mt_bpf_session *s, const char *path, const 
 int mt_bpf_session__file_state(struct mt_bpf_session *s, uint64_t dev, uint64_t ino, uint32_t state);
 int mt_bpf_session__proc_file(struct mt_bpf_session *s, pid_t pid, uint64_t dev, uint64_t ino, bool linked);
 int mt_bpf_session__track(struct mt_bpf_session *s, pid_t pid);
+/* A process that runs already (record --pid): recorded from now on, where track waits for its exec. */
+int mt_bpf_session__track_running(struct mt_bpf_session *s, pid_t pid);
+/* With --stacks, an executable mapping it had then, added to its code ranges (as BPF adds one at each mapping). */
+int mt_bpf_session__exec_range(struct mt_bpf_session *s, pid_t pid, uint64_t lo, uint64_t hi);
 /* A process's operator new code (tracer/callers.c): -ENOENT when it has none yet. */
 int mt_bpf_session__callers_get(struct mt_bpf_session *s, pid_t pid, struct mt_callers *c);
 int mt_bpf_session__callers_set(struct mt_bpf_session *s, pid_t pid, const struct mt_callers *c);

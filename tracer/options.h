@@ -8,7 +8,8 @@
 
 struct mt_options {
 	const char *out_dir;	/* NULL: memtrack.<pid> */
-	char *const *argv;	/* the command */
+	char *const *argv;	/* the command (NULL with pid) */
+	int pid;		/* --pid: the running process to attach to (0: run argv) */
 	size_t ring_bytes;	/* BPF ring buffer size, a power of two */
 	uint32_t stack_bytes;	/* --stacks: raw stack bytes per definition (of MT_STACK_CHUNKs); 0: no stacks */
 	bool exit_with_command;	/* --exit-with-command */

@@ -30,6 +30,7 @@ struct loop_state {
 	bool told;		/* the user was told that descendants outlive the command */
 	bool root_execd;
 	bool sigcont_pending;	/* mt_spawn__seize's SIGCONT, not the program's: suppress it once */
+	bool detach;		/* record --pid was told to stop: the process goes on untraced */
 	uint64_t last_flush;
 };
 
@@ -88,13 +89,18 @@ static bool sig__may_hold(int sig)
  * The kernel sends no SIGSTOP of its own (BPF without bpf_send_signal_task sends it without the cookie), so a hold
  * whose request was lost (or failed) is still a hold: it is let go too.
  */
-static bool loop__is_hold(struct loop_state *st, pid_t tid, int sig)
+bool mt_ptrace_loop__is_hold(pid_t tid, int sig)
 {
 	siginfo_t si;
 
-	if (ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) || si.si_code != SI_KERNEL)
+	if (!sig__may_hold(sig) || ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) || si.si_code != SI_KERNEL)
 		return false;
-	if ((uint64_t)(uintptr_t)si.si_value.sival_ptr != MT_HOLD_COOKIE && sig != SIGSTOP)
+	return (uint64_t)(uintptr_t)si.si_value.sival_ptr == MT_HOLD_COOKIE || sig == SIGSTOP;
+}
+
+static bool loop__is_hold(struct loop_state *st, pid_t tid, int sig)
+{
+	if (!mt_ptrace_loop__is_hold(tid, sig))
 		return false;
 	mt_consumer__drain(st->l->cons);
 	if (!mt_attach__on_hold_stop(st->l->attach, tid))
@@ -127,7 +133,7 @@ static void loop__on_stop(struct loop_state *st, pid_t pid, int status)
 		loop__resume(st, pid, status, PTRACE_CONT, 0);
 		return;
 	}
-	if (sig__may_hold(sig) && loop__is_hold(st, pid, sig)) {
+	if (loop__is_hold(st, pid, sig)) {
 		loop__resume(st, pid, status, PTRACE_CONT, 0);
 		if (sig == SIGSTOP)	/* after the resume: a death between costs a spurious SIGCONT, not a stop */
 			mt_bpf_session__unhold(st->l->bpf, pid);
@@ -192,6 +198,10 @@ static void loop__on_signal(struct loop_state *st)
 	while (read(st->l->sig_fd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD || si.ssi_pid == (uint32_t)getpid())	/* its own: a write's SIGPIPE */
 			continue;
+		if (st->l->attached) {	/* not memtrack's child: the signal is memtrack's, to let it go */
+			st->detach = true;
+			continue;
+		}
 		if (st->root_done) {	/* only descendants are left: stop waiting for them */
 			st->stop = true;
 			continue;
@@ -227,6 +237,8 @@ static int loop__epoll(struct mt_ptrace_loop *l)
 	if (ep < 0)
 		return -errno;
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (fds[i] < 0)	/* record --pid: no child, no messages from it */
+			continue;
 		ev.data.fd = fds[i];
 		if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ev)) {
 			err = -errno;
@@ -270,7 +282,8 @@ static void loop__tell_outliving(struct loop_state *st)
 /* When it stops early, the descendants still running are detached (memtrack's exit does it) and go on untraced. */
 int mt_ptrace_loop__run(struct mt_ptrace_loop *l)
 {
-	struct loop_state st = { .l = l, .sigcont_pending = true, .last_flush = mt_bpf_session__monotonic_ns() };
+	struct loop_state st = { .l = l, .sigcont_pending = !l->attached,
+				 .last_flush = mt_bpf_session__monotonic_ns() };
 	struct epoll_event evs[4];
 	int ep = loop__epoll(l), n;
 
@@ -284,7 +297,7 @@ int mt_ptrace_loop__run(struct mt_ptrace_loop *l)
 		/* The tree is done when no tracee is left and the processes let go to other tracers are gone too. */
 		if (loop__reap(&st) && st.root_done && !mt_handoff__live(l->handoff))
 			break;
-		if (st.root_done && (st.stop || l->exit_with_command))
+		if (st.detach || (st.root_done && (st.stop || l->exit_with_command)))
 			break;
 		loop__tell_outliving(&st);
 	}
@@ -292,5 +305,6 @@ int mt_ptrace_loop__run(struct mt_ptrace_loop *l)
 		loop__on_errpipe(&st, ep);
 	close(ep);
 	mt_consumer__drain_past(l->cons);
-	return st.root_done ? 0 : -ECHILD;
+	l->detached = st.detach && !st.root_done;
+	return st.root_done || st.detach ? 0 : -ECHILD;
 }

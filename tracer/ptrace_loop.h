@@ -3,6 +3,7 @@
 #define MEMTRACK_TRACER_PTRACE_LOOP_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct mt_attach_worker;
 struct mt_bpf_session;
@@ -24,10 +25,14 @@ struct mt_ptrace_loop {
 	int sig_fd;		/* signalfd: SIGCHLD, and the signals that would end memtrack (record.c) */
 	bool exit_with_command;	/* stop when the command exits, not when its last descendant does */
 	bool quiet;
+	bool attached;		/* record --pid: the root was seized running, and signals to memtrack detach */
 	int exec_errno;		/* set when the command could not be exec'd */
 	int root_status;
+	bool detached;		/* record --pid: memtrack was told to stop before the process ended */
 };
-/* 0 when the command ended (its wait status in root_status), or -errno. */
+/* 0 when the command ended (its wait status in root_status) or, attached, memtrack was told to stop; or -errno. */
 int mt_ptrace_loop__run(struct mt_ptrace_loop *l);
+/* A stop of tid's at the delivery of sig is one of BPF's holds (watch.bpf.h), to suppress. */
+bool mt_ptrace_loop__is_hold(pid_t tid, int sig);
 
 #endif /* MEMTRACK_TRACER_PTRACE_LOOP_H */

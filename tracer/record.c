@@ -30,6 +30,7 @@
 #include "tracer/privileges.h"
 #include "tracer/ptrace_loop.h"
 #include "tracer/record.h"
+#include "tracer/seize.h"
 #include "tracer/spawn.h"
 #include "tracer/thp.h"
 #include "tracer/user.h"
@@ -103,6 +104,8 @@ struct record {
 	int sig_fd;
 	int closer;		/* the closer process's socket (closer.c), or -1 */
 	bool traced;		/* the loop ran: the command is the tracer's no more */
+	char **argv;		/* the command's; with --pid, the process's command line (owned) */
+	bool seized;		/* --pid: threads of the process may be memtrack's tracees */
 	struct mt_user user;	/* whom the command runs as and DIR belongs to (sudo's user, --user), if set */
 	int dir_fd;		/* DIR, opened safely (outdir.c): the writer goes by it, not by the path */
 	bool dir_made;		/* memtrack made DIR: it goes again if nothing was written into it */
@@ -149,13 +152,40 @@ static int record__signals(struct record *r)
 	return r->sig_fd < 0 ? -errno : 0;
 }
 
-/* Everything the loop needs, set up while the command waits in its pre-exec stop. */
+/*
+ * record --pid: every thread seized, then its files probed, then "attached": the process's allocator calls count
+ * from then on. Tracked before it is seized, a child it forks meanwhile is still recorded (untraced: handoff.c).
+ */
+static int record__seize(struct record *r)
+{
+	struct mt_seized s = { .hdr = { .pid = r->sp.pid, .tid = r->sp.pid, .type = MT_REC_SEIZED,
+					.size = sizeof(s) } };
+	int err;
+
+	r->seized = true;
+	mt_seize__describe(r->sp.pid, &s);
+	err = mt_seize__threads(r->sp.pid, &s.threads);
+	s.hdr.ts_ns = mt_bpf_session__now(r->bpf);
+	if (!err)
+		err = mt_writer__append(r->w, &s, sizeof(s));
+	if (!err)
+		err = mt_attach__seized(r->attach, r->sp.pid);
+	if (err)
+		return err;
+	/* said at the warning level, -q or not: the user (or a script) waits for it to start the work to record */
+	pr_warn("attached to %d (%u %s): recording; SIGINT or SIGTERM detaches\n", r->sp.pid, s.threads,
+		s.threads == 1 ? "thread" : "threads");
+	return 0;
+}
+
+/* Everything the loop needs, set up while the command waits in its pre-exec stop (with --pid: before the seize). */
 static int record__prepare(struct record *r)
 {
-	int err = session__write(r->w, r->bpf, r->sp.pid, r->o->argv);
+	int err = session__write(r->w, r->bpf, r->sp.pid, r->argv);
 
 	if (!err)
-		err = mt_bpf_session__track(r->bpf, r->sp.pid);
+		err = r->o->pid ? mt_bpf_session__track_running(r->bpf, r->sp.pid)
+				: mt_bpf_session__track(r->bpf, r->sp.pid);
 	if (err)
 		return err;
 	mt_allocators__mark_cxx_news(r->o->stack_bytes != 0);
@@ -175,7 +205,7 @@ static int record__prepare(struct record *r)
 	r->handoff = mt_handoff__new(r->sp.listener, r->sp.pid, r->attach, r->cons, r->notifs);
 	if (!r->handoff)
 		return -errno;
-	return mt_spawn__seize(&r->sp);
+	return r->o->pid ? record__seize(r) : mt_spawn__seize(&r->sp);
 }
 
 /*
@@ -301,6 +331,44 @@ static int record__spawn(struct record *r)
 	return err;
 }
 
+/* What the messages call the command: its argv[0], or with --pid the process. */
+static const char *record__name(const struct record *r)
+{
+	static char name[32];
+
+	if (!r->o->pid)
+		return r->o->argv[0];
+	snprintf(name, sizeof(name), "process %d", r->o->pid);
+	return name;
+}
+
+/* --pid, before the BPF load: a process that is not there, or not one, is said at once. */
+static int record__check_pid(const struct record *r)
+{
+	int err = mt_seize__check(r->o->pid);
+
+	if (err == -ESRCH)
+		pr_err("cannot attach to %d: no such process\n", r->o->pid);
+	else if (err == -EINVAL)
+		pr_err("cannot attach to %d: a thread, not a process (its process id is the one to give)\n",
+		       r->o->pid);
+	else if (err == -ENOEXEC)
+		pr_err("cannot attach to %d: a kernel thread, which has no allocator to probe\n", r->o->pid);
+	else if (err == -EBUSY)
+		pr_err("cannot attach to %d: another tracer has it (a debugger, strace, another memtrack)\n", r->o->pid);
+	else if (err)
+		pr_err("cannot attach to %d: %s\n", r->o->pid, strerror(-err));
+	return err;
+}
+
+/* --pid: nothing to spawn; the session names the process's command line. Its environment is its own: no FIFO. */
+static int record__target(struct record *r)
+{
+	r->sp.pid = r->o->pid;
+	r->argv = mt_seize__cmdline(r->o->pid);
+	return r->argv ? 0 : -errno;
+}
+
 /* The artifact, in DIR by its descriptor. */
 static int record__open_writer(struct record *r)
 {
@@ -337,10 +405,10 @@ static int record__start(struct record *r)
 	snprintf(r->dir, sizeof(r->dir), "%s", r->o->out_dir ? r->o->out_dir : "");
 	if (r->o->out_dir)
 		err = record__open_dir(r);
-	if (!err)
+	if (!err && !r->o->pid)
 		err = record__open_control(r);
 	if (!err)
-		err = record__spawn(r);
+		err = r->o->pid ? record__target(r) : record__spawn(r);
 	if (!err && !r->o->out_dir) {
 		snprintf(r->dir, sizeof(r->dir), "memtrack.%d", r->sp.pid);
 		err = record__open_dir(r);
@@ -351,7 +419,7 @@ static int record__start(struct record *r)
 		return err;
 	err = record__prepare(r);
 	if (err)
-		pr_err("cannot set up the tracing of '%s': %s\n", r->o->argv[0], strerror(-err));
+		pr_err("cannot set up the tracing of '%s': %s\n", record__name(r), strerror(-err));
 	return err;
 }
 
@@ -427,10 +495,12 @@ static void record__give_dir(struct record *r)
 
 static void record__cleanup(struct record *r)
 {
-	if (r->sp.pid > 0 && !r->traced) {	/* set-up failed: the command must not run untraced */
+	if (r->sp.pid > 0 && !r->traced && !r->o->pid) {	/* set-up failed: the command must not run untraced */
 		kill(r->sp.pid, SIGKILL);
 		waitpid(r->sp.pid, NULL, __WALL);
 	}
+	if (r->seized && !r->traced)	/* --pid: the process goes on as it was */
+		mt_seize__detach_all(r->bpf);
 	mt_consumer__free(r->cons);
 	mt_handoff__free(r->handoff);
 	record__leave_listener(r);
@@ -449,6 +519,8 @@ static void record__cleanup(struct record *r)
 		close(r->sig_fd);
 	record__give_dir(r);
 	mt_user__release(&r->user);
+	if (r->argv != r->o->argv)
+		free(r->argv);
 }
 
 /* First thing, while memtrack is small: the closer keeps what memtrack had when it was forked. An inherited
@@ -463,14 +535,26 @@ static void record__start_closer(struct record *r)
 			 strerror(-r->closer));
 }
 
+/* --pid: whatever is left of the tree goes on untraced, none of it stopped by memtrack. */
+static void record__let_go(struct record *r, const struct mt_ptrace_loop *l)
+{
+	size_t n = mt_seize__detach_all(r->bpf);
+
+	if (l->detached)	/* -q or not, like "attached" */
+		pr_warn("detached from %d (%zu %s): it goes on untraced\n", r->sp.pid, n, n == 1 ? "thread" : "threads");
+}
+
 static int record__trace(struct record *r)
 {
 	struct mt_ptrace_loop l = { .sp = &r->sp, .bpf = r->bpf, .cons = r->cons, .attach = r->attach,
 				    .cmdlines = r->cmdlines, .handoff = r->handoff, .w = r->w, .sig_fd = r->sig_fd,
-				    .exit_with_command = r->o->exit_with_command, .quiet = r->o->quiet };
+				    .exit_with_command = r->o->exit_with_command, .quiet = r->o->quiet,
+				    .attached = r->o->pid != 0 };
 	int err = mt_ptrace_loop__run(&l);
 
 	r->traced = true;
+	if (r->o->pid)
+		record__let_go(r, &l);
 	if (err) {
 		pr_err("tracing ended early: %s\n", strerror(-err));
 		return MT_EXIT_SETUP;
@@ -489,9 +573,11 @@ static int record__trace(struct record *r)
 int mt_record__run(const struct mt_options *o, const struct mt_record_hooks *hooks)
 {
 	struct record r = { .o = o, .hooks = hooks, .sp = { .listener = -1, .err_fd = -1 }, .sig_fd = -1,
-			    .closer = -1, .dir_fd = -1 };
+			    .closer = -1, .dir_fd = -1, .argv = (char **)o->argv };
 	int ret = MT_EXIT_SETUP;
 
+	if (o->pid && record__check_pid(&r))
+		return MT_EXIT_SETUP;
 	record__start_closer(&r);
 	if (mt_user__resolve(o->user, &r.user) || record__setup_bpf(&r) || record__signals(&r))
 		goto cleanup;

@@ -18,9 +18,6 @@
 #include "tracer/spawn.h"
 #include "tracer/user.h"
 
-#define MT_PTRACE_OPTIONS \
-	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
-
 /* A message on the child's channel: the step that failed and its errno. */
 struct spawn_msg {
 	int32_t step;		/* enum mt_spawn_step */

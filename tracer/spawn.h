@@ -10,6 +10,10 @@
 
 struct mt_user;
 
+/* Every tracee's ptrace options (<sys/ptrace.h>): its children, threads and execs are followed. */
+#define MT_PTRACE_OPTIONS \
+	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
+
 /* The pre-exec child's steps. One that fails is sent back with its errno, and the child exits without exec. */
 enum mt_spawn_step {
 	MT_SPAWN_EXEC = 1,	/* execvp: the command cannot be run (126/127, as a shell says) */

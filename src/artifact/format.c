@@ -40,6 +40,7 @@ size_t mt_rec__min_size(unsigned int type)
 	case MT_REC_STACK: return sizeof(struct mt_stack);
 	case MT_REC_MARK: return sizeof(struct mt_mark);
 	case MT_REC_RSS: return sizeof(struct mt_rss);
+	case MT_REC_SEIZED: return sizeof(struct mt_seized);
 	default: return 0;
 	}
 }

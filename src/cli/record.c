@@ -24,8 +24,11 @@ static void record__usage(FILE *f)
 		   "                       [--ring-size MIB] [--precise-time] [--ts-resolution NS] [--syscall-tracepoints]\n"
 		   "                       [--no-handoff] [--user NAME] [--paused] [--strict] [--no-rss]\n"
 		   "                       [--portable] -- PROGRAM [ARGS...]\n"
+		   "       memtrack record --pid PID [-o DIR] [-q] [-v] [--stacks ...] [other options above]\n"
 		   "  -o, --output DIR     write the artifact to DIR (default: memtrack.<pid>)\n"
 		   "  -q, --quiet          no summary on stderr when the command ends\n"
+		   "      --pid PID        attach to the running process PID (and its children from then on) instead\n"
+		   "                       of running a command; SIGINT or SIGTERM detaches, and PID goes on untraced\n"
 		   "  -v, --verbose        more diagnostics (twice: libbpf's too)\n"
 		   "  -s, --stacks         record each allocation's call stack, raw, for offline unwinding\n"
 		   "      --exit-with-command  stop when PROGRAM exits; descendants still running go on untraced\n"
@@ -56,6 +59,24 @@ static void record__usage(FILE *f)
 		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_RING_DEFAULT >> 20, MT_TS_RESOLUTION_DEFAULT, MT_EXIT_STRICT);
 }
 
+/* --pid: no command, and nothing that only a command memtrack starts can have. */
+static int record__parse_pid(int argc, struct mt_options *o)
+{
+	const char *why = NULL;
+
+	if (optind < argc)
+		why = "a command";
+	else if (o->paused)
+		why = "--paused (the control FIFO is named in the environment of a command memtrack starts)";
+	else if (o->user)
+		why = "--user (the process runs as whom it runs)";
+	if (why) {
+		pr_err("record: --pid excludes %s\n", why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int record__parse(int argc, char **argv, struct mt_options *o)
 {
 	static const struct option longopts[] = {
@@ -67,7 +88,7 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		{ "precise-time", no_argument, NULL, 'P' }, { "no-handoff", no_argument, NULL, 'H' },
 		{ "user", required_argument, NULL, 'u' },	    { "paused", no_argument, NULL, 'p' },
 		{ "strict", no_argument, NULL, 'S' },	    { "portable", no_argument, NULL, 'D' },
-		{ "no-rss", no_argument, NULL, 'R' }, {},
+		{ "no-rss", no_argument, NULL, 'R' },	    { "pid", required_argument, NULL, 'i' }, {},
 	};
 	unsigned long long n;
 	bool stacks = false;
@@ -89,6 +110,11 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		case 'S': o->strict = true; break;
 		case 'D': o->portable = true; break;
 		case 'R': o->no_rss = true; break;
+		case 'i':
+			if (mt_args__number("pid", optarg, 1, INT32_MAX, false, &n))
+				return -EINVAL;
+			o->pid = n;
+			break;
 		case 'T':
 			if (mt_args__number("ts-resolution", optarg, 1, UINT64_MAX, false, &n))
 				return -EINVAL;
@@ -120,6 +146,8 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 	}
 	if (!stacks)
 		o->stack_bytes = 0;
+	if (o->pid)
+		return record__parse_pid(argc, o);
 	if (optind >= argc) {
 		pr_err("record needs a command to run\n");
 		record__usage(stderr);
@@ -211,7 +239,7 @@ int mt_cmd_record(int argc, char **argv)
 	rc.quiet = o.quiet;
 	rc.model = mt_model__new();
 	if (!rc.model) {
-		pr_err("cannot set up the tracing of '%s': %s\n", o.argv[0], strerror(errno));
+		pr_err("cannot set up the tracing: %s\n", strerror(errno));
 		return MT_EXIT_SETUP;
 	}
 	ret = mt_record__run(&o, &hooks);

@@ -54,6 +54,7 @@ static const char *const attach_reason_names[] = {
 	[MT_ATTACH_INTERP] = "interp",
 	[MT_ATTACH_MMAP] = "mmap",
 	[MT_ATTACH_INHERIT] = "inherit",
+	[MT_ATTACH_SEIZE] = "seize",
 };
 
 const char *mt_func__name(unsigned int func)

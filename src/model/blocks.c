@@ -98,9 +98,14 @@ static void note_dirty(struct mt_blocks *b, uint64_t addr)
 		b->dirty_full = true;
 }
 
-/* Releases of blocks never seen allocated: after a start mark, mostly of blocks allocated while recording was off. */
+/* Releases of blocks never seen allocated: after a start mark, mostly of blocks allocated while recording was off;
+ * attached to a running process, of blocks allocated before. */
 static void unknown_free(const struct mt_blocks_acct *a, uint64_t n)
 {
+	if (a->pre_attach) {
+		ADD(a, pre_attach_frees, n);
+		return;
+	}
 	ADD(a, unknown_frees, n);
 	if (a->resumed)
 		ADD(a, paused_frees, n);

@@ -200,7 +200,8 @@ static struct mt_blocks_acct image_acct(struct mt_model *m, struct proc *p)
 	struct image *img = cur_image(m, p);
 
 	return (struct mt_blocks_acct){ &img->pub.heap, &p->pub.heap,
-					img->pub.selected ? &m->tot.heap : &m->left_out, m->resumed };
+					img->pub.selected ? &m->tot.heap : &m->left_out, m->resumed,
+					m->session.attached && !img->pub.from_exec };
 }
 
 static uint64_t rel_ts(const struct mt_model *m, uint64_t ts)
@@ -791,6 +792,27 @@ static int apply_session(struct mt_model *m, const struct mt_session *s)
 	return session_argv(si, s);
 }
 
+/* record --pid: the process ran before the recording; its image is named here, as an exec record names others'. */
+static int apply_seized(struct mt_model *m, const struct mt_seized *s)
+{
+	struct proc *p = proc_get(m, s->hdr.pid, s->hdr.ts_ns);
+	char exe[MT_PATH_MAX], comm[MT_COMM_MAX];
+
+	if (!p)
+		return -ENOMEM;
+	m->session.attached = true;
+	m->session.attached_ns = s->hdr.ts_ns;
+	p->pub.ppid = s->ppid;
+	memcpy(exe, s->path, sizeof(exe));
+	exe[sizeof(exe) - 1] = '\0';
+	memcpy(comm, s->comm, sizeof(comm));
+	comm[sizeof(comm) - 1] = '\0';
+	memcpy(p->pub.exe, exe, sizeof(exe));
+	memcpy(p->pub.comm, comm, sizeof(comm));
+	image_name(m, cur_image(m, p), exe, comm);
+	return 0;
+}
+
 static void apply_end(struct mt_model *m, const struct mt_end *e)
 {
 	size_t i;
@@ -859,6 +881,7 @@ static int model_account(struct mt_model *m, const struct mt_rec_hdr *rec)
 	case MT_REC_SESSION: return apply_session(m, (const struct mt_session *)rec);
 	case MT_REC_END: apply_end(m, (const struct mt_end *)rec); return 0;
 	case MT_REC_RSS: return apply_rss(m, (const struct mt_rss *)rec);
+	case MT_REC_SEIZED: return apply_seized(m, (const struct mt_seized *)rec);
 	case MT_REC_ATTACH: m->tot.attach_failed += ((const struct mt_attach *)rec)->err != 0; return 0;
 	default: return 0;
 	}

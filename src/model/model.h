@@ -47,6 +47,8 @@ struct mt_heap_stats {
 	uint64_t early_freed_bytes;
 	uint64_t paused_frees;		/* of the unknown frees, those after a start mark (record --paused, the control
 					 * FIFO): mostly of blocks allocated while recording was off */
+	uint64_t pre_attach_frees;	/* record --pid: releases of blocks allocated before the attach (not in
+					 * unknown_frees nor frees), by images that began before it or forked after */
 	uint64_t mmap_calls;		/* successful (ret >= 0) syscalls only; not heap */
 	uint64_t mmap_bytes;
 	uint64_t munmap_calls;
@@ -137,6 +139,8 @@ struct mt_session_info {
 	uint32_t tracer_pid;
 	uint64_t ts_ns;
 	uint64_t realtime_ns;
+	bool attached;			/* record --pid: an MT_REC_SEIZED was seen (the process ran before) */
+	uint64_t attached_ns;		/* its ts_ns */
 	uint32_t argc;			/* strings actually present (at most the record's argc) */
 	char **argv;			/* argc strings, then NULL */
 };

@@ -255,6 +255,10 @@ static void dump_body(struct mt_json *j, const struct mt_rec_hdr *rec, const str
 	case MT_REC_FILE: dump_file(j, (const struct mt_file *)rec); break;
 	case MT_REC_MARK: dump_mark(j, (const struct mt_mark *)rec); break;
 	case MT_REC_RSS: dump_rss(j, (const struct mt_rss *)rec); break;
+	case MT_REC_SEIZED:
+		mt_json__kv_string(j, "event", "seized");
+		mt_json__kv_u64(j, "threads", ((const struct mt_seized *)rec)->threads);
+		break;
 	}
 }
 

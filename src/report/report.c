@@ -209,7 +209,8 @@ static void text_header(FILE *f, const struct mt_model *m, const char *label, co
 		fputs("unknown (no session record)", f);
 	put_cmdline(f, argv, argv ? argc : 0);
 	if (si->present)
-		fprintf(f, "\nroot pid:    %" PRIu32 "\n", si->root_pid);
+		fprintf(f, "\nroot pid:    %" PRIu32 "%s\n", si->root_pid,
+			si->attached ? " (running when memtrack attached: record --pid)" : "");
 	else
 		fputs("\nroot pid:    unknown\n", f);
 	fprintf(f, "processes:   %" PRIu64, t->processes);
@@ -385,6 +386,9 @@ static void text_totals(FILE *f, const struct mt_model *m, const size_t *rows, s
 	if (h->paused_frees)
 		fprintf(f, "  %-20s%" PRIu64 " (after a start mark: of blocks allocated while recording was off)\n",
 			"of which paused:", h->paused_frees);
+	if (mt_model__session(m)->attached)
+		fprintf(f, "  %-20s%" PRIu64 " (releases of blocks allocated before memtrack attached)\n",
+			"pre-attach frees:", h->pre_attach_frees);
 	fprintf(f, "  %-20smmap %" PRIu64 " (%s), ", "mappings:", h->mmap_calls, mt_report__human(a, h->mmap_bytes));
 	fprintf(f, "munmap %" PRIu64 " (%s), mremap %" PRIu64 ", brk %" PRIu64 " (not heap)\n",
 		h->munmap_calls, mt_report__human(b, h->munmap_bytes), h->mremap_calls, h->brk_calls);
@@ -630,6 +634,10 @@ static void json_totals(struct mt_json *j, const struct mt_model *m, const struc
 	if (has_filter(x))
 		json_filter(j, mt_model__filter(m));
 	json_heap(j, &t->heap, sup_n, sup_b, x->filter && mt_filter__has_window(x->filter));
+	if (si->attached) {	/* record --pid */
+		mt_json__kv_bool(j, "attached", true);
+		mt_json__kv_u64(j, "pre_attach_frees", t->heap.pre_attach_frees);
+	}
 	if (t->marks) {	/* the control FIFO was written to */
 		mt_json__kv_u64(j, "marks", t->marks);
 		mt_json__kv_u64(j, "unknown_frees_after_start", t->heap.paused_frees);
@@ -693,6 +701,8 @@ static void json_row(struct mt_json *j, const struct mt_model *m, size_t idx, co
 		mt_json__kv_null(j, "signal");
 	json_heap(j, &img->heap, sup_n, sup_b, x->filter && mt_filter__has_window(x->filter));
 	json_rss(j, &img->rss, mt_model__totals(m)->rss.records);
+	if (mt_model__session(m)->attached)	/* record --pid */
+		mt_json__kv_u64(j, "pre_attach_frees", img->heap.pre_attach_frees);
 	mt_json__end_object(j);
 }
 
