@@ -99,6 +99,7 @@ struct symset {
 		bool noreturn;
 	} *plt;
 	size_t nplt, capplt;
+	bool throws;		/* it calls __cxa_throw or std::__throw_* through its PLT */
 };
 
 static bool name__wanted(const char *name)
@@ -173,6 +174,10 @@ static bool name__noreturn(const char *name)
 static void symset__add_plt(const char *name, uint64_t stub, uint64_t target, void *ctx)
 {
 	struct symset *s = ctx;
+
+	if (!strcmp(name, "__cxa_throw") || !strcmp(name, "__cxa_rethrow") ||
+	    (!strncmp(name, "_ZSt", 4) && strstr(name, "__throw_")))
+		s->throws = true;
 
 	if (!mt_array__grow((void **)&s->plt, &s->capplt, s->nplt, sizeof(*s->plt)))
 		s->plt[s->nplt++] = (struct plt_entry){ stub, target, name__noreturn(name) };
@@ -380,6 +385,8 @@ static bool entry__throws(const struct entry *e, uint8_t allocator)
 
 #define PLAN_EXITS_MAX 16
 
+static bool cxx__runtime(const struct symset *s);
+
 /*
  * An operator new that may throw is not return-probed (see MT_COOKIE_EXITS): its entry is probed, and the ret
  * instructions through which it returns, which mt_exit_sites__find finds by following its code (jemalloc's and
@@ -395,7 +402,8 @@ static bool plan__exits(struct mt_probe_plan *p, const struct symset *s, uint64_
 	struct site_code sc;
 	int i, n;
 
-	if (!off || plan__has(p, off) || !symset__end_of(off, &end, (void *)s))
+	/* Debian's mimalloc is built as C: it throws nothing (its new aborts), and keeps the cheaper return probe */
+	if (!off || plan__has(p, off) || !(s->throws || cxx__runtime(s)) || !symset__end_of(off, &end, (void *)s))
 		return false;
 	site__read(s->fd, off, e->args, &sc);
 	if (plan__jumps_to_call(p, &sc))
