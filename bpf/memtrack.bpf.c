@@ -37,7 +37,8 @@ struct mt_call {
 	__u8 mark_allocator;
 	__u8 hit_func;
 	__u8 hit_allocator;
-	__u8 _pad[5];
+	__u8 exits;		/* the call in flight returns through MT_ARGS_EXIT sites (MT_COOKIE_EXITS) */
+	__u8 _pad[4];
 };
 
 #define MT_CALL_SLOTS 32768	/* the kernel's default pid_max (systemd sets 4194304: then tids may share one) */
@@ -216,6 +217,7 @@ static __always_inline int call__enter(struct pt_regs *ctx, __u64 cookie, const 
 	c->mark_sp = 0;
 	if (!c->stack)
 		c->stack = stack__capture(ctx);
+	c->exits = MT_COOKIE_EXITS(cookie);
 	c->depth = 1;
 	return 0;
 }
@@ -351,14 +353,32 @@ static __always_inline void caller__classify(struct mt_call *c, struct task_stru
 	*allocator = c->hit_allocator;
 }
 
-/* A NULL result is recorded too (addr 0: a failed call), realloc(p, 0)'s (p freed) among them. */
+/* The outermost call's end, ret its result; ip its caller (a return probe's) or 0. A NULL result is recorded too
+ * (addr 0: a failed call), realloc(p, 0)'s (p freed) among them. */
+static __always_inline void call__complete(struct task_struct *task, struct mt_call *c, __u64 ret, __u64 ip)
+{
+	__u8 func, allocator;
+	__u64 addr = 0;
+
+	c->depth = 0;
+	c->exits = 0;
+	/* a release in flight: its record went out at its entry; paused: a call that began before the stop */
+	if (mt_func__is_free(c->func) || paused)
+		return;
+	if (call__result(c, ret, &addr))
+		return;
+	func = c->func;
+	allocator = c->allocator;
+	if (func == MT_FN_MALLOC && ip)
+		caller__classify(c, task, ip, &func, &allocator);
+	alloc__emit(task, func, allocator, addr, c->size, c->old_addr, c->align, c->stack);
+}
+
 SEC("uretprobe")
 int BPF_KRETPROBE(alloc_return, void *ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct mt_call *c = call__state(task, 0);
-	__u8 func, allocator;
-	__u64 addr = 0;
 
 	if (!c || !c->depth)
 		return 0;
@@ -366,17 +386,34 @@ int BPF_KRETPROBE(alloc_return, void *ret)
 	 * thrown through it: libstdc++'s aligned nothrow new catches the bad_alloc its aligned new throws). */
 	if (--c->depth && PT_REGS_SP(ctx) != c->sp + 8)
 		return 0;
+	call__complete(task, c, (__u64)ret, PT_REGS_IP(ctx));
+	return 0;
+}
+
+/* An MT_COOKIE_EXITS call's ret instruction: the outermost call returns when the stack pointer is its entry's. */
+static __always_inline int call__exit(struct pt_regs *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct mt_call *c = call__state(task, 0);
+
+	if (c && c->depth && c->exits && PT_REGS_SP(ctx) == c->sp)
+		call__complete(task, c, PT_REGS_RC(ctx), 0);
+	return 0;
+}
+
+/* An exception allocated inside an MT_COOKIE_EXITS call (a new that throws bad_alloc): the call fails, and ends
+ * here, before the exception's own malloc, which would else be taken for a call nested in it. */
+static __always_inline int call__thrown(struct pt_regs *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct mt_call *c = call__state(task, 0);
+
+	if (!c || !c->depth || !c->exits || PT_REGS_SP(ctx) >= c->sp)
+		return 0;
 	c->depth = 0;
-	/* a release in flight: its record went out at its entry; paused: a call that began before the stop */
-	if (mt_func__is_free(c->func) || paused)
-		return 0;
-	if (call__result(c, (__u64)ret, &addr))
-		return 0;
-	func = c->func;
-	allocator = c->allocator;
-	if (func == MT_FN_MALLOC)
-		caller__classify(c, task, PT_REGS_IP(ctx), &func, &allocator);
-	alloc__emit(task, func, allocator, addr, c->size, c->old_addr, c->align, c->stack);
+	c->exits = 0;
+	if (!paused)	/* a call that began before the stop: as call__complete */
+		alloc__emit(task, c->func, c->allocator, 0, c->size, 0, c->align, c->stack);
 	return 0;
 }
 
@@ -385,6 +422,7 @@ static __always_inline void free__in_flight(struct mt_call *c, __u64 cookie, __u
 {
 	c->sp = sp;
 	c->depth = 1;
+	c->exits = 0;
 	c->func = MT_COOKIE_FUNC(cookie);
 	c->free_ptr = 0;
 }
@@ -480,8 +518,11 @@ int BPF_KPROBE(alloc_enter, __u64 a0, __u64 a1, __u64 a2)
 	__u32 regs;
 	struct mt_args_val v = {};
 
-	if (paused)	/* recording off (control.bpf.h): the cheapest way out, one load */
+	if (paused) {	/* recording off (control.bpf.h): the cheapest way out, one load */
+		if (MT_COOKIE_ARGS(bpf_get_attach_cookie(ctx)) == MT_ARGS_EXIT)
+			call__exit(ctx);	/* a call that began before the stop ends, unrecorded */
 		return 0;
+	}
 	cookie = bpf_get_attach_cookie(ctx);
 	regs = MT_COOKIE_REGS(cookie);
 	if (regs) {
@@ -504,6 +545,8 @@ int BPF_KPROBE(alloc_enter, __u64 a0, __u64 a1, __u64 a2)
 	case MT_ARGS_MEMPTR_ALIGN_SIZE: v.memptr = a0; v.align = a1; v.size = a2; break;
 	case MT_ARGS_FREE: return free__enter(ctx, cookie, a0, 0);
 	case MT_ARGS_FREE_SIZED: return free__enter(ctx, cookie, a0, a1);
+	case MT_ARGS_EXIT: return call__exit(ctx);
+	case MT_ARGS_THROW: return call__thrown(ctx);
 	default: return 0;
 	}
 	if (MT_COOKIE_MARK(cookie))

@@ -106,6 +106,8 @@ enum mt_args {
 	MT_ARGS_MEMPTR_ALIGN_SIZE,	/* posix_memalign(&ptr, align, size) */
 	MT_ARGS_FREE,			/* free(ptr), operator delete(ptr[, ...]) */
 	MT_ARGS_FREE_SIZED,		/* sdallocx(ptr, size, flags), operator delete(ptr, size) */
+	MT_ARGS_EXIT,			/* a ret instruction of an MT_COOKIE_EXITS entry point: the result in rax */
+	MT_ARGS_THROW,			/* __cxa_allocate_exception: an MT_COOKIE_EXITS call in flight is failing */
 };
 
 /* A probe's BPF cookie, set by the tracer per probe site: what the entry point is and whose. */
@@ -131,6 +133,11 @@ enum mt_args {
  * operator new[] jumps to operator new): it names the thread's next allocation call (func, size). */
 #define MT_COOKIE_MARK_SHIFT 45
 #define MT_COOKIE_MARK(c) (((c) >> MT_COOKIE_MARK_SHIFT) & 1)
+/* EXITS: an allocating entry point whose return is seen at its ret instructions (MT_ARGS_EXIT sites), not by a
+ * return probe: an allocator's operator new, which may throw, and a C++ exception thrown through a frame whose
+ * return address a uretprobe replaced finds no unwind data there, which ends the program (tracer/exit_sites.c). */
+#define MT_COOKIE_EXITS_SHIFT 46
+#define MT_COOKIE_EXITS(c) (((c) >> MT_COOKIE_EXITS_SHIFT) & 1)
 
 /*
  * Where a malloc's caller says what the call was: the code of a C++ runtime's operator new, which is not probed

@@ -1696,6 +1696,96 @@ static void test_failed_new_nothrow(void **state)
 	assert_int_equal(model_heap(dir, root).failed_allocations, 6);
 }
 
+/* cxx_new's news of one allocator, new or new[] (tcmalloc's and mimalloc's new[] are their new, at one address). */
+static void cxx_news_of(const char *dir, uint32_t root, uint32_t allocator)
+{
+	static const struct { uint64_t size, n; } news[] = { { 7073, 10 }, { 7072, 10 }, { 7074, 1 }, { 7075, 3 },
+							      { 7076, 3 }, { 7077, 3 }, { 7078, 3 } };
+	size_t i;
+
+	for (i = 0; i < sizeof(news) / sizeof(news[0]); i++)
+		assert_int_equal(allocs_by(dir, root, MT_FN_NEW, news[i].size, allocator) +
+				 allocs_by(dir, root, MT_FN_NEW_ARRAY, news[i].size, allocator), news[i].n);
+	assert_int_equal(model_heap(dir, root).unknown_frees, 0);
+	assert_int_equal(model_heap(dir, root).failed_allocations, 0);
+}
+
+/* tcmalloc's and mimalloc's operator new are seen at their entry and their ret instructions: each once. */
+static void test_cxx_new_tcmalloc(void **state)
+{
+	char dir[256], *argv[] = { PROG("cxx_new_tc"), NULL };
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "cxx_tc");
+	assert_int_equal(record_run(dir, "cxx_tc", argv), 0);
+	cxx_news_of(dir, root_pid(dir), MT_ALLOCATOR_TCMALLOC);
+}
+
+static void test_cxx_new_mimalloc(void **state)
+{
+	char dir[256], *argv[] = { PROG("cxx_new_mi"), NULL };
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "cxx_mi");
+	assert_int_equal(record_run(dir, "cxx_mi", argv), 0);
+	cxx_news_of(dir, root_pid(dir), MT_ALLOCATOR_MIMALLOC);
+}
+
+/*
+ * std::bad_alloc thrown by operator new, caught (cxx_bad_alloc exits 0 only then): no return probe on a new that
+ * may throw. Each failure a failed new of the size asked, as many new[] as asked where the allocator tells new[]
+ * from new (tcmalloc's are one function), and the 5 ordinary new[] after them exact.
+ */
+static void bad_alloc_caught(const char *name, const char *prog, uint32_t allocator, uint64_t arrays)
+{
+	char dir[256], *argv[] = { (char *)prog, NULL };
+	struct failed f;
+	uint32_t root;
+
+	test_dir(dir, sizeof(dir), name);
+	assert_int_equal(record_run(dir, name, argv), 0);
+	root = root_pid(dir);
+	f = failed_calls(dir, root);
+	assert_int_equal(f.huge, 4);
+	assert_int_equal(f.by_func[MT_FN_NEW_ARRAY], arrays);
+	assert_int_equal(f.by_func[MT_FN_NEW], 4 - arrays);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW_ARRAY, 1ull << 62, allocator) +
+			 allocs_by(dir, root, MT_FN_NEW, 1ull << 62, allocator), 4);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW_ARRAY, 5005, allocator) +
+			 allocs_by(dir, root, MT_FN_NEW, 5005, allocator), 5);
+	assert_int_equal(model_heap(dir, root).failed_allocations, 4);
+	assert_int_equal(model_heap(dir, root).unknown_frees, 0);
+}
+
+static void test_bad_alloc_libstdcxx(void **state)
+{
+	(void)state;
+	bad_alloc_caught("bad_alloc", PROG("cxx_bad_alloc"), MT_ALLOCATOR_LIBSTDCXX, 3);
+}
+
+static void test_bad_alloc_jemalloc(void **state)
+{
+	(void)state;
+	bad_alloc_caught("bad_alloc_je", PROG("cxx_bad_alloc_je"), MT_ALLOCATOR_JEMALLOC, 3);
+}
+
+static void test_bad_alloc_tcmalloc(void **state)
+{
+	(void)state;
+	bad_alloc_caught("bad_alloc_tc", PROG("cxx_bad_alloc_tc"), MT_ALLOCATOR_TCMALLOC, 0);
+}
+
+/* Debian's mimalloc is built as C: its operator new aborts where it would throw, traced or not. */
+static void test_bad_alloc_mimalloc(void **state)
+{
+	char dir[256], *argv[] = { PROG("cxx_bad_alloc_mi"), NULL };
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "bad_alloc_mi");
+	assert_int_equal(record_run(dir, "bad_alloc_mi", argv), 128 + SIGABRT);
+	assert_int_equal(model_heap(dir, root_pid(dir)).unknown_frees, 0);
+}
+
 /* The blocks of two sizes: each must be allocated once, then released once. */
 struct once {
 	uint32_t pid;
@@ -2506,7 +2596,10 @@ int main(void)
 		cmocka_unit_test(test_suppress_site),
 		cmocka_unit_test(test_suppress_builtin),
 		cmocka_unit_test(test_failed_calls),		 cmocka_unit_test(test_failed_calls_each),
-		cmocka_unit_test(test_failed_new_nothrow),	 cmocka_unit_test(test_cxx_pairs),
+		cmocka_unit_test(test_failed_new_nothrow),	 cmocka_unit_test(test_cxx_new_tcmalloc),
+		cmocka_unit_test(test_cxx_new_mimalloc),	 cmocka_unit_test(test_bad_alloc_libstdcxx),
+		cmocka_unit_test(test_bad_alloc_jemalloc),	 cmocka_unit_test(test_bad_alloc_tcmalloc),
+		cmocka_unit_test(test_bad_alloc_mimalloc),	 cmocka_unit_test(test_cxx_pairs),
 		cmocka_unit_test(test_wrapper_calls),		 cmocka_unit_test(test_wrapper_tail_calls),
 		cmocka_unit_test(test_memusage_headers),	 cmocka_unit_test(test_cxx_exec),
 		cmocka_unit_test(test_traceme_refused),

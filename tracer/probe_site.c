@@ -295,3 +295,10 @@ bool mt_probe_site__forwards(const uint8_t *c, size_t len, int64_t *to)
 	}
 	return false;
 }
+
+size_t mt_probe_site__modrm_len(const uint8_t *c, size_t len)
+{
+	bool is_reg;
+
+	return modrm__len(c, len, &is_reg);
+}

@@ -26,4 +26,7 @@ uint64_t mt_probe_site__place(const uint8_t *code, size_t len, uint8_t args, uin
  * where it jumps, from the function's start; 0 when through memory (a PLT entry's GOT slot). */
 bool mt_probe_site__forwards(const uint8_t *code, size_t len, int64_t *to);
 
+/* The length of an x86 ModRM operand at c (the ModRM byte, SIB, displacement), 0 when len does not hold it. */
+size_t mt_probe_site__modrm_len(const uint8_t *c, size_t len);
+
 #endif /* MEMTRACK_TRACER_PROBE_SITE_H */
