@@ -234,6 +234,8 @@ static void test_between_marks(void **state)
 	timeline__check(dir);
 	snprintf(out, sizeof(out), "%s.report", dir);
 	assert_int_equal(mt_test__run(argv, out, NULL), 2);	/* no mark C */
+	argv[1] = "timeline";
+	assert_int_equal(mt_test__run(argv, out, NULL), 2);	/* nor a span to draw */
 }
 
 /* A thread's last recorded call frees a block allocated while paused, then it writes stop and ends: that release is

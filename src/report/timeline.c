@@ -476,6 +476,17 @@ static int build_first(const char *path, const struct mt_timeline_opts *o, struc
 	return aerr ? aerr : err;
 }
 
+/* --between's marks are not both there, A then B: no span to draw (report refuses the same). -ENOENT. */
+static int tl_span_missing(const struct tl_pass *p, struct mt_read_status *st)
+{
+	if (p->span == 1)
+		snprintf(st->reason, sizeof(st->reason), "no `mark %.64s` line after `mark %.64s`", p->between[1],
+			 p->between[0]);
+	else
+		snprintf(st->reason, sizeof(st->reason), "no `mark %.64s` line", p->between[0]);
+	return -ENOENT;
+}
+
 int mt_timeline__build(const char *path, const struct mt_timeline_opts *o, struct mt_timeline **out,
 		       struct mt_read_status *st)
 {
@@ -504,6 +515,10 @@ int mt_timeline__build(const char *path, const struct mt_timeline_opts *o, struc
 		goto err_free;
 	}
 	mt_u64map__release(&p.last);
+	if (p.between && p.span != 2) {
+		err = tl_span_missing(&p, st);
+		goto err_free;
+	}
 	*out = p.t;
 	return err;
 
