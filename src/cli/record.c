@@ -14,7 +14,8 @@
 #include "report/report.h"
 #include "tracer/record.h"
 
-#define MT_RING_DEFAULT (32u << 20)
+#define MT_RING_DEFAULT (16u << 20)
+#define MT_RING_DEFAULT_STACKS (32u << 20)	/* stack records are kilobytes: more room for a burst of new paths */
 /* Allocation times to the µs: a probe hit costs more than that, so finer digits are noise that zstd cannot shrink.
  * Much coarser ones would blur the order against exec and fork records. */
 #define MT_TS_RESOLUTION_DEFAULT 1000u
@@ -37,7 +38,7 @@ static void record__usage(FILE *f)
 		   "      --portable       with --stacks, copy the module files into DIR/modules, so that DIR can be\n"
 		   "                       read on another machine (default: kept once in the module cache,\n"
 		   "                       $MEMTRACK_CACHE or ~/.cache/memtrack; `memtrack pack DIR` copies them later)\n"
-		   "      --ring-size N    BPF ring buffer of N MiB, a power of two (default: %u)\n"
+		   "      --ring-size N    BPF ring buffer of N MiB, a power of two (default: %u, %u with --stacks)\n"
 		   "      --precise-time   time events with the precise clock (costs more per event), not with the\n"
 		   "                       kernel's tick (1/CONFIG_HZ: 4 ms at 250 Hz); the order is exact either way\n"
 		   "      --ts-resolution NS  timestamps rounded down to NS nanoseconds (default %u: 1 us, or the tick\n"
@@ -56,7 +57,8 @@ static void record__usage(FILE *f)
 		   "                       attach failed\n"
 		   "      --no-rss         no resident memory (RSS) records: the kernel's rss_stat tracepoint is not\n"
 		   "                       hooked\n",
-		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_RING_DEFAULT >> 20, MT_TS_RESOLUTION_DEFAULT, MT_EXIT_STRICT);
+		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_RING_DEFAULT >> 20, MT_RING_DEFAULT_STACKS >> 20,
+		MT_TS_RESOLUTION_DEFAULT, MT_EXIT_STRICT);
 }
 
 /* --pid: no command, and nothing that only a command memtrack starts can have. */
@@ -94,7 +96,7 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 	bool stacks = false;
 	int c;
 
-	o->ring_bytes = MT_RING_DEFAULT;
+	o->ring_bytes = 0;
 	o->stack_bytes = MT_STACK_BYTES_DEFAULT;
 	o->ts_resolution = MT_TS_RESOLUTION_DEFAULT;
 	opterr = 0;
@@ -146,6 +148,8 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 	}
 	if (!stacks)
 		o->stack_bytes = 0;
+	if (!o->ring_bytes)
+		o->ring_bytes = stacks ? MT_RING_DEFAULT_STACKS : MT_RING_DEFAULT;
 	if (o->pid)
 		return record__parse_pid(argc, o);
 	if (optind >= argc) {
