@@ -571,7 +571,7 @@ int mt_allocators__plan(const char *path, struct mt_probe_plan *plan)
 	if (err)
 		goto free_set;
 	s.fd = open(path, O_RDONLY | O_CLOEXEC);
-	qsort(s.all, s.nall, sizeof(*s.all), span__cmp);
+	mt_array__sort(s.all, s.nall, sizeof(*s.all), span__cmp);
 	kinds = kinds__detect(&s, &je_prefix);
 	if (kinds & (1u << MT_ALLOCATOR_JEMALLOC | 1u << MT_ALLOCATOR_TCMALLOC | 1u << MT_ALLOCATOR_MIMALLOC))
 		mt_elf_symbols__plt(path, symset__add_plt, &s);	/* for plan__exits */

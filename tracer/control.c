@@ -2,11 +2,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -19,6 +21,7 @@ struct mt_control {
 	char dir[PATH_MAX];
 	char path[PATH_MAX];
 	int fd;			/* read and write: the FIFO never reads EOF, and the tree's open() never waits */
+	int stop_fd;		/* an eventfd: the reader's signal to end (no pthread_cancel, which ASan mishandles) */
 	uint64_t dev, ino;
 	pthread_t reader;
 	bool reading;
@@ -66,6 +69,7 @@ struct mt_control *mt_control__new(uid_t uid, gid_t gid)
 	if (!c)
 		return NULL;
 	c->fd = -1;
+	c->stop_fd = -1;
 	err = control__make_dir(c, uid, gid);
 	if (!err)
 		err = control__make_fifo(c, uid, gid);
@@ -87,16 +91,22 @@ void mt_control__file(const struct mt_control *c, uint64_t *dev, uint64_t *ino)
 	*ino = c->ino;
 }
 
-/* Cancelled in read(), its cancellation point: it holds nothing else. */
+/* Reads until stop_fd is signalled: the lines were acted on in BPF already. */
 static void *control__drain(void *arg)
 {
 	struct mt_control *c = arg;
+	struct pollfd fds[2] = { { .fd = c->fd, .events = POLLIN }, { .fd = c->stop_fd, .events = POLLIN } };
 	char buf[4096];
-	ssize_t n;
 
 	for (;;) {
-		n = read(c->fd, buf, sizeof(buf));
-		if (n < 0 && errno != EINTR)
+		if (poll(fds, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (fds[1].revents)
+			return NULL;
+		if (fds[0].revents && read(c->fd, buf, sizeof(buf)) < 0 && errno != EINTR && errno != EAGAIN)
 			break;
 	}
 	pr_warn("cannot read the control FIFO %s: %s; writers to it may block\n", c->path, strerror(errno));
@@ -105,7 +115,12 @@ static void *control__drain(void *arg)
 
 int mt_control__start(struct mt_control *c)
 {
-	int err = pthread_create(&c->reader, NULL, control__drain, c);
+	int err;
+
+	c->stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (c->stop_fd < 0)
+		return -errno;
+	err = pthread_create(&c->reader, NULL, control__drain, c);
 
 	c->reading = !err;
 	return -err;
@@ -116,9 +131,11 @@ void mt_control__free(struct mt_control *c)
 	if (!c)
 		return;
 	if (c->reading) {
-		pthread_cancel(c->reader);
+		eventfd_write(c->stop_fd, 1);
 		pthread_join(c->reader, NULL);
 	}
+	if (c->stop_fd >= 0)
+		close(c->stop_fd);
 	if (c->fd >= 0)
 		close(c->fd);
 	if (c->path[0])
