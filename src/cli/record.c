@@ -79,6 +79,66 @@ static int record__parse_pid(int argc, struct mt_options *o)
 	return 0;
 }
 
+/* What record's options set; stacks: --stacks was given (the stack bytes and ring defaults follow it). */
+struct record_args {
+	struct mt_options *o;
+	bool stacks;
+};
+
+/* A number option's value into *out; 0 or -EINVAL after one error line. */
+static int record__number(int val, const char *arg, struct mt_options *o)
+{
+	unsigned long long n;
+
+	switch (val) {
+	case 'i':
+		if (mt_args__number("pid", arg, 1, INT32_MAX, false, &n))
+			return -EINVAL;
+		o->pid = n;
+		return 0;
+	case 'T':
+		if (mt_args__number("ts-resolution", arg, 1, UINT64_MAX, false, &n))
+			return -EINVAL;
+		o->ts_resolution = n;
+		return 0;
+	case 'b':	/* whole chunks: BPF copies the stack chunk by chunk */
+		if (mt_args__number("stack-bytes", arg, MT_STACK_CHUNK, MT_STACK_BYTES_MAX, false, &n))
+			return -EINVAL;
+		o->stack_bytes = n / MT_STACK_CHUNK * MT_STACK_CHUNK;
+		return 0;
+	default:	/* --ring-size, in MiB */
+		if (mt_args__number("ring-size", arg, 1, 4096, true, &n))
+			return -EINVAL;
+		o->ring_bytes = n << 20;
+		return 0;
+	}
+}
+
+static int record__option(void *ctx, int val, const char *name, const char *arg)
+{
+	struct record_args *a = ctx;
+	struct mt_options *o = a->o;
+
+	(void)name;
+	switch (val) {
+	case 's': a->stacks = true; return 0;
+	case 'x': o->exit_with_command = true; return 0;
+	case 't': o->syscall_tracepoints = true; return 0;
+	case 'P': o->precise_time = true; return 0;
+	case 'H': o->no_handoff = true; return 0;
+	case 'u': o->user = arg; return 0;
+	case 'p': o->paused = true; return 0;
+	case 'S': o->strict = true; return 0;
+	case 'D': o->portable = true; return 0;
+	case 'R': o->no_rss = true; return 0;
+	case 'o': o->out_dir = arg; return 0;
+	case 'q': o->quiet = true; return 0;
+	case 'v': mt_log_max = mt_log_max < MT_LOG_DEBUG ? mt_log_max + 1 : mt_log_max; return 0;
+	default: return record__number(val, arg, o);
+	}
+}
+
+/* 0: go on; 1: --help was printed; -EINVAL: a usage error was reported. */
 static int record__parse(int argc, char **argv, struct mt_options *o)
 {
 	static const struct option longopts[] = {
@@ -92,64 +152,18 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		{ "strict", no_argument, NULL, 'S' },	    { "portable", no_argument, NULL, 'D' },
 		{ "no-rss", no_argument, NULL, 'R' },	    { "pid", required_argument, NULL, 'i' }, {},
 	};
-	unsigned long long n;
-	bool stacks = false;
-	int c;
+	struct record_args a = { o, false };
+	int ret;
 
-	o->ring_bytes = 0;
 	o->stack_bytes = MT_STACK_BYTES_DEFAULT;
 	o->ts_resolution = MT_TS_RESOLUTION_DEFAULT;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:qvhs", longopts, NULL)) != -1) {
-		switch (c) {
-		case 's': stacks = true; break;
-		case 'x': o->exit_with_command = true; break;
-		case 't': o->syscall_tracepoints = true; break;
-		case 'P': o->precise_time = true; break;
-		case 'H': o->no_handoff = true; break;
-		case 'u': o->user = optarg; break;
-		case 'p': o->paused = true; break;
-		case 'S': o->strict = true; break;
-		case 'D': o->portable = true; break;
-		case 'R': o->no_rss = true; break;
-		case 'i':
-			if (mt_args__number("pid", optarg, 1, INT32_MAX, false, &n))
-				return -EINVAL;
-			o->pid = n;
-			break;
-		case 'T':
-			if (mt_args__number("ts-resolution", optarg, 1, UINT64_MAX, false, &n))
-				return -EINVAL;
-			o->ts_resolution = n;
-			break;
-		case 'b':	/* whole chunks: BPF copies the stack chunk by chunk */
-			if (mt_args__number("stack-bytes", optarg, MT_STACK_CHUNK, MT_STACK_BYTES_MAX, false, &n))
-				return -EINVAL;
-			o->stack_bytes = n / MT_STACK_CHUNK * MT_STACK_CHUNK;
-			break;
-		case 'o': o->out_dir = optarg; break;
-		case 'q': o->quiet = true; break;
-		case 'v': mt_log_max = mt_log_max < MT_LOG_DEBUG ? mt_log_max + 1 : mt_log_max; break;
-		case 'h': record__usage(stdout); exit(EXIT_SUCCESS);
-		case 'r':	/* MiB */
-			if (mt_args__number("ring-size", optarg, 1, 4096, true, &n))
-				return -EINVAL;
-			o->ring_bytes = n << 20;
-			break;
-		case ':':
-			pr_err("record: option '%s' needs a value\n", argv[optind - 1]);
-			record__usage(stderr);
-			return -EINVAL;
-		default:
-			pr_err("record: unknown option '%s'\n", argv[optind - 1]);
-			record__usage(stderr);
-			return -EINVAL;
-		}
-	}
-	if (!stacks)
+	ret = mt_args__parse_short("record", argc, argv, longopts, "o:qvs", true, record__option, &a, record__usage);
+	if (ret)
+		return ret;
+	if (!a.stacks)
 		o->stack_bytes = 0;
 	if (!o->ring_bytes)
-		o->ring_bytes = stacks ? MT_RING_DEFAULT_STACKS : MT_RING_DEFAULT;
+		o->ring_bytes = a.stacks ? MT_RING_DEFAULT_STACKS : MT_RING_DEFAULT;
 	if (o->pid)
 		return record__parse_pid(argc, o);
 	if (optind >= argc) {
@@ -238,8 +252,9 @@ int mt_cmd_record(int argc, char **argv)
 	struct mt_record_hooks hooks = { .tap = record__tap, .conclude = record__conclude, .ctx = &rc };
 	int ret;
 
-	if (record__parse(argc, argv, &o))
-		return MT_EXIT_SETUP;
+	ret = record__parse(argc, argv, &o);
+	if (ret)
+		return ret > 0 ? EXIT_SUCCESS : MT_EXIT_SETUP;
 	rc.quiet = o.quiet;
 	rc.model = mt_model__new();
 	if (!rc.model) {

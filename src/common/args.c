@@ -1,6 +1,7 @@
 /* args.c — one wording for the command-line errors of the subcommands, and one number parser. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,13 +31,22 @@ static const char *args__name(const struct option *opts, int idx, int val)
 int mt_args__parse(const char *cmd, int argc, char **argv, const struct option *opts, bool in_order, mt_args_fn fn,
 		   void *ctx, void (*usage)(FILE *))
 {
+	return mt_args__parse_short(cmd, argc, argv, opts, "", in_order, fn, ctx, usage);
+}
+
+int mt_args__parse_short(const char *cmd, int argc, char **argv, const struct option *opts, const char *shorts,
+			 bool in_order, mt_args_fn fn, void *ctx, void (*usage)(FILE *))
+{
+	char optstring[64];
 	int c, idx, ret;
 
+	if (snprintf(optstring, sizeof(optstring), "%s:h%s", in_order ? "+" : "", shorts) >= (int)sizeof(optstring))
+		return -EINVAL;
 	optind = 0;	/* getopt's state is global: start over */
 	opterr = 0;
 	for (;;) {
 		idx = -1;
-		c = getopt_long(argc, argv, in_order ? "+:h" : ":h", opts, &idx);
+		c = getopt_long(argc, argv, optstring, opts, &idx);
 		if (c == -1)
 			return 0;
 		if (c == 'h') {

@@ -18,6 +18,10 @@ typedef int (*mt_args_fn)(void *ctx, int val, const char *name, const char *arg)
 int mt_args__parse(const char *cmd, int argc, char **argv, const struct option *opts, bool in_order, mt_args_fn fn,
 		   void *ctx, void (*usage)(FILE *));
 
+/* The same with short options too (getopt's letters, say "o:qv"), which fn gets as their letter. */
+int mt_args__parse_short(const char *cmd, int argc, char **argv, const struct option *opts, const char *shorts,
+			 bool in_order, mt_args_fn fn, void *ctx, void (*usage)(FILE *));
+
 /* After getopt_long returned '?': says which option cmd does not know. Returns -EINVAL. */
 int mt_args__bad_option(const char *cmd, char **argv);
 /* After the options: exactly one DIR operand into *dir, else an error naming usage. 0 or -EINVAL. */
