@@ -2,8 +2,8 @@
 /*
  * Semantics (kept in step with "Semantics used by reports" in docs/REPORT.md):
  *
- * Order. Records pass through a reorder window of MT_REORDER_WINDOW records (a min-heap keyed by ts_ns, then
- * arrival order) before they are accounted, so accounting sees time order as long as no record is more than the
+ * Order. Records pass through a reorder window of MT_REORDER_WINDOW records (by ts_ns, then arrival order:
+ * reorder.c) before they are accounted, so accounting sees time order as long as no record is more than the
  * window late. With the tick's times (the default) most neighbours have equal times and keep their arrival order.
  * Later ones are accounted when they come out and counted in totals.late_records.
  *
@@ -88,54 +88,7 @@
 #include "common/u64map.h"
 #include "model/blocks.h"
 #include "model/model.h"
-
-struct image {
-	struct mt_image pub;
-	struct mt_heap_stats win_start;	/* its counts when the time window opened, and when it closed */
-	struct mt_heap_stats win_end;
-	struct mt_leak_site *leaks;
-	size_t nleaks, cap_leaks;
-};
-
-struct proc {
-	struct mt_proc pub;
-	size_t idx;			/* in procs */
-	size_t image;			/* its current image, in images */
-	struct mt_blocks *blocks;	/* that image's live blocks */
-	struct mt_heap_stats win_start;
-	struct mt_heap_stats win_end;
-	bool matched;			/* one of its images is */
-	uint64_t rss_in_tot;		/* what its resident memory adds to tot.rss now */
-};
-
-enum window { WIN_BEFORE, WIN_OPEN, WIN_CLOSED };
-
-struct mt_model {
-	struct mt_reorder *reorder;
-	struct proc **procs;		/* in first-seen order */
-	size_t nr_procs, cap_procs;
-	struct image **images;		/* in the order they began */
-	size_t nr_images, cap_images;
-	struct mt_u64map pids;		/* pid + 1 → index in procs of the latest process with that pid */
-	struct mt_totals tot;
-	struct mt_heap_stats left_out;	/* where the images the filter leaves out count, instead of tot */
-	struct mt_session_info session;
-	struct mt_model_opts opts;
-	struct mt_filter filter;	/* opts.filter's, or everything */
-	bool window;			/* the filter narrows the time */
-	enum window win;
-	struct mt_heap_stats tot_start, tot_end;
-	struct mt_u64map stack_ids;	/* leak_sites: stack hash → id, 1 .. nr_stacks */
-	uint64_t *stack_hashes;		/* id - 1 → hash */
-	size_t nr_stacks, cap_stacks;
-	bool resumed;			/* a start mark was seen */
-	uint64_t last_rel;		/* the latest record's time, relative to base_ts */
-	bool have_base;
-	uint64_t base_ts;		/* what peak timestamps are relative to */
-	bool finished;
-	mt_model_observer_fn observer;	/* called after each record is accounted, or NULL */
-	void *observer_ctx;
-};
+#include "model/model_internal.h"
 
 static int model_apply(const struct mt_rec_hdr *rec, void *ctx);
 
@@ -187,26 +140,6 @@ void mt_model__free(struct mt_model *m)
 		free(m->session.argv[i]);
 	free(m->session.argv);
 	free(m);
-}
-
-static struct image *cur_image(const struct mt_model *m, const struct proc *p)
-{
-	return m->images[p->image];
-}
-
-/* Where p's current image counts. */
-static struct mt_blocks_acct image_acct(struct mt_model *m, struct proc *p)
-{
-	struct image *img = cur_image(m, p);
-
-	return (struct mt_blocks_acct){ &img->pub.heap, &p->pub.heap,
-					img->pub.selected ? &m->tot.heap : &m->left_out, m->resumed,
-					m->session.attached && !img->pub.from_exec };
-}
-
-static uint64_t rel_ts(const struct mt_model *m, uint64_t ts)
-{
-	return ts > m->base_ts ? ts - m->base_ts : 0;
 }
 
 static bool heap_empty(const struct mt_heap_stats *h)
@@ -288,167 +221,6 @@ static struct proc *proc_get(struct mt_model *m, uint32_t pid, uint64_t ts)
 	return p ? p : proc_new(m, pid, 0, ts);
 }
 
-/* ---- the time window: counts at its start and end, peaks only inside ---- */
-
-static bool peaks_counted(const struct mt_model *m)
-{
-	return !m->window || m->win == WIN_OPEN;
-}
-
-static void peak_note(struct mt_heap_stats *h, uint64_t rel)
-{
-	if (h->live_bytes > h->peak_live_bytes) {
-		h->peak_live_bytes = h->live_bytes;
-		h->peak_ts_ns = rel;
-	}
-}
-
-static void note_peak(struct mt_model *m, struct proc *p, uint64_t ts)
-{
-	struct mt_blocks_acct a = image_acct(m, p);
-
-	if (!peaks_counted(m))
-		return;
-	peak_note(a.img, rel_ts(m, ts));
-	peak_note(a.proc, rel_ts(m, ts));
-	if (a.tot == &m->tot.heap)
-		peak_note(a.tot, rel_ts(m, ts));
-}
-
-/* The window opens: the counts so far are its base, and its peak starts from what is live (an empty heap stays so). */
-static void window_start(struct mt_heap_stats *start, struct mt_heap_stats *h, uint64_t from)
-{
-	*start = *h;
-	h->peak_live_bytes = h->live_bytes;
-	h->peak_ts_ns = h->live_bytes ? from : 0;
-}
-
-static void rss_window_start(struct mt_rss_stats *r, uint64_t from)
-{
-	r->peak_rss_bytes = r->rss_bytes;
-	r->peak_rss_ts_ns = r->rss_bytes ? from : 0;
-}
-
-/* The resident memory's peaks start from what each process holds (an ended image: nothing). */
-static void rss_window_open(struct mt_model *m)
-{
-	size_t i;
-
-	for (i = 0; i < m->nr_images; i++)
-		m->images[i]->pub.rss.peak_rss_bytes = m->images[i]->pub.rss.peak_rss_ts_ns = 0;
-	for (i = 0; i < m->nr_procs; i++) {
-		rss_window_start(&m->procs[i]->pub.rss, m->filter.from_ns);
-		rss_window_start(&cur_image(m, m->procs[i])->pub.rss, m->filter.from_ns);
-	}
-	rss_window_start(&m->tot.rss, m->filter.from_ns);
-}
-
-static void window_open(struct mt_model *m)
-{
-	size_t i;
-
-	for (i = 0; i < m->nr_images; i++)
-		window_start(&m->images[i]->win_start, &m->images[i]->pub.heap, m->filter.from_ns);
-	for (i = 0; i < m->nr_procs; i++)
-		window_start(&m->procs[i]->win_start, &m->procs[i]->pub.heap, m->filter.from_ns);
-	window_start(&m->tot_start, &m->tot.heap, m->filter.from_ns);
-	rss_window_open(m);
-	m->win = WIN_OPEN;
-}
-
-static void window_close(struct mt_model *m)
-{
-	size_t i;
-
-	for (i = 0; i < m->nr_images; i++)
-		m->images[i]->win_end = m->images[i]->pub.heap;
-	for (i = 0; i < m->nr_procs; i++)
-		m->procs[i]->win_end = m->procs[i]->pub.heap;
-	m->tot_end = m->tot.heap;
-	m->win = WIN_CLOSED;
-}
-
-/* --between A B: the window is where the marks are in the records' order, its times are theirs. */
-static void window_step_marks(struct mt_model *m, const struct mt_rec_hdr *rec)
-{
-	if (m->win == WIN_BEFORE && mt_filter__is_mark(rec, m->filter.between[0])) {
-		m->filter.from_ns = rel_ts(m, rec->ts_ns);
-		window_open(m);
-		m->tot.between_open = true;
-	} else if (m->win == WIN_OPEN && mt_filter__is_mark(rec, m->filter.between[1])) {
-		m->filter.to_ns = rel_ts(m, rec->ts_ns);
-		window_close(m);
-		m->tot.between_closed = true;
-	}
-}
-
-/* Before a record at ts is accounted. */
-static void window_step(struct mt_model *m, const struct mt_rec_hdr *rec)
-{
-	uint64_t ts = rec->ts_ns;
-
-	if (m->filter.between[0]) {
-		window_step_marks(m, rec);
-		return;
-	}
-	if (m->win == WIN_BEFORE && rel_ts(m, ts) >= m->filter.from_ns)
-		window_open(m);
-	if (m->win == WIN_OPEN && rel_ts(m, ts) >= m->filter.to_ns)
-		window_close(m);
-}
-
-_Static_assert(sizeof(struct mt_heap_stats) % sizeof(uint64_t) == 0, "mt_heap_stats: uint64_t fields only");
-
-/* h becomes what happened between start and end: what was live at the end is still live. */
-static void window_diff(struct mt_heap_stats *h, const struct mt_heap_stats *start, const struct mt_heap_stats *end)
-{
-	const uint64_t *s = (const uint64_t *)start, *e = (const uint64_t *)end;
-	struct mt_heap_stats d;
-	uint64_t *o = (uint64_t *)&d;
-	size_t i;
-
-	for (i = 0; i < sizeof(d) / sizeof(uint64_t); i++)
-		o[i] = e[i] - s[i];
-	d.peak_live_bytes = end->peak_live_bytes;
-	d.peak_ts_ns = end->peak_ts_ns;
-	d.start_live_allocations = start->live_allocations;
-	d.start_live_bytes = start->live_bytes;
-	d.still_live_allocations += end->live_allocations;
-	d.still_live_bytes += end->live_bytes;
-	d.live_allocations = 0;
-	d.live_bytes = 0;
-	*h = d;
-}
-
-static void window_finish(struct mt_model *m)
-{
-	size_t i;
-
-	if (!m->window)
-		return;
-	if (m->filter.between[0] && m->win == WIN_BEFORE)	/* no mark A: an empty window at the end */
-		m->filter.from_ns = m->filter.to_ns = m->last_rel;
-	if (m->win == WIN_BEFORE)
-		window_open(m);
-	if (m->win == WIN_OPEN)
-		window_close(m);
-	for (i = 0; i < m->nr_images; i++)
-		window_diff(&m->images[i]->pub.heap, &m->images[i]->win_start, &m->images[i]->win_end);
-	for (i = 0; i < m->nr_procs; i++)
-		window_diff(&m->procs[i]->pub.heap, &m->procs[i]->win_start, &m->procs[i]->win_end);
-	window_diff(&m->tot.heap, &m->tot_start, &m->tot_end);
-}
-
-/* The image lived in the window: it began before its end, and ended (if it did) after its start. */
-static bool image_in_window(const struct mt_model *m, const struct image *img)
-{
-	if (!m->window)
-		return true;
-	if (rel_ts(m, img->pub.start_ns) >= m->filter.to_ns)
-		return false;
-	return img->pub.end == MT_IMAGE_LIVE || rel_ts(m, img->pub.end_ns) >= m->filter.from_ns;
-}
-
 /* ---- the blocks an image ended with, by stack ---- */
 
 /* The stack id of an allocation's hash (0 for none, or when ids ran out). 0 or -ENOMEM. */
@@ -509,7 +281,7 @@ static int image_collect(struct mt_model *m, struct proc *p)
 	struct collect c = { m, img, { 0 }, 0 };
 	const struct mt_heap_stats *h = &img->pub.heap;
 
-	if (!m->opts.leak_sites || !img->pub.selected || !peaks_counted(m) || !h->live_allocations)
+	if (!m->opts.leak_sites || !img->pub.selected || !mt_window__peaks_counted(m) || !h->live_allocations)
 		return 0;
 	if (!m->nr_stacks) {
 		collect_one(h->live_bytes, 0, &c);
@@ -553,7 +325,7 @@ static int apply_alloc(struct mt_model *m, const struct mt_alloc *a)
 	if (!err)
 		err = mt_blocks__on_alloc(p->blocks, &ac, a->hdr.tid, a->addr, a->size, &tag);
 	if (!err)
-		note_peak(m, p, a->hdr.ts_ns);
+		mt_window__note_peak(m, p, a->hdr.ts_ns);
 	return err;
 }
 
@@ -620,7 +392,7 @@ static int apply_fork(struct mt_model *m, const struct mt_fork *f)
 	ac = image_acct(m, child);
 	err = mt_blocks__inherit(child->blocks, &ac, parent->blocks, &cur_image(m, parent)->pub.heap);
 	if (!err)
-		note_peak(m, child, f->hdr.ts_ns);
+		mt_window__note_peak(m, child, f->hdr.ts_ns);
 	return err;
 }
 
@@ -644,7 +416,7 @@ static void rss_set(struct mt_model *m, struct proc *p, uint64_t bytes, uint64_t
 	m->tot.rss.rss_bytes += p->rss_in_tot;
 	img->pub.rss.rss_bytes = bytes;
 	p->pub.rss.rss_bytes = bytes;
-	if (!peaks_counted(m))
+	if (!mt_window__peaks_counted(m))
 		return;
 	rss_peak(&img->pub.rss, rel_ts(m, ts));
 	rss_peak(&p->pub.rss, rel_ts(m, ts));
@@ -857,7 +629,7 @@ static int model_account(struct mt_model *m, const struct mt_rec_hdr *rec)
 		m->base_ts = rec->ts_ns;
 	}
 	if (m->window)
-		window_step(m, rec);
+		mt_window__step(m, rec);
 	m->last_rel = rel_ts(m, rec->ts_ns);
 	m->tot.records++;
 	if (rec->type == MT_REC_MARK && rec->size >= sizeof(struct mt_mark)) {
@@ -924,7 +696,7 @@ static void mark_matched(struct mt_model *m)
 	for (i = 0; i < m->nr_images; i++) {
 		struct image *img = m->images[i];
 
-		img->pub.matched = img->pub.selected && image_in_window(m, img);
+		img->pub.matched = img->pub.selected && mt_window__image_in(m, img);
 		img->pub.open_end = img->pub.end == MT_IMAGE_LIVE ||
 				    (m->window && rel_ts(m, img->pub.end_ns) >= m->filter.to_ns);
 		if (!img->pub.matched)
@@ -951,7 +723,7 @@ int mt_model__finish(struct mt_model *m)
 		if (err)
 			return err;
 	}
-	window_finish(m);
+	mt_window__finish(m);
 	mark_matched(m);
 	m->tot.late_records = mt_reorder__late(m->reorder);
 	m->finished = true;

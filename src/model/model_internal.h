@@ -1,0 +1,93 @@
+/* model_internal.h — what model.c and window.c share: the model's structs, and its time window's entry points. */
+#ifndef MEMTRACK_MODEL_INTERNAL_H
+#define MEMTRACK_MODEL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/u64map.h"
+#include "model/blocks.h"
+#include "model/filter.h"
+#include "model/model.h"
+
+struct image {
+	struct mt_image pub;
+	struct mt_heap_stats win_start;	/* its counts when the time window opened, and when it closed */
+	struct mt_heap_stats win_end;
+	struct mt_leak_site *leaks;
+	size_t nleaks, cap_leaks;
+};
+
+struct proc {
+	struct mt_proc pub;
+	size_t idx;			/* in procs */
+	size_t image;			/* its current image, in images */
+	struct mt_blocks *blocks;	/* that image's live blocks */
+	struct mt_heap_stats win_start;
+	struct mt_heap_stats win_end;
+	bool matched;			/* one of its images is */
+	uint64_t rss_in_tot;		/* what its resident memory adds to tot.rss now */
+};
+
+enum window { WIN_BEFORE, WIN_OPEN, WIN_CLOSED };
+
+struct mt_model {
+	struct mt_reorder *reorder;
+	struct proc **procs;		/* in first-seen order */
+	size_t nr_procs, cap_procs;
+	struct image **images;		/* in the order they began */
+	size_t nr_images, cap_images;
+	struct mt_u64map pids;		/* pid + 1 → index in procs of the latest process with that pid */
+	struct mt_totals tot;
+	struct mt_heap_stats left_out;	/* where the images the filter leaves out count, instead of tot */
+	struct mt_session_info session;
+	struct mt_model_opts opts;
+	struct mt_filter filter;	/* opts.filter's, or everything */
+	bool window;			/* the filter narrows the time */
+	enum window win;
+	struct mt_heap_stats tot_start, tot_end;
+	struct mt_u64map stack_ids;	/* leak_sites: stack hash → id, 1 .. nr_stacks */
+	uint64_t *stack_hashes;		/* id - 1 → hash */
+	size_t nr_stacks, cap_stacks;
+	bool resumed;			/* a start mark was seen */
+	uint64_t last_rel;		/* the latest record's time, relative to base_ts */
+	bool have_base;
+	uint64_t base_ts;		/* what peak timestamps are relative to */
+	bool finished;
+	mt_model_observer_fn observer;	/* called after each record is accounted, or NULL */
+	void *observer_ctx;
+};
+
+static inline struct image *cur_image(const struct mt_model *m, const struct proc *p)
+{
+	return m->images[p->image];
+}
+
+static inline uint64_t rel_ts(const struct mt_model *m, uint64_t ts)
+{
+	return ts > m->base_ts ? ts - m->base_ts : 0;
+}
+
+/* Where p's current image counts. */
+static inline struct mt_blocks_acct image_acct(struct mt_model *m, struct proc *p)
+{
+	struct image *img = cur_image(m, p);
+
+	return (struct mt_blocks_acct){ &img->pub.heap, &p->pub.heap,
+					img->pub.selected ? &m->tot.heap : &m->left_out, m->resumed,
+					m->session.attached && !img->pub.from_exec };
+}
+
+/* window.c: the time window (--from/--to, --between): counts at its start and end, peaks only inside. */
+/* Peaks are counted now: no window, or an open one. */
+bool mt_window__peaks_counted(const struct mt_model *m);
+/* p's live bytes (and the totals') may have reached a new peak at ts. */
+void mt_window__note_peak(struct mt_model *m, struct proc *p, uint64_t ts);
+/* Before a record is accounted: the window opens or closes at it. */
+void mt_window__step(struct mt_model *m, const struct mt_rec_hdr *rec);
+/* At the end of the stream: an open window closes, and the counts become the window's. */
+void mt_window__finish(struct mt_model *m);
+/* img is alive in the window. */
+bool mt_window__image_in(const struct mt_model *m, const struct image *img);
+
+#endif /* MEMTRACK_MODEL_INTERNAL_H */
