@@ -46,16 +46,12 @@ int mt_test__run_named(const char *name, char *const *argv)
 
 void mt_test__read_named(const char *name, const char *ext, char *buf, size_t len)
 {
-	char path[512];
-	FILE *f;
-	size_t n;
+	char path[512], *text;
 
 	snprintf(path, sizeof(path), "%s/%s.%s", mt_test_root, name, ext);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = 0;
-	fclose(f);
+	text = mt_test__read_file(path);
+	snprintf(buf, len, "%s", text);
+	free(text);
 }
 
 static void cleanup(void)

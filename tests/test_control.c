@@ -113,19 +113,16 @@ static void test_paused_window(void **state)
  * act, the last is said on stderr. */
 static void test_lines_per_write(void **state)
 {
-	char dir[512], err[600], text[4096] = "";
-	FILE *f;
+	char dir[512], err[600], *text;
 
 	(void)state;
 	test_dir(dir, sizeof(dir), "lines");
 	assert_int_equal(control_run(dir, "--paused", NULL, "lines"), 0);
 	window__check_single(dir);
 	snprintf(err, sizeof(err), "%s.err", dir);
-	f = fopen(err, "r");
-	assert_non_null(f);
-	text[fread(text, 1, sizeof(text) - 1, f)] = 0;
-	fclose(f);
+	text = mt_test__read_file(err);
 	assert_non_null(strstr(text, "1 line written to $MEMTRACK_CONTROL was not acted on"));
+	free(text);
 }
 
 /* Not paused: the same lines are marks in a recording of everything. */
