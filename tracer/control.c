@@ -17,18 +17,21 @@
 #include "common/log.h"
 #include "tracer/control.h"
 
+#define CONTROL_NAME "control"
+
 struct mt_control {
 	char dir[PATH_MAX];
 	char path[PATH_MAX];
 	int fd;			/* read and write: the FIFO never reads EOF, and the tree's open() never waits */
 	int stop_fd;		/* an eventfd: the reader's signal to end (no pthread_cancel, which ASan mishandles) */
+	int dir_fd;		/* the directory: the FIFO is made, opened and removed through it */
 	uint64_t dev, ino;
 	pthread_t reader;
 	bool reading;
 };
 
-/* $TMPDIR if it is set, else /tmp: the directory is the user's and 0700, whoever else may write there. */
-static int control__make_dir(struct mt_control *c, uid_t uid, gid_t gid)
+/* $TMPDIR if it is set, else /tmp: a 0700 directory, memtrack's until the FIFO in it is open (control__give). */
+static int control__make_dir(struct mt_control *c)
 {
 	const char *tmp = getenv("TMPDIR");
 
@@ -40,24 +43,37 @@ static int control__make_dir(struct mt_control *c, uid_t uid, gid_t gid)
 		c->dir[0] = 0;
 		return -errno;
 	}
-	return chown(c->dir, uid, gid) ? -errno : 0;
+	c->dir_fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return c->dir_fd < 0 ? -errno : 0;
 }
 
-static int control__make_fifo(struct mt_control *c, uid_t uid, gid_t gid)
+/* Made and opened by its directory's fd, never followed through a link, while the directory is memtrack's alone. */
+static int control__make_fifo(struct mt_control *c)
 {
 	struct stat st;
 
-	if (snprintf(c->path, sizeof(c->path), "%.*s/control", (int)sizeof(c->dir) - 16, c->dir) >= (int)sizeof(c->path))
+	if (snprintf(c->path, sizeof(c->path), "%.*s/" CONTROL_NAME, (int)sizeof(c->dir) - 16, c->dir) >=
+	    (int)sizeof(c->path))
 		return -ENAMETOOLONG;
-	if (mkfifo(c->path, 0600)) {
+	if (mkfifoat(c->dir_fd, CONTROL_NAME, 0600)) {
 		c->path[0] = 0;
 		return -errno;
 	}
-	c->fd = open(c->path, O_RDWR | O_CLOEXEC);
-	if (c->fd < 0 || fchown(c->fd, uid, gid) || fchmod(c->fd, 0600) || fstat(c->fd, &st))
+	c->fd = openat(c->dir_fd, CONTROL_NAME, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (c->fd < 0 || fstat(c->fd, &st))
 		return -errno;
+	if (!S_ISFIFO(st.st_mode))
+		return -EINVAL;
 	c->dev = (uint64_t)major(st.st_dev) << MT_KDEV_MINOR_BITS | minor(st.st_dev);
 	c->ino = st.st_ino;
+	return 0;
+}
+
+/* Both become the user's last, by their fds: what the user may do in the directory from then on reaches neither. */
+static int control__give(struct mt_control *c, uid_t uid, gid_t gid)
+{
+	if (fchown(c->fd, uid, gid) || fchmod(c->fd, 0600) || fchown(c->dir_fd, uid, gid))
+		return -errno;
 	return 0;
 }
 
@@ -69,10 +85,13 @@ struct mt_control *mt_control__new(uid_t uid, gid_t gid)
 	if (!c)
 		return NULL;
 	c->fd = -1;
+	c->dir_fd = -1;
 	c->stop_fd = -1;
-	err = control__make_dir(c, uid, gid);
+	err = control__make_dir(c);
 	if (!err)
-		err = control__make_fifo(c, uid, gid);
+		err = control__make_fifo(c);
+	if (!err)
+		err = control__give(c, uid, gid);
 	if (!err)
 		return c;
 	mt_control__free(c);
@@ -138,8 +157,10 @@ void mt_control__free(struct mt_control *c)
 		close(c->stop_fd);
 	if (c->fd >= 0)
 		close(c->fd);
-	if (c->path[0])
-		unlink(c->path);
+	if (c->path[0] && c->dir_fd >= 0)
+		unlinkat(c->dir_fd, CONTROL_NAME, 0);
+	if (c->dir_fd >= 0)
+		close(c->dir_fd);
 	if (c->dir[0])
 		rmdir(c->dir);
 	free(c);
