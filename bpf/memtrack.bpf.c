@@ -519,8 +519,11 @@ int BPF_KPROBE(alloc_enter, __u64 a0, __u64 a1, __u64 a2)
 	struct mt_args_val v = {};
 
 	if (paused) {	/* recording off (control.bpf.h): the cheapest way out, one load */
-		if (MT_COOKIE_ARGS(bpf_get_attach_cookie(ctx)) == MT_ARGS_EXIT)
-			call__exit(ctx);	/* a call that began before the stop ends, unrecorded */
+		cookie = MT_COOKIE_ARGS(bpf_get_attach_cookie(ctx));
+		if (cookie == MT_ARGS_EXIT)	/* a call that began before the stop ends, unrecorded */
+			call__exit(ctx);
+		else if (cookie == MT_ARGS_THROW)	/* or throws: else it would stay in flight */
+			call__thrown(ctx);
 		return 0;
 	}
 	cookie = bpf_get_attach_cookie(ctx);
