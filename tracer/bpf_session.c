@@ -552,6 +552,11 @@ void mt_bpf_session__set_control(struct mt_bpf_session *s, uint64_t dev, uint64_
 	__atomic_store_n(&s->skel->bss->paused, paused, __ATOMIC_SEQ_CST);
 }
 
+void mt_bpf_session__set_paused(struct mt_bpf_session *s, bool paused)
+{
+	__atomic_store_n(&s->skel->bss->paused, paused, __ATOMIC_SEQ_CST);
+}
+
 uint64_t mt_bpf_session__control_ignored(const struct mt_bpf_session *s)
 {
 	return __atomic_load_n(&s->skel->bss->control_ignored, __ATOMIC_RELAXED);

@@ -59,6 +59,8 @@ int mt_bpf_session__flush_batches(struct mt_bpf_session *s);
 
 /* Before the command runs: the control FIFO's file (tracer/control.h) and whether recording starts off. */
 void mt_bpf_session__set_control(struct mt_bpf_session *s, uint64_t dev, uint64_t ino, bool paused);
+/* Allocation records off (or on again), as a stop (start) line does. */
+void mt_bpf_session__set_paused(struct mt_bpf_session *s, bool paused);
 /* Writes to the control FIFO, or lines in them, that switched nothing (bpf/control.bpf.h). */
 uint64_t mt_bpf_session__control_ignored(const struct mt_bpf_session *s);
 /* The next record number, taken the way BPF takes it, for a record the tracer writes. */

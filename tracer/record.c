@@ -538,7 +538,10 @@ static void record__start_closer(struct record *r)
 /* --pid: whatever is left of the tree goes on untraced, none of it stopped by memtrack. */
 static void record__let_go(struct record *r, const struct mt_ptrace_loop *l)
 {
-	size_t n = mt_seize__detach_all(r->bpf);
+	size_t n;
+
+	mt_bpf_session__set_paused(r->bpf, true);	/* the probes stay until the session closes: record no more */
+	n = mt_seize__detach_all(r->bpf);
 
 	if (l->detached)	/* -q or not, like "attached" */
 		pr_warn("detached from %d (%zu %s): it goes on untraced\n", r->sp.pid, n, n == 1 ? "thread" : "threads");
@@ -551,8 +554,10 @@ static int record__trace(struct record *r)
 				    .exit_with_command = r->o->exit_with_command, .quiet = r->o->quiet,
 				    .attached = r->o->pid != 0 };
 	int err = mt_ptrace_loop__run(&l);
+	struct sched_param normal = { 0 };
 
 	r->traced = true;
+	sched_setscheduler(0, SCHED_OTHER, &normal);	/* what is left is memtrack's own work: no real-time CPU for it */
 	if (r->o->pid)
 		record__let_go(r, &l);
 	if (err) {

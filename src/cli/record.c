@@ -25,7 +25,7 @@ static void record__usage(FILE *f)
 		   "                       [--ring-size MIB] [--precise-time] [--ts-resolution NS] [--syscall-tracepoints]\n"
 		   "                       [--no-handoff] [--user NAME] [--paused] [--strict] [--no-rss]\n"
 		   "                       [--portable] -- PROGRAM [ARGS...]\n"
-		   "       memtrack record --pid PID [-o DIR] [-q] [-v] [--stacks ...] [other options above]\n"
+		   "       memtrack record --pid PID [-o DIR] [-q] [-v] [--stacks ...] [the options above but --paused, --user]\n"
 		   "  -o, --output DIR     write the artifact to DIR (default: memtrack.<pid>)\n"
 		   "  -q, --quiet          no summary on stderr when the command ends\n"
 		   "      --pid PID        attach to the running process PID (and its children from then on) instead\n"
