@@ -46,16 +46,6 @@ static void record(const char *dir, const char *prog, const char *opt, const cha
 	free(saved);
 }
 
-/* `memtrack ARGS` with its exit status; its stdout and stderr in NAME.out and NAME.err. */
-static int memtrack(const char *name, char *const *argv)
-{
-	char out[300], err[300];
-
-	snprintf(out, sizeof(out), "%s/%s.out", tmp_root, name);
-	snprintf(err, sizeof(err), "%s/%s.err", tmp_root, name);
-	return mt_test__run(argv, out, err);
-}
-
 static char *output(const char *name, const char *which)
 {
 	char path[300];
@@ -73,7 +63,7 @@ static void symbolized(const char *dir, const char *cache)
 
 	saved = strdup(getenv(MT_MODCACHE_ENV));
 	setenv(MT_MODCACHE_ENV, cache, 1);
-	assert_int_equal(memtrack("report", argv), 0);
+	assert_int_equal(mt_test__run_named("report", argv), 0);
 	setenv(MT_MODCACHE_ENV, saved, 1);
 	free(saved);
 	json = output("report", "out");
@@ -277,7 +267,7 @@ static void test_pack_then_move(void **state)
 	record(dir, prog, NULL, cache);
 	assert_int_equal(unlink(prog), 0);
 	setenv(MT_MODCACHE_ENV, cache, 1);
-	assert_int_equal(memtrack("pack", argv), 0);
+	assert_int_equal(mt_test__run_named("pack", argv), 0);
 	out = output("pack", "out");
 	snprintf(want, sizeof(want), "%s: 3 modules of 3 in %s/modules (%d files copied now)\n", dir, dir,
 		 3 + system_debug(LIBC) + system_debug(LD_SO));
@@ -285,7 +275,7 @@ static void test_pack_then_move(void **state)
 	free(out);
 	assert_int_equal(entry_mode(NULL, dir, PROG("stack_chain"), NULL), 0600);
 	assert_int_equal(mode_of(strcat(strcpy(want, dir), "/modules")), 0700);
-	assert_int_equal(memtrack("pack_again", argv), 0);
+	assert_int_equal(mt_test__run_named("pack_again", argv), 0);
 	out = output("pack_again", "out");
 	snprintf(want, sizeof(want), "%s: 3 modules of 3 in %s/modules (0 files copied now)\n", dir, dir);
 	assert_string_equal(out, want);
@@ -330,7 +320,7 @@ static void test_pack_missing(void **state)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", cache, prog);
 	assert_int_equal(system(cmd), 0);
 	setenv(MT_MODCACHE_ENV, cache, 1);
-	assert_int_equal(memtrack("pack_missing", argv), 1);
+	assert_int_equal(mt_test__run_named("pack_missing", argv), 1);
 	err = output("pack_missing", "err");
 	snprintf(want, sizeof(want), "memtrack: pack: %s (build-id ", prog);
 	assert_non_null(strstr(err, want));
@@ -343,7 +333,7 @@ static void test_pack_missing(void **state)
 	assert_string_equal(err, want);
 	free(err);
 	snprintf(dir, sizeof(dir), "%s/no-such-dir", tmp_root);
-	assert_int_equal(memtrack("pack_nodir", argv), 2);
+	assert_int_equal(mt_test__run_named("pack_nodir", argv), 2);
 }
 
 /* The owner of path. */
@@ -385,7 +375,7 @@ static void test_sudo_cache(void **state)
 	saved = strdup(getenv(MT_MODCACHE_ENV));
 	setenv(MT_MODCACHE_ENV, cache, 1);
 	sudo_as(pw);
-	assert_int_equal(memtrack("sudo_cache", argv), 0);
+	assert_int_equal(mt_test__run_named("sudo_cache", argv), 0);
 	assert_int_equal(owner_of(cache), pw->pw_uid);
 	assert_int_equal(mode_of(cache), 0700);
 	assert_int_equal(entry_mode(cache, NULL, PROG("stack_chain"), MT_MODCACHE_FILE), 0600);
@@ -396,7 +386,7 @@ static void test_sudo_cache(void **state)
 
 	snprintf(dir, sizeof(dir), "%s/sudo_home", tmp_root);
 	unsetenv(MT_MODCACHE_ENV);
-	assert_int_equal(memtrack("sudo_home", argv), 0);
+	assert_int_equal(mt_test__run_named("sudo_home", argv), 0);
 	unsetenv("SUDO_UID");
 	unsetenv("SUDO_GID");
 	setenv(MT_MODCACHE_ENV, saved, 1);
