@@ -32,8 +32,6 @@ struct report_args {
 	struct mt_filter filter;
 	char filtered[16];		/* the first of --pid, --exe, --from, --to and --between given, or "" */
 	const char *dir;
-	int argc;			/* --between's second value is the word after its first */
-	char **argv;
 };
 
 /* What the report is made of, once loaded. */
@@ -130,7 +128,7 @@ static int report_option(void *ctx, int val, const char *name, const char *arg)
 	case 'B':	/* two values: getopt has the first, the second is the next word */
 		if (!a->filtered[0])
 			snprintf(a->filtered, sizeof(a->filtered), "--between");
-		return mt_filter__between(&a->filter, "report", arg, optind < a->argc ? a->argv[optind++] : NULL);
+		return mt_filter__between(&a->filter, "report", arg, mt_args__next_word());
 	default:	/* --sites */
 		err = mt_args__number(name, arg, 0, 1000000, false, &top);
 		a->top = top;
@@ -160,11 +158,7 @@ static int report_args(int argc, char **argv, struct report_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int ret;
-
-	a->argc = argc;
-	a->argv = argv;
-	ret = mt_args__parse("report", argc, argv, opts, false, report_option, a, report_usage);
+	int ret = mt_args__parse("report", argc, argv, opts, false, report_option, a, report_usage);
 
 	if (ret)
 		return ret;

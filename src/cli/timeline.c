@@ -18,8 +18,6 @@ struct timeline_args {
 	const char *dir;
 	struct mt_filter filter;
 	bool filtered;			/* --pid, --exe, --from or --to given */
-	int argc;			/* --between's second value is the word after its first */
-	char **argv;
 };
 
 static void timeline_usage(FILE *f)
@@ -62,7 +60,7 @@ static int timeline_option(void *ctx, int val, const char *name, const char *arg
 		*(val == 't' ? &a->o.top : &a->o.max_points) = n;
 		return 0;
 	case 'B':	/* two values: getopt has the first, the second is the next word */
-		return mt_filter__between(&a->filter, "timeline", arg, optind < a->argc ? a->argv[optind++] : NULL);
+		return mt_filter__between(&a->filter, "timeline", arg, mt_args__next_word());
 	default:	/* --pid, --exe, --from, --to */
 		snprintf(opt, sizeof(opt), "--%s", name);
 		a->filtered = true;
@@ -85,11 +83,8 @@ static int timeline_args(int argc, char **argv, struct timeline_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int ret;
+	int ret = mt_args__parse("timeline", argc, argv, opts, false, timeline_option, a, timeline_usage);
 
-	a->argc = argc;
-	a->argv = argv;
-	ret = mt_args__parse("timeline", argc, argv, opts, false, timeline_option, a, timeline_usage);
 	if (ret)
 		return ret;
 	if ((a->filtered || a->filter.between[0]) && mt_filter__check(&a->filter, "timeline"))

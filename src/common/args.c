@@ -34,6 +34,15 @@ int mt_args__parse(const char *cmd, int argc, char **argv, const struct option *
 	return mt_args__parse_short(cmd, argc, argv, opts, "", in_order, fn, ctx, usage);
 }
 
+/* The argv being parsed, for mt_args__next_word: getopt's own state is global too. */
+static int parse_argc;
+static char **parse_argv;
+
+const char *mt_args__next_word(void)
+{
+	return parse_argv && optind < parse_argc ? parse_argv[optind++] : NULL;
+}
+
 int mt_args__parse_short(const char *cmd, int argc, char **argv, const struct option *opts, const char *shorts,
 			 bool in_order, mt_args_fn fn, void *ctx, void (*usage)(FILE *))
 {
@@ -44,6 +53,8 @@ int mt_args__parse_short(const char *cmd, int argc, char **argv, const struct op
 		return -EINVAL;
 	optind = 0;	/* getopt's state is global: start over */
 	opterr = 0;
+	parse_argc = argc;
+	parse_argv = argv;
 	for (;;) {
 		idx = -1;
 		c = getopt_long(argc, argv, optstring, opts, &idx);

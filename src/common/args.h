@@ -22,6 +22,10 @@ int mt_args__parse(const char *cmd, int argc, char **argv, const struct option *
 int mt_args__parse_short(const char *cmd, int argc, char **argv, const struct option *opts, const char *shorts,
 			 bool in_order, mt_args_fn fn, void *ctx, void (*usage)(FILE *));
 
+/* From fn, for an option of two values (--between A B): the word after the option's own value, taken from the
+ * operands, or NULL when there is none. */
+const char *mt_args__next_word(void);
+
 /* After getopt_long returned '?': says which option cmd does not know. Returns -EINVAL. */
 int mt_args__bad_option(const char *cmd, char **argv);
 /* After the options: exactly one DIR operand into *dir, else an error naming usage. 0 or -EINVAL. */
