@@ -89,8 +89,9 @@ static int task__seize(pid_t tid)
 	return -errno;
 }
 
-/* One read of /proc/PID/task: each thread not seized yet is. A thread that exits meanwhile is no error. */
-static int seize__pass(pid_t pid, struct tids *seen)
+/* fn(tid, ctx) for each thread in /proc/PID/task, until one returns non-zero: that value, or -errno when the
+ * directory cannot be read. */
+static int tasks__each(pid_t pid, int (*fn)(pid_t tid, void *ctx), void *ctx)
 {
 	char path[64];
 	struct dirent *d;
@@ -104,18 +105,28 @@ static int seize__pass(pid_t pid, struct tids *seen)
 		return -errno;
 	while (!err && (d = readdir(dir))) {
 		tid = atoi(d->d_name);
-		if (tid <= 0 || tids__has(seen, tid))
-			continue;
-		err = task__seize(tid);
-		if (err == -ESRCH)
-			err = 0;
-		else if (!err && mt_array__grow((void **)&seen->v, &seen->cap, seen->n, sizeof(*seen->v)))
-			err = -ENOMEM;
-		else if (!err)
-			seen->v[seen->n++] = tid;
+		if (tid > 0)
+			err = fn(tid, ctx);
 	}
 	closedir(dir);
 	return err;
+}
+
+/* A thread not seized yet is; one that exits meanwhile is no error. */
+static int seize__new_thread(pid_t tid, void *ctx)
+{
+	struct tids *seen = ctx;
+	int err;
+
+	if (tids__has(seen, tid))
+		return 0;
+	err = task__seize(tid);
+	if (err)
+		return err == -ESRCH ? 0 : err;
+	if (mt_array__grow((void **)&seen->v, &seen->cap, seen->n, sizeof(*seen->v)))
+		return -ENOMEM;
+	seen->v[seen->n++] = tid;
+	return 0;
 }
 
 int mt_seize__threads(pid_t pid, unsigned int *threads)
@@ -126,7 +137,7 @@ int mt_seize__threads(pid_t pid, unsigned int *threads)
 
 	do {
 		before = seen.n;
-		err = seize__pass(pid, &seen);
+		err = tasks__each(pid, seize__new_thread, &seen);
 	} while (!err && seen.n != before);
 	*threads = seen.n;
 	if (!err && !seen.n)
@@ -236,25 +247,28 @@ static bool detach__one(struct mt_bpf_session *bpf, pid_t tid)
 	return true;
 }
 
+struct detach {
+	struct mt_bpf_session *bpf;
+	pid_t me;
+	size_t n;		/* threads let go */
+};
+
+static int detach__if_ours(pid_t tid, void *ctx)
+{
+	struct detach *x = ctx;
+
+	if (task__tracer(tid) == x->me)
+		x->n += detach__one(x->bpf, tid);
+	return 0;
+}
+
 /* The threads of one process that memtrack traces, let go; how many. */
 static size_t detach__process(struct mt_bpf_session *bpf, pid_t pid, pid_t me)
 {
-	char path[64];
-	struct dirent *d;
-	size_t n = 0;
-	pid_t tid;
-	DIR *dir;
+	struct detach x = { bpf, me, 0 };
 
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	while (dir && (d = readdir(dir))) {
-		tid = atoi(d->d_name);
-		if (tid > 0 && task__tracer(tid) == me)
-			n += detach__one(bpf, tid);
-	}
-	if (dir)
-		closedir(dir);
-	return n;
+	tasks__each(pid, detach__if_ours, &x);
+	return x.n;
 }
 
 /* The tree may be anywhere in /proc (children reparented, processes of other sessions): all of it is read. */
