@@ -46,6 +46,8 @@ struct mt_attach_worker {
 	struct seen_file *files;
 	size_t nfiles, cap_files;
 	struct mt_links *links;
+	mt_attach_sink_fn sink;	/* NULL: the writer */
+	void *sink_ctx;
 	uint64_t inherit_failures;	/* binds of fork children and rebinds that failed: only the first is told */
 	uint64_t late_binds;	/* allocator files bound to processes memtrack does not trace, which ran meanwhile */
 };
@@ -196,6 +198,24 @@ static void file__handle(struct mt_attach_worker *a, const char *open_path, stru
 			mt_allocator__name(lf.plan->kind), rec->hdr.pid);
 }
 
+void mt_attach__set_sink(struct mt_attach_worker *a, mt_attach_sink_fn fn, void *ctx)
+{
+	a->sink = fn;
+	a->sink_ctx = ctx;
+}
+
+/*
+ * A record of the worker's, after every record the ring holds from before it: a thread's mapping read in /proc at
+ * its stop must follow the thread's exec, which may still wait for an earlier number in another CPU's batch, and
+ * both may bear the same tick (then the readers keep the order they were written in).
+ */
+static int attach__write(struct mt_attach_worker *a, struct mt_rec_hdr *rec)
+{
+	if (a->sink)
+		return a->sink(a->sink_ctx, rec);
+	return mt_writer__append(a->w, rec, rec->size);
+}
+
 /* A bind that no request asked for failed: logged like a request's, so that the report counts it. */
 static void attach__log_failure(struct mt_attach_worker *a, pid_t pid, const struct mt_link_file *lf, int err)
 {
@@ -208,7 +228,7 @@ static void attach__log_failure(struct mt_attach_worker *a, pid_t pid, const str
 	rec.path[n > 0 ? n : 0] = 0;
 	if (!a->inherit_failures++)	/* a tree may fail hundreds alike: the end's summary counts them all */
 		pr_warn("%s: no probes attached for %d: %s\n", n > 0 ? rec.path : lf->path, pid, bind__why(err));
-	mt_writer__append(a->w, &rec, sizeof(rec));
+	attach__write(a, &rec.hdr);
 }
 
 /* Binds to pid the files of the index list, as mt_attach__on_fork and a thread's exec need. */
@@ -256,7 +276,7 @@ static void pending__log(struct mt_attach_worker *a, size_t i, uint64_t resumed)
 	uint64_t held = resumed > p->req.ktime_ns ? resumed - p->req.ktime_ns : 0;
 
 	p->rec.resumed_ns = resumed ? p->rec.hdr.ts_ns + held : 0;
-	mt_writer__append(a->w, &p->rec, sizeof(p->rec));
+	attach__write(a, &p->rec.hdr);
 	a->pend[i] = a->pend[--a->npend];
 }
 
@@ -289,7 +309,7 @@ static int mapping__write(struct mt_attach_worker *a, uint64_t ts, pid_t pid, pi
 				.start = l->start, .end = l->end, .pgoff = l->pgoff, .dev = l->dev, .ino = l->ino,
 				.prot = l->prot };
 
-	return mt_writer__append(a->w, &m, sizeof(m));
+	return attach__write(a, &m.hdr);
 }
 
 /* BPF could not read the mapping (the mmap lock was taken): find it in /proc/TID/maps and record it here. */

@@ -8,6 +8,7 @@
 struct mt_attach_req;
 struct mt_bpf_session;
 struct mt_module_files;
+struct mt_rec_hdr;
 struct mt_writer;
 
 /* struct mt_attach is the attach record (bpf/memtrack.h): the worker is mt_attach_worker. */
@@ -15,6 +16,10 @@ struct mt_attach_worker;
 /* closer: the closer's socket, or -1. NULL + errno. */
 struct mt_attach_worker *mt_attach__new(struct mt_bpf_session *s, struct mt_writer *w, struct mt_module_files *mods,
 					int closer);
+/* Where the worker's attach and mapping records go: the consumer's order (mt_consumer__append), numbered after every
+ * record of the ring's so far. Until it is set, straight to the writer. */
+typedef int (*mt_attach_sink_fn)(void *ctx, struct mt_rec_hdr *rec);
+void mt_attach__set_sink(struct mt_attach_worker *a, mt_attach_sink_fn fn, void *ctx);
 /* A request from the attach ring: the file classified (once), probed for the process, logged at the thread's stop. */
 int mt_attach__on_request(struct mt_attach_worker *a, const struct mt_attach_req *r);
 /* record --pid: the executable file mappings pid has, recorded, and their files probed for it as requests would be

@@ -193,6 +193,11 @@ static int consumer__open_epoll(struct mt_consumer *c)
 	return 0;
 }
 
+static int consumer__sink(void *ctx, struct mt_rec_hdr *rec)
+{
+	return mt_consumer__append(ctx, rec);
+}
+
 struct mt_consumer *mt_consumer__new(struct mt_bpf_session *s, struct mt_writer *w, struct mt_attach_worker *a)
 {
 	struct mt_consumer *c = calloc(1, sizeof(*c));
@@ -212,8 +217,10 @@ struct mt_consumer *mt_consumer__new(struct mt_bpf_session *s, struct mt_writer 
 	if (!c->rb)
 		goto free_consumer;
 	err = consumer__open_epoll(c);
-	if (!err)
+	if (!err) {
+		mt_attach__set_sink(a, consumer__sink, c);
 		return c;
+	}
 	errno = -err;
 free_consumer:
 	err = errno;
@@ -378,6 +385,8 @@ void mt_consumer__free(struct mt_consumer *c)
 {
 	if (!c)
 		return;
+	if (c->attach)
+		mt_attach__set_sink(c->attach, NULL, NULL);	/* its last records go straight to the writer */
 	if (c->epfd >= 0)
 		close(c->epfd);
 	ring_buffer__free(c->rb);
