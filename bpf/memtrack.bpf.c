@@ -29,6 +29,7 @@ struct mt_call {
 	__u64 no_callers;	/* callers_gen + 1 when the process had no callers entry at that generation */
 	__u64 hit_lo, hit_hi;	/* the caller range the thread's last malloc returned into, valid at hit_gen */
 	__u64 hit_gen;
+	__u64 ret;		/* a THROWS call's return address, read at its entry (struct mt_ret_restore) */
 	__u32 depth;		/* allocator entries not yet returned on this thread */
 	__u8 func;		/* a release's when the call in flight is one (MT_COOKIE_INFLIGHT) */
 	__u8 allocator;
@@ -37,7 +38,7 @@ struct mt_call {
 	__u8 mark_allocator;
 	__u8 hit_func;
 	__u8 hit_allocator;
-	__u8 exits;		/* the call in flight returns through MT_ARGS_EXIT sites (MT_COOKIE_EXITS) */
+	__u8 throws;		/* the call in flight may throw (MT_COOKIE_THROWS): ret is its return address */
 	__u8 _pad[4];
 };
 
@@ -217,7 +218,7 @@ static __always_inline int call__enter(struct pt_regs *ctx, __u64 cookie, const 
 	c->mark_sp = 0;
 	if (!c->stack)
 		c->stack = stack__capture(ctx);
-	c->exits = MT_COOKIE_EXITS(cookie);
+	c->throws = MT_COOKIE_THROWS(cookie) && !bpf_probe_read_user(&c->ret, sizeof(c->ret), (void *)sp);
 	c->depth = 1;
 	return 0;
 }
@@ -353,7 +354,7 @@ static __always_inline void caller__classify(struct mt_call *c, struct task_stru
 	*allocator = c->hit_allocator;
 }
 
-/* The outermost call's end, ret its result; ip its caller (a return probe's) or 0. A NULL result is recorded too
+/* The outermost call's end, ret its result; ip its caller (the return probe's). A NULL result is recorded too
  * (addr 0: a failed call), realloc(p, 0)'s (p freed) among them. */
 static __always_inline void call__complete(struct task_struct *task, struct mt_call *c, __u64 ret, __u64 ip)
 {
@@ -361,7 +362,7 @@ static __always_inline void call__complete(struct task_struct *task, struct mt_c
 	__u64 addr = 0;
 
 	c->depth = 0;
-	c->exits = 0;
+	c->throws = 0;
 	/* a release in flight: its record went out at its entry; paused: a call that began before the stop */
 	if (mt_func__is_free(c->func) || paused)
 		return;
@@ -369,7 +370,7 @@ static __always_inline void call__complete(struct task_struct *task, struct mt_c
 		return;
 	func = c->func;
 	allocator = c->allocator;
-	if (func == MT_FN_MALLOC && ip)
+	if (func == MT_FN_MALLOC)
 		caller__classify(c, task, ip, &func, &allocator);
 	alloc__emit(task, func, allocator, addr, c->size, c->old_addr, c->align, c->stack);
 }
@@ -390,30 +391,52 @@ int BPF_KRETPROBE(alloc_return, void *ret)
 	return 0;
 }
 
-/* An MT_COOKIE_EXITS call's ret instruction: the outermost call returns when the stack pointer is its entry's. */
-static __always_inline int call__exit(struct pt_regs *ctx)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct mt_call *c = call__state(task, 0);
+/* tid -> the return address the tracer puts back while BPF holds the thread (struct mt_ret_restore). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct mt_ret_restore);
+} ret_restore SEC(".maps");
 
-	if (c && c->depth && c->exits && PT_REGS_SP(ctx) == c->sp)
-		call__complete(task, c, PT_REGS_RC(ctx), 0);
-	return 0;
+/*
+ * The unwinder will walk through the call's frame, whose return address the uretprobe replaced with its trampoline,
+ * where it finds no unwind data: the thread is held (as at a mapping, watch.bpf.h) and the tracer writes the real one
+ * back before the thread runs on. The uretprobe then never fires; the kernel drops its stale return instance at a
+ * later uretprobe of the thread's from the same frame or above. A thread that cannot be held is a drop. Not inlined:
+ * its stack would add to every path of the program's, past the verifier's 512 bytes.
+ */
+static __noinline void ret__restore(struct task_struct *task, __u64 slot, __u64 ret)
+{
+	struct mt_ret_restore r = { .slot = slot, .ret = ret };
+	__u32 tid = task->pid;
+	int sig;
+
+	if (!task__traced_by_tracer(task) || bpf_map_update_elem(&ret_restore, &tid, &r, BPF_ANY)) {
+		drop__count(MT_DROP_HOLD);
+		return;
+	}
+	sig = hold__pick(task);
+	if (!sig || !hold__send(task, tid, sig, true)) {
+		bpf_map_delete_elem(&ret_restore, &tid);
+		drop__count(MT_DROP_HOLD);
+	}
 }
 
-/* An exception allocated inside an MT_COOKIE_EXITS call (a new that throws bad_alloc): the call fails, and ends
+/* An exception allocated inside an MT_COOKIE_THROWS call (a new that throws bad_alloc): the call fails, and ends
  * here, before the exception's own malloc, which would else be taken for a call nested in it. */
 static __always_inline int call__thrown(struct pt_regs *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct mt_call *c = call__state(task, 0);
 
-	if (!c || !c->depth || !c->exits || PT_REGS_SP(ctx) >= c->sp)
+	if (!c || !c->depth || !c->throws || PT_REGS_SP(ctx) >= c->sp)
 		return 0;
 	c->depth = 0;
-	c->exits = 0;
+	c->throws = 0;
 	if (!paused)	/* a call that began before the stop: as call__complete */
 		alloc__emit(task, c->func, c->allocator, 0, c->size, 0, c->align, c->stack);
+	ret__restore(task, c->sp, c->ret);
 	return 0;
 }
 
@@ -422,7 +445,7 @@ static __always_inline void free__in_flight(struct mt_call *c, __u64 cookie, __u
 {
 	c->sp = sp;
 	c->depth = 1;
-	c->exits = 0;
+	c->throws = 0;
 	c->func = MT_COOKIE_FUNC(cookie);
 	c->free_ptr = 0;
 }
@@ -519,11 +542,8 @@ int BPF_KPROBE(alloc_enter, __u64 a0, __u64 a1, __u64 a2)
 	struct mt_args_val v = {};
 
 	if (paused) {	/* recording off (control.bpf.h): the cheapest way out, one load */
-		cookie = MT_COOKIE_ARGS(bpf_get_attach_cookie(ctx));
-		if (cookie == MT_ARGS_EXIT)	/* a call that began before the stop ends, unrecorded */
-			call__exit(ctx);
-		else if (cookie == MT_ARGS_THROW)	/* or throws: else it would stay in flight */
-			call__thrown(ctx);
+		if (MT_COOKIE_ARGS(bpf_get_attach_cookie(ctx)) == MT_ARGS_THROW)
+			call__thrown(ctx);	/* a call that began before the stop: its return address */
 		return 0;
 	}
 	cookie = bpf_get_attach_cookie(ctx);
@@ -548,7 +568,6 @@ int BPF_KPROBE(alloc_enter, __u64 a0, __u64 a1, __u64 a2)
 	case MT_ARGS_MEMPTR_ALIGN_SIZE: v.memptr = a0; v.align = a1; v.size = a2; break;
 	case MT_ARGS_FREE: return free__enter(ctx, cookie, a0, 0);
 	case MT_ARGS_FREE_SIZED: return free__enter(ctx, cookie, a0, a1);
-	case MT_ARGS_EXIT: return call__exit(ctx);
 	case MT_ARGS_THROW: return call__thrown(ctx);
 	default: return 0;
 	}

@@ -106,8 +106,7 @@ enum mt_args {
 	MT_ARGS_MEMPTR_ALIGN_SIZE,	/* posix_memalign(&ptr, align, size) */
 	MT_ARGS_FREE,			/* free(ptr), operator delete(ptr[, ...]) */
 	MT_ARGS_FREE_SIZED,		/* sdallocx(ptr, size, flags), operator delete(ptr, size) */
-	MT_ARGS_EXIT,			/* a ret instruction of an MT_COOKIE_EXITS entry point: the result in rax */
-	MT_ARGS_THROW,			/* __cxa_allocate_exception: an MT_COOKIE_EXITS call in flight is failing */
+	MT_ARGS_THROW,			/* __cxa_allocate_exception: an MT_COOKIE_THROWS call in flight is failing */
 };
 
 /* A probe's BPF cookie, set by the tracer per probe site: what the entry point is and whose. */
@@ -133,11 +132,12 @@ enum mt_args {
  * operator new[] jumps to operator new): it names the thread's next allocation call (func, size). */
 #define MT_COOKIE_MARK_SHIFT 45
 #define MT_COOKIE_MARK(c) (((c) >> MT_COOKIE_MARK_SHIFT) & 1)
-/* EXITS: an allocating entry point whose return is seen at its ret instructions (MT_ARGS_EXIT sites), not by a
- * return probe: an allocator's operator new, which may throw, and a C++ exception thrown through a frame whose
- * return address a uretprobe replaced finds no unwind data there, which ends the program (tracer/exit_sites.c). */
-#define MT_COOKIE_EXITS_SHIFT 46
-#define MT_COOKIE_EXITS(c) (((c) >> MT_COOKIE_EXITS_SHIFT) & 1)
+/* THROWS: a return-probed allocating entry point that may throw (an allocator's operator new). A C++ exception
+ * thrown through a frame whose return address a uretprobe replaced finds no unwind data there, which ends the
+ * program: its entry keeps the return address, and the tracer puts it back when an exception begins inside the
+ * call (struct mt_ret_restore). */
+#define MT_COOKIE_THROWS_SHIFT 46
+#define MT_COOKIE_THROWS(c) (((c) >> MT_COOKIE_THROWS_SHIFT) & 1)
 
 /*
  * Where a malloc's caller says what the call was: the code of a C++ runtime's operator new, which is not probed
@@ -205,7 +205,9 @@ enum mt_drop {
 	MT_DROP_READ,		/* bpf_probe_read_user of posix_memalign's *memptr failed */
 	MT_DROP_TRACKED,	/* a new process could not be added to the tracked map: its events are lost */
 	MT_DROP_ATTACH,		/* an attach request was lost (attach ring full): that file's calls may be missed */
-	MT_DROP_HOLD,		/* a mapping thread could not be held (signal failed): its first calls may be missed */
+	MT_DROP_HOLD,		/* a thread could not be held (signal failed, or another tracer has it): a mapping's
+				 * first calls may be missed, or a C++ exception thrown inside a return-probed new
+				 * finds no unwind data at the uretprobe trampoline (MT_COOKIE_THROWS) */
 	MT_DROP_MALFORMED,	/* counted by the tracer: a ring record it could not write (shorter than its type, or
 				 * a stack definition that does not add up); 0 unless the kernel and tracer disagree */
 	MT_DROP_HANDOFF,	/* counted by the tracer: an allocator file bound to a process that another tracer had
@@ -307,6 +309,13 @@ struct mt_attach_req {
 
 /* si_value of a hold signal (bpf_send_signal_task): the kernel's own SIGURG and SIGWINCH are SI_KERNEL too. */
 #define MT_HOLD_COOKIE 0x6d74686f6c640000ull	/* "mthold" */
+
+/* A return address to put back (BPF's map `ret_restore`, by tid): a C++ exception begins inside an MT_COOKIE_THROWS
+ * call, whose return address at slot a uretprobe replaced; BPF holds the thread, and the tracer writes ret there. */
+struct mt_ret_restore {
+	__u64 slot;		/* the call's stack pointer at its entry: where its return address is */
+	__u64 ret;		/* the return address, read at the entry */
+};
 
 /* A thread held with SIGSTOP and not resumed yet (BPF's map `held`): the closer SIGCONTs its process when memtrack
  * dies first. */
@@ -469,6 +478,7 @@ _Static_assert(sizeof(struct mt_alloc) == 72, "mt_alloc size");
 _Static_assert(sizeof(struct mt_attach) == 312, "mt_attach size");
 _Static_assert(sizeof(struct mt_attach_req) == 64, "mt_attach_req size");
 _Static_assert(sizeof(struct mt_held) == 16, "mt_held size");
+_Static_assert(sizeof(struct mt_ret_restore) == 16, "mt_ret_restore size");
 _Static_assert(sizeof(struct mt_mapping) == 72, "mt_mapping size");
 _Static_assert(sizeof(struct mt_file) == 320, "mt_file size");
 _Static_assert(sizeof(struct mt_stack) == 104, "mt_stack size");

@@ -153,15 +153,10 @@ static __always_inline bool hold__harmless(struct task_struct *t, int sig)
 	return h == MT_SIG_DFL || h == MT_SIG_IGN;
 }
 
-/*
- * The hold signal, 0 for none. A SIGSTOP delivered untraced would stop the process for good: it is the last choice,
- * and only when the closer can SIGCONT what memtrack leaves held. Without the kfunc there is no cookie, and an
- * ignored signal could not be told from the kernel's own: SIGSTOP then, as before.
- */
-static __always_inline int hold__signal(struct task_struct *t)
+/* A harmless signal to hold t with, else SIGSTOP once the closer can SIGCONT what memtrack leaves held, else 0. A
+ * SIGSTOP delivered untraced would stop the process for good: it is the last choice. */
+static __always_inline int hold__pick(struct task_struct *t)
 {
-	if (!bpf_send_signal_task)
-		return MT_SIGSTOP;
 	if (hold__harmless(t, MT_SIGURG))
 		return MT_SIGURG;
 	if (hold__harmless(t, MT_SIGWINCH))
@@ -171,15 +166,28 @@ static __always_inline int hold__signal(struct task_struct *t)
 	return hold_stop_ok ? MT_SIGSTOP : 0;
 }
 
-/* A SIGSTOP hold goes into `held` before the signal, so that the closer never misses one. */
-static __always_inline bool hold__send(struct task_struct *t, __u32 tid, int sig)
+/* The hold signal, 0 for none. Without the kfunc there is no cookie, and an ignored signal could not be told from
+ * the kernel's own: SIGSTOP then, as before. */
+static __always_inline int hold__signal(struct task_struct *t)
+{
+	if (!bpf_send_signal_task)
+		return MT_SIGSTOP;
+	return hold__pick(t);
+}
+
+/*
+ * A SIGSTOP hold goes into `held` before the signal, so that the closer never misses one. uprobe: the caller is a
+ * uprobe program, whose type may not call the kfunc; it holds the current thread, t, with no cookie (the tracer
+ * tells that hold by what BPF left for it: ptrace_loop.c).
+ */
+static __always_inline bool hold__send(struct task_struct *t, __u32 tid, int sig, bool uprobe)
 {
 	struct mt_held h = { .tgid = current__tgid_of(t), .start_ns = t->start_boottime };
 	long err;
 
 	if (sig == MT_SIGSTOP)
 		bpf_map_update_elem(&held, &tid, &h, BPF_ANY);
-	if (bpf_send_signal_task)
+	if (!uprobe && bpf_send_signal_task)
 		err = bpf_send_signal_task(t, sig, PIDTYPE_PID, MT_HOLD_COOKIE);
 	else
 		err = bpf_send_signal_thread(sig);
@@ -227,7 +235,7 @@ static __always_inline void watch__request(const struct mt_vma *v, __u8 reason, 
 	r->reason = reason;
 	r->foreign = !task__traced_by_tracer(task);
 	r->hold_sig = hold && !r->foreign ? hold__signal(task) : 0;
-	r->held = !r->foreign && (!hold || (r->hold_sig && hold__send(task, r->tid, r->hold_sig)));
+	r->held = !r->foreign && (!hold || (r->hold_sig && hold__send(task, r->tid, r->hold_sig, false)));
 	if (hold && !r->foreign && !r->held)
 		drop__count(MT_DROP_HOLD);
 	__builtin_memset(r->_pad, 0, sizeof(r->_pad));

@@ -1775,6 +1775,32 @@ static void test_bad_alloc_tcmalloc(void **state)
 	bad_alloc_caught("bad_alloc_tc", PROG("cxx_bad_alloc_tc"), MT_ALLOCATOR_TCMALLOC, 0);
 }
 
+/*
+ * The same under an LD_PRELOAD wrapper whose operator new forwards to libstdc++'s: the bad_alloc comes out through
+ * the wrapper's return-probed frame. The 3 huge new[] are libstdc++'s new[] (a mark) naming the wrapper's new, the
+ * aligned one libstdc++'s own; the 5 ordinary new[] the same way.
+ */
+static void test_bad_alloc_wrapper(void **state)
+{
+	char dir[256], env[512], *argv[] = { "/usr/bin/env", env, PROG("cxx_bad_alloc"), NULL };
+	uint32_t root;
+	struct failed f;
+
+	(void)state;
+	snprintf(env, sizeof(env), "LD_PRELOAD=%s", PROG("libwrap_new_preload.so"));
+	test_dir(dir, sizeof(dir), "bad_alloc_wrap");
+	assert_int_equal(record_run(dir, "bad_alloc_wrap", argv), 0);
+	root = root_pid(dir);
+	f = failed_calls(dir, root);
+	assert_int_equal(f.huge, 4);
+	assert_int_equal(f.by_func[MT_FN_NEW_ARRAY], 3);
+	assert_int_equal(f.by_func[MT_FN_NEW], 1);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW_ARRAY, 5005, ANY), 5);
+	assert_int_equal(model_heap(dir, root).failed_allocations, 4);
+	assert_int_equal(model_heap(dir, root).unknown_frees, 0);
+	assert_int_equal(attach_log(dir, "/libwrap_new_preload.so").kind, MT_ALLOCATOR_WRAPPER);
+}
+
 /* Debian's mimalloc is built as C: its operator new aborts where it would throw, traced or not. */
 static void test_bad_alloc_mimalloc(void **state)
 {
@@ -2598,7 +2624,7 @@ int main(void)
 		cmocka_unit_test(test_failed_calls),		 cmocka_unit_test(test_failed_calls_each),
 		cmocka_unit_test(test_failed_new_nothrow),	 cmocka_unit_test(test_cxx_new_tcmalloc),
 		cmocka_unit_test(test_cxx_new_mimalloc),	 cmocka_unit_test(test_bad_alloc_libstdcxx),
-		cmocka_unit_test(test_bad_alloc_jemalloc),	 cmocka_unit_test(test_bad_alloc_tcmalloc),
+		cmocka_unit_test(test_bad_alloc_jemalloc), cmocka_unit_test(test_bad_alloc_wrapper),	 cmocka_unit_test(test_bad_alloc_tcmalloc),
 		cmocka_unit_test(test_bad_alloc_mimalloc),	 cmocka_unit_test(test_cxx_pairs),
 		cmocka_unit_test(test_wrapper_calls),		 cmocka_unit_test(test_wrapper_tail_calls),
 		cmocka_unit_test(test_memusage_headers),	 cmocka_unit_test(test_cxx_exec),

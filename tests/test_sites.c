@@ -11,7 +11,6 @@
 #include <cmocka.h>
 
 #include "bpf/memtrack.h"
-#include "tracer/exit_sites.h"
 #include "tracer/probe_site.h"
 
 /* The bytes, then 8 zero bytes (`add %al,(%rax)`, a memory write: no walk goes past them). */
@@ -212,70 +211,6 @@ static void test_forward_targets(void **state)
 	assert_int_equal(to, 0);
 }
 
-/* A function [0, 0x10) whose slow path jumps to symbol-less code [0x20, 0x40); a PLT entry at 0x40 never returns. */
-static bool exit__end_of(uint64_t off, uint64_t *end, void *ctx)
-{
-	(void)ctx;
-	*end = off < 0x10 ? 0x10 : 0x40;
-	return off < 0x40;
-}
-
-static bool exit__plt(uint64_t off, uint64_t *target, bool *noreturn, void *ctx)
-{
-	(void)ctx;
-	*target = 0;
-	*noreturn = true;
-	return off == 0x40;
-}
-
-/* The ret instructions of code at 0 (as a file), sorted; the count or -errno. */
-static int exits_of(const uint8_t *code, size_t len, uint64_t *sites, size_t max)
-{
-	int fd = memfd_create("code", 0), n;
-	struct mt_exit_walk w = { .fd = fd, .end_of = exit__end_of, .plt = exit__plt };
-	uint64_t t;
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, code, len), (ssize_t)len);
-	n = mt_exit_sites__find(&w, 0, 0x10, sites, max);
-	close(fd);
-	if (n == 2 && sites[0] > sites[1]) {
-		t = sites[0];
-		sites[0] = sites[1];
-		sites[1] = t;
-	}
-	return n;
-}
-
-/* jemalloc's operator new, in small: a leaf's ret; its slow path's, past a call; its failure path's jump to code
- * that throws (a PLT entry that never returns) ends there. */
-static void test_exit_sites(void **state)
-{
-	uint8_t code[0x50];
-	uint64_t sites[4];
-
-	(void)state;
-	memset(code, 0xcc, sizeof(code));
-	memcpy(code, (const uint8_t[]){ 0x48, 0x81, 0xff, 0x00, 0x10, 0x00, 0x00,	/* cmp $0x1000,%rdi */
-					0x77, 0x01,				/* ja 0x0a */
-					0xc3,					/* ret */
-					0xe9, 0x11, 0x00, 0x00, 0x00 }, 15);	/* jmp 0x20 */
-	memcpy(code + 0x20, (const uint8_t[]){ 0x53,			/* push %rbx */
-					       0xe8, 0x00, 0x00, 0x00, 0x00,	/* call */
-					       0x48, 0x85, 0xc0,		/* test %rax,%rax */
-					       0x74, 0x02,			/* je 0x2d */
-					       0x5b, 0xc3,			/* pop %rbx; ret */
-					       0x5b,				/* pop %rbx */
-					       0xe9, 0x0d, 0x00, 0x00, 0x00 }, 19);	/* jmp 0x40 */
-	assert_int_equal(exits_of(code, sizeof(code), sites, 4), 2);
-	assert_int_equal(sites[0], 0x09);
-	assert_int_equal(sites[1], 0x2c);
-	assert_int_equal(exits_of(code, sizeof(code), sites, 1), -E2BIG);
-	code[0x2b] = 0xff;	/* jmp *%rax: where it goes is not in the code */
-	code[0x2c] = 0xe0;
-	assert_int_equal(exits_of(code, sizeof(code), sites, 4), -ENOTSUP);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,7 +220,6 @@ int main(void)
 		cmocka_unit_test(test_unsafe_stays),
 		cmocka_unit_test(test_short_code),
 		cmocka_unit_test(test_forwarders),	 cmocka_unit_test(test_forward_targets),
-		cmocka_unit_test(test_exit_sites),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,7 +11,6 @@
 #include "common/names.h"
 #include "tracer/allocators.h"
 #include "tracer/elf_symbols.h"
-#include "tracer/exit_sites.h"
 #include "tracer/probe_site.h"
 
 struct entry {
@@ -90,15 +89,6 @@ struct symset {
 	size_t n, cap;
 	bool libcxx;		/* std::__1 symbols: operator new here is libc++'s */
 	int fd;			/* the file, for the code at each entry point */
-	struct code_span {
-		uint64_t off, size;
-	} *all;			/* every function symbol, by offset: where code ends, for mt_exit_sites__find */
-	size_t nall, capall;
-	struct plt_entry {
-		uint64_t stub, target;
-		bool noreturn;
-	} *plt;
-	size_t nplt, capplt;
 	bool throws;		/* it calls __cxa_throw or std::__throw_* through its PLT */
 };
 
@@ -116,8 +106,6 @@ static void symset__add(const char *name, uint64_t off, uint64_t size, void *ctx
 
 	if (!strncmp(name, "_ZNSt3__1", 9))
 		s->libcxx = true;
-	if (!mt_array__grow((void **)&s->all, &s->capall, s->nall, sizeof(*s->all)))
-		s->all[s->nall++] = (struct code_span){ off, size };
 	if (!name__wanted(name))
 		return;
 	if (mt_array__grow((void **)&s->v, &s->cap, s->n, sizeof(*s->v)))
@@ -154,79 +142,17 @@ static void symset__free(struct symset *s)
 	for (i = 0; i < s->n; i++)
 		free(s->v[i].name);
 	free(s->v);
-	free(s->all);
-	free(s->plt);
-}
-
-/* Functions that never return: a path of the walk that calls one ends there. */
-static bool name__noreturn(const char *name)
-{
-	static const char *const names[] = { "abort", "exit", "_exit", "__cxa_throw", "__cxa_rethrow",
-					      "_Unwind_Resume", "__stack_chk_fail", "__assert_fail", "_ZSt9terminatev" };
-	size_t i;
-
-	for (i = 0; i < N(names); i++)
-		if (!strcmp(name, names[i]))
-			return true;
-	return !strncmp(name, "_ZSt", 4) && strstr(name, "__throw_");	/* std::__throw_bad_alloc() and the like */
 }
 
 static void symset__add_plt(const char *name, uint64_t stub, uint64_t target, void *ctx)
 {
 	struct symset *s = ctx;
 
+	(void)stub;
+	(void)target;
 	if (!strcmp(name, "__cxa_throw") || !strcmp(name, "__cxa_rethrow") ||
 	    (!strncmp(name, "_ZSt", 4) && strstr(name, "__throw_")))
 		s->throws = true;
-
-	if (!mt_array__grow((void **)&s->plt, &s->capplt, s->nplt, sizeof(*s->plt)))
-		s->plt[s->nplt++] = (struct plt_entry){ stub, target, name__noreturn(name) };
-}
-
-static int span__cmp(const void *a, const void *b)
-{
-	const struct code_span *x = a, *y = b;
-
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
-/* The end of the function holding off, or of the code from off to the next symbol when none holds it. */
-static bool symset__end_of(uint64_t off, uint64_t *end, void *ctx)
-{
-	const struct symset *s = ctx;
-	size_t lo = 0, hi = s->nall;
-
-	while (lo < hi) {	/* the first symbol above off */
-		size_t mid = (lo + hi) / 2;
-
-		if (s->all[mid].off <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo && off < s->all[lo - 1].off + s->all[lo - 1].size) {
-		*end = s->all[lo - 1].off + s->all[lo - 1].size;
-		return true;
-	}
-	if (lo == s->nall)
-		return false;
-	*end = s->all[lo].off;
-	return true;
-}
-
-static bool symset__plt(uint64_t off, uint64_t *target, bool *noreturn, void *ctx)
-{
-	const struct symset *s = ctx;
-	size_t i;
-
-	for (i = 0; i < s->nplt; i++) {
-		if (s->plt[i].stub == off) {
-			*target = s->plt[i].target;
-			*noreturn = s->plt[i].noreturn;
-			return true;
-		}
-	}
-	return false;
 }
 
 /* How an entry point is probed. */
@@ -235,8 +161,8 @@ enum probe_as {
 	AS_RELEASE,	/* a release: its entry, where it is recorded */
 	AS_INFLIGHT,	/* a wrapper's release: its return too, so that what it calls inside counts as nested */
 	AS_MARK,	/* an allocating call that only jumps to another: its entry names the next call */
-	AS_EXITS,	/* an allocating call that may throw: its entry, its ret instructions as AS_EXIT */
-	AS_EXIT,	/* an AS_EXITS call's ret instruction; or an entry probed for itself only (MT_ARGS_THROW) */
+	AS_THROWS,	/* an allocating call that may throw: entry and return, its return address kept */
+	AS_ENTRY,	/* an entry probed for itself only (MT_ARGS_THROW) */
 };
 
 /* Where the probe goes, where the arguments are there, and whether the function only jumps to another (where). */
@@ -307,7 +233,7 @@ static uint64_t site__cookie(const struct entry *e, uint8_t allocator, enum prob
 	return MT_COOKIE(e->args, e->func, allocator) | (uint64_t)entry__rank(e) << MT_COOKIE_RANK_SHIFT |
 	       (uint64_t)(as == AS_RELEASE && entry__chains(e, allocator)) << MT_COOKIE_CHAINS_SHIFT |
 	       (uint64_t)sc->regs << MT_COOKIE_REGS_SHIFT | (uint64_t)(as == AS_INFLIGHT) << MT_COOKIE_INFLIGHT_SHIFT |
-	       (uint64_t)(as == AS_MARK) << MT_COOKIE_MARK_SHIFT | (uint64_t)(as == AS_EXITS) << MT_COOKIE_EXITS_SHIFT;
+	       (uint64_t)(as == AS_MARK) << MT_COOKIE_MARK_SHIFT | (uint64_t)(as == AS_THROWS) << MT_COOKIE_THROWS_SHIFT;
 }
 
 static bool plan__has(const struct mt_probe_plan *p, uint64_t off)
@@ -363,7 +289,7 @@ static void plan__add(struct mt_probe_plan *p, int fd, uint64_t off, const struc
 	site__read(fd, off, e->args, &sc);
 	if (plan__forwarder(p, off, e, as, &sc))
 		return;
-	if (as == AS_CALL && (e->func == MT_FN_NEW || e->func == MT_FN_NEW_ARRAY) && plan__jumps_to_call(p, &sc))
+	if ((as == AS_CALL || as == AS_THROWS) && (e->func == MT_FN_NEW || e->func == MT_FN_NEW_ARRAY) && plan__jumps_to_call(p, &sc))
 		as = AS_MARK;
 	if (sc.offset != off)
 		pr_debug("%s: probed at +%llu, an emulated instruction (arguments in registers %#x)\n", e->name,
@@ -371,69 +297,41 @@ static void plan__add(struct mt_probe_plan *p, int fd, uint64_t off, const struc
 	site->entry = off;
 	site->offset = sc.offset;
 	site->cookie = site__cookie(e, allocator, as, &sc);
-	site->ret = as == AS_CALL || as == AS_INFLIGHT;
+	site->ret = as == AS_CALL || as == AS_INFLIGHT || as == AS_THROWS;
 	p->n++;
 }
 
-/* jemalloc's, tcmalloc's and mimalloc's operator new, but the nothrow ones: a bad_alloc may come out of it. */
+/* jemalloc's, tcmalloc's, mimalloc's and a wrapper's operator new, but the nothrow ones: a bad_alloc may come out. */
 static bool entry__throws(const struct entry *e, uint8_t allocator)
 {
 	return (e->func == MT_FN_NEW || e->func == MT_FN_NEW_ARRAY) && !strstr(e->name, "nothrow") &&
 	       (allocator == MT_ALLOCATOR_JEMALLOC || allocator == MT_ALLOCATOR_TCMALLOC ||
-		allocator == MT_ALLOCATOR_MIMALLOC);
+		allocator == MT_ALLOCATOR_MIMALLOC || allocator == MT_ALLOCATOR_WRAPPER);
 }
-
-#define PLAN_EXITS_MAX 16
 
 static bool cxx__runtime(const struct symset *s);
 
 /*
- * An operator new that may throw is not return-probed (see MT_COOKIE_EXITS): its entry is probed, and the ret
- * instructions through which it returns, which mt_exit_sites__find finds by following its code (jemalloc's and
- * tcmalloc's are leaves whose slow paths jump to other functions, mimalloc's jumps to its handler loop). False
- * when that code cannot be followed: then it keeps its return probe.
+ * An operator new that may throw keeps its return address for the tracer to put back (MT_COOKIE_THROWS). Debian's
+ * mimalloc is built as C: it throws nothing (its new aborts), and needs not. A wrapper's new may forward to the next
+ * one (dlsym(RTLD_NEXT)), which throws through its frame without the wrapper importing anything that tells.
  */
-static bool plan__exits(struct mt_probe_plan *p, const struct symset *s, uint64_t off, const struct entry *e,
-			uint8_t allocator)
+static enum probe_as entry__as(const struct symset *s, const struct entry *e, uint8_t allocator)
 {
-	struct mt_exit_walk w = { .fd = s->fd, .end_of = symset__end_of, .plt = symset__plt, .ctx = (void *)s };
-	const struct entry ret = { e->name, MT_ARGS_EXIT, e->func };
-	uint64_t end, exits[PLAN_EXITS_MAX];
-	struct site_code sc;
-	int i, n;
+	bool throws = allocator == MT_ALLOCATOR_WRAPPER || s->throws || cxx__runtime(s);
 
-	/* Debian's mimalloc is built as C: it throws nothing (its new aborts), and keeps the cheaper return probe */
-	if (!off || plan__has(p, off) || !(s->throws || cxx__runtime(s)) || !symset__end_of(off, &end, (void *)s))
-		return false;
-	site__read(s->fd, off, e->args, &sc);
-	if (plan__jumps_to_call(p, &sc))
-		return false;		/* a mark is enough (jemalloc's new[]) */
-	n = mt_exit_sites__find(&w, off, end, exits, PLAN_EXITS_MAX);
-	if (n < 0 || p->n + 1 + n > MT_PROBE_PLAN_MAX) {
-		pr_debug("%s: its returns cannot be followed (%s): return-probed\n", e->name,
-			 strerror(n < 0 ? -n : E2BIG));
-		return false;
-	}
-	plan__add(p, s->fd, off, e, allocator, AS_EXITS);
-	for (i = 0; i < n; i++)
-		plan__add(p, -1, exits[i], &ret, allocator, AS_EXIT);
-	return true;
+	if (entry__releases(e))
+		return allocator == MT_ALLOCATOR_WRAPPER ? AS_INFLIGHT : AS_RELEASE;
+	return entry__throws(e, allocator) && throws ? AS_THROWS : AS_CALL;
 }
 
 static void plan__entries(struct mt_probe_plan *p, const struct symset *s, const char *prefix,
 			  const struct entry *e, size_t n, uint8_t allocator)
 {
-	bool wrapper = allocator == MT_ALLOCATOR_WRAPPER;
-	uint64_t off;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		off = symset__find(s, prefix, e[i].name);
-		if (entry__throws(&e[i], allocator) && plan__exits(p, s, off, &e[i], allocator))
-			continue;
-		plan__add(p, s->fd, off, &e[i], allocator,
-			  !entry__releases(&e[i]) ? AS_CALL : wrapper ? AS_INFLIGHT : AS_RELEASE);
-	}
+	for (i = 0; i < n; i++)
+		plan__add(p, s->fd, symset__find(s, prefix, e[i].name), &e[i], allocator, entry__as(s, &e[i], allocator));
 }
 
 /*
@@ -541,9 +439,9 @@ static void plan__build(struct mt_probe_plan *p, const struct symset *s, unsigne
 		plan__cxx_runtime(p, s, primary);
 	else
 		plan__entries(p, s, "", cxx_entries, N(cxx_entries), primary);
-	/* where a C++ exception begins: a new of the AS_EXITS kind in flight then fails */
+	/* where a C++ exception begins: a new of the AS_THROWS kind in flight then fails */
 	if (cxx__runtime(s))
-		plan__add(p, s->fd, symset__find(s, "", throw_entry.name), &throw_entry, primary, AS_EXIT);
+		plan__add(p, s->fd, symset__find(s, "", throw_entry.name), &throw_entry, primary, AS_ENTRY);
 }
 
 static void kinds__warn_many(const char *path, unsigned int kinds, uint8_t primary)
@@ -571,10 +469,9 @@ int mt_allocators__plan(const char *path, struct mt_probe_plan *plan)
 	if (err)
 		goto free_set;
 	s.fd = open(path, O_RDONLY | O_CLOEXEC);
-	mt_array__sort(s.all, s.nall, sizeof(*s.all), span__cmp);
 	kinds = kinds__detect(&s, &je_prefix);
 	if (kinds & (1u << MT_ALLOCATOR_JEMALLOC | 1u << MT_ALLOCATOR_TCMALLOC | 1u << MT_ALLOCATOR_MIMALLOC))
-		mt_elf_symbols__plt(path, symset__add_plt, &s);	/* for plan__exits */
+		mt_elf_symbols__plt(path, symset__add_plt, &s);	/* for entry__as */
 	plan->kind = kinds__primary(kinds);
 	if (plan->kind) {
 		plan__build(plan, &s, kinds, je_prefix);

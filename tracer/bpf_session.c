@@ -500,6 +500,15 @@ void mt_bpf_session__unhold(struct mt_bpf_session *s, pid_t tid)
 	bpf_map__delete_elem(s->skel->maps.held, &key, sizeof(key), 0);
 }
 
+int mt_bpf_session__ret_restore_take(struct mt_bpf_session *s, pid_t tid, struct mt_ret_restore *r)
+{
+	__u32 key = tid;
+
+	if (bpf_map__lookup_and_delete_elem(s->skel->maps.ret_restore, &key, sizeof(key), r, sizeof(*r), 0))
+		return -errno;
+	return 0;
+}
+
 struct bpf_map *mt_bpf_session__ring_map(const struct mt_bpf_session *s)
 {
 	return s->skel->maps.rb;

@@ -49,6 +49,9 @@ int mt_bpf_session__caller_file(struct mt_bpf_session *s, uint64_t dev, uint64_t
 int mt_bpf_session__held_fd(const struct mt_bpf_session *s);
 void mt_bpf_session__allow_stop_hold(struct mt_bpf_session *s);
 void mt_bpf_session__unhold(struct mt_bpf_session *s, pid_t tid);
+/* The return address BPF asks to put back in held thread tid (struct mt_ret_restore), taken from the map: 0, or
+ * -ENOENT when there is none. */
+int mt_bpf_session__ret_restore_take(struct mt_bpf_session *s, pid_t tid, struct mt_ret_restore *r);
 /* The events ring and the attach requests' ring. */
 struct bpf_map *mt_bpf_session__ring_map(const struct mt_bpf_session *s);
 struct bpf_map *mt_bpf_session__attach_map(const struct mt_bpf_session *s);

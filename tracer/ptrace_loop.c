@@ -82,28 +82,47 @@ static bool sig__may_hold(int sig)
 	return sig == SIGURG || sig == SIGWINCH || sig == SIGCHLD || sig == SIGSTOP;
 }
 
+/* A return address BPF asked to put back (struct mt_ret_restore) is: false when it asked none. */
+static bool hold__restore_return(struct mt_bpf_session *bpf, pid_t tid)
+{
+	struct mt_ret_restore r;
+
+	if (mt_bpf_session__ret_restore_take(bpf, tid, &r))
+		return false;
+	if (ptrace(PTRACE_POKEDATA, tid, (void *)(uintptr_t)r.slot, (void *)(uintptr_t)r.ret))
+		pr_warn("thread %d: its return address at %#llx cannot be put back (%s): an exception thrown in its "
+			"operator new may end it\n", tid, (unsigned long long)r.slot, strerror(errno));
+	return true;
+}
+
 /*
  * BPF holds a thread that mapped an unknown file with a signal from the kernel (SI_KERNEL) that carries
  * MT_HOLD_COOKIE, after queueing its request. The kernel's own SIGURG (a socket's urgent data) and SIGWINCH (a
  * terminal's new size) carry none and go through, as does a signal from a process (SI_USER, SI_TKILL: job control).
  * The kernel sends no SIGSTOP of its own (BPF without bpf_send_signal_task sends it without the cookie), so a hold
- * whose request was lost (or failed) is still a hold: it is let go too.
+ * whose request was lost (or failed) is still a hold: it is let go too. A uprobe cannot send the cookie (the kfunc
+ * is not for its program type): its hold is the one that left a return address to put back. A kernel's signal of
+ * the same number meanwhile merges with it, and is suppressed with it: an ignored signal (hold__harmless).
  */
-bool mt_ptrace_loop__is_hold(pid_t tid, int sig)
+bool mt_ptrace_loop__take_hold(struct mt_bpf_session *bpf, pid_t tid, int sig, bool *restored)
 {
 	siginfo_t si;
 
+	*restored = false;
 	if (!sig__may_hold(sig) || ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) || si.si_code != SI_KERNEL)
 		return false;
-	return (uint64_t)(uintptr_t)si.si_value.sival_ptr == MT_HOLD_COOKIE || sig == SIGSTOP;
+	*restored = hold__restore_return(bpf, tid);
+	return *restored || (uint64_t)(uintptr_t)si.si_value.sival_ptr == MT_HOLD_COOKIE || sig == SIGSTOP;
 }
 
 static bool loop__is_hold(struct loop_state *st, pid_t tid, int sig)
 {
-	if (!mt_ptrace_loop__is_hold(tid, sig))
+	bool restored;
+
+	if (!mt_ptrace_loop__take_hold(st->l->bpf, tid, sig, &restored))
 		return false;
 	mt_consumer__drain(st->l->cons);
-	if (!mt_attach__on_hold_stop(st->l->attach, tid))
+	if (!mt_attach__on_hold_stop(st->l->attach, tid) && !restored)
 		pr_warn("thread %d was held without a request on record: let go\n", tid);
 	return true;
 }

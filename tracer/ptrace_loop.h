@@ -32,7 +32,11 @@ struct mt_ptrace_loop {
 };
 /* 0 when the command ended (its wait status in root_status) or, attached, memtrack was told to stop; or -errno. */
 int mt_ptrace_loop__run(struct mt_ptrace_loop *l);
-/* A stop of tid's at the delivery of sig is one of BPF's holds (watch.bpf.h), to suppress. */
-bool mt_ptrace_loop__is_hold(pid_t tid, int sig);
+/*
+ * A stop of tid's at the delivery of sig is one of BPF's holds (watch.bpf.h), to suppress. restored: it was held
+ * because a C++ exception begins inside its return-probed new (bpf/memtrack.h, MT_COOKIE_THROWS), and its return
+ * address is back where the uretprobe had put its trampoline, so that the unwinder finds the caller's frame.
+ */
+bool mt_ptrace_loop__take_hold(struct mt_bpf_session *bpf, pid_t tid, int sig, bool *restored);
 
 #endif /* MEMTRACK_TRACER_PTRACE_LOOP_H */

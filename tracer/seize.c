@@ -210,6 +210,7 @@ static int detach__signal(struct mt_bpf_session *bpf, pid_t tid, int status)
 {
 	int event = (unsigned)status >> 16, sig = WSTOPSIG(status);
 	unsigned long long pending = 0;
+	bool restored;
 
 	if (event == PTRACE_EVENT_STOP && !sig__is_stop(sig) && !status__field(tid, "SigPnd:", 16, &pending) &&
 	    (pending & (1ull << (SIGSTOP - 1)))) {
@@ -219,7 +220,7 @@ static int detach__signal(struct mt_bpf_session *bpf, pid_t tid, int status)
 	}
 	if (event)
 		return 0;
-	if (!mt_ptrace_loop__is_hold(tid, sig))
+	if (!mt_ptrace_loop__take_hold(bpf, tid, sig, &restored))
 		return sig;
 	if (sig == SIGSTOP)
 		mt_bpf_session__unhold(bpf, tid);
