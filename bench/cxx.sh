@@ -5,10 +5,10 @@ set -euo pipefail
 usage() {
 	cat <<'EOF2'
 usage: bash bench/cxx.sh [--runs N] [--n PAIRS] [--build-dir DIR] [--preload LIB] [--kind KIND]
-                         [--also LABEL=MEMTRACK]...
+                         [--also 'LABEL=MEMTRACK [RECORD OPTIONS]']...
   Runs `churn PAIRS` and `churn_new PAIRS` (KIND: sized, the default: new and sized delete; plain: unsized delete;
   array: new[] and delete[]) pinned to CPU 1, untraced, under the floor and under memtrack (and each --also
-  binary), round-robin, N times. Prints per configuration the median CPU time each workload used (its own
+  binary, with its record options: --also 'fast=build/memtrack --fast-cxx'), round-robin, N times. Prints per configuration the median CPU time each workload used (its own
   getrusage: the probes' cost is charged to it) and µs per pair, then the ratio of a new/delete pair to a
   malloc/free pair, traced and added (minus the untraced cost), with the median and quartiles of each round's
   own ratio.
@@ -40,7 +40,7 @@ while (($#)); do
 	--kind) KIND=$2 && shift 2 ;;
 	--build-dir) BUILD_DIR=$2 && shift 2 ;;
 	--also)
-		[[ $2 == ?*=?* ]] || die "--also takes LABEL=PATH"
+		[[ $2 == ?*=?* ]] || die "--also takes LABEL=PATH [OPTIONS]"
 		LABELS+=("${2%%=*}") && BIN[${2%%=*}]=${2#*=} && shift 2
 		;;
 	-h | --help) usage && exit 0 ;;
@@ -53,7 +53,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 [[ $BUILD_DIR == /* ]] || BUILD_DIR=$ROOT/$BUILD_DIR
 MEMTRACK=$BUILD_DIR/memtrack
 FLOOR=$BUILD_DIR/bench/floor
-for b in "$MEMTRACK" "$FLOOR" "$BUILD_DIR/bench/churn" "$BUILD_DIR/bench/churn_new" "${BIN[@]}"; do
+for b in "$MEMTRACK" "$FLOOR" "$BUILD_DIR/bench/churn" "$BUILD_DIR/bench/churn_new" "${BIN[@]%% *}"; do
 	[[ -x $b ]] || die "$b is missing; build first"
 done
 (($(id -u) == 0)) || die "must run as root"
@@ -72,7 +72,7 @@ done
 
 # The workload's CPU time in ms: workload $1 under configuration $2.
 run_one() {
-	local -a work
+	local -a work also
 	read -ra work <<<"${WORK[$1]}"
 	work=(taskset -c 1 env "LD_PRELOAD=$PRELOAD" "${work[@]}")
 	rm -rf "$TMP/art"
@@ -81,7 +81,7 @@ run_one() {
 	# shellcheck disable=SC2086
 	floor) "$FLOOR" ${FF[$1]} -- "${work[@]}" ;;
 	memtrack) "$MEMTRACK" record -q -o "$TMP/art" -- "${work[@]}" ;;
-	*) "${BIN[$2]}" record -q -o "$TMP/art" -- "${work[@]}" ;;
+	*) read -ra also <<<"${BIN[$2]}" && "${also[0]}" record "${also[@]:1}" -q -o "$TMP/art" -- "${work[@]}" ;;
 	esac >"$TMP/out" 2>/dev/null || die "$1 under $2 failed"
 	awk '$1 == "cpu_ms" { print $2 }' "$TMP/out"
 }

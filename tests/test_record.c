@@ -1879,6 +1879,26 @@ static void test_cxx_pairs(void **state)
 	blocks_once(dir, root);
 }
 
+/* The same with --fast-cxx: libstdc++'s deletes and new[] are not probed, so each new[] is the new it jumps to, each
+ * delete the free it ends in; the blocks and sizes stay exact. */
+static void test_cxx_pairs_fast(void **state)
+{
+	char dir[256], *argv[] = { MT_BINARY, "record", "-q", "--fast-cxx", "-o", dir, "--", PROG("cxx_pairs"), NULL };
+	uint32_t root;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "pairs_fast");
+	assert_int_equal(run_named("pairs_fast", argv), 0);
+	root = root_pid(dir);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW, 3001, MT_ALLOCATOR_LIBSTDCXX), 1000);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW, 3002, MT_ALLOCATOR_LIBSTDCXX), 500);
+	assert_int_equal(allocs_by(dir, root, MT_FN_NEW_ARRAY, ANY_SIZE, ANY), 0);
+	assert_int_equal(allocs_by(dir, root, MT_FN_DELETE, ANY_SIZE, ANY) +
+			 allocs_by(dir, root, MT_FN_DELETE_ARRAY, ANY_SIZE, ANY), 0);
+	assert_int_equal(allocs_by(dir, root, MT_FN_FREE, ANY_SIZE, MT_ALLOCATOR_GLIBC), 1500);
+	blocks_once(dir, root);
+}
+
 /*
  * cxx_pairs with wrap_preload preloaded: its operator new/delete and malloc/free forward, one to the next, to glibc's.
  * Each call counts once, as the program made it (the wrapper's, outermost), the glibc calls inside nested in it:
@@ -2625,7 +2645,7 @@ int main(void)
 		cmocka_unit_test(test_failed_new_nothrow),	 cmocka_unit_test(test_cxx_new_tcmalloc),
 		cmocka_unit_test(test_cxx_new_mimalloc),	 cmocka_unit_test(test_bad_alloc_libstdcxx),
 		cmocka_unit_test(test_bad_alloc_jemalloc), cmocka_unit_test(test_bad_alloc_wrapper),	 cmocka_unit_test(test_bad_alloc_tcmalloc),
-		cmocka_unit_test(test_bad_alloc_mimalloc),	 cmocka_unit_test(test_cxx_pairs),
+		cmocka_unit_test(test_bad_alloc_mimalloc),	 cmocka_unit_test(test_cxx_pairs), cmocka_unit_test(test_cxx_pairs_fast),
 		cmocka_unit_test(test_wrapper_calls),		 cmocka_unit_test(test_wrapper_tail_calls),
 		cmocka_unit_test(test_memusage_headers),	 cmocka_unit_test(test_cxx_exec),
 		cmocka_unit_test(test_traceme_refused),

@@ -335,8 +335,8 @@ static void plan__entries(struct mt_probe_plan *p, const struct symset *s, const
 }
 
 /*
- * A C++ runtime's operator new is never return-probed: a bad_alloc thrown through such a frame finds no unwind data
- * at the uretprobe trampoline, which ends the program. One that calls malloc with the size it was given (the plain
+ * A C++ runtime's operator new is never return-probed: that would be a trap more than its malloc's, and a bad_alloc
+ * thrown through it would need its return address put back (MT_COOKIE_THROWS). One that calls malloc with the size it was given (the plain
  * ones) is not probed at all: its malloc is, and a malloc that returns into its code is recorded as the new
  * (struct mt_callers), at no cost above the malloc's. The others are probed at their entry only (AS_MARK), to name
  * the call they lead to with their own size: new[] jumps to new, the aligned ones round the size up for
@@ -347,6 +347,19 @@ static bool cxx_marks_only;	/* mt_allocators__mark_cxx_news */
 void mt_allocators__mark_cxx_news(bool on)
 {
 	cxx_marks_only = on;
+}
+
+static bool cxx_fast;	/* mt_allocators__fast_cxx */
+
+void mt_allocators__fast_cxx(bool on)
+{
+	cxx_fast = on;
+}
+
+/* --fast-cxx leaves this entry point alone: a delete (it ends in free), a plain new[] (it jumps to new). */
+static bool cxx__skipped(const struct entry *e)
+{
+	return cxx_fast && (entry__releases(e) || (e->func == MT_FN_NEW_ARRAY && e->args == MT_ARGS_SIZE));
 }
 
 static void plan__cxx_runtime(struct mt_probe_plan *p, const struct symset *s, uint8_t allocator)
@@ -360,6 +373,8 @@ static void plan__cxx_runtime(struct mt_probe_plan *p, const struct symset *s, u
 		const struct entry *e = &cxx_entries[i];
 
 		k = symset__index(s, "", e->name);
+		if (cxx__skipped(e))
+			continue;
 		if (k < 0 || entry__releases(e) || plan__has(p, s->v[k].off)) {
 			plan__entries(p, s, "", e, 1, allocator);
 			continue;

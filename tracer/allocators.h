@@ -38,5 +38,11 @@ int mt_allocators__plan(const char *path, struct mt_probe_plan *plan);
  * differ only there would be one stack.
  */
 void mt_allocators__mark_cxx_news(bool on);
+/*
+ * record --fast-cxx: a C++ runtime's operator deletes and its plain new[] are not probed. A delete is recorded as
+ * the free it jumps to, a new[] as the new it jumps to: a trap each less, at the price of their names (and of a
+ * sized delete's size, which the block's allocation tells anyway).
+ */
+void mt_allocators__fast_cxx(bool on);
 
 #endif /* MEMTRACK_TRACER_ALLOCATORS_H */

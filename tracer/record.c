@@ -189,6 +189,7 @@ static int record__prepare(struct record *r)
 	if (err)
 		return err;
 	mt_allocators__mark_cxx_news(r->o->stack_bytes != 0);
+	mt_allocators__fast_cxx(r->o->fast_cxx);
 	r->mods = mt_module_files__new(r->dir_fd, !r->o->stack_bytes ? MT_MODULES_NONE :
 					r->o->portable ? MT_MODULES_DIR : MT_MODULES_CACHE, &r->user);
 	r->cmdlines = mt_cmdlines__new();

@@ -24,7 +24,7 @@ static void record__usage(FILE *f)
 	fprintf(f, "usage: memtrack record [-o DIR] [-q] [-v] [--stacks [--stack-bytes N]] [--exit-with-command]\n"
 		   "                       [--ring-size MIB] [--precise-time] [--ts-resolution NS] [--syscall-tracepoints]\n"
 		   "                       [--no-handoff] [--user NAME] [--paused] [--strict] [--no-rss]\n"
-		   "                       [--portable] -- PROGRAM [ARGS...]\n"
+		   "                       [--portable] [--fast-cxx] -- PROGRAM [ARGS...]\n"
 		   "       memtrack record --pid PID [-o DIR] [-q] [-v] [--stacks ...] [the options above but --paused, --user]\n"
 		   "  -o, --output DIR     write the artifact to DIR (default: memtrack.<pid>)\n"
 		   "  -q, --quiet          no summary on stderr when the command ends\n"
@@ -56,7 +56,11 @@ static void record__usage(FILE *f)
 		   "      --strict         exit %d, after writing the artifact, when any event was dropped or any\n"
 		   "                       attach failed\n"
 		   "      --no-rss         no resident memory (RSS) records: the kernel's rss_stat tracepoint is not\n"
-		   "                       hooked\n",
+		   "                       hooked\n"
+		   "      --fast-cxx       libstdc++'s and libc++'s operator delete and new[] are not probed: a C++\n"
+		   "                       new/delete pair costs what malloc/free does; each delete is recorded as\n"
+		   "                       the free it calls, a plain new[] as a new (counts, sizes, peaks and leaks\n"
+		   "                       stay exact)\n",
 		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_RING_DEFAULT >> 20, MT_RING_DEFAULT_STACKS >> 20,
 		MT_TS_RESOLUTION_DEFAULT, MT_EXIT_STRICT);
 }
@@ -131,6 +135,7 @@ static int record__option(void *ctx, int val, const char *name, const char *arg)
 	case 'S': o->strict = true; return 0;
 	case 'D': o->portable = true; return 0;
 	case 'R': o->no_rss = true; return 0;
+	case 'F': o->fast_cxx = true; return 0;
 	case 'o': o->out_dir = arg; return 0;
 	case 'q': o->quiet = true; return 0;
 	case 'v': mt_log_max = mt_log_max < MT_LOG_DEBUG ? mt_log_max + 1 : mt_log_max; return 0;
@@ -150,7 +155,8 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		{ "precise-time", no_argument, NULL, 'P' }, { "no-handoff", no_argument, NULL, 'H' },
 		{ "user", required_argument, NULL, 'u' },	    { "paused", no_argument, NULL, 'p' },
 		{ "strict", no_argument, NULL, 'S' },	    { "portable", no_argument, NULL, 'D' },
-		{ "no-rss", no_argument, NULL, 'R' },	    { "pid", required_argument, NULL, 'i' }, {},
+		{ "no-rss", no_argument, NULL, 'R' },	    { "pid", required_argument, NULL, 'i' },
+		{ "fast-cxx", no_argument, NULL, 'F' },	    {},
 	};
 	struct record_args a = { o, false };
 	int ret;
