@@ -409,7 +409,7 @@ struct {
 static __noinline void ret__restore(struct task_struct *task, __u64 slot, __u64 ret)
 {
 	struct mt_ret_restore r = { .slot = slot, .ret = ret };
-	__u32 tid = task->pid;
+	__u32 tid = (__u32)current__ids();	/* in memtrack's PID namespace, as ptrace names the thread */
 	int sig;
 
 	if (!task__traced_by_tracer(task) || bpf_map_update_elem(&ret_restore, &tid, &r, BPF_ANY)) {
