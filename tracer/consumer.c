@@ -327,6 +327,9 @@ void mt_consumer__finish(struct mt_consumer *c)
 	ring_buffer__consume(c->rb);
 	while (mt_order__waiting(c->order))
 		mt_order__skip_gap(c->order);
+	/* Nothing is put in order after this: a number taken later may never come, and what waited behind it would
+	 * be lost. The attach worker's last records (the requests just read) go straight to the writer. */
+	mt_attach__set_sink(c->attach, NULL, NULL);
 	late = mt_order__late(c->order);
 	pr_debug("order: the CPUs asked for their batches %" PRIu64 " times while records waited; %" PRIu64
 		 " missing numbers passed over after %llu ms\n", c->asks, c->timeouts, WAIT_SKIP_NS / 1000000);

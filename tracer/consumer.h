@@ -24,7 +24,8 @@ int mt_consumer__drain_past(struct mt_consumer *c);
 int mt_consumer__drain_batches(struct mt_consumer *c);
 /* A record the tracer writes among BPF's, in its place after everything BPF recorded before the call: an exit. */
 int mt_consumer__append(struct mt_consumer *c, struct mt_rec_hdr *rec);
-/* At the end: every CPU's batch drained and written, the records behind a lost number too. */
+/* At the end: every CPU's batch drained and written, the records behind a lost number too; the attach worker
+ * writes straight to the writer from then on. */
 void mt_consumer__finish(struct mt_consumer *c);
 /* fn(ctx, parent, child) as each fork record of a child memtrack does not trace (MT_FORK_UNTRACED) arrives. */
 void mt_consumer__set_untraced_fork(struct mt_consumer *c, void (*fn)(void *ctx, pid_t parent, pid_t child),

@@ -448,10 +448,11 @@ static int record__finish(struct record *r, int status)
 {
 	int err, close_err;
 
-	/* The links go to the closer now; without one, their grace periods pass while the artifact is finished and
-	 * summed up, and record__cleanup waits. */
-	mt_attach__flush(r->attach);
+	/* The last drain first: the attach requests it reads are logged by the flush, which gives up the links. They go
+	 * to the closer now; without one, their grace periods pass while the artifact is finished and summed up, and
+	 * record__cleanup waits. */
 	mt_consumer__finish(r->cons);
+	mt_attach__flush(r->attach);
 	record__say_control_ignored(r);
 	err = end__write(r->w, r->bpf, r->cons, r->attach, r->sp.pid, status);
 	close_err = mt_writer__close(r->w);
