@@ -3,7 +3,8 @@
  * The live bytes are the model's (src/model: inherited blocks count in each holder, an exec discards, libc's own
  * releases are no frees), read after each record through a replay (unwind/replay.h). Pass one counts the samples,
  * their time range and the fork/exec/exit events, and ends with each process's peak, which picks the processes
- * drawn apart; pass two fills the points.
+ * drawn apart; pass two fills the points. Resident memory (RSS records), when recorded, is a second plot of the same
+ * kind, on points of its own.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,39 +29,35 @@ struct tl_event {
 	char path[MT_PATH_MAX];		/* TL_EXEC */
 };
 
+/* A line of a plot: its value at each of the plot's points, and whose it is. */
 struct tl_series {
-	size_t model_index;
-	uint32_t pid;
-	char exe[MT_PATH_MAX];
-	uint64_t peak;
-	uint64_t *live;
+	uint64_t *v;
+	size_t model_index;		/* a process's */
+	uint32_t pid;			/* a process's */
+	char exe[MT_PATH_MAX];		/* a live heap process's */
+	uint64_t peak;			/* a live heap process's; a plot's total: the plot's (in the span, the window) */
 };
 
-struct mt_timeline {
-	size_t npoints;
+/* Series on points in time of their own, filled sample by sample: the live heap's, or resident memory's. */
+struct tl_plot {
+	size_t npoints, cap;		/* pass two: the points filled, and those there is room for */
 	uint64_t *t_ns;
-	uint64_t *total;
-	uint64_t *others;		/* NULL: every process with blocks is drawn apart */
-	struct tl_series *procs;
+	struct tl_series total;
+	struct tl_series others;	/* .v NULL: every process with blocks is drawn apart (always, for RSS) */
+	struct tl_series *procs;	/* the processes drawn apart, by their heap peak */
 	size_t nprocs;
-	uint64_t peak_bytes, peak_ts;
-	struct tl_event *events;
-	size_t nevents, cap_events;
-	uint64_t t_end;			/* the last sample's or event's time */
-	struct tl_rss *rss;		/* NULL: the recording has no RSS records */
-};
-
-/* Resident memory over time (MT_REC_RSS records), on points of its own: the total, and each process drawn apart. */
-struct tl_rss {
-	size_t npoints, cap;
-	uint64_t *t_ns;
-	uint64_t *total;
-	uint64_t **procs;		/* per t->procs, its RSS at each point */
-	size_t nprocs;
-	uint64_t peak_bytes, peak_ts;
+	uint64_t peak_ts;		/* the total's peak's */
 	uint64_t samples, nsamples;	/* so far; pass one's count */
 	uint64_t t_first, t_last;	/* of the samples (pass one) */
 	size_t point;			/* pass two: the point being filled, + 1 (0: none yet) */
+};
+
+struct mt_timeline {
+	struct tl_plot heap;
+	struct tl_plot rss;		/* the heap's processes' RSS; nsamples 0: no RSS sample (in the window) */
+	struct tl_event *events;
+	size_t nevents, cap_events;
+	uint64_t t_end;			/* the last sample's or event's time */
 };
 
 /* What a pass keeps between records. */
@@ -68,16 +65,9 @@ struct tl_pass {
 	struct mt_timeline *t;
 	struct mt_u64map last;		/* model process → its live bytes at the last sample */
 	uint64_t last_total;
-	uint64_t samples;		/* so far */
-	uint64_t t_first, t_last;	/* of the samples (pass one) */
 	size_t max_points;
-	size_t cap;			/* pass two: the points there is room for */
-	bool bucketed;			/* pass two: more samples than points */
-	uint64_t nsamples;		/* pass two: pass one's count */
-	size_t point;			/* pass two: the point being filled, + 1 (0: none yet) */
 	const char *const *between;	/* --between's marks, or NULL */
 	int span;			/* with them: 0 before mark A, 1 from it, 2 from mark B on */
-	struct tl_rss rss;		/* pass one's count, copied to t->rss when there is any */
 	struct mt_filter filter;	/* --pid, --exe, --from, --to (no --between: the span above is that) */
 	const struct mt_filter *f;	/* &filter, or NULL: everything */
 };
@@ -94,22 +84,16 @@ static bool tl_in_span(struct tl_pass *p, const struct mt_rec_hdr *rec)
 	return p->span == 1 || (p->span == 2 && mt_filter__is_mark(rec, p->between[1]));
 }
 
-static void tl_rss_release(struct tl_rss *r)
+static void tl_plot_release(struct tl_plot *pl)
 {
 	size_t i;
 
-	for (i = 0; r->procs && i < r->nprocs; i++)
-		free(r->procs[i]);
-	free(r->procs);
-	free(r->t_ns);
-	free(r->total);
-}
-
-static void tl_rss_free(struct tl_rss *r)
-{
-	if (r)
-		tl_rss_release(r);
-	free(r);
+	for (i = 0; pl->procs && i < pl->nprocs; i++)
+		free(pl->procs[i].v);
+	free(pl->procs);
+	free(pl->t_ns);
+	free(pl->total.v);
+	free(pl->others.v);
 }
 
 /* ---- --pid, --exe, --from, --to ---- */
@@ -162,18 +146,11 @@ static uint64_t *tl_peaks(const struct tl_pass *p, const struct mt_model *m)
 
 void mt_timeline__free(struct mt_timeline *t)
 {
-	size_t i;
-
 	if (!t)
 		return;
-	for (i = 0; i < t->nprocs; i++)
-		free(t->procs[i].live);
-	free(t->procs);
-	free(t->t_ns);
-	free(t->total);
-	free(t->others);
+	tl_plot_release(&t->heap);
+	tl_plot_release(&t->rss);
 	free(t->events);
-	tl_rss_free(t->rss);
 	free(t);
 }
 
@@ -228,90 +205,22 @@ static int tl_event(struct mt_timeline *t, const struct mt_rec_hdr *rec, uint64_
 	return 0;
 }
 
-/* ---- resident memory: a sample at each RSS record, and at each exit once there was one ---- */
+/* ---- the points: pass one counts a plot's samples, pass two puts each in its point ---- */
 
-static void point_put(uint64_t *v, size_t i, bool first, uint64_t x);
-
+/* A heap sample after each record that changed live bytes; an RSS one at each RSS record, and at each exit once
+ * there was one. */
 static bool tl_rss_sample(const struct mt_rec_hdr *rec, const struct mt_model *m)
 {
 	return (rec->type == MT_REC_RSS || rec->type == MT_REC_EXIT) && mt_model__totals(m)->rss.records;
 }
 
-static void tl_rss_count(struct tl_pass *p, const struct mt_rec_hdr *rec, const struct mt_model *m, uint64_t ts)
+/* Pass one: a sample of the plot at ts, counted. */
+static void tl_count(struct mt_timeline *t, struct tl_plot *pl, uint64_t ts)
 {
-	if (!tl_rss_sample(rec, m))
-		return;
-	if (!p->rss.samples++)
-		p->rss.t_first = ts;
-	p->rss.t_last = ts;
-	p->t->t_end = ts > p->t->t_end ? ts : p->t->t_end;
-}
-
-/* Room for pass two's points of the processes drawn apart, and the model's peak; t->rss stays NULL without any. */
-static int tl_rss_alloc(struct tl_pass *p, const struct mt_model *m, size_t max_points)
-{
-	struct tl_rss *r;
-	size_t i, n;
-
-	if (!p->rss.samples)
-		return 0;
-	r = p->t->rss = calloc(1, sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	*r = p->rss;
-	r->nsamples = r->samples;
-	r->samples = 0;
-	r->cap = n = r->nsamples > max_points ? max_points : r->nsamples;
-	r->nprocs = p->t->nprocs;
-	r->peak_bytes = mt_model__totals(m)->rss.peak_rss_bytes;
-	r->peak_ts = mt_model__totals(m)->rss.peak_rss_ts_ns;
-	r->t_ns = calloc(n, sizeof(uint64_t));
-	r->total = calloc(n, sizeof(uint64_t));
-	r->procs = calloc(r->nprocs ? r->nprocs : 1, sizeof(*r->procs));
-	if (!r->t_ns || !r->total || !r->procs)
-		return -ENOMEM;
-	for (i = 0; i < r->nprocs; i++)
-		if (!(r->procs[i] = calloc(n, sizeof(uint64_t))))
-			return -ENOMEM;
-	return 0;
-}
-
-/* The point a sample goes to: its own, or its time's bucket when there are more samples than points. */
-static size_t tl_rss_point_of(const struct tl_rss *r, uint64_t ts)
-{
-	if (r->nsamples <= r->cap)
-		return r->samples;
-	ts = ts < r->t_first ? r->t_first : ts;
-	return (size_t)((unsigned __int128)(ts - r->t_first) * r->cap / (r->t_last - r->t_first + 1));
-}
-
-static void tl_rss_fill(struct tl_pass *p, const struct mt_rec_hdr *rec, const struct mt_model *m, uint64_t ts)
-{
-	struct tl_rss *r = p->t->rss;
-	const struct mt_proc *proc;
-	uint64_t total;
-	size_t i, at;
-	bool first;
-
-	if (!r || !tl_rss_sample(rec, m) || r->samples >= r->nsamples)
-		return;
-	at = tl_rss_point_of(r, ts);
-	r->samples++;
-	first = (!r->point || r->point - 1 != at) && r->npoints < r->cap;
-	if (first) {
-		r->point = at + 1;
-		r->t_ns[r->npoints++] = ts;
-	}
-	total = mt_model__totals(m)->rss.rss_bytes;
-	point_put(r->total, r->npoints - 1, first, total);
-	if (p->between && (r->samples == 1 || total > r->peak_bytes)) {	/* the span's own peak */
-		r->peak_bytes = total;
-		r->peak_ts = ts;
-	}
-	for (i = 0; i < r->nprocs; i++) {
-		proc = mt_model__proc(m, p->t->procs[i].model_index);
-		point_put(r->procs[i], r->npoints - 1, first, proc ? proc->rss.rss_bytes : 0);
-	}
+	if (!pl->samples++)
+		pl->t_first = ts;
+	pl->t_last = ts;
+	t->t_end = ts > t->t_end ? ts : t->t_end;
 }
 
 static int pass_one(const struct mt_rec_hdr *rec, const struct mt_replay *r, void *ctx)
@@ -328,26 +237,20 @@ static int pass_one(const struct mt_rec_hdr *rec, const struct mt_replay *r, voi
 		if (err)
 			return err;
 	}
-	tl_rss_count(p, rec, mt_replay__model(r), ts);
-	if (!tl_changed(p, rec, mt_replay__model(r)))
-		return 0;
-	if (!p->samples++)
-		p->t_first = ts;
-	p->t_last = ts;
-	p->t->t_end = ts > p->t->t_end ? ts : p->t->t_end;
+	if (tl_rss_sample(rec, mt_replay__model(r)))
+		tl_count(p->t, &p->t->rss, ts);
+	if (tl_changed(p, rec, mt_replay__model(r)))
+		tl_count(p->t, &p->t->heap, ts);
 	return 0;
 }
 
-/* The point a sample goes to: its own, or its time's bucket. */
-static size_t point_of(const struct tl_pass *p, uint64_t ts)
+/* The point a sample goes to: its own, or its time's bucket when there are more samples than points. */
+static size_t point_of(const struct tl_plot *pl, uint64_t ts)
 {
-	uint64_t span = p->t_last - p->t_first + 1;
-
-	if (!p->bucketed)
-		return p->samples;
-	if (ts < p->t_first)
-		ts = p->t_first;
-	return (size_t)((unsigned __int128)(ts - p->t_first) * p->max_points / span);
+	if (pl->nsamples <= pl->cap)
+		return pl->samples;
+	ts = ts < pl->t_first ? pl->t_first : ts;
+	return (size_t)((unsigned __int128)(ts - pl->t_first) * pl->cap / (pl->t_last - pl->t_first + 1));
 }
 
 static void point_put(uint64_t *v, size_t i, bool first, uint64_t x)
@@ -356,43 +259,64 @@ static void point_put(uint64_t *v, size_t i, bool first, uint64_t x)
 		v[i] = x;
 }
 
-static int pass_two(const struct mt_rec_hdr *rec, const struct mt_replay *r, void *ctx)
+/* What a process drawn apart has in a plot now: its live heap bytes while the filter takes it, its RSS. */
+typedef uint64_t tl_value_fn(const struct tl_pass *p, const struct mt_proc *proc);
+
+static uint64_t tl_heap_of(const struct tl_pass *p, const struct mt_proc *proc)
 {
-	struct tl_pass *p = ctx;
-	struct mt_timeline *t = p->t;
-	const struct mt_model *m = mt_replay__model(r);
-	uint64_t ts = mt_replay__rel_ts(r, rec->ts_ns), sum = 0, live, total;
+	return proc && tl_takes(p, proc) ? proc->heap.live_bytes : 0;
+}
+
+static uint64_t tl_rss_of(const struct tl_pass *p, const struct mt_proc *proc)
+{
+	(void)p;
+	return proc ? proc->rss.rss_bytes : 0;
+}
+
+/* Pass two: a sample at ts in its point, each series keeping its largest value there; others the rest of total. */
+static void tl_fill(struct tl_pass *p, struct tl_plot *pl, const struct mt_model *m, uint64_t ts, uint64_t total,
+		    tl_value_fn *value_of)
+{
+	uint64_t sum = 0, x;
 	size_t i, at;
 	bool first;
 
+	if (pl->samples >= pl->nsamples)
+		return;
+	at = point_of(pl, ts);
+	pl->samples++;
+	/* a record later than the reorder window could absorb may fall in an earlier bucket: the last point takes it */
+	first = (!pl->point || pl->point - 1 != at) && pl->npoints < pl->cap;
+	if (first) {
+		pl->point = at + 1;
+		pl->t_ns[pl->npoints++] = ts;
+	}
+	point_put(pl->total.v, pl->npoints - 1, first, total);
+	if (p->between && (pl->samples == 1 || total > pl->total.peak)) {	/* the span's own peak */
+		pl->total.peak = total;
+		pl->peak_ts = ts;
+	}
+	for (i = 0; i < pl->nprocs; i++) {
+		x = value_of(p, mt_model__proc(m, pl->procs[i].model_index));
+		sum += x;
+		point_put(pl->procs[i].v, pl->npoints - 1, first, x);
+	}
+	if (pl->others.v)
+		point_put(pl->others.v, pl->npoints - 1, first, total - sum);
+}
+
+static int pass_two(const struct mt_rec_hdr *rec, const struct mt_replay *r, void *ctx)
+{
+	struct tl_pass *p = ctx;
+	const struct mt_model *m = mt_replay__model(r);
+	uint64_t ts = mt_replay__rel_ts(r, rec->ts_ns);
+
 	if (!tl_in_span(p, rec) || !mt_filter__in_window(p->f, ts))
 		return 0;
-	tl_rss_fill(p, rec, m, ts);
-	if (!tl_changed(p, rec, m) || p->samples >= p->nsamples)
-		return 0;
-	at = point_of(p, ts);
-	p->samples++;
-	/* a record later than the reorder window could absorb may fall in an earlier bucket: the last point takes it */
-	first = (!p->point || p->point - 1 != at) && t->npoints < p->cap;
-	if (first) {
-		p->point = at + 1;
-		t->t_ns[t->npoints++] = ts;
-	}
-	total = mt_model__totals(m)->heap.live_bytes;
-	point_put(t->total, t->npoints - 1, first, total);
-	if (p->between && (p->samples == 1 || total > t->peak_bytes)) {	/* the span's own peak */
-		t->peak_bytes = total;
-		t->peak_ts = ts;
-	}
-	for (i = 0; i < t->nprocs; i++) {
-		live = t->procs[i].model_index < mt_model__nr_procs(m) &&
-		       tl_takes(p, mt_model__proc(m, t->procs[i].model_index)) ?
-		       mt_model__proc(m, t->procs[i].model_index)->heap.live_bytes : 0;
-		sum += live;
-		point_put(t->procs[i].live, t->npoints - 1, first, live);
-	}
-	if (t->others)
-		point_put(t->others, t->npoints - 1, first, total - sum);
+	if (tl_rss_sample(rec, m))
+		tl_fill(p, &p->t->rss, m, ts, mt_model__totals(m)->rss.rss_bytes, tl_rss_of);
+	if (tl_changed(p, rec, m))
+		tl_fill(p, &p->t->heap, m, ts, mt_model__totals(m)->heap.live_bytes, tl_heap_of);
 	return 0;
 }
 
@@ -409,7 +333,7 @@ static int by_peak(const void *a, const void *b)
  * The processes drawn apart: the top ones by peak (by model index, tl_peaks), of those that had blocks; *more when
  * others had some too.
  */
-static int pick_procs(struct mt_timeline *t, const struct mt_model *m, const uint64_t *peak, size_t top, bool *more)
+static int pick_procs(struct tl_plot *h, const struct mt_model *m, const uint64_t *peak, size_t top, bool *more)
 {
 	size_t i, n = mt_model__nr_procs(m), k = 0;
 	const struct mt_proc *proc;
@@ -426,26 +350,53 @@ static int pick_procs(struct mt_timeline *t, const struct mt_model *m, const uin
 	}
 	mt_array__sort(v, k, sizeof(*v), by_peak);
 	*more = k > top;
-	t->procs = v;
-	t->nprocs = k < top ? k : top;
-	t->peak_bytes = mt_model__totals(m)->heap.peak_live_bytes;
-	t->peak_ts = mt_model__totals(m)->heap.peak_ts_ns;
+	h->procs = v;
+	h->nprocs = k < top ? k : top;
+	h->total.peak = mt_model__totals(m)->heap.peak_live_bytes;
+	h->peak_ts = mt_model__totals(m)->heap.peak_ts_ns;
 	return 0;
 }
 
-static int series_alloc(struct mt_timeline *t, size_t n, bool others)
+/* Room for pass two's points after pass one's count, at most max_points: the total's, others' if asked, each
+ * process's. */
+static int tl_plot_alloc(struct tl_plot *pl, size_t max_points, bool others)
 {
-	size_t i;
+	size_t i, n;
 
-	t->t_ns = calloc(n ? n : 1, sizeof(uint64_t));
-	t->total = calloc(n ? n : 1, sizeof(uint64_t));
-	t->others = others ? calloc(n ? n : 1, sizeof(uint64_t)) : NULL;
-	if (!t->t_ns || !t->total || (others && !t->others))
+	pl->nsamples = pl->samples;
+	pl->samples = 0;
+	pl->cap = pl->nsamples > max_points ? max_points : pl->nsamples;
+	n = pl->cap ? pl->cap : 1;
+	pl->t_ns = calloc(n, sizeof(uint64_t));
+	pl->total.v = calloc(n, sizeof(uint64_t));
+	pl->others.v = others ? calloc(n, sizeof(uint64_t)) : NULL;
+	if (!pl->t_ns || !pl->total.v || (others && !pl->others.v))
 		return -ENOMEM;
-	for (i = 0; i < t->nprocs; i++)
-		if (!(t->procs[i].live = calloc(n ? n : 1, sizeof(uint64_t))))
+	for (i = 0; i < pl->nprocs; i++)
+		if (!(pl->procs[i].v = calloc(n, sizeof(uint64_t))))
 			return -ENOMEM;
 	return 0;
+}
+
+/* RSS's plot, when pass one counted any sample: the heap's processes drawn apart (in the same order), the model's
+ * peak. */
+static int tl_rss_alloc(struct mt_timeline *t, const struct mt_model *m, size_t max_points)
+{
+	struct tl_plot *r = &t->rss;
+	size_t i;
+
+	if (!r->samples)
+		return 0;
+	r->procs = calloc(t->heap.nprocs ? t->heap.nprocs : 1, sizeof(*r->procs));
+	if (!r->procs)
+		return -ENOMEM;
+	r->nprocs = t->heap.nprocs;
+	for (i = 0; i < r->nprocs; i++)
+		r->procs[i] = (struct tl_series){ .model_index = t->heap.procs[i].model_index,
+						  .pid = t->heap.procs[i].pid };
+	r->total.peak = mt_model__totals(m)->rss.peak_rss_bytes;
+	r->peak_ts = mt_model__totals(m)->rss.peak_rss_ts_ns;
+	return tl_plot_alloc(r, max_points, false);
 }
 
 /* Pass one, then the processes picked and room for the points. Returns what the read returned. */
@@ -463,16 +414,13 @@ static int build_first(const char *path, const struct mt_timeline_opts *o, struc
 		return err;
 	peak = tl_peaks(p, mt_replay__model(r));
 	if (peak)
-		aerr = pick_procs(p->t, mt_replay__model(r), peak, o && o->top ? o->top : MT_TIMELINE_TOP, &more);
+		aerr = pick_procs(&p->t->heap, mt_replay__model(r), peak, o && o->top ? o->top : MT_TIMELINE_TOP, &more);
 	free(peak);
 	if (!aerr)
-		aerr = tl_rss_alloc(p, mt_replay__model(r), p->max_points);
+		aerr = tl_rss_alloc(p->t, mt_replay__model(r), p->max_points);
 	mt_replay__free(r);
-	p->nsamples = p->samples;
-	p->bucketed = p->samples > p->max_points;
-	p->cap = p->bucketed ? p->max_points : p->samples;
 	if (!aerr)
-		aerr = series_alloc(p->t, p->cap, more);
+		aerr = tl_plot_alloc(&p->t->heap, p->max_points, more);
 	return aerr ? aerr : err;
 }
 
@@ -506,7 +454,6 @@ int mt_timeline__build(const char *path, const struct mt_timeline_opts *o, struc
 		goto err_free;
 	mt_u64map__release(&p.last);
 	p.last_total = 0;
-	p.samples = 0;
 	p.span = 0;
 	/* the same records again: pass two sees what pass one saw (and no more, were the file to grow) */
 	err2 = mt_replay__run_with(path, &(struct mt_model_opts){ .filter = p.f }, pass_two, &p, NULL, st);
@@ -566,64 +513,51 @@ static void json_events(struct mt_json *j, const struct mt_timeline *t)
 	mt_json__end_array(j);
 }
 
-/* "rss": its own points, the total, the processes drawn apart (in the same order), the total's peak. */
-static void json_rss(struct mt_json *j, const struct mt_timeline *t)
+/* A plot's series (each process's under key, with its exe and peak when detailed), and its total's peak. */
+static void json_plot(struct mt_json *j, const struct tl_plot *pl, const char *key, bool detailed)
 {
-	const struct tl_rss *r = t->rss;
+	const struct tl_series *s;
 	size_t i;
 
-	if (!r)
-		return;
-	mt_json__key(j, "rss");
-	mt_json__begin_object(j);
-	json_series(j, "t_ns", r->t_ns, r->npoints);
-	json_series(j, "total", r->total, r->npoints);
+	json_series(j, "t_ns", pl->t_ns, pl->npoints);
+	json_series(j, "total", pl->total.v, pl->npoints);
 	mt_json__key(j, "processes");
 	mt_json__begin_array(j);
-	for (i = 0; i < r->nprocs; i++) {
+	for (i = 0; i < pl->nprocs; i++) {
+		s = &pl->procs[i];
 		mt_json__begin_object(j);
-		mt_json__kv_u64(j, "pid", t->procs[i].pid);
-		json_series(j, "rss_bytes", r->procs[i], r->npoints);
+		mt_json__kv_u64(j, "pid", s->pid);
+		if (detailed) {
+			mt_json__kv_string_n(j, "exe", s->exe, sizeof(s->exe));
+			mt_json__kv_u64(j, "peak_bytes", s->peak);
+		}
+		json_series(j, key, s->v, pl->npoints);
 		mt_json__end_object(j);
 	}
 	mt_json__end_array(j);
+	if (pl->others.v)
+		json_series(j, "others", pl->others.v, pl->npoints);
 	mt_json__key(j, "peak");
 	mt_json__begin_object(j);
-	mt_json__kv_u64(j, "t_ns", r->peak_ts);
-	mt_json__kv_u64(j, "bytes", r->peak_bytes);
-	mt_json__end_object(j);
+	mt_json__kv_u64(j, "t_ns", pl->peak_ts);
+	mt_json__kv_u64(j, "bytes", pl->total.peak);
 	mt_json__end_object(j);
 }
 
 int mt_timeline__json(FILE *f, const struct mt_timeline *t)
 {
 	struct mt_json j;
-	size_t i;
 
 	mt_json__init(&j, f, 0);
 	mt_json__begin_object(&j);
-	json_series(&j, "t_ns", t->t_ns, t->npoints);
-	json_series(&j, "total", t->total, t->npoints);
-	mt_json__key(&j, "processes");
-	mt_json__begin_array(&j);
-	for (i = 0; i < t->nprocs; i++) {
+	json_plot(&j, &t->heap, "live_bytes", true);
+	json_events(&j, t);
+	if (t->rss.nsamples) {
+		mt_json__key(&j, "rss");
 		mt_json__begin_object(&j);
-		mt_json__kv_u64(&j, "pid", t->procs[i].pid);
-		mt_json__kv_string_n(&j, "exe", t->procs[i].exe, sizeof(t->procs[i].exe));
-		mt_json__kv_u64(&j, "peak_bytes", t->procs[i].peak);
-		json_series(&j, "live_bytes", t->procs[i].live, t->npoints);
+		json_plot(&j, &t->rss, "rss_bytes", false);
 		mt_json__end_object(&j);
 	}
-	mt_json__end_array(&j);
-	if (t->others)
-		json_series(&j, "others", t->others, t->npoints);
-	mt_json__key(&j, "peak");
-	mt_json__begin_object(&j);
-	mt_json__kv_u64(&j, "t_ns", t->peak_ts);
-	mt_json__kv_u64(&j, "bytes", t->peak_bytes);
-	mt_json__end_object(&j);
-	json_events(&j, t);
-	json_rss(&j, t);
 	mt_json__end_object(&j);
 	fputc('\n', f);
 	return mt_json__error(&j);
@@ -638,6 +572,10 @@ int mt_timeline__json(FILE *f, const struct mt_timeline *t)
 #define PLOT_Y0 50.0
 #define PLOT_Y1 440.0
 #define MARK_Y 452.0		/* the row of fork/exec/exit marks, under the time axis */
+
+#define SOLID ""
+#define DASHED " stroke-dasharray=\"6,3\""	/* others */
+#define DOTTED " stroke-dasharray=\"2,3\""	/* resident memory */
 
 static const char *const palette[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
 				       "#e377c2", "#bcbd22", "#17becf" };
@@ -683,21 +621,38 @@ static double sy(const struct tl_svg *g, uint64_t v)
 	return PLOT_Y1 - (PLOT_Y1 - PLOT_Y0) * (double)v / g->y_max;
 }
 
-/* A series as steps: 0 until its first point, each value held until the next, the last until the end. */
-static void svg_series(const struct tl_svg *g, const uint64_t *v, const char *color, double width, bool dashed)
+static const char *color_of(size_t i)
 {
-	const struct mt_timeline *t = g->t;
+	return palette[i % (sizeof(palette) / sizeof(palette[0]))];
+}
+
+/* A series as steps: 0 until its plot's first point, each value held until the next, the last until the end. */
+static void svg_series(const struct tl_svg *g, const struct tl_plot *pl, const uint64_t *v, const char *color,
+		       double width, const char *dash)
+{
 	double y = sy(g, 0);
 	size_t i;
 
 	fprintf(g->f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\"%s points=\"%.1f,%.1f", color, width,
-		dashed ? " stroke-dasharray=\"6,3\"" : "", PLOT_X0, y);
-	for (i = 0; i < t->npoints; i++) {
-		fprintf(g->f, " %.1f,%.1f", sx(g, t->t_ns[i]), y);
+		dash, PLOT_X0, y);
+	for (i = 0; i < pl->npoints; i++) {
+		fprintf(g->f, " %.1f,%.1f", sx(g, pl->t_ns[i]), y);
 		y = sy(g, v[i]);
-		fprintf(g->f, " %.1f,%.1f", sx(g, t->t_ns[i]), y);
+		fprintf(g->f, " %.1f,%.1f", sx(g, pl->t_ns[i]), y);
 	}
-	fprintf(g->f, " %.1f,%.1f\"/>\n", sx(g, t->t_end), y);
+	fprintf(g->f, " %.1f,%.1f\"/>\n", sx(g, g->t->t_end), y);
+}
+
+/* A plot's lines, the total's last (on top): others dashed, each process in its colour, in dash. */
+static void svg_lines(const struct tl_svg *g, const struct tl_plot *pl, double total_width, const char *dash)
+{
+	size_t i;
+
+	if (pl->others.v)
+		svg_series(g, pl, pl->others.v, "#888", 1.5, DASHED);
+	for (i = pl->nprocs; i-- > 0;)
+		svg_series(g, pl, pl->procs[i].v, color_of(i), 1.5, dash);
+	svg_series(g, pl, pl->total.v, "#000", total_width, dash);
 }
 
 static void svg_axes(const struct tl_svg *g)
@@ -746,15 +701,15 @@ static void svg_marks(const struct tl_svg *g)
 }
 
 /* A legend row: the series' line, its label (and exe's base name, the whole path on hover), its peak unless 0. */
-static void svg_legend_row(const struct tl_svg *g, size_t row, const char *color, bool dashed, const char *label,
-			   const char *exe, uint64_t peak)
+static void svg_legend_row(const struct tl_svg *g, size_t row, const char *color, double width, const char *dash,
+			   const char *label, const char *exe, uint64_t peak)
 {
 	double y = PLOT_Y0 + 8 + row * 20.0;
 	const char *base = exe && strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
 	char h[MT_HUMAN_MAX];
 
-	fprintf(g->f, "<line x1=\"950\" y1=\"%.0f\" x2=\"975\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"2.5\"%s/>\n",
-		y, y, color, dashed ? " stroke-dasharray=\"6,3\"" : "");
+	fprintf(g->f, "<line x1=\"950\" y1=\"%.0f\" x2=\"975\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"%g\"%s/>\n",
+		y, y, color, width, dash);
 	fprintf(g->f, "<text x=\"982\" y=\"%.0f\">%s", y + 4, label);
 	if (exe) {
 		fputc(' ', g->f);
@@ -770,75 +725,57 @@ static void svg_legend_row(const struct tl_svg *g, size_t row, const char *color
 	fputs("</text>\n", g->f);
 }
 
+/* The heap's legend: the total, each process drawn apart, others; the rows after it are free. */
+static size_t svg_legend(const struct tl_svg *g)
+{
+	const struct tl_plot *h = &g->t->heap;
+	char label[32];
+	size_t i;
+
+	svg_legend_row(g, 0, "#000", 2.5, SOLID, "total", NULL, h->total.peak);
+	for (i = 0; i < h->nprocs; i++) {
+		snprintf(label, sizeof(label), "pid %" PRIu32, h->procs[i].pid);
+		svg_legend_row(g, i + 1, color_of(i), 2.5, SOLID, label, h->procs[i].exe, h->procs[i].peak);
+	}
+	if (h->others.v)
+		svg_legend_row(g, h->nprocs + 1, "#888", 2.5, DASHED, "others", NULL, 0);
+	return h->nprocs + 1 + (h->others.v != NULL);
+}
+
 static void svg_peak(const struct tl_svg *g)
 {
-	double x = sx(g, g->t->peak_ts), y = sy(g, g->t->peak_bytes);
+	double x = sx(g, g->t->heap.peak_ts), y = sy(g, g->t->heap.total.peak);
 	char h[MT_HUMAN_MAX];
 
-	mt_report__human(h, g->t->peak_bytes);
+	mt_report__human(h, g->t->heap.total.peak);
 	fprintf(g->f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"none\" stroke=\"#d62728\" stroke-width=\"2\">"
-		"<title>peak: %s at %.6f s</title></circle>\n", x, y, h, g->t->peak_ts / 1e9);
+		"<title>peak: %s at %.6f s</title></circle>\n", x, y, h, g->t->heap.peak_ts / 1e9);
 	fprintf(g->f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" fill=\"#d62728\">peak %s at %.3f s</text>\n",
 		x + (x > (PLOT_X0 + PLOT_X1) / 2 ? -8 : 8), y - 8 < PLOT_Y0 + 12 ? PLOT_Y0 + 12 : y - 8,
-		x > (PLOT_X0 + PLOT_X1) / 2 ? "end" : "start", h, g->t->peak_ts / 1e9);
+		x > (PLOT_X0 + PLOT_X1) / 2 ? "end" : "start", h, g->t->heap.peak_ts / 1e9);
 }
 
-/* RSS as steps on its own points, dotted: 0 until its first point, each value held until the next. */
-static void svg_rss_series(const struct tl_svg *g, const uint64_t *v, const char *color, double width)
-{
-	const struct tl_rss *r = g->t->rss;
-	double y = sy(g, 0);
-	size_t i;
-
-	fprintf(g->f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\" stroke-dasharray=\"2,3\" "
-		"points=\"%.1f,%.1f", color, width, PLOT_X0, y);
-	for (i = 0; i < r->npoints; i++) {
-		fprintf(g->f, " %.1f,%.1f", sx(g, r->t_ns[i]), y);
-		y = sy(g, v[i]);
-		fprintf(g->f, " %.1f,%.1f", sx(g, r->t_ns[i]), y);
-	}
-	fprintf(g->f, " %.1f,%.1f\"/>\n", sx(g, g->t->t_end), y);
-}
-
-/* A legend row with a dotted line: an RSS one. */
-static void svg_rss_legend_row(const struct tl_svg *g, size_t row, const char *text, uint64_t peak)
-{
-	double y = PLOT_Y0 + 8 + row * 20.0;
-	char h[MT_HUMAN_MAX];
-
-	fprintf(g->f, "<line x1=\"950\" y1=\"%.0f\" x2=\"975\" y2=\"%.0f\" stroke=\"#000\" stroke-width=\"2\" "
-		"stroke-dasharray=\"2,3\"/>\n<text x=\"982\" y=\"%.0f\">%s", y, y, y + 4, text);
-	if (peak)
-		fprintf(g->f, " (peak %s)", mt_report__human(h, peak));
-	fputs("</text>\n", g->f);
-}
-
-/* The RSS lines under the heap's, in the same colours, and their legend from row `row` on. */
+/* The RSS lines, dotted, over the heap's legend (in the processes' colours), and their legend from row `row` on. */
 static void svg_rss(const struct tl_svg *g, size_t row)
 {
-	const struct tl_rss *r = g->t->rss;
-	size_t i;
+	const struct tl_plot *r = &g->t->rss;
 
-	if (!r)
+	if (!r->nsamples)
 		return;
-	for (i = r->nprocs; i-- > 0;)
-		svg_rss_series(g, r->procs[i], palette[i % (sizeof(palette) / sizeof(palette[0]))], 1.5);
-	svg_rss_series(g, r->total, "#000", 2.0);
-	svg_rss_legend_row(g, row, "RSS total", r->peak_bytes);
-	svg_rss_legend_row(g, row + 1, "dotted: RSS, per pid in its colour", 0);
+	svg_lines(g, r, 2.0, DOTTED);
+	svg_legend_row(g, row, "#000", 2.0, DOTTED, "RSS total", NULL, r->total.peak);
+	svg_legend_row(g, row + 1, "#000", 2.0, DOTTED, "dotted: RSS, per pid in its colour", NULL, 0);
 }
 
-/* The top of the byte axis's scale: the heap's peak, or RSS's when higher. */
+/* The top of the byte axis's scale: the heap's peak, or RSS's when higher (0 without RSS). */
 static uint64_t svg_top(const struct mt_timeline *t)
 {
-	return t->rss && t->rss->peak_bytes > t->peak_bytes ? t->rss->peak_bytes : t->peak_bytes;
+	return t->rss.total.peak > t->heap.total.peak ? t->rss.total.peak : t->heap.total.peak;
 }
 
 int mt_timeline__svg(FILE *f, const struct mt_timeline *t, const char *title)
 {
 	struct tl_svg g = { .f = f, .t = t, .y_step = bytes_step(svg_top(t)), .t_step = time_step(t->t_end) };
-	char label[32];
-	size_t i;
 
 	/* the top: the tick above the peak, or the next one when the peak sits on it (room for its label) */
 	g.y_max = (double)((svg_top(t) / g.y_step + 1) * g.y_step);
@@ -853,22 +790,10 @@ int mt_timeline__svg(FILE *f, const struct mt_timeline *t, const char *title)
 	mt_text__put_xml(f, title, SIZE_MAX);
 	fputs("</text>\n", f);
 	svg_axes(&g);
-	if (t->others)
-		svg_series(&g, t->others, "#888", 1.5, true);
-	for (i = t->nprocs; i-- > 0;)
-		svg_series(&g, t->procs[i].live, palette[i % (sizeof(palette) / sizeof(palette[0]))], 1.5, false);
-	svg_series(&g, t->total, "#000", 2.5, false);
+	svg_lines(&g, &t->heap, 2.5, SOLID);
 	svg_peak(&g);
 	svg_marks(&g);
-	svg_legend_row(&g, 0, "#000", false, "total", NULL, t->peak_bytes);
-	for (i = 0; i < t->nprocs; i++) {
-		snprintf(label, sizeof(label), "pid %" PRIu32, t->procs[i].pid);
-		svg_legend_row(&g, i + 1, palette[i % (sizeof(palette) / sizeof(palette[0]))], false, label,
-			       t->procs[i].exe, t->procs[i].peak);
-	}
-	if (t->others)
-		svg_legend_row(&g, t->nprocs + 1, "#888", true, "others", NULL, 0);
-	svg_rss(&g, t->nprocs + 1 + (t->others != NULL));
+	svg_rss(&g, svg_legend(&g));
 	fputs("</svg>\n", f);
 	return ferror(f) ? -EIO : 0;
 }
