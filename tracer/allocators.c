@@ -289,7 +289,8 @@ static void plan__add(struct mt_probe_plan *p, int fd, uint64_t off, const struc
 	site__read(fd, off, e->args, &sc);
 	if (plan__forwarder(p, off, e, as, &sc))
 		return;
-	if ((as == AS_CALL || as == AS_THROWS) && (e->func == MT_FN_NEW || e->func == MT_FN_NEW_ARRAY) && plan__jumps_to_call(p, &sc))
+	if ((as == AS_CALL || as == AS_THROWS) && (e->func == MT_FN_NEW || e->func == MT_FN_NEW_ARRAY) &&
+	    plan__jumps_to_call(p, &sc))
 		as = AS_MARK;
 	if (sc.offset != off)
 		pr_debug("%s: probed at +%llu, an emulated instruction (arguments in registers %#x)\n", e->name,
@@ -336,11 +337,11 @@ static void plan__entries(struct mt_probe_plan *p, const struct symset *s, const
 
 /*
  * A C++ runtime's operator new is never return-probed: that would be a trap more than its malloc's, and a bad_alloc
- * thrown through it would need its return address put back (MT_COOKIE_THROWS). One that calls malloc with the size it was given (the plain
- * ones) is not probed at all: its malloc is, and a malloc that returns into its code is recorded as the new
- * (struct mt_callers), at no cost above the malloc's. The others are probed at their entry only (AS_MARK), to name
- * the call they lead to with their own size: new[] jumps to new, the aligned ones round the size up for
- * aligned_alloc. A new whose end the symbols do not tell is marked too.
+ * thrown through it would need its return address put back (MT_COOKIE_THROWS). One that calls malloc with the size
+ * it was given (the plain ones) is not probed at all: its malloc is, and a malloc that returns into its code is
+ * recorded as the new (struct mt_callers), at no cost above the malloc's. The others are probed at their entry only
+ * (AS_MARK), to name the call they lead to with their own size: new[] jumps to new, the aligned ones round the size
+ * up for aligned_alloc. A new whose end the symbols do not tell is marked too.
  */
 static bool cxx_marks_only;	/* mt_allocators__mark_cxx_news */
 
