@@ -49,26 +49,6 @@ static char *in_base(char *buf, const char *name)
 	return buf;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
-	fclose(f);
-	if (len)
-		*len = n;
-	return buf;
-}
-
 static void spit(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -153,9 +133,9 @@ static void check_golden(const char *name, const char *actual)
 		print_message("updated %s\n", path);
 		return;
 	}
-	expected = slurp(path, NULL);
-	if (!expected)
+	if (access(path, R_OK))
 		fail_msg("cannot read %s: %s (MEMTRACK_UPDATE_GOLDEN=1 creates it)", path, strerror(errno));
+	expected = mt_test__read_file(path);
 	if (!strcmp(expected, actual)) {
 		free(expected);
 		return;
@@ -448,7 +428,7 @@ static char *pprof_decode(const char *gz)
 	snprintf(cmd, sizeof(cmd), "gzip -dc '%s' | protoc --proto_path='%s' --decode=perftools.profiles.Profile "
 		 "profile.proto > '%s'", gz, base, txt);
 	assert_int_equal(shell(cmd), 0);
-	return slurp(txt, NULL);
+	return mt_test__read_file(txt);
 }
 
 /* The string table entry idx (a pointer into text, up to its closing quote). */
@@ -659,7 +639,7 @@ static char *chromium(const char *args, const char *svg)
 	snprintf(cmd, sizeof(cmd), "HOME='%s' timeout 120 chromium --headless --no-sandbox --disable-gpu "
 		 "--user-data-dir='%s/chromium' %s 'file://%s' > '%s' 2> /dev/null", base, base, args, svg, out);
 	assert_int_equal(shell(cmd), 0);
-	return slurp(out, NULL);
+	return mt_test__read_file(out);
 }
 
 static void test_chromium_click_zooms(void **state)
@@ -711,7 +691,7 @@ static char *memtrack_out(const char *name, char *const *argv)
 
 	snprintf(out, sizeof(out), "%s/%s.out", mt_test_root, name);
 	assert_int_equal(mt_test__run(argv, out, NULL), 0);
-	return slurp(out, NULL);
+	return mt_test__read_file(out);
 }
 
 /* Every site's frames: demangled (no _Z), std:: among them, and app::Store::add inlined (into main). */
@@ -799,7 +779,7 @@ static void record_tree(char *dir, const char *name, uint32_t pids[3])
 	snprintf(dir, 256, "%s/%s", mt_test_root, name);
 	snprintf(out, sizeof(out), "%s/%s.stdout", mt_test_root, name);
 	assert_int_equal(mt_test__run(argv, out, NULL), 0);
-	text = slurp(out, NULL);
+	text = mt_test__read_file(out);
 	assert_non_null(text);
 	assert_int_equal(sscanf(text, "fork %u\nvfork %u\nspawn %u\n", &pids[0], &pids[1], &pids[2]), 3);
 	free(text);
