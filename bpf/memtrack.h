@@ -377,7 +377,83 @@ struct mt_stack {
 	__u32 nbytes;
 	__u16 nfp;
 	__u8 truncated;		/* MT_STACK_TRUNC_* */
+	__u8 flags;		/* MT_STACK_F_*; 0 in artifacts before the in-kernel unwinder */
+};
+
+#define MT_STACK_F_KCHAIN 1	/* the raw bytes are followed by a struct mt_kchain and its return addresses */
+#define MT_KCHAIN_MAX 255	/* return addresses the in-kernel unwinder follows */
+
+/* Why the in-kernel walk of a stack (mt_kchain.stop) ended. */
+enum mt_kchain_stop {
+	MT_KSTOP_END = 1,	/* the outermost frame: CFI says the return address is undefined, or it is 0 */
+	MT_KSTOP_NO_INFO,	/* no CFI row for stop_pc, and no frame pointer to go on with */
+	MT_KSTOP_LOADING,	/* stop_pc's module had no table yet (its file is still being read) */
+	MT_KSTOP_NO_MAPPING,	/* stop_pc is in no executable file mapping, and no frame pointer to go on with */
+	MT_KSTOP_DEPTH,		/* MT_KCHAIN_MAX return addresses */
+	MT_KSTOP_READ,		/* a read of the stack failed (or the frame went below the stack pointer) */
+	MT_KSTOP__COUNT,
+};
+
+/*
+ * After a definition's raw bytes, when flags has MT_STACK_F_KCHAIN: the call path as the kernel unwound it with the
+ * modules' CFI (stacks.bpf.h, unwind.bpf.h), followed by n return addresses, innermost first ([sp] at the
+ * allocator's entry first, as the FP chain). The stack's hash is that of these addresses.
+ */
+struct mt_kchain {
+	__u64 stop_pc;		/* the address the walk could not go past (MT_KSTOP_NO_*, LOADING); else 0 */
+	__u64 fp_pc;		/* the first return address whose frame was unwound by its frame pointer; 0 if none */
+	__u16 n;
+	__u8 stop;		/* enum mt_kchain_stop */
 	__u8 _pad;
+	__u16 fp_frames;	/* frames unwound by the frame pointer (no CFI for them) */
+	__u16 _pad2;
+};
+
+/*
+ * The in-kernel unwinder's tables (unwind.bpf.h), filled by the tracer when it first looks at a file. A row holds
+ * from its pc (a file offset, of the module's text) to the next row's: how to find the caller's frame.
+ */
+enum mt_urow_cfa {
+	MT_UROW_NONE = 0,	/* no CFI here (a gap between FDEs, or a rule not supported): the frame pointer's walk */
+	MT_UROW_SP,		/* CFA = rsp + cfa_off */
+	MT_UROW_BP,		/* CFA = rbp + cfa_off */
+	MT_UROW_END,		/* the outermost frame: the return address is undefined */
+};
+
+struct mt_urow {
+	__u32 pc;		/* file offset of the first instruction the row describes */
+	__s32 cfa_off;
+	__s16 bp_off;		/* the caller's rbp is saved at CFA + bp_off; 0: rbp is unchanged */
+	__u8 cfa;		/* enum mt_urow_cfa */
+	__u8 _pad;
+};
+
+#define MT_UPAGE_SHIFT 12	/* the rows of a module are indexed by file offset >> MT_UPAGE_SHIFT */
+#define MT_UROWS_MAX (1u << 21)	/* rows of all modules (24 MiB of kernel memory with --stacks) */
+#define MT_UPAGES_MAX (1u << 18)
+#define MT_UMODULES_MAX 4096
+#define MT_USEARCH_STEPS 16	/* a page holds at most 2^16 rows */
+
+/* (module id, page) -> its rows: from the one that covers the page's first byte, count rows. */
+struct mt_upage_key {
+	__u32 module;
+	__u32 page;
+};
+
+struct mt_upage {
+	__u32 first;
+	__u32 count;
+};
+
+/* (dev, ino) -> a module's unwind state, set by the tracer once the file's rows are in. */
+enum mt_umodule_state {
+	MT_UMOD_READY = 1,	/* rows loaded */
+	MT_UMOD_NO_CFI,		/* no usable CFI (stripped, or the tables are full): frame pointers for its frames */
+};
+
+struct mt_umodule {
+	__u32 id;
+	__u32 state;		/* enum mt_umodule_state */
 };
 
 /* What a line written to the control FIFO (MEMTRACK_CONTROL) asked for: mt_mark.kind. */
@@ -443,13 +519,16 @@ struct mt_session {
 	__u32 argc;
 };
 
-#define MT_EXEC_RANGES 32		/* executable mappings remembered per process for the broken-chain scan */
+#define MT_EXEC_RANGES 64		/* executable file mappings remembered per process for the in-kernel unwinder */
 
 /* A process's executable file mappings (stacks.bpf.h's map exec_ranges): code addresses above a broken frame-pointer
  * chain tell call paths apart. The tracer adds those a process had when record --pid attached to it. */
 struct mt_exec_ranges {
 	__u64 lo[MT_EXEC_RANGES];
 	__u64 hi[MT_EXEC_RANGES];
+	__u64 pgoff[MT_EXEC_RANGES];	/* file offset of lo, in bytes */
+	__u64 dev[MT_EXEC_RANGES];	/* the mapped file, for the in-kernel unwinder's tables */
+	__u64 ino[MT_EXEC_RANGES];
 	__u32 n;
 	__u32 _pad;
 };
@@ -493,7 +572,11 @@ _Static_assert(sizeof(struct mt_clock) == 24, "mt_clock size");
 _Static_assert(sizeof(struct mt_session) == 40, "mt_session size");
 _Static_assert(sizeof(struct mt_end) == 96, "mt_end size");
 _Static_assert(sizeof(struct mt_seized) == 304, "mt_seized size");
-_Static_assert(sizeof(struct mt_exec_ranges) == 16 * MT_EXEC_RANGES + 8, "mt_exec_ranges size");
+_Static_assert(sizeof(struct mt_exec_ranges) == 40 * MT_EXEC_RANGES + 8, "mt_exec_ranges size");
+_Static_assert(sizeof(struct mt_kchain) == 24, "mt_kchain size");
+_Static_assert(sizeof(struct mt_urow) == 12, "mt_urow size");
+_Static_assert(sizeof(struct mt_upage) == 8, "mt_upage size");
+_Static_assert(sizeof(struct mt_umodule) == 8, "mt_umodule size");
 _Static_assert(sizeof(struct mt_caller) == 40, "mt_caller size");
 _Static_assert(sizeof(struct mt_callers) == 8 + MT_CALLERS_MAX * 40, "mt_callers size");
 

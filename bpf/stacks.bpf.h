@@ -10,7 +10,6 @@
 #include "memtrack.bpf.h"
 
 #define MT_STACKS_SEEN_MAX 65536
-#define MT_SCAN_WORDS 16		/* words looked at above a broken frame-pointer chain (one read) */
 #define MT_RI_MAX 8			/* pending uretprobes looked at to repair a trampoline address */
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
@@ -50,10 +49,28 @@ struct {
 	__type(value, struct mt_exec_ranges);
 } exec_ranges_zero SEC(".maps");
 
-static __always_inline void ranges__add(__u32 tgid, __u64 lo, __u64 hi)
+/* Where a new mapping [lo, hi) goes: over the entry it overlaps (a mapping replaced at the same place), else at the
+ * end; -1 when full. Global, so the verifier looks at its loop once. */
+__noinline int ranges__slot(const struct mt_exec_ranges *r, __u64 lo, __u64 hi)
+{
+	__u32 i;
+
+	if (!r)
+		return -1;
+	for (i = 0; i < MT_EXEC_RANGES; i++) {
+		if (i >= r->n)
+			return i;
+		if (lo < r->hi[i] && hi > r->lo[i])
+			return i;
+	}
+	return -1;
+}
+
+static __always_inline void ranges__add(__u32 tgid, __u64 lo, __u64 hi, __u64 pgoff, __u64 dev, __u64 ino)
 {
 	struct mt_exec_ranges *r = bpf_map_lookup_elem(&exec_ranges, &tgid);
-	__u32 zero = 0, n;
+	__u32 zero = 0;
+	int i;
 
 	if (!stack_bytes)
 		return;
@@ -65,12 +82,16 @@ static __always_inline void ranges__add(__u32 tgid, __u64 lo, __u64 hi)
 		if (!r)
 			return;
 	}
-	n = r->n;
-	if (n >= MT_EXEC_RANGES)
+	i = ranges__slot(r, lo, hi);
+	if (i < 0 || i >= MT_EXEC_RANGES)
 		return;
-	r->lo[n] = lo;
-	r->hi[n] = hi;
-	r->n = n + 1;
+	r->lo[i] = lo;
+	r->hi[i] = hi;
+	r->pgoff[i] = pgoff;
+	r->dev[i] = dev;
+	r->ino[i] = ino;
+	if (i >= r->n)
+		r->n = i + 1;
 }
 
 static __always_inline void ranges__reset(__u32 tgid)
@@ -90,22 +111,6 @@ static __always_inline void ranges__inherit(__u32 parent, __u32 child)
 	r = bpf_map_lookup_elem(&exec_ranges, &parent);
 	if (r)
 		bpf_map_update_elem(&exec_ranges, &child, r, BPF_ANY);
-}
-
-/* Global, so the verifier looks at its 32 iterations once, not under every state of the scan that calls it. */
-__noinline int ranges__has(const struct mt_exec_ranges *r, __u64 addr)
-{
-	__u32 i;
-
-	if (!r)		/* a global function's pointer may be NULL, for the verifier */
-		return false;
-	for (i = 0; i < MT_EXEC_RANGES; i++) {
-		if (i >= r->n)
-			return false;
-		if (addr >= r->lo[i] && addr < r->hi[i])
-			return true;
-	}
-	return false;
 }
 
 static __always_inline __u64 fnv__mix(__u64 h, __u64 v)
@@ -147,8 +152,10 @@ static __always_inline __u64 ret__repair(__u64 ret, __u64 slot, __u64 tramp)
 	return saved ? saved : ret;
 }
 
+#include "unwind.bpf.h"
+
+/* The frame-pointer chain, kept in each definition beside the CFI chain for check-stacks. */
 struct mt_walk {
-	__u64 hash;
 	__u64 tramp;
 	__u64 last;		/* lowest stack address not yet accounted for by the chain */
 	__u32 n;
@@ -166,7 +173,7 @@ struct mt_chain {
 static long chain__frame(__u32 i, void *data)
 {
 	struct mt_chain *c = data;
-	__u64 frame[2], ret, bp = c->bp;
+	__u64 frame[2], bp = c->bp;
 
 	if (bp < c->sp || (bp & 7) || bpf_probe_read_user(frame, sizeof(frame), (void *)bp)) {
 		c->w.broken = bp != 0;
@@ -174,10 +181,8 @@ static long chain__frame(__u32 i, void *data)
 	}
 	if (!frame[1])
 		return 1;
-	ret = ret__repair(frame[1], bp + 8, c->w.tramp);
-	c->w.hash = fnv__mix(c->w.hash, ret);
-	if (c->out)
-		c->out[(i + 1) & MT_FP_MAX] = ret;	/* i + 1 < MT_FP_MAX; the mask is for the verifier */
+	if (c->out)	/* i + 1 < MT_FP_MAX; the mask is for the verifier */
+		c->out[(i + 1) & MT_FP_MAX] = ret__repair(frame[1], bp + 8, c->w.tramp);
 	c->w.n = i + 2;
 	c->w.last = bp + 16;
 	if (frame[0] <= bp) {
@@ -188,75 +193,22 @@ static long chain__frame(__u32 i, void *data)
 	return 0;
 }
 
-/*
- * The frame-pointer chain at an allocator's entry: [sp] is the caller's return address (the allocator has not
- * pushed rbp yet), then the frames from bp. The hash names the call path: it mixes the return addresses, never
- * the stack's data, so one path hashes alike whatever its locals hold.
- */
+/* The frame-pointer chain at an allocator's entry: [sp] is the caller's return address (the allocator has not
+ * pushed rbp yet), then the frames from bp. */
 static __always_inline void walk__chain(struct pt_regs *ctx, __u64 *out, struct mt_walk *w)
 {
 	struct mt_chain c = { .w = *w, .out = out, .sp = PT_REGS_SP(ctx), .bp = ctx->bp };
 	__u64 ret = 0;
 
-	c.w.hash = FNV_OFFSET;
 	c.w.n = 0;
 	c.w.broken = false;
 	c.w.last = c.sp + 8;
 	if (!bpf_probe_read_user(&ret, sizeof(ret), (void *)c.sp)) {
-		ret = ret__repair(ret, c.sp, c.w.tramp);
-		c.w.hash = fnv__mix(c.w.hash, ret);
-		if (out)
-			out[0] = ret;
+		out[0] = ret__repair(ret, c.sp, c.w.tramp);
 		c.w.n = 1;
 		bpf_loop(MT_FP_MAX - 1, chain__frame, &c, 0);
 	}
 	*w = c.w;
-}
-
-/*
- * Past a frame without a frame pointer the chain says nothing of the callers above it; the code addresses found
- * in the words just above the break (return addresses, mostly) still tell those paths apart.
- */
-struct mt_scan {
-	__u64 words[MT_SCAN_WORDS];
-	struct mt_exec_ranges *r;
-	__u64 hash;
-};
-
-/* One word of the scan; a bpf_loop callback, so the verifier looks at it once and not once per word. */
-static long scan__word(__u32 i, void *data)
-{
-	struct mt_scan *s = data;
-	__u64 word = s->words[i & (MT_SCAN_WORDS - 1)];	/* MT_SCAN_WORDS is a power of two */
-
-	if (i >= MT_SCAN_WORDS || !s->r)
-		return 1;
-	if (ranges__has(s->r, word))
-		s->hash = fnv__mix(s->hash, word);
-	return 0;
-}
-
-static __always_inline void walk__scan(struct mt_walk *w)
-{
-	__u32 tgid = current__ids() >> 32;
-	struct mt_scan s;
-
-	s.r = bpf_map_lookup_elem(&exec_ranges, &tgid);
-	s.hash = w->hash;
-	if (!s.r || bpf_probe_read_user(s.words, sizeof(s.words), (void *)w->last))
-		return;
-	bpf_loop(MT_SCAN_WORDS, scan__word, &s, 0);
-	w->hash = s.hash;
-}
-
-static __always_inline void walk__path(struct pt_regs *ctx, __u64 *out, struct mt_walk *w)
-{
-	walk__chain(ctx, out, w);
-	if (w->broken)
-		walk__scan(w);
-	w->hash &= MT_STACK_HASH_MASK;
-	if (!w->hash)
-		w->hash = 1;
 }
 
 /* Raw bytes from sp upward, chunk by chunk (bpf_probe_read_user is all-or-nothing: chunks keep what was read); a
@@ -287,22 +239,13 @@ static __always_inline __u32 stack__copy(__u8 *raw, __u64 sp, bool *short_read)
 	return n;
 }
 
-/*
- * The first time a path is seen its definition goes out: registers, the chain, the raw stack. The record is
- * reserved at its largest (fixed offsets keep the verifier happy); the tracer packs it to the documented layout.
- */
-static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w)
-{
-	struct mt_stack *s = rec__reserve(sizeof(*s) + MT_FP_MAX * 8 + stack_bytes, MT_REC_STACK);
-	bool short_read;
-	__u32 nbytes;
-	__u64 *fp;
+/* What BPF reserves for a definition: the record, the FP chain, the CFI chain (struct mt_kchain and one spare slot
+ * for the verifier's mask), the raw bytes; all at fixed offsets. The tracer packs it to the documented layout. */
+#define MT_STACK_RESERVE (sizeof(struct mt_stack) + MT_FP_MAX * 8 + sizeof(struct mt_kchain) + \
+			  (MT_KCHAIN_MAX + 1) * 8 + stack_bytes)
 
-	if (!s)
-		return;
-	fp = (__u64 *)(s + 1);
-	walk__path(ctx, fp, w);
-	s->hash = w->hash;
+static __always_inline void stack__regs(struct mt_stack *s, struct pt_regs *ctx)
+{
 	s->regs[MT_REG_IP] = ctx->ip;
 	s->regs[MT_REG_SP] = ctx->sp;
 	s->regs[MT_REG_BP] = ctx->bp;
@@ -311,15 +254,50 @@ static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w
 	s->regs[MT_REG_R13] = ctx->r13;
 	s->regs[MT_REG_R14] = ctx->r14;
 	s->regs[MT_REG_R15] = ctx->r15;
-	s->nfp = w->n;
-	s->nbytes = stack__copy((__u8 *)(fp + MT_FP_MAX), ctx->sp, &short_read);
+}
+
+/*
+ * The first time a path is seen its definition goes out: registers, the FP chain, the CFI chain walked again into
+ * the record (same registers, same memory: the same path), the raw stack for offline validation.
+ */
+static __always_inline void stack__define(struct pt_regs *ctx, __u64 tramp)
+{
+	struct mt_stack *s = rec__reserve(MT_STACK_RESERVE, MT_REC_STACK);
+	struct mt_walk w = { .tramp = tramp };
+	struct mt_uwalk *uw;
+	struct mt_kchain *k;
+	bool short_read;
+	__u32 nbytes;
+	__u64 *fp;
+
+	if (!s)
+		return;
+	fp = (__u64 *)(s + 1);
+	k = (struct mt_kchain *)(fp + MT_FP_MAX);
+	walk__chain(ctx, fp, &w);
+	uw = uw__walk(ctx, tramp, (__u64 *)(k + 1));
+	if (!uw) {
+		bpf_ringbuf_discard(s, 0);
+		return;
+	}
+	s->hash = uw->hash;
+	stack__regs(s, ctx);
+	s->nfp = w.n;
+	k->stop_pc = uw->stop_pc;
+	k->fp_pc = uw->fp_pc;
+	k->n = uw->n;
+	k->stop = uw->stop;
+	k->_pad = 0;
+	k->fp_frames = uw->fp_frames;
+	k->_pad2 = 0;
+	s->nbytes = stack__copy((__u8 *)(k + 1) + (MT_KCHAIN_MAX + 1) * 8, ctx->sp, &short_read);
 	/* Read back from the ring: the verifier knows each copy path's count, and would check the rest once per path. */
 	nbytes = *(volatile __u32 *)&s->nbytes;
-	s->truncated = nbytes == stack_bytes || ctx->sp + nbytes < w->last ? MT_STACK_TRUNC_BYTES : 0;
-	s->truncated |= w->n == MT_FP_MAX ? MT_STACK_TRUNC_FP : 0;
+	s->truncated = nbytes == stack_bytes || ctx->sp + nbytes < w.last ? MT_STACK_TRUNC_BYTES : 0;
+	s->truncated |= w.n == MT_FP_MAX ? MT_STACK_TRUNC_FP : 0;
 	s->truncated |= short_read ? MT_STACK_TRUNC_READ : 0;
-	s->_pad = 0;
-	rec__submit(s, sizeof(*s) + MT_FP_MAX * 8 + stack_bytes);
+	s->flags = MT_STACK_F_KCHAIN;
+	rec__submit(s, MT_STACK_RESERVE);
 }
 
 /* The call path's hash, its definition emitted the first time. Global: verified once for any caller's state, not
@@ -327,16 +305,19 @@ static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w
 __noinline __u64 stack__path(struct pt_regs *ctx)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct mt_walk w = {};
+	__u64 tramp = BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
+	struct mt_uwalk *uw = uw__walk(ctx, tramp, NULL);
 	__u8 one = 1;
+	__u64 hash;
 
-	w.tramp = BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
-	walk__path(ctx, NULL, &w);
-	if (bpf_map_lookup_elem(&stacks_seen, &w.hash))
-		return w.hash;
-	bpf_map_update_elem(&stacks_seen, &w.hash, &one, BPF_ANY);
-	stack__define(ctx, &w);
-	return w.hash;
+	if (!uw)
+		return 0;
+	hash = uw->hash;
+	if (bpf_map_lookup_elem(&stacks_seen, &hash))
+		return hash;
+	bpf_map_update_elem(&stacks_seen, &hash, &one, BPF_ANY);
+	stack__define(ctx, tramp);
+	return hash;
 }
 
 /* The call path's hash for an allocation record; 0 without --stacks, where the verifier drops the call. */

@@ -264,7 +264,7 @@ static __always_inline void watch__addr(struct task_struct *task, __u64 addr, __
 	if (seen_ino)
 		*seen_ino = v.ino;
 	mapping__emit(&v);
-	ranges__add(current__ids() >> 32, v.start, v.end);
+	ranges__add(current__ids() >> 32, v.start, v.end, v.pgoff, v.dev, v.ino);
 	watch__request(&v, reason, hold);
 }
 

@@ -17,6 +17,7 @@
 #include "tracer/allocators.h"
 #include "tracer/attach.h"
 #include "tracer/bpf_session.h"
+#include "tracer/kunwind.h"
 #include "tracer/links.h"
 #include "tracer/module_files.h"
 
@@ -46,6 +47,7 @@ struct mt_attach_worker {
 	struct seen_file *files;
 	size_t nfiles, cap_files;
 	struct mt_links *links;
+	struct mt_kunwind *kun;	/* --stacks: the in-kernel unwinder's tables, NULL without */
 	mt_attach_sink_fn sink;	/* NULL: the writer */
 	void *sink_ctx;
 	uint64_t inherit_failures;	/* binds of fork children and rebinds that failed: only the first is told */
@@ -63,11 +65,20 @@ struct mt_attach_worker *mt_attach__new(struct mt_bpf_session *s, struct mt_writ
 	a->w = w;
 	a->mods = mods;
 	a->links = mt_links__new(s, closer);
-	if (!a->links) {
-		free(a);
-		return NULL;
+	if (!a->links)
+		goto free_attach;
+	if (mt_bpf_session__stacks(s)) {
+		a->kun = mt_kunwind__new(s);
+		if (!a->kun)
+			goto free_links;
 	}
 	return a;
+
+free_links:
+	mt_links__free(a->links);
+free_attach:
+	free(a);
+	return NULL;
 }
 
 static ssize_t files__find(const struct mt_attach_worker *a, uint64_t dev, uint64_t ino)
@@ -148,6 +159,7 @@ static ssize_t file__classify(struct mt_attach_worker *a, const char *open_path,
 	if (err)
 		pr_warn("cannot mark %s known: %s\n", rec->path, strerror(-err));
 	mt_module_files__add(a->mods, a->w, open_path, rec, f.kind);
+	mt_kunwind__add(a->kun, open_path, f.dev, f.ino);	/* before the held thread runs its code */
 	if (mt_array__grow((void **)&a->files, &a->cap_files, a->nfiles, sizeof(*a->files))) {
 		free(f.plan);
 		if (f.fd >= 0)
@@ -312,6 +324,14 @@ static int mapping__write(struct mt_attach_worker *a, uint64_t ts, pid_t pid, pi
 	return attach__write(a, &m.hdr);
 }
 
+/* The mapping into the process's code ranges, for the in-kernel unwinder (beyond MT_EXEC_RANGES, as BPF: no more). */
+static void mapping__range(struct mt_attach_worker *a, pid_t pid, const struct maps_line *l)
+{
+	struct mt_exec_range m = { .lo = l->start, .hi = l->end, .pgoff = l->pgoff, .dev = l->dev, .ino = l->ino };
+
+	mt_bpf_session__exec_range(a->bpf, pid, &m);
+}
+
 /* BPF could not read the mapping (the mmap lock was taken): find it in /proc/TID/maps and record it here. */
 static int req__resolve(struct mt_attach_worker *a, struct mt_attach_req *r)
 {
@@ -336,6 +356,7 @@ static int req__resolve(struct mt_attach_worker *a, struct mt_attach_req *r)
 	r->dev = l.dev;
 	r->ino = l.ino;
 	l.prot = PROT_READ | PROT_EXEC;	/* what the watcher looks at */
+	mapping__range(a, r->pid, &l);
 	return mapping__write(a, r->ts_ns, r->pid, r->tid, &l);
 }
 
@@ -396,7 +417,7 @@ int mt_attach__seized(struct mt_attach_worker *a, pid_t pid)
 			continue;
 		r.ts_ns = mt_bpf_session__now(a->bpf);
 		err = mapping__write(a, r.ts_ns, pid, pid, &l);
-		mt_bpf_session__exec_range(a->bpf, pid, l.start, l.end);	/* beyond 32, as BPF: no more */
+		mapping__range(a, pid, &l);
 		if (err || !seized__first(seen, n, &l))
 			continue;
 		if (mt_array__grow((void **)&seen, &cap, n, sizeof(*seen))) {
@@ -475,14 +496,31 @@ void mt_attach__flush(struct mt_attach_worker *a)
 	mt_links__release_all(a->links);
 }
 
+/* What the in-kernel unwinder's tables cost: bench/stacks.sh reads this line. */
+static void attach__log_tables(const struct mt_attach_worker *a)
+{
+	struct mt_kunwind_stats st;
+
+	if (!a->kun)
+		return;
+	mt_kunwind__stats(a->kun, &st);
+	pr_info("in-kernel unwind tables: %llu modules (%llu without CFI), %llu rows, %llu pages (%.1f KiB), built in "
+		"%.1f ms from %.1f KiB of .eh_frame\n", (unsigned long long)st.modules, (unsigned long long)st.no_cfi,
+		(unsigned long long)st.rows, (unsigned long long)st.pages,
+		(st.rows * sizeof(struct mt_urow) + st.pages * 16) / 1024.0, st.build_ns / 1e6,
+		st.eh_frame_bytes / 1024.0);
+}
+
 void mt_attach__free(struct mt_attach_worker *a)
 {
 	size_t i;
 
 	if (!a)
 		return;
+	attach__log_tables(a);
 	mt_attach__flush(a);
 	mt_links__free(a->links);
+	mt_kunwind__free(a->kun);
 	for (i = 0; i < a->nfiles; i++) {
 		free(a->files[i].plan);
 		if (a->files[i].fd >= 0)

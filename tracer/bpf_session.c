@@ -129,6 +129,9 @@ static void session__size_maps(struct mt_bpf_session *s, const struct mt_options
 		return;
 	bpf_map__set_max_entries(s->skel->maps.stacks_seen, 1);
 	bpf_map__set_max_entries(s->skel->maps.exec_ranges, 1);
+	bpf_map__set_max_entries(s->skel->maps.unwind_rows, 1);
+	bpf_map__set_max_entries(s->skel->maps.unwind_pages, 1);
+	bpf_map__set_max_entries(s->skel->maps.unwind_modules, 1);
 }
 
 /* CONFIG_HZ from the kernel's configuration (gzopen reads the plain /boot file as well); 0 when none says. */
@@ -465,21 +468,40 @@ int mt_bpf_session__track_running(struct mt_bpf_session *s, pid_t pid)
 	return session__track_state(s, pid, MT_PROC_ACTIVE);
 }
 
-int mt_bpf_session__exec_range(struct mt_bpf_session *s, pid_t pid, uint64_t lo, uint64_t hi)
+int mt_bpf_session__exec_range(struct mt_bpf_session *s, pid_t pid, const struct mt_exec_range *m)
 {
 	struct mt_exec_ranges r = {};
-	__u32 key = pid;
+	__u32 key = pid, i;
 
 	if (!s->skel->rodata->stack_bytes)
 		return 0;
 	bpf_map__lookup_elem(s->skel->maps.exec_ranges, &key, sizeof(key), &r, sizeof(r), 0);	/* none yet: empty */
-	if (r.n >= MT_EXEC_RANGES)
+	for (i = 0; i < r.n; i++)	/* as BPF's ranges__slot: a mapping over an old one replaces it */
+		if (m->lo < r.hi[i] && m->hi > r.lo[i])
+			break;
+	if (i >= MT_EXEC_RANGES)
 		return -ENOSPC;
-	r.lo[r.n] = lo;
-	r.hi[r.n++] = hi;
+	r.lo[i] = m->lo;
+	r.hi[i] = m->hi;
+	r.pgoff[i] = m->pgoff;
+	r.dev[i] = m->dev;
+	r.ino[i] = m->ino;
+	r.n = i >= r.n ? i + 1 : r.n;
 	if (bpf_map__update_elem(s->skel->maps.exec_ranges, &key, sizeof(key), &r, sizeof(r), BPF_ANY))
 		return -errno;
 	return 0;
+}
+
+bool mt_bpf_session__stacks(const struct mt_bpf_session *s)
+{
+	return s->skel->rodata->stack_bytes != 0;
+}
+
+void mt_bpf_session__unwind_fds(const struct mt_bpf_session *s, int *modules, int *pages, int *rows)
+{
+	*modules = bpf_map__fd(s->skel->maps.unwind_modules);
+	*pages = bpf_map__fd(s->skel->maps.unwind_pages);
+	*rows = bpf_map__fd(s->skel->maps.unwind_rows);
 }
 
 int mt_bpf_session__held_fd(const struct mt_bpf_session *s)

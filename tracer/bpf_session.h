@@ -36,8 +36,18 @@ int mt_bpf_session__proc_file(struct mt_bpf_session *s, pid_t pid, uint64_t dev,
 int mt_bpf_session__track(struct mt_bpf_session *s, pid_t pid);
 /* A process that runs already (record --pid): recorded from now on, where track waits for its exec. */
 int mt_bpf_session__track_running(struct mt_bpf_session *s, pid_t pid);
-/* With --stacks, an executable mapping it had then, added to its code ranges (as BPF adds one at each mapping). */
-int mt_bpf_session__exec_range(struct mt_bpf_session *s, pid_t pid, uint64_t lo, uint64_t hi);
+/* An executable file mapping: where, the file offset of lo, the file. */
+struct mt_exec_range {
+	uint64_t lo, hi, pgoff, dev, ino;
+};
+
+/* With --stacks, an executable mapping it had then, or one BPF could not read, added to its code ranges (as BPF
+ * adds one at each mapping). */
+int mt_bpf_session__exec_range(struct mt_bpf_session *s, pid_t pid, const struct mt_exec_range *m);
+/* Whether --stacks is on (the stack maps are sized). */
+bool mt_bpf_session__stacks(const struct mt_bpf_session *s);
+/* The in-kernel unwinder's maps (tracer/kunwind.c fills them). */
+void mt_bpf_session__unwind_fds(const struct mt_bpf_session *s, int *modules, int *pages, int *rows);
 /* A process's operator new code (tracer/callers.c): -ENOENT when it has none yet. */
 int mt_bpf_session__callers_get(struct mt_bpf_session *s, pid_t pid, struct mt_callers *c);
 int mt_bpf_session__callers_set(struct mt_bpf_session *s, pid_t pid, const struct mt_callers *c);

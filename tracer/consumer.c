@@ -49,20 +49,30 @@ static uint64_t proc__entry(pid_t parent, uint32_t flags)
 }
 
 /*
- * BPF reserves a stack definition at its largest, the chain at a fixed offset: pack it to the documented layout
- * (nfp addresses, then nbytes raw bytes) so that the artifact carries no empty space.
+ * BPF reserves a stack definition at its largest, each part at a fixed offset (stacks.bpf.h, MT_STACK_RESERVE): pack
+ * it to the documented layout (nfp addresses, nbytes raw bytes, then the CFI chain) so that the artifact carries no
+ * empty space.
  */
 static const void *stack__pack(struct mt_consumer *c, const struct mt_stack *s, size_t size)
 {
-	size_t fp = s->nfp < MT_FP_MAX ? s->nfp : MT_FP_MAX, raw = sizeof(*s) + MT_FP_MAX * 8;
+	size_t fp = s->nfp < MT_FP_MAX ? s->nfp : MT_FP_MAX, kc = sizeof(*s) + MT_FP_MAX * 8;
+	size_t raw = kc + sizeof(struct mt_kchain) + (MT_KCHAIN_MAX + 1) * 8, off;
+	const struct mt_kchain *k = (const void *)((const __u8 *)s + kc);
 	struct mt_stack *p = (struct mt_stack *)c->pack;
+	size_t nk;
 
 	if (size < raw || s->nbytes > size - raw || !c->pack)
 		return NULL;
+	nk = k->n < MT_KCHAIN_MAX ? k->n : MT_KCHAIN_MAX;
 	memcpy(p, s, sizeof(*s) + fp * 8);
-	memcpy(c->pack + sizeof(*s) + fp * 8, (const __u8 *)s + raw, s->nbytes);
+	off = sizeof(*s) + fp * 8;
+	memcpy(c->pack + off, (const __u8 *)s + raw, s->nbytes);
+	off += s->nbytes;
+	memcpy(c->pack + off, k, sizeof(*k) + nk * 8);
+	((struct mt_kchain *)(c->pack + off))->n = nk;
+	off += sizeof(*k) + nk * 8;
 	p->nfp = fp;
-	p->hdr.size = sizeof(*s) + fp * 8 + s->nbytes;
+	p->hdr.size = off;
 	return p;
 }
 
