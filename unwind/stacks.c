@@ -42,6 +42,7 @@ struct mt_stacks {
 	struct mt_u64map by_hash;	/* hash → index in entries */
 	bool any;
 	bool has_dwarf;
+	bool has_kernel;	/* some stack's chosen chain is the kernel's CFI walk */
 
 	struct mt_unwind_index *dwarf_file;	/* DIR/unwind.mtz, or NULL */
 
@@ -117,6 +118,15 @@ static void entry_mark_cut(struct mt_stack_entry *e)
 	struct mt_frame *chain = e->kind == MT_CHAIN_DWARF ? e->dwarf : e->fp;
 	bool cut;
 
+	if (e->kind == MT_CHAIN_KERNEL) {	/* a walk that stopped early says why, and where */
+		if (e->kstop == MT_KSTOP_END)
+			return;
+		e->kchain[e->nframes] = e->kstop_at;
+		e->kchain[e->nframes].truncated = true;
+		e->kchain[e->nframes].stop = e->kstop ? e->kstop : MT_KSTOP_READ;
+		e->nframes++;
+		return;
+	}
 	if (e->kind == MT_CHAIN_DWARF)
 		cut = e->dwarf_stop == MT_STOP_BUDGET || e->dwarf_stop == MT_STOP_MAX_FRAMES;
 	else
@@ -138,6 +148,12 @@ static void entry_choose(struct mt_stack_entry *e)
 	e->kind = MT_CHAIN_FP;
 	e->frames = e->fp;
 	e->nframes = e->nfp;
+	if (e->has_kchain) {
+		e->kind = MT_CHAIN_KERNEL;
+		e->frames = e->kchain;
+		e->nframes = e->nk;
+		return;
+	}
 	/*
 	 * A caller with a uretprobe pending (another tool's) returns to the kernel's trampoline, in no mapping: the
 	 * kernel's walk put the real return address in the FP chain, so DWARF's last frame is not one.
@@ -189,6 +205,29 @@ static const struct mt_unwind_rec *stack_dwarf(struct mt_stacks *s, const struct
 	return mt_unwind_index__find(s->dwarf_file, rec->hash);
 }
 
+/* The kernel's CFI chain after the raw bytes, when the definition has one (and it fits the record). */
+static int entry_set_kchain(struct mt_stack_entry *e, const struct mt_stack *rec, struct mt_aspace *as)
+{
+	size_t at = sizeof(*rec) + (size_t)rec->nfp * 8 + rec->nbytes;
+	const struct mt_kchain *k = (const void *)((const uint8_t *)rec + at);
+
+	if (!(rec->flags & MT_STACK_F_KCHAIN) || rec->hdr.size < at + sizeof(*k) ||
+	    rec->hdr.size < at + sizeof(*k) + (size_t)k->n * 8)
+		return 0;
+	e->nk = k->n;
+	e->kchain = chain_resolve((const __u64 *)(k + 1), &e->nk, as, false);
+	if (!e->kchain)
+		return -ENOMEM;
+	e->has_kchain = true;
+	e->kstop = k->stop;
+	e->kfp_frames = k->fp_frames;
+	if (k->stop_pc)
+		frame_resolve(&e->kstop_at, k->stop_pc, as);
+	if (k->fp_pc)
+		frame_resolve(&e->kfp_at, k->fp_pc, as);
+	return 0;
+}
+
 static int apply_stack(struct mt_stacks *s, const struct mt_stack *rec)
 {
 	struct mt_aspace *as = mt_aspaces__get(&s->spaces, rec->hdr.pid);
@@ -214,6 +253,9 @@ static int apply_stack(struct mt_stacks *s, const struct mt_stack *rec)
 	if (!e->fp)
 		return -ENOMEM;
 	e->fp_broken = e->nfp < rec->nfp;
+	err = s->opts.fp_chains ? 0 : entry_set_kchain(e, rec, as);
+	if (err)
+		return err;
 	u = stack_dwarf(s, rec, as, &err);
 	if (err)
 		return err;
@@ -224,7 +266,8 @@ static int apply_stack(struct mt_stacks *s, const struct mt_stack *rec)
 	}
 	entry_choose(e);
 	entry_mark_cut(e);
-	s->has_dwarf |= e->kind != MT_CHAIN_FP;
+	s->has_dwarf |= e->kind == MT_CHAIN_DWARF || e->kind == MT_CHAIN_DWARF_FP;
+	s->has_kernel |= e->kind == MT_CHAIN_KERNEL;
 	return 0;
 }
 
@@ -317,16 +360,23 @@ static int load_push(const struct mt_rec_hdr *rec, void *ctx)
 {
 	struct mt_stacks *s = ctx;
 	const struct mt_stack *st = (const void *)rec;
-	union { struct mt_stack st; __u64 words[(sizeof(struct mt_stack) + MT_FP_MAX * 8) / 8 + 1]; } copy;
-	size_t fixed;
+	union {
+		struct mt_stack st;
+		__u64 words[(sizeof(struct mt_stack) + MT_FP_MAX * 8 + sizeof(struct mt_kchain)) / 8 + MT_KCHAIN_MAX + 1];
+	} copy;
+	size_t fixed, tail;
 
 	if (s->opts.hook || rec->type != MT_REC_STACK || rec->size < sizeof(*st) || st->nfp > MT_FP_MAX)
 		return load_one(s, rec);
 	fixed = sizeof(*st) + (size_t)st->nfp * 8;
 	if (rec->size < fixed + st->nbytes)
 		return load_one(s, rec);	/* malformed: apply_stack skips it */
+	tail = rec->size - fixed - st->nbytes;	/* the kernel's CFI chain, kept */
+	if (tail > sizeof(copy) - fixed)
+		tail = 0;
 	memcpy(&copy, rec, fixed);
-	copy.st.hdr.size = fixed;
+	memcpy((uint8_t *)&copy + fixed, (const uint8_t *)rec + fixed + st->nbytes, tail);
+	copy.st.hdr.size = fixed + tail;
 	copy.st.nbytes = 0;
 	return load_one(s, &copy.st.hdr);
 }
@@ -447,6 +497,7 @@ void mt_stacks__free(struct mt_stacks *s)
 	mt_unwind_run__finish(s->cache, -ECANCELED);
 	for (i = 0; i < s->count; i++) {
 		free(s->entries[i].fp);
+		free(s->entries[i].kchain);
 		free(s->entries[i].dwarf);
 		free(s->entries[i].nofp);
 		free(s->entries[i].dwarf_detail);
@@ -510,6 +561,16 @@ int mt_stacks__require(const char *path, const char *cmd, struct mt_read_status 
 bool mt_stacks__has_dwarf(const struct mt_stacks *s)
 {
 	return s->has_dwarf;
+}
+
+const char *mt_stacks__chains(const struct mt_stacks *s)
+{
+	return s->has_kernel ? "in-kernel CFI" : s->has_dwarf ? "DWARF" : "frame-pointer";
+}
+
+const char *mt_stacks__chains_key(const struct mt_stacks *s)
+{
+	return s->has_kernel ? "kernel" : s->has_dwarf ? "dwarf" : "fp";
 }
 
 const struct mt_stack_heap *mt_stacks__heap(const struct mt_stacks *s)
@@ -578,12 +639,37 @@ void mt_stacks__symbolize(struct mt_stacks *s, const struct mt_frame *f, struct 
 	s->syms[s->nsyms++] = (struct sym_cache_ent){ f->mod, f->vaddr, *out };
 }
 
+/* Why the kernel's walk ended before the stack's end, as the chain's last frame says it. */
+static void frame_stop_name(const struct mt_frame *f, char *buf, size_t len)
+{
+	switch (f->stop) {
+	case MT_KSTOP_NO_INFO:
+	case MT_KSTOP_LOADING:
+		if (f->mod)
+			snprintf(buf, len, "[no unwind info in %s]", f->mod->name);
+		else
+			snprintf(buf, len, "[no unwind info]");
+		break;
+	case MT_KSTOP_NO_MAPPING:
+		snprintf(buf, len, "[anonymous executable memory]");
+		break;
+	case MT_KSTOP_DEPTH:
+		snprintf(buf, len, "[depth limit]");
+		break;
+	default:
+		snprintf(buf, len, "[stack unreadable]");
+		break;
+	}
+}
+
 char *mt_frame__name(const struct mt_frame *f, const struct mt_sym *sym, bool with_offset, char *buf, size_t len)
 {
 	/* "__libc_start_main@@GLIBC_2.34": the symbol version says which alias, not which function */
 	int flen = sym->func ? (int)strcspn(sym->func, "@") : 0;
 
-	if (f->truncated)
+	if (f->truncated && f->stop)
+		frame_stop_name(f, buf, len);
+	else if (f->truncated)
 		snprintf(buf, len, "%s", MT_FRAME_TRUNCATED);
 	else if (sym->func && with_offset)
 		snprintf(buf, len, "%.*s+0x%" PRIx64, flen, sym->func, sym->offset);

@@ -21,7 +21,9 @@ struct mt_frame {
 	uint64_t vaddr;		/* addr in the module's ELF addresses; without its file, the offset in the file */
 	bool has_vaddr;		/* the module's file was found: vaddr is an ELF address */
 	bool truncated;		/* not a return address: the capture budget cut the chain here (named MT_FRAME_TRUNCATED;
-				 * addr, mod and vaddr are 0). Only ever the last of an entry's frames. */
+				 * addr, mod and vaddr are 0), or the in-kernel walk stopped (stop). Only ever the last of
+				 * an entry's frames. */
+	uint8_t stop;		/* with truncated: enum mt_kchain_stop, mod the module the walk could not go past */
 };
 
 #define MT_FRAME_TRUNCATED "[truncated]"
@@ -31,6 +33,7 @@ enum mt_chain_kind {
 	MT_CHAIN_FP,		/* the kernel's frame-pointer walk */
 	MT_CHAIN_DWARF,		/* `memtrack unwind`'s result */
 	MT_CHAIN_DWARF_FP,	/* DWARF stopped early; the FP chain agreed with all of it and went further */
+	MT_CHAIN_KERNEL,	/* the kernel's CFI walk (struct mt_kchain): the stack's own key */
 };
 
 struct mt_stack_entry {
@@ -50,6 +53,13 @@ struct mt_stack_entry {
 	uint16_t ndwarf;
 	struct mt_frame *dwarf;
 	uint8_t *nofp;			/* DWARF frame i kept no frame pointer: bit i (NULL when unknown) */
+	bool has_kchain;		/* the definition carries the kernel's CFI chain */
+	uint8_t kstop;			/* enum mt_kchain_stop */
+	uint16_t nk;
+	struct mt_frame *kchain;	/* resolved, with a spare slot for its stop frame */
+	struct mt_frame kstop_at;	/* where it stopped (MT_KSTOP_NO_*, LOADING): its module */
+	uint16_t kfp_frames;		/* frames the kernel unwound by frame pointer, no CFI for them */
+	struct mt_frame kfp_at;		/* the first of them */
 	enum mt_chain_kind kind;
 	uint16_t nframes;		/* the chain reports use: DWARF over FP; when the capture budget cut it (FP: MT_FP_MAX
 					 * words; DWARF: MT_STOP_BUDGET, MT_STOP_MAX_FRAMES), its last frame is .truncated */
@@ -120,6 +130,10 @@ int mt_stacks__require(const char *path, const char *cmd, struct mt_read_status 
 int mt_stacks__probe(const char *path);
 /* A DWARF chain (from unwind.mtz, the hook or the cache) was chosen for some stack. */
 bool mt_stacks__has_dwarf(const struct mt_stacks *s);
+/* The chains reports show, in words: "in-kernel CFI", "DWARF" or "frame-pointer" (the most trusted in use). */
+const char *mt_stacks__chains(const struct mt_stacks *s);
+/* The same for JSON: "kernel", "dwarf" or "fp". */
+const char *mt_stacks__chains_key(const struct mt_stacks *s);
 /* The accounting by stack: index + 1 of an entry, 0 for the allocations without a stack (NULL with chains_only). */
 const struct mt_stack_heap *mt_stacks__heap(const struct mt_stacks *s);
 size_t mt_stacks__count(const struct mt_stacks *s);

@@ -161,7 +161,7 @@ static int flamegraph_write(const struct fg_args *a, struct mt_stacks *before, s
 	if (a->format == FG_COLLAPSED)
 		return mt_flamegraph__collapsed(stdout, s, a->weight);
 	snprintf(title, sizeof(title), "memtrack: %s by allocation stack (%s chains)%s%s%s", mt_fg_weight__unit(a->weight),
-		 mt_stacks__has_dwarf(s) ? "DWARF" : "frame-pointer", before ? ", red: grown since " : "",
+		 mt_stacks__chains(s), before ? ", red: grown since " : "",
 		 before ? a->before : "", before ? ", blue: shrunk" : "");
 	if (a->format == FG_SPEEDSCOPE)
 		return mt_speedscope__write(stdout, s, title);

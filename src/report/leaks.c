@@ -604,7 +604,7 @@ static void kind_text(FILE *f, const struct mt_leaks *l, bool still, size_t top)
 	fprintf(f, "\n%s, by %s (%zu %s", what, l->stacks ? "allocation site" : "process", n,
 		mt_plural__of(n, l->stacks ? "site" : "image", l->stacks ? "sites" : "images"));
 	if (l->stacks)
-		fprintf(f, ", %s chains", l->dwarf ? "DWARF" : "frame-pointer");
+		fprintf(f, ", %s chains", mt_stacks__chains(l->stacks));
 	if (top && top < n)
 		fprintf(f, ", the %zu largest):\n", top);
 	else

@@ -820,7 +820,7 @@ int mt_report__sites_text(FILE *f, const struct mt_sites *sites, size_t top)
 		return ferror(f) ? -EIO : 0;
 	n = sites->count < top ? sites->count : top;
 	fprintf(f, "\ntop allocation sites by bytes (%zu of %zu %s, %s chains):\n", n, sites->count,
-		mt_plural__of(sites->count, "site", "sites"), sites->dwarf ? "DWARF" : "frame-pointer");
+		mt_plural__of(sites->count, "site", "sites"), sites->chains);
 	for (i = 0; i < n; i++)
 		text_site(f, i + 1, &sites->sites[i], false);
 	fprintf(f, "\ntop allocation sites by count (%zu of %zu %s):\n", n, sites->count,
@@ -863,7 +863,7 @@ static void report__sites_json(struct mt_json *j, const struct mt_sites *sites, 
 		json_site(j, sites, sites->by_count[i]);
 	mt_json__end_array(j);
 	mt_json__kv_u64(j, "sites_total", sites->count);
-	mt_json__kv_string(j, "sites_chains", sites->dwarf ? "dwarf" : "fp");
+	mt_json__kv_string(j, "sites_chains", sites->chains_key);
 	mt_json__kv_u64(j, "undefined_stack_allocations", sites->undefined_allocations);
 }
 

@@ -439,6 +439,8 @@ struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites
 		return NULL;
 	out->any = mt_stacks__any(s);
 	out->dwarf = mt_stacks__has_dwarf(s);
+	out->chains = mt_stacks__chains(s);
+	out->chains_key = mt_stacks__chains_key(s);
 	err = sites_collect(&b, s);
 	if (!err) {
 		mt_array__sort(out->sites, out->count, sizeof(*out->sites), by_bytes);

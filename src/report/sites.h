@@ -61,6 +61,8 @@ struct mt_sites {
 	uint64_t undefined_bytes;
 	bool any;			/* stack definitions were seen */
 	bool dwarf;			/* DWARF chains were used (DIR/unwind.mtz) */
+	const char *chains;		/* mt_stacks__chains: the chains shown, in words */
+	const char *chains_key;		/* mt_stacks__chains_key: the same for JSON */
 	/* every allocation's, with a stack or not */
 	struct mt_stack_counts totals;	/* allocations, temporary_allocations, peak_bytes (the total's peak), ... */
 	uint64_t peak_ts_ns;		/* when the total live bytes first reached their peak */

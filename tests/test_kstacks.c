@@ -1,0 +1,2 @@
+/* test_kstacks.c — placeholder */
+int main(void) { return 0; }
