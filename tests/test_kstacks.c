@@ -1,2 +1,234 @@
-/* test_kstacks.c — placeholder */
-int main(void) { return 0; }
+/* test_kstacks.c — the in-kernel unwinder on the real kernel: call paths without frame pointers, at full depth. */
+#include "kernel_test.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/sites.h"
+#include "unwind/stacks.h"
+
+#define tmp_root mt_test_root
+
+static void record(const char *dir, const char *prog, const char *mode)
+{
+	char *argv[] = { MT_BINARY, "record", "-q", "--stacks", "-o", (char *)dir, "--", (char *)prog, (char *)mode,
+			 NULL };
+
+	assert_int_equal(mt_test__run(argv, NULL, NULL), 0);
+}
+
+/* A recording of prog in mode under the scratch dir, its stacks loaded (chains as the reports choose them). */
+static struct mt_stacks *recorded(const char *name, const char *prog, const char *mode)
+{
+	struct mt_read_status st;
+	struct mt_stacks *s;
+	char dir[256];
+
+	snprintf(dir, sizeof(dir), "%s/%s", tmp_root, name);
+	record(dir, prog, mode);
+	assert_int_equal(mt_stacks__load(dir, NULL, &s, &st), 0);
+	assert_string_equal(mt_stacks__chains(s), "in-kernel CFI");
+	return s;
+}
+
+/* The frame names fn: "fn+0x..." or "fn" exactly. */
+static bool frame_is(const struct mt_site_frame *f, const char *fn)
+{
+	size_t n = strlen(fn);
+
+	return !strncmp(f->name, fn, n) && (!f->name[n] || !strncmp(f->name + n, "+0x", 3));
+}
+
+static size_t frames_named(const struct mt_site *site, const char *fn)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < site->nframes; i++)
+		n += frame_is(&site->frames[i], fn);
+	return n;
+}
+
+/* The one site with a frame of fn (the test fails when there is none, or several). */
+static const struct mt_site *site_of(const struct mt_sites *sites, const char *fn)
+{
+	const struct mt_site *found = NULL;
+	size_t i;
+
+	for (i = 0; i < sites->count; i++) {
+		if (!frames_named(&sites->sites[i], fn))
+			continue;
+		assert_null(found);
+		found = &sites->sites[i];
+	}
+	assert_non_null(found);
+	return found;
+}
+
+/* The site's frames start with path (NULL-terminated), then reach _start through libc's entry code. */
+static void assert_path(const struct mt_site *site, const char *const *path)
+{
+	const char *tail[] = { "__libc_start_call_main", "__libc_start_main", "_start" };
+	size_t i, n;
+
+	for (n = 0; path[n]; n++)
+		assert_true(frame_is(&site->frames[n], path[n]));
+	assert_int_equal(site->nframes, n + 3);
+	for (i = 0; i < 3; i++)
+		assert_true(frame_is(&site->frames[n + i], tail[i]));
+}
+
+/* Stacks whose kernel chain differs from DWARF's (libunwind on the raw bytes), frame by frame and in length. */
+static size_t kernel_disagreements(const struct mt_stacks *s)
+{
+	const struct mt_stack_entry *e;
+	size_t i, bad = 0;
+	uint16_t k;
+
+	for (i = 0; i < mt_stacks__count(s); i++) {
+		e = mt_stacks__entry(s, i);
+		if (!e->defined)
+			continue;
+		assert_true(e->has_kchain);
+		assert_true(e->has_dwarf);
+		for (k = 0; k < e->nk && k < e->ndwarf && e->kchain[k].addr == e->dwarf[k].addr; k++)
+			;
+		if (k == e->ndwarf && k < e->nk && (e->dwarf_stop == MT_STOP_BUDGET || e->dwarf_stop == MT_STOP_MAX_FRAMES))
+			continue;	/* DWARF stopped at its budget: the kernel agrees with all it found */
+		if (k < e->nk || k < e->ndwarf) {
+			print_message("stack %#llx: kernel %u frames, DWARF %u, first difference at %u\n",
+				      (unsigned long long)e->hash, e->nk, e->ndwarf, k);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* Eight callers into one leaf of libkst.so with a 384-byte frame, nothing built with frame pointers: one site per
+ * caller, its own count and bytes, its own callers up to main. */
+static void test_omit_chains_one_site_each(void **state)
+{
+	struct mt_stacks *s = recorded("chains", PROG("kst_omit"), "chains");
+	struct mt_sites *sites = mt_sites__build(s);
+	const struct mt_site *site;
+	char chain[16];
+	int k;
+
+	(void)state;
+	assert_non_null(sites);
+	for (k = 0; k < 8; k++) {
+		snprintf(chain, sizeof(chain), "chain%d", k);
+		site = site_of(sites, chain);
+		assert_int_equal(site->count, 100 + 10 * k);
+		assert_int_equal(site->bytes, (uint64_t)(100 + 10 * k) * (24 + 8 * k));
+		assert_int_equal(site->stacks, 1);
+		assert_path(site, (const char *const[]){ "kst_leaf", "kst_lib_inner", "kst_lib_alloc", "chain_run",
+							 chain, "main", NULL });
+	}
+	assert_int_equal(kernel_disagreements(s), 0);
+	mt_sites__free(sites);
+	mt_stacks__free(s);
+}
+
+/* A 200-frame recursion: its one site holds every frame, down to main. */
+static void test_deep_recursion_reaches_main(void **state)
+{
+	struct mt_stacks *s = recorded("deep", PROG("kst_omit"), "deep");
+	struct mt_sites *sites = mt_sites__build(s);
+	const struct mt_site *site;
+
+	(void)state;
+	assert_non_null(sites);
+	site = site_of(sites, "recurse");
+	assert_int_equal(site->count, 1);
+	assert_int_equal(site->bytes, 4242);
+	assert_int_equal(frames_named(site, "recurse"), 200);
+	assert_int_equal(site->nframes, 204);
+	assert_true(frame_is(&site->frames[199], "recurse"));
+	assert_true(frame_is(&site->frames[200], "main"));
+	assert_true(frame_is(&site->frames[203], "_start"));
+	assert_int_equal(kernel_disagreements(s), 0);
+	mt_sites__free(sites);
+	mt_stacks__free(s);
+}
+
+/* One path taken 100,000 times, its locals different each time: one stack, one site. */
+static void test_changing_locals_one_site(void **state)
+{
+	struct mt_stacks *s = recorded("locals", PROG("kst_omit"), "locals");
+	struct mt_sites *sites = mt_sites__build(s);
+	const struct mt_site *site;
+
+	(void)state;
+	assert_non_null(sites);
+	site = site_of(sites, "locals_once");
+	assert_int_equal(site->count, 100000);
+	assert_int_equal(site->bytes, 100000ull * 3131);
+	assert_int_equal(site->stacks, 1);
+	assert_path(site, (const char *const[]){ "locals_once", "main", NULL });
+	assert_int_equal(kernel_disagreements(s), 0);
+	mt_sites__free(sites);
+	mt_stacks__free(s);
+}
+
+/* The program with frame pointers (its library without): the same sites, and the FP chain where it is whole. */
+static void test_fp_program_same_sites(void **state)
+{
+	struct mt_stacks *s = recorded("fp", PROG("kst_fp"), "chains");
+	struct mt_sites *sites = mt_sites__build(s);
+	const struct mt_site *site;
+	char chain[16];
+	int k;
+
+	(void)state;
+	assert_non_null(sites);
+	for (k = 0; k < 8; k++) {
+		snprintf(chain, sizeof(chain), "chain%d", k);
+		site = site_of(sites, chain);
+		assert_int_equal(site->count, 100 + 10 * k);
+		assert_int_equal(site->bytes, (uint64_t)(100 + 10 * k) * (24 + 8 * k));
+		assert_path(site, (const char *const[]){ "kst_leaf", "kst_lib_inner", "kst_lib_alloc", "chain_run",
+							 chain, "main", NULL });
+	}
+	assert_int_equal(kernel_disagreements(s), 0);
+	mt_sites__free(sites);
+	mt_stacks__free(s);
+}
+
+/* C++ through libstdc++ (Debian's keeps no frame pointers): std::ostream::write calls our xsputn, which news. */
+static void test_cxx_through_libstdcxx(void **state)
+{
+	struct mt_stacks *s = recorded("cxx", PROG("kst_cxx"), NULL);
+	struct mt_sites *sites = mt_sites__build(s);
+	const struct mt_site *site;
+	char writer[16];
+	int k;
+
+	(void)state;
+	assert_non_null(sites);
+	for (k = 0; k < 4; k++) {
+		snprintf(writer, sizeof(writer), "writer<%d>", k);
+		site = site_of(sites, writer);
+		assert_int_equal(site->count, 10 + k);
+		assert_int_equal(site->bytes, (uint64_t)(10 + k) * (16 + k));
+		assert_path(site, (const char *const[]){ "alloc_buf::xsputn", "std::ostream::write", writer, "main",
+							 NULL });
+	}
+	assert_int_equal(kernel_disagreements(s), 0);
+	mt_sites__free(sites);
+	mt_stacks__free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_omit_chains_one_site_each),
+		cmocka_unit_test(test_deep_recursion_reaches_main),
+		cmocka_unit_test(test_changing_locals_one_site),
+		cmocka_unit_test(test_fp_program_same_sites),
+		cmocka_unit_test(test_cxx_through_libstdcxx),
+	};
+
+	return mt_test__main("test_kstacks", tests, sizeof(tests) / sizeof(tests[0]));
+}

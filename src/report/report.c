@@ -706,6 +706,23 @@ static void json_row(struct mt_json *j, const struct mt_model *m, size_t idx, co
 	mt_json__end_object(j);
 }
 
+/* "cut_allocations": {"truncated", "no_unwind_info", ...}: the hint line's figures. */
+static void report__cut_json(struct mt_json *j, const struct mt_sites *sites)
+{
+	static const char *const keys[MT_KSTOP__COUNT] = {
+		[0] = "truncated", [MT_KSTOP_NO_INFO] = "no_unwind_info", [MT_KSTOP_LOADING] = "loading",
+		[MT_KSTOP_NO_MAPPING] = "anonymous", [MT_KSTOP_DEPTH] = "depth_limit", [MT_KSTOP_READ] = "unreadable",
+	};
+	int why;
+
+	mt_json__key(j, "cut_allocations");
+	mt_json__begin_object(j);
+	for (why = 0; why < MT_KSTOP__COUNT; why++)
+		if (keys[why])
+			mt_json__kv_u64(j, keys[why], sites->cut_allocations[why]);
+	mt_json__end_object(j);
+}
+
 static void report__sites_json(struct mt_json *j, const struct mt_sites *sites, size_t top);
 
 int mt_report__json_with(FILE *f, const struct mt_model *m, const struct mt_report_extra *x,
@@ -811,6 +828,53 @@ void mt_report__frames_text(FILE *f, const struct mt_site *site)
 	}
 }
 
+/* Why chains stop early, and what helps: one clause per reason in the report's hint line. */
+static void cut_clause(FILE *f, const struct mt_sites *sites, int why)
+{
+	switch (why) {
+	case 0:
+		fputs("[truncated] (raise --stack-bytes: the DWARF unwinder ran out of captured stack)", f);
+		break;
+	case MT_KSTOP_NO_INFO:
+	case MT_KSTOP_LOADING:
+		fprintf(f, "[no unwind info in %s] (give it .eh_frame, or build it with frame pointers)",
+			sites->cut_module ? sites->cut_module : "a module");
+		break;
+	case MT_KSTOP_NO_MAPPING:
+		fputs("[anonymous executable memory] (JIT code: build the JIT with frame pointers)", f);
+		break;
+	case MT_KSTOP_DEPTH:
+		fprintf(f, "[depth limit] (deeper than %d frames: the innermost ones are shown)", MT_KCHAIN_MAX);
+		break;
+	default:
+		fputs("[stack unreadable] (the stack could not be read there)", f);
+		break;
+	}
+}
+
+/* One line, when some chains stop before their stack's end: the share of allocations on them, and what helps. */
+static void report__cut_hint(FILE *f, const struct mt_sites *sites)
+{
+	uint64_t all = sites->totals.allocations, cut = 0;
+	bool first = true;
+	int why;
+
+	for (why = 0; why < MT_KSTOP__COUNT; why++)
+		cut += why == MT_KSTOP_END ? 0 : sites->cut_allocations[why];
+	if (!cut || !all)
+		return;
+	fprintf(f, "\nstacks cut short: %.1f%% of allocations (%" PRIu64 ") are on call paths that stop early:", 100.0 *
+		cut / all, cut);
+	for (why = 0; why < MT_KSTOP__COUNT; why++) {
+		if (why == MT_KSTOP_END || !sites->cut_allocations[why])
+			continue;
+		fprintf(f, "%s %.1f%% ", first ? "" : ",", 100.0 * sites->cut_allocations[why] / all);
+		cut_clause(f, sites, why);
+		first = false;
+	}
+	fputc('\n', f);
+}
+
 int mt_report__sites_text(FILE *f, const struct mt_sites *sites, size_t top)
 {
 	char a[2 * HSIZE];
@@ -831,6 +895,7 @@ int mt_report__sites_text(FILE *f, const struct mt_sites *sites, size_t top)
 		fprintf(f, "  (%" PRIu64 " %s, %s, name a stack that was never defined)\n", sites->undefined_allocations,
 			mt_plural__of(sites->undefined_allocations, "allocation", "allocations"),
 			size_text(a, sites->undefined_bytes));
+	report__cut_hint(f, sites);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -865,6 +930,7 @@ static void report__sites_json(struct mt_json *j, const struct mt_sites *sites, 
 	mt_json__kv_u64(j, "sites_total", sites->count);
 	mt_json__kv_string(j, "sites_chains", sites->chains_key);
 	mt_json__kv_u64(j, "undefined_stack_allocations", sites->undefined_allocations);
+	report__cut_json(j, sites);
 }
 
 /* ---- top allocation sites: end ---- */

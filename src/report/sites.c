@@ -404,6 +404,21 @@ struct mt_sites *mt_sites__build(struct mt_stacks *s)
 	return mt_sites__build_with(s, NULL);
 }
 
+/* A chain that ends before the stack's end: its allocations counted by why, for the report's hint. */
+static void sites_count_cut(struct mt_sites *out, const struct mt_stack_entry *e)
+{
+	const struct mt_frame *last = e->nframes ? &e->frames[e->nframes - 1] : NULL;
+
+	if (!last || !last->truncated)
+		return;
+	out->cut_allocations[last->stop < MT_KSTOP__COUNT ? last->stop : 0] += e->allocations;
+	if ((last->stop == MT_KSTOP_NO_INFO || last->stop == MT_KSTOP_LOADING) && last->mod &&
+	    e->allocations > out->cut_module_allocations) {
+		out->cut_module = last->mod->name;
+		out->cut_module_allocations = e->allocations;
+	}
+}
+
 static int sites_collect(struct site_build *b, struct mt_stacks *s)
 {
 	size_t i, n = mt_stacks__count(s);
@@ -423,6 +438,7 @@ static int sites_collect(struct site_build *b, struct mt_stacks *s)
 			b->out->undefined_bytes += e->bytes;
 			continue;
 		}
+		sites_count_cut(b->out, e);
 		err = sites_add(b, s, e, i);
 	}
 	return err;

@@ -63,6 +63,11 @@ struct mt_sites {
 	bool dwarf;			/* DWARF chains were used (DIR/unwind.mtz) */
 	const char *chains;		/* mt_stacks__chains: the chains shown, in words */
 	const char *chains_key;		/* mt_stacks__chains_key: the same for JSON */
+	/* allocations on chains that stop before the stack's end, by why: [0] the capture budget ([truncated]), else
+	 * enum mt_kchain_stop (the kernel's walk); cut_module: the module without unwind info that cut the most */
+	uint64_t cut_allocations[MT_KSTOP__COUNT];
+	const char *cut_module;
+	uint64_t cut_module_allocations;
 	/* every allocation's, with a stack or not */
 	struct mt_stack_counts totals;	/* allocations, temporary_allocations, peak_bytes (the total's peak), ... */
 	uint64_t peak_ts_ns;		/* when the total live bytes first reached their peak */
