@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/checkstacks.h"
 #include "report/sites.h"
 #include "unwind/stacks.h"
 
@@ -79,12 +80,13 @@ static void assert_path(const struct mt_site *site, const char *const *path)
 		assert_true(frame_is(&site->frames[n + i], tail[i]));
 }
 
-/* Stacks whose kernel chain differs from DWARF's (libunwind on the raw bytes), frame by frame and in length. */
-static size_t kernel_disagreements(const struct mt_stacks *s)
+/* Stacks whose kernel chain differs from DWARF's (libunwind on the raw bytes), by check-stacks' rule; and
+ * `check-stacks --strict` on the recording agrees (exit 0). */
+static size_t kernel_disagreements(const struct mt_stacks *s, const char *name)
 {
+	char dir[256], *argv[] = { MT_BINARY, "check-stacks", "--strict", dir, NULL };
 	const struct mt_stack_entry *e;
-	size_t i, bad = 0;
-	uint16_t k;
+	size_t i, at, bad = 0;
 
 	for (i = 0; i < mt_stacks__count(s); i++) {
 		e = mt_stacks__entry(s, i);
@@ -92,16 +94,14 @@ static size_t kernel_disagreements(const struct mt_stacks *s)
 			continue;
 		assert_true(e->has_kchain);
 		assert_true(e->has_dwarf);
-		for (k = 0; k < e->nk && k < e->ndwarf && e->kchain[k].addr == e->dwarf[k].addr; k++)
-			;
-		if (k == e->ndwarf && k < e->nk && (e->dwarf_stop == MT_STOP_BUDGET || e->dwarf_stop == MT_STOP_MAX_FRAMES))
-			continue;	/* DWARF stopped at its budget: the kernel agrees with all it found */
-		if (k < e->nk || k < e->ndwarf) {
-			print_message("stack %#llx: kernel %u frames, DWARF %u, first difference at %u\n",
-				      (unsigned long long)e->hash, e->nk, e->ndwarf, k);
+		if (mt_checkstacks__verdict(e, &at) != MT_KCHECK_AGREE) {
+			print_message("stack %#llx: kernel %u frames, DWARF %u, first difference at %zu\n",
+				      (unsigned long long)e->hash, e->nk, e->ndwarf, at);
 			bad++;
 		}
 	}
+	snprintf(dir, sizeof(dir), "%s/%s", tmp_root, name);
+	assert_int_equal(mt_test__run(argv, "/dev/null", NULL), bad ? 1 : 0);
 	return bad;
 }
 
@@ -126,7 +126,7 @@ static void test_omit_chains_one_site_each(void **state)
 		assert_path(site, (const char *const[]){ "kst_leaf", "kst_lib_inner", "kst_lib_alloc", "chain_run",
 							 chain, "main", NULL });
 	}
-	assert_int_equal(kernel_disagreements(s), 0);
+	assert_int_equal(kernel_disagreements(s, "chains"), 0);
 	mt_sites__free(sites);
 	mt_stacks__free(s);
 }
@@ -148,7 +148,7 @@ static void test_deep_recursion_reaches_main(void **state)
 	assert_true(frame_is(&site->frames[199], "recurse"));
 	assert_true(frame_is(&site->frames[200], "main"));
 	assert_true(frame_is(&site->frames[203], "_start"));
-	assert_int_equal(kernel_disagreements(s), 0);
+	assert_int_equal(kernel_disagreements(s, "deep"), 0);
 	mt_sites__free(sites);
 	mt_stacks__free(s);
 }
@@ -167,7 +167,7 @@ static void test_changing_locals_one_site(void **state)
 	assert_int_equal(site->bytes, 100000ull * 3131);
 	assert_int_equal(site->stacks, 1);
 	assert_path(site, (const char *const[]){ "locals_once", "main", NULL });
-	assert_int_equal(kernel_disagreements(s), 0);
+	assert_int_equal(kernel_disagreements(s, "locals"), 0);
 	mt_sites__free(sites);
 	mt_stacks__free(s);
 }
@@ -191,7 +191,7 @@ static void test_fp_program_same_sites(void **state)
 		assert_path(site, (const char *const[]){ "kst_leaf", "kst_lib_inner", "kst_lib_alloc", "chain_run",
 							 chain, "main", NULL });
 	}
-	assert_int_equal(kernel_disagreements(s), 0);
+	assert_int_equal(kernel_disagreements(s, "fp"), 0);
 	mt_sites__free(sites);
 	mt_stacks__free(s);
 }
@@ -215,7 +215,7 @@ static void test_cxx_through_libstdcxx(void **state)
 		assert_path(site, (const char *const[]){ "alloc_buf::xsputn", "std::ostream::write", writer, "main",
 							 NULL });
 	}
-	assert_int_equal(kernel_disagreements(s), 0);
+	assert_int_equal(kernel_disagreements(s, "cxx"), 0);
 	mt_sites__free(sites);
 	mt_stacks__free(s);
 }

@@ -9,6 +9,7 @@ int mt_cmd_dump(int argc, char **argv);
 int mt_cmd_flamegraph(int argc, char **argv);
 int mt_cmd_unwind(int argc, char **argv);
 int mt_cmd_check_fp(int argc, char **argv);
+int mt_cmd_check_stacks(int argc, char **argv);
 int mt_cmd_diff(int argc, char **argv);
 int mt_cmd_pprof(int argc, char **argv);
 int mt_cmd_timeline(int argc, char **argv);

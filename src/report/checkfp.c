@@ -75,6 +75,11 @@ static enum mt_fp_verdict checkfp__stack(struct mt_stacks *s, const struct mt_st
 	return e->dwarf_stop == MT_STOP_END ? MT_FP_COMPLETE : MT_FP_UNCHECKED;
 }
 
+enum mt_fp_verdict mt_checkfp__verdict(struct mt_stacks *s, const struct mt_stack_entry *e, size_t *at)
+{
+	return checkfp__stack(s, e, at);
+}
+
 /* ---- tallies ---- */
 
 static struct mt_fp_module *module_slot(struct mt_checkfp *c, struct mt_module *mod)

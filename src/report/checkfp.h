@@ -43,6 +43,8 @@ struct mt_checkfp {
 	uint64_t no_dwarf;		/* stacks without a DWARF chain at all */
 };
 
+/* One stack's FP chain against its DWARF chain; *at: the first entry that differs (MT_FP_DIVERGED). */
+enum mt_fp_verdict mt_checkfp__verdict(struct mt_stacks *s, const struct mt_stack_entry *e, size_t *at);
 /* Every defined stack of s, by module and by divergence. 0 or -ENOMEM. */
 int mt_checkfp__run(struct mt_stacks *s, struct mt_checkfp *out);
 void mt_checkfp__release(struct mt_checkfp *c);
