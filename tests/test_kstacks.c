@@ -220,6 +220,26 @@ static void test_cxx_through_libstdcxx(void **state)
 	mt_stacks__free(s);
 }
 
+/* A library without CFI but with frame pointers: its frames walked by frame pointer, the rest by CFI, to main;
+ * the report says so. */
+static void test_no_cfi_module_by_frame_pointer(void **state)
+{
+	struct mt_stacks *s = recorded("nocfi", PROG("kst_omit"), "nocfi");
+	struct mt_sites *sites = mt_sites__build(s);
+	const struct mt_site *site;
+
+	(void)state;
+	assert_non_null(sites);
+	site = site_of(sites, "nocfi_caller");
+	assert_int_equal(site->count, 7);
+	assert_int_equal(site->bytes, 7 * 5151);
+	assert_path(site, (const char *const[]){ "kst_nocfi_inner", "kst_nocfi_alloc", "nocfi_caller", "main", NULL });
+	assert_int_equal(sites->fp_walk_allocations, 7);
+	assert_string_equal(sites->fp_module, "libkst_nocfi.so");
+	mt_sites__free(sites);
+	mt_stacks__free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_changing_locals_one_site),
 		cmocka_unit_test(test_fp_program_same_sites),
 		cmocka_unit_test(test_cxx_through_libstdcxx),
+		cmocka_unit_test(test_no_cfi_module_by_frame_pointer),
 	};
 
 	return mt_test__main("test_kstacks", tests, sizeof(tests) / sizeof(tests[0]));

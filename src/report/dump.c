@@ -49,6 +49,30 @@ static void dump_dwarf(struct mt_json *j, const struct mt_unwind_rec *u)
 	mt_json__kv_string(j, "dwarf_stop", mt_unwind_stop__name(u->reason));
 }
 
+/* The kernel's CFI chain after the raw bytes: "kernel": [return addresses], "kernel_stop", "kernel_fp_frames". */
+static void dump_kchain(struct mt_json *j, const struct mt_stack *st)
+{
+	static const char *const stops[MT_KSTOP__COUNT] = {
+		[MT_KSTOP_END] = "end", [MT_KSTOP_NO_INFO] = "no_unwind_info", [MT_KSTOP_LOADING] = "loading",
+		[MT_KSTOP_NO_MAPPING] = "no_mapping", [MT_KSTOP_DEPTH] = "depth_limit", [MT_KSTOP_READ] = "unreadable",
+	};
+	size_t at = sizeof(*st) + (size_t)st->nfp * 8 + st->nbytes, i;
+	const struct mt_kchain *k = (const void *)((const __u8 *)st + at);
+	const __u64 *ret = (const __u64 *)(k + 1);
+
+	if (!(st->flags & MT_STACK_F_KCHAIN) || st->hdr.size < at + sizeof(*k) ||
+	    st->hdr.size < at + sizeof(*k) + (size_t)k->n * 8)
+		return;
+	mt_json__key(j, "kernel");
+	mt_json__begin_array(j);
+	for (i = 0; i < k->n; i++)
+		mt_json__u64(j, ret[i]);
+	mt_json__end_array(j);
+	mt_json__kv_string(j, "kernel_stop", k->stop < MT_KSTOP__COUNT && stops[k->stop] ? stops[k->stop] : "unknown");
+	mt_json__kv_u64(j, "kernel_stop_pc", k->stop_pc);
+	mt_json__kv_u64(j, "kernel_fp_frames", k->fp_frames);
+}
+
 static void dump_stack(struct mt_json *j, const struct mt_stack *st, const struct mt_unwind_index *dwarf)
 {
 	const struct mt_unwind_rec *u = mt_unwind_index__find(dwarf, st->hash);
@@ -66,6 +90,7 @@ static void dump_stack(struct mt_json *j, const struct mt_stack *st, const struc
 	mt_json__end_array(j);
 	mt_json__kv_u64(j, "bytes", st->nbytes);
 	mt_json__kv_bool(j, "truncated", st->truncated != 0);
+	dump_kchain(j, st);
 	if (u)
 		dump_dwarf(j, u);
 }

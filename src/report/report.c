@@ -715,6 +715,7 @@ static void report__cut_json(struct mt_json *j, const struct mt_sites *sites)
 	};
 	int why;
 
+	mt_json__kv_u64(j, "fp_walk_allocations", sites->fp_walk_allocations);
 	mt_json__key(j, "cut_allocations");
 	mt_json__begin_object(j);
 	for (why = 0; why < MT_KSTOP__COUNT; why++)
@@ -861,6 +862,10 @@ static void report__cut_hint(FILE *f, const struct mt_sites *sites)
 
 	for (why = 0; why < MT_KSTOP__COUNT; why++)
 		cut += why == MT_KSTOP_END ? 0 : sites->cut_allocations[why];
+	if (sites->fp_walk_allocations && all)
+		fprintf(f, "\nstacks walked by frame pointer where there is no CFI: %.1f%% of allocations (%" PRIu64 "; "
+			"%s the most): right only where that code keeps frame pointers\n",
+			100.0 * sites->fp_walk_allocations / all, sites->fp_walk_allocations, sites->fp_module);
 	if (!cut || !all)
 		return;
 	fprintf(f, "\nstacks cut short: %.1f%% of allocations (%" PRIu64 ") are on call paths that stop early:", 100.0 *

@@ -409,6 +409,13 @@ static void sites_count_cut(struct mt_sites *out, const struct mt_stack_entry *e
 {
 	const struct mt_frame *last = e->nframes ? &e->frames[e->nframes - 1] : NULL;
 
+	if (e->kind == MT_CHAIN_KERNEL && e->kfp_frames) {
+		out->fp_walk_allocations += e->allocations;
+		if (e->allocations > out->fp_module_allocations) {
+			out->fp_module = e->kfp_at.mod ? e->kfp_at.mod->name : "anonymous executable memory";
+			out->fp_module_allocations = e->allocations;
+		}
+	}
 	if (!last || !last->truncated)
 		return;
 	out->cut_allocations[last->stop < MT_KSTOP__COUNT ? last->stop : 0] += e->allocations;

@@ -68,6 +68,11 @@ struct mt_sites {
 	uint64_t cut_allocations[MT_KSTOP__COUNT];
 	const char *cut_module;
 	uint64_t cut_module_allocations;
+	/* allocations whose kernel chain went by frame pointer somewhere (a module without CFI, or none); fp_module:
+	 * the first such module of the stack with the most */
+	uint64_t fp_walk_allocations;
+	const char *fp_module;
+	uint64_t fp_module_allocations;
 	/* every allocation's, with a stack or not */
 	struct mt_stack_counts totals;	/* allocations, temporary_allocations, peak_bytes (the total's peak), ... */
 	uint64_t peak_ts_ns;		/* when the total live bytes first reached their peak */
