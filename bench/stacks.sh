@@ -64,8 +64,19 @@ echo
 echo "| workload | untraced s | no stacks s | --stacks s | no stacks × | --stacks × | definitions | distinct paths | stacks added / no-stacks added |"
 echo "|---|---|---|---|---|---|---|---|---|"
 measure "churn $((2000000 / scale))" "$root/build/bench/churn" $((2000000 / scale))
+measure "churn -fomit-frame-pointer, 2 no-FP lib frames $((2000000 / scale))" "$root/build/bench/churn_omit" \
+	$((2000000 / scale))
 measure "deep tree $((200000 / scale))" "$root/build/bench/deep" $((200000 / scale))
 measure "64 callers" "$root/build/tests/progs/stack_chain" callers
+
+# The in-kernel unwinder's tables: built at attach time, from each module's .eh_frame (record -v logs it).
+echo
+echo "in-kernel unwind tables (record -v):"
+"$mt" record -v --stacks -o "$tmp/tb" -- "$root/build/bench/churn_omit" 1000 2>&1 >/dev/null | grep 'unwind tables' || true
+if command -v python3 >/dev/null; then
+	"$mt" record -v --stacks -o "$tmp/tp" -- python3 -c 'import json, decimal' 2>&1 >/dev/null |
+		grep 'unwind tables' || true
+fi
 
 # Unwinding rate: a real program with many distinct stacks (python starting up and importing), one core.
 echo
