@@ -1,14 +1,18 @@
 /* test_privstacks.c — integration: with --stacks and --user, a setuid program's stack bytes stay out of the artifact. */
 #include "kernel_test.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <pwd.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "artifact/artifact.h"
@@ -16,6 +20,10 @@
 
 #define SITES 2			/* priv_stack's call sites: one path each */
 #define MARK_LEN 40
+#define WAIT_STEP_US 20000
+#define WAIT_STEPS 1500		/* 30 s: BPF's load comes first */
+
+extern char **environ;
 
 /* The run's files: the setuid copy of priv_stack, a plain copy, the secret (root's, 0600) and a public file. */
 struct priv_run {
@@ -44,34 +52,45 @@ static void copy_exe(const char *to, mode_t mode)
 	assert_int_equal(chmod(to, mode), 0);	/* after the chown, which clears the setuid bit */
 }
 
+static void priv_names(struct priv_run *r, const char *bin)
+{
+	snprintf(r->setuid_exe, sizeof(r->setuid_exe), "%s/priv_setuid", bin);
+	snprintf(r->plain_exe, sizeof(r->plain_exe), "%s/priv_plain", bin);
+	snprintf(r->secret, sizeof(r->secret), "MT-SECRET-%08x-%021d", (unsigned int)getpid() * 2654435761u, 7);
+	snprintf(r->public, sizeof(r->public), "MT-PUBLIC-%08x-%021d", (unsigned int)getpid() * 2654435761u, 7);
+}
+
 /* The scratch dir is 0700: nobody may pass it (0711) to run the copies in a 0755 directory of root's. */
-static void priv_setup(struct priv_run *r)
+static void priv_setup(struct priv_run *r, const char *name)
 {
 	char bin[256], path[600];
 
 	assert_int_equal(chmod(mt_test_root, 0711), 0);
 	snprintf(bin, sizeof(bin), "%s/privbin", mt_test_root);
-	assert_int_equal(mkdir(bin, 0755), 0);
-	snprintf(r->setuid_exe, sizeof(r->setuid_exe), "%s/priv_setuid", bin);
-	snprintf(r->plain_exe, sizeof(r->plain_exe), "%s/priv_plain", bin);
+	snprintf(r->dir, sizeof(r->dir), "%s/%s", mt_test_root, name);
+	if (mkdir(bin, 0755) && errno == EEXIST) {	/* an earlier test's */
+		priv_names(r, bin);
+		return;
+	}
+	priv_names(r, bin);
 	copy_exe(r->setuid_exe, 04755);
 	copy_exe(r->plain_exe, 0755);
-	snprintf(r->secret, sizeof(r->secret), "MT-SECRET-%08x-%021d", (unsigned int)getpid() * 2654435761u, 7);
-	snprintf(r->public, sizeof(r->public), "MT-PUBLIC-%08x-%021d", (unsigned int)getpid() * 2654435761u, 7);
 	snprintf(path, sizeof(path), "%s/secret", bin);
 	write_file(path, r->secret, 0600);
 	snprintf(path, sizeof(path), "%s/public", bin);
 	write_file(path, r->public, 0644);
-	snprintf(r->dir, sizeof(r->dir), "%s/privstacks", mt_test_root);
 }
 
-/* The setuid copy reads the secret (exit 0 only if it could: it ran as root), then the plain one the public file. */
-static void priv_record(struct priv_run *r)
+/* The setuid copy reads the secret (exit 0 only if it could: it ran as root), then the plain one the public file;
+ * as nobody, or as memtrack's own user (root) when user is NULL. */
+static void priv_record(struct priv_run *r, const char *user)
 {
 	char cmd[2048];
-	char *argv[] = { MT_BINARY, "record", "-q", "--stacks", "--user", "nobody", "-o", r->dir, "--", "/bin/sh",
+	char *argv[] = { MT_BINARY, "record", "-q", "--stacks", "-o", r->dir, "--user", (char *)user, "--", "/bin/sh",
 			 "-c", cmd, NULL };
 
+	if (!user)
+		memmove(&argv[6], &argv[8], 5 * sizeof(argv[0]));	/* no --user */
 	snprintf(cmd, sizeof(cmd), "%s %s/privbin/secret && %s %s/privbin/public", r->setuid_exe, mt_test_root,
 		 r->plain_exe, mt_test_root);
 	assert_int_equal(mt_test__run_named("privstacks_record", argv), 0);
@@ -91,8 +110,8 @@ static const struct mt_image *image_of(const struct mt_model *m, const char *exe
 	return found;
 }
 
-/* Each copy: 5 allocations (7000 bytes), all freed; 2 call paths withheld, the setuid copy's. */
-static void check_model(struct priv_run *r)
+/* Each copy: 5 allocations (7000 bytes), all freed; withheld call paths: the setuid copy's, or none. */
+static void check_model(struct priv_run *r, uint64_t withheld)
 {
 	const struct mt_image *img[2];
 	struct mt_model *m = NULL;
@@ -109,6 +128,22 @@ static void check_model(struct priv_run *r)
 	}
 	r->setuid_pid = img[0]->pid;
 	r->plain_pid = img[1]->pid;
+	assert_int_equal(mt_model__totals(m)->stacks_withheld, withheld);
+	mt_model__free(m);
+}
+
+/* record --pid: the process's 5 allocations after the attach, all freed, its 2 call paths withheld. */
+static void check_pid_model(struct priv_run *r, pid_t target)
+{
+	const struct mt_proc *p;
+	struct mt_model *m = NULL;
+
+	assert_int_equal(mt_model__load(r->dir, &m, NULL), 0);
+	p = mt_model__find_proc(m, target);
+	assert_non_null(p);
+	assert_int_equal(p->heap.allocations, 5);
+	assert_int_equal(p->heap.allocated_bytes, 7000);
+	assert_int_equal(p->heap.frees, 5);
 	assert_int_equal(mt_model__totals(m)->stacks_withheld, SITES);
 	mt_model__free(m);
 }
@@ -233,13 +268,16 @@ static int scan_file(const char *path, const struct stat *st, int type, struct F
 	return 0;
 }
 
-static void check_no_secret(const struct priv_run *r)
+/* expect_public: files holding the public file's bytes (the decompressed events, when the plain copy ran): the
+ * search would have found the secret's. */
+static void check_no_secret(const struct priv_run *r, unsigned int expect_public)
 {
 	scan_run = r;
+	scan_secret = scan_public = scan_files = 0;
 	assert_int_equal(nftw(r->dir, scan_file, 8, FTW_PHYS), 0);
 	assert_true(scan_files >= 2);	/* events.mtz and memory_metadata.json at least */
 	assert_int_equal(scan_secret, 0);
-	assert_int_equal(scan_public, 1);	/* the decompressed events: the search would have found the secret */
+	assert_int_equal(scan_public, expect_public);
 }
 
 static void check_reports(const struct priv_run *r)
@@ -268,18 +306,121 @@ static void test_setuid_withheld(void **state)
 	(void)state;
 	if (!getpwnam("nobody"))
 		skip();
-	priv_setup(&r);
-	priv_record(&r);
-	check_model(&r);
+	priv_setup(&r, "privstacks");
+	priv_record(&r, "nobody");
+	check_model(&r, SITES);
 	check_definitions(&r);
-	check_no_secret(&r);
+	check_no_secret(&r, 1);
 	check_reports(&r);
+}
+
+/* Recorded as root (no --user, no sudo): the artifact is root's, and nothing is withheld. */
+static void test_root_keeps(void **state)
+{
+	char json[65536];
+	char *json_argv[] = { MT_BINARY, "report", "--json", NULL, NULL };
+	struct priv_run r = { 0 };
+
+	(void)state;
+	priv_setup(&r, "privroot");
+	assert_int_equal(unsetenv("SUDO_UID") || unsetenv("SUDO_GID"), 0);
+	priv_record(&r, NULL);
+	check_model(&r, 0);
+	json_argv[3] = r.dir;
+	assert_int_equal(mt_test__run_named("privroot_json", json_argv), 0);
+	mt_test__read_named("privroot_json", "out", json, sizeof(json));
+	assert_non_null(strstr(json, "\"stacks_withheld\": 0,"));
+}
+
+static pid_t spawn(char *const *argv, const char *err)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	if (err)
+		posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_int_equal(posix_spawn(&pid, argv[0], &fa, NULL, argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	return pid;
+}
+
+static void wait_for(const char *path, const char *what)
+{
+	char *text = NULL;
+	int i;
+
+	for (i = 0; i < WAIT_STEPS; i++, usleep(WAIT_STEP_US)) {
+		if (access(path, F_OK))
+			continue;
+		text = mt_test__read_file(path);
+		if (strstr(text, what))
+			break;
+		free(text);
+		text = NULL;
+	}
+	assert_non_null(text);
+	free(text);
+}
+
+static int wait_code(pid_t pid)
+{
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+/*
+ * record --pid of the setuid copy, run by nobody, that has read the secret and waits: under sudo by nobody
+ * (SUDO_UID) the artifact is nobody's, and the process was privileged when memtrack attached: its 2 paths withheld.
+ */
+static void test_pid_withheld(void **state)
+{
+	char ready[600], err[600], pid[16];
+	char *prog[] = { "/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", NULL, NULL, ready,
+			 NULL };
+	char *rec[] = { MT_BINARY, "record", "-q", "--stacks", "--pid", pid, "-o", NULL, NULL };
+	struct priv_run r = { 0 };
+	struct passwd *pw = getpwnam("nobody");
+	char secret[600], ids[16];
+	pid_t target, memtrack;
+
+	(void)state;
+	if (!pw)
+		skip();
+	priv_setup(&r, "privpid");
+	snprintf(secret, sizeof(secret), "%s/privbin/secret", mt_test_root);
+	snprintf(ready, sizeof(ready), "%s/privpid.ready", mt_test_root);
+	snprintf(err, sizeof(err), "%s/privpid.err", mt_test_root);
+	prog[4] = r.setuid_exe;
+	prog[5] = secret;
+	rec[7] = r.dir;
+	target = spawn(prog, NULL);
+	wait_for(ready, "");
+	snprintf(pid, sizeof(pid), "%d", target);
+	snprintf(ids, sizeof(ids), "%u", (unsigned int)pw->pw_uid);
+	assert_int_equal(setenv("SUDO_UID", ids, 1), 0);
+	snprintf(ids, sizeof(ids), "%u", (unsigned int)pw->pw_gid);
+	assert_int_equal(setenv("SUDO_GID", ids, 1), 0);
+	memtrack = spawn(rec, err);
+	assert_int_equal(unsetenv("SUDO_UID") || unsetenv("SUDO_GID"), 0);
+	wait_for(err, "attached");
+	assert_int_equal(kill(target, SIGUSR1), 0);
+	assert_int_equal(wait_code(target), 0);
+	assert_int_equal(wait_code(memtrack), 0);
+	check_pid_model(&r, target);
+	check_no_secret(&r, 0);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_setuid_withheld),
+		cmocka_unit_test(test_root_keeps),
+		cmocka_unit_test(test_pid_withheld),
 	};
 
 	return mt_test__main("privstacks", tests, sizeof(tests) / sizeof(tests[0]));
