@@ -6,7 +6,6 @@
 #include <ftw.h>
 #include <pwd.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +21,6 @@
 #define MARK_LEN 40
 #define WAIT_STEP_US 20000
 #define WAIT_STEPS 1500		/* 30 s: BPF's load comes first */
-
-extern char **environ;
 
 /* The run's files: the setuid copy of priv_stack, a plain copy, the secret (root's, 0600) and a public file. */
 struct priv_run {
@@ -332,20 +329,6 @@ static void test_root_keeps(void **state)
 	assert_non_null(strstr(json, "\"stacks_withheld\": 0,"));
 }
 
-static pid_t spawn(char *const *argv, const char *err)
-{
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	if (err)
-		posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	assert_int_equal(posix_spawn(&pid, argv[0], &fa, NULL, argv, environ), 0);
-	posix_spawn_file_actions_destroy(&fa);
-	return pid;
-}
-
 static void wait_for(const char *path, const char *what)
 {
 	char *text = NULL;
@@ -398,14 +381,14 @@ static void test_pid_withheld(void **state)
 	prog[4] = r.setuid_exe;
 	prog[5] = secret;
 	rec[7] = r.dir;
-	target = spawn(prog, NULL);
+	target = mt_test__spawn(prog, "/dev/null", NULL);
 	wait_for(ready, "");
 	snprintf(pid, sizeof(pid), "%d", target);
 	snprintf(ids, sizeof(ids), "%u", (unsigned int)pw->pw_uid);
 	assert_int_equal(setenv("SUDO_UID", ids, 1), 0);
 	snprintf(ids, sizeof(ids), "%u", (unsigned int)pw->pw_gid);
 	assert_int_equal(setenv("SUDO_GID", ids, 1), 0);
-	memtrack = spawn(rec, err);
+	memtrack = mt_test__spawn(rec, "/dev/null", err);
 	assert_int_equal(unsetenv("SUDO_UID") || unsetenv("SUDO_GID"), 0);
 	wait_for(err, "attached");
 	assert_int_equal(kill(target, SIGUSR1), 0);
