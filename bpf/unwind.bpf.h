@@ -50,6 +50,8 @@ struct mt_uwalk {
 	__u32 stop;		/* enum mt_kchain_stop, 0 while going on */
 	__u32 fp_frames;
 	__u32 tgid;
+	__u32 withheld;		/* a privileged process's: every address kept must be a code address */
+	__u32 _pad;
 };
 
 /* The row of module for file offset off, by its page then a binary search; 0, or -1 when there is none. Global:
@@ -181,6 +183,15 @@ struct {
 	__type(value, struct mt_uwalk);
 } uw_scratch SEC(".maps");
 
+/* A privileged process's address is kept only when it is code (stacks.bpf.h, privileged): a wrong row or a frame
+ * pointer that is not one must not copy its data out. */
+static __always_inline bool uw__code(struct mt_uwalk *w, __u64 addr)
+{
+	struct mt_exec_ranges *r = bpf_map_lookup_elem(&exec_ranges, &w->tgid);
+
+	return ranges__find(r, addr) >= 0;
+}
+
 /* A bpf_loop callback: one frame, its return address hashed and kept in *data (ring memory) when not NULL. */
 static long uw__loop(__u32 i, void *data)
 {
@@ -191,6 +202,8 @@ static long uw__loop(__u32 i, void *data)
 	w = bpf_map_lookup_elem(&uw_scratch, &zero);
 	if (!w || uw__step(w))
 		return 1;
+	if (w->withheld && !uw__code(w, w->pc))
+		return uw__stop(w, MT_KSTOP_NO_MAPPING, 0);
 	w->hash = fnv__mix(w->hash, w->pc);
 	if (out)
 		out[w->n & MT_KCHAIN_MAX] = w->pc;	/* n < MT_KCHAIN_MAX; the mask is for the verifier */
@@ -205,7 +218,7 @@ static long uw__loop(__u32 i, void *data)
  * allocator's frame is not set up yet), then frame by frame; out (ring memory, MT_KCHAIN_MAX + 1 slots) gets the
  * return addresses when not NULL. The hash mixes the return addresses only. NULL when the scratch is missing.
  */
-static __always_inline struct mt_uwalk *uw__walk(struct pt_regs *ctx, __u64 tramp, __u64 *out)
+static __always_inline struct mt_uwalk *uw__walk(struct pt_regs *ctx, __u64 tramp, bool withheld, __u64 *out)
 {
 	__u32 zero = 0;
 	struct mt_uwalk *w = bpf_map_lookup_elem(&uw_scratch, &zero);
@@ -219,8 +232,11 @@ static __always_inline struct mt_uwalk *uw__walk(struct pt_regs *ctx, __u64 tram
 	w->tramp = tramp;
 	w->tgid = current__ids() >> 32;
 	w->hash = FNV_OFFSET;
+	w->withheld = withheld;
 	if (bpf_probe_read_user(&ret, sizeof(ret), (void *)w->sp)) {
 		uw__stop(w, MT_KSTOP_READ, 0);
+	} else if (withheld && !uw__code(w, ret__repair(ret, w->sp, tramp))) {
+		uw__stop(w, MT_KSTOP_NO_MAPPING, 0);
 	} else {
 		ret = ret__repair(ret, w->sp, tramp);
 		w->pc = ret;
@@ -231,6 +247,8 @@ static __always_inline struct mt_uwalk *uw__walk(struct pt_regs *ctx, __u64 tram
 		w->n = 1;
 		bpf_loop(MT_KCHAIN_MAX, uw__loop, &out, 0);
 	}
+	if (withheld)
+		w->hash = fnv__mix(w->hash, MT_WITHHELD_SALT);
 	w->hash &= MT_STACK_HASH_MASK;
 	if (!w->hash)
 		w->hash = 1;
