@@ -7,7 +7,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "memtrack.bpf.h"
+#include "core.bpf.h"
+#include "maps.bpf.h"
 
 #define MT_STACKS_SEEN_MAX 65536
 #define MT_SCAN_WORDS 16		/* words looked at above a broken frame-pointer chain (one read) */
@@ -17,7 +18,7 @@
 
 /* Set by the tracer before load: raw stack bytes per definition (--stack-bytes); 0 without --stacks (no stack code
  * runs). */
-const volatile __u32 stack_bytes = 0;
+const volatile __u32 cfg_stack_bytes = 0;
 
 /* hash -> 1: call paths whose definition BPF emitted, added at the first allocation on the path. LRU: an evicted
  * path is defined again (readers accept it). The tracer sizes it to 1 before load without --stacks: an LRU map is
@@ -52,18 +53,16 @@ struct {
 
 static __always_inline void ranges__add(__u32 tgid, __u64 lo, __u64 hi)
 {
-	struct mt_exec_ranges *r = bpf_map_lookup_elem(&exec_ranges, &tgid);
+	struct mt_exec_ranges *r;
 	__u32 zero = 0, n;
 
-	if (!stack_bytes)
+	if (!cfg_stack_bytes)
 		return;
+	r = bpf_map_lookup_elem(&exec_ranges_zero, &zero);
+	r = r ? map__lookup_or_try_init(&exec_ranges, &tgid, r) : NULL;
 	if (!r) {
-		r = bpf_map_lookup_elem(&exec_ranges_zero, &zero);
-		if (!r || bpf_map_update_elem(&exec_ranges, &tgid, r, BPF_NOEXIST))
-			return;
-		r = bpf_map_lookup_elem(&exec_ranges, &tgid);
-		if (!r)
-			return;
+		drop__count(MT_DROP_TRACKED);	/* no room for the process's ranges: its scans find no code */
+		return;
 	}
 	n = r->n;
 	if (n >= MT_EXEC_RANGES)
@@ -85,11 +84,27 @@ static __always_inline void ranges__inherit(__u32 parent, __u32 child)
 {
 	struct mt_exec_ranges *r;
 
-	if (!stack_bytes)
+	if (!cfg_stack_bytes)
 		return;
 	r = bpf_map_lookup_elem(&exec_ranges, &parent);
-	if (r)
-		bpf_map_update_elem(&exec_ranges, &child, r, BPF_ANY);
+	if (r && bpf_map_update_elem(&exec_ranges, &child, r, BPF_ANY))
+		drop__count(MT_DROP_TRACKED);
+}
+
+/* The process-tree hooks (tree.bpf.h): a fork child has its parent's mappings, an exec none, an exit ends them. */
+static __always_inline void stacks__on_fork(__u32 parent, __u32 child)
+{
+	ranges__inherit(parent, child);
+}
+
+static __always_inline void stacks__on_exec(__u32 tgid)
+{
+	ranges__reset(tgid);
+}
+
+static __always_inline void stacks__on_exit(__u32 tgid)
+{
+	bpf_map_delete_elem(&exec_ranges, &tgid);
 }
 
 /* Global, so the verifier looks at its 32 iterations once, not under every state of the scan that calls it. */
@@ -269,7 +284,7 @@ static __always_inline __u32 stack__copy(__u8 *raw, __u64 sp, bool *short_read)
 	*short_read = false;
 
 	for (c = 0; c < MT_STACK_BYTES_MAX / MT_STACK_CHUNK; c++) {
-		if (c * MT_STACK_CHUNK >= stack_bytes)
+		if (c * MT_STACK_CHUNK >= cfg_stack_bytes)
 			break;
 		if (!bpf_probe_read_user(raw + c * MT_STACK_CHUNK, MT_STACK_CHUNK, (void *)(sp + c * MT_STACK_CHUNK))) {
 			n += MT_STACK_CHUNK;
@@ -293,7 +308,7 @@ static __always_inline __u32 stack__copy(__u8 *raw, __u64 sp, bool *short_read)
  */
 static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w)
 {
-	struct mt_stack *s = rec__reserve(sizeof(*s) + MT_FP_MAX * 8 + stack_bytes, MT_REC_STACK);
+	struct mt_stack *s = rec__reserve(sizeof(*s) + MT_FP_MAX * 8 + cfg_stack_bytes, MT_REC_STACK);
 	bool short_read;
 	__u32 nbytes;
 	__u64 *fp;
@@ -315,11 +330,11 @@ static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w
 	s->nbytes = stack__copy((__u8 *)(fp + MT_FP_MAX), ctx->sp, &short_read);
 	/* Read back from the ring: the verifier knows each copy path's count, and would check the rest once per path. */
 	nbytes = *(volatile __u32 *)&s->nbytes;
-	s->truncated = nbytes == stack_bytes || ctx->sp + nbytes < w->last ? MT_STACK_TRUNC_BYTES : 0;
+	s->truncated = nbytes == cfg_stack_bytes || ctx->sp + nbytes < w->last ? MT_STACK_TRUNC_BYTES : 0;
 	s->truncated |= w->n == MT_FP_MAX ? MT_STACK_TRUNC_FP : 0;
 	s->truncated |= short_read ? MT_STACK_TRUNC_READ : 0;
 	s->_pad = 0;
-	rec__submit(s, sizeof(*s) + MT_FP_MAX * 8 + stack_bytes);
+	rec__submit(s, sizeof(*s) + MT_FP_MAX * 8 + cfg_stack_bytes);
 }
 
 /* The call path's hash, its definition emitted the first time. Global: verified once for any caller's state, not
@@ -342,7 +357,7 @@ __noinline __u64 stack__path(struct pt_regs *ctx)
 /* The call path's hash for an allocation record; 0 without --stacks, where the verifier drops the call. */
 static __always_inline __u64 stack__capture(struct pt_regs *ctx)
 {
-	return stack_bytes ? stack__path(ctx) : 0;
+	return cfg_stack_bytes ? stack__path(ctx) : 0;
 }
 
 #endif /* MEMTRACK_STACKS_BPF_H */
