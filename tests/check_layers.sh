@@ -7,9 +7,10 @@ declare -A allowed=(
   [src/common]="common bpf"
   [src/artifact]="common artifact bpf"
   [src/model]="common artifact model bpf"
-  [unwind]="common artifact model unwind bpf"
-  [src/report]="common artifact model unwind report bpf"
-  [src/cli]="common artifact model unwind report cli tracer bpf"
+  [src/stacks]="common artifact model unwind stacks bpf"
+  [unwind]="common unwind bpf"
+  [src/report]="common artifact model unwind stacks report bpf"
+  [src/cli]="common artifact model unwind stacks report cli tracer bpf"
   [tracer]="common artifact tracer bpf"
 )
 bad=0

@@ -26,7 +26,7 @@
 #include "report/sites.h"
 #include "report/speedscope.h"
 #include "unwind/module.h"
-#include "unwind/stacks.h"
+#include "stacks/stacks.h"
 
 #ifndef MT_STACKS_PROGS
 #define MT_STACKS_PROGS "."

@@ -28,10 +28,10 @@
 #include "report/flamegraph.h"
 #include "unwind/module.h"
 #include "report/report.h"
-#include "unwind/stacks.h"
+#include "stacks/stacks.h"
 #include "report/sites.h"
 #include "report/sizes.h"
-#include "unwind/unwind_run.h"
+#include "stacks/unwind_run.h"
 #include "unwind/unwinder.h"
 
 #ifndef MT_STACKS_PROGS

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "artifact/artifact.h"
-#include "unwind/stacks.h"
+#include "stacks/stacks.h"
 
 #define tmp_root mt_test_root
 

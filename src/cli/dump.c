@@ -8,7 +8,7 @@
 #include "common/args.h"
 #include "common/log.h"
 #include "report/report.h"
-#include "unwind/stacks.h"
+#include "stacks/stacks.h"
 #include "unwind/unwinder.h"
 
 #define DUMP_USAGE "memtrack dump [--pid P] [--exe NAME] [--from T] [--to T] DIR"

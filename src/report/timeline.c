@@ -17,7 +17,7 @@
 #include "common/u64map.h"
 #include "report/report.h"
 #include "report/timeline.h"
-#include "unwind/replay.h"
+#include "model/replay.h"
 
 enum tl_kind { TL_FORK, TL_EXEC, TL_EXIT };
 

@@ -11,7 +11,7 @@
 #include "bpf/memtrack.h"
 #include "unwind/addrspace.h"
 #include "unwind/module.h"
-#include "unwind/stack_heap.h"
+#include "stacks/stack_heap.h"
 #include "unwind/unwind_records.h"
 
 /* One return address, and where it pointed when its stack was defined. */

@@ -10,7 +10,7 @@
 
 #include "common/log.h"
 #include "common/plural.h"
-#include "unwind/unwind_run.h"
+#include "stacks/unwind_run.h"
 #include "unwind/unwinder.h"
 
 #define EARLY_SHOWN 10		/* stacks that stopped early, listed without --list */

@@ -23,7 +23,7 @@
 #include "common/array.h"
 #include "common/u64map.h"
 #include "model/pmap.h"
-#include "unwind/stack_heap.h"
+#include "stacks/stack_heap.h"
 
 #define TOMB (1ull << 63)		/* own: a base block this image freed */
 #define OVF (1ull << 62)		/* size or stack did not fit: the low bits index ovf */

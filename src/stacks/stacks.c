@@ -14,9 +14,9 @@
 #include "common/array.h"
 #include "common/log.h"
 #include "model/model.h"
-#include "unwind/replay.h"
-#include "unwind/stacks.h"
-#include "unwind/unwind_run.h"
+#include "model/replay.h"
+#include "stacks/stacks.h"
+#include "stacks/unwind_run.h"
 
 #define FP_AT_MAX 2		/* mt_stack.truncated: the kernel's walk stopped at MT_FP_MAX words */
 

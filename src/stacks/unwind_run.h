@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "unwind/stacks.h"
+#include "stacks/stacks.h"
 
 struct mt_unwind_opts {
 	unsigned long repeat;		/* unwind each stack this many times (for the rate); at least 1 */
