@@ -1,7 +1,7 @@
 /* stack_heap.c — each process's live blocks with their stacks, following the model's decisions record by record. */
 /*
  * The rules are src/model's, and the decisions that are not plain lookups come from the model itself (a replay,
- * unwind/replay.h, calls us right after the model accounted each record): whether a fork child inherited, and when
+ * src/model/replay.h, calls us right after the model accounted each record): whether a fork child inherited, and when
  * the total and each process reached their peaks. What this file adds is which stack every block came from:
  *
  * - Blocks: per process, `own` (address → packed size and stack, or TOMB for an inherited block freed here) over
