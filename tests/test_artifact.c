@@ -19,6 +19,7 @@
 #include <zstd.h>
 
 #include "artifact/artifact.h"
+#include "helpers.h"
 
 #define MAX_FRAMES 64
 #define REC_BUF 4096
@@ -190,15 +191,6 @@ static uint8_t *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-static void spit(const char *path, const void *buf, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, buf, len), (ssize_t)len);
-	close(fd);
-}
-
 static void spit_append(const char *path, const void *buf, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_APPEND);
@@ -257,7 +249,7 @@ static void write_header(const char *path, uint32_t version, uint32_t header_siz
 		crc = header_crc(h, len);
 		memcpy(h + 24, &crc, 4);
 	}
-	spit(path, h, len);
+	mt_test__write_file(path, h, len);
 }
 
 /* A frame as another writer might produce it: any content, optionally without a content size. */
@@ -443,7 +435,7 @@ static void test_flipped_bytes(void **state)
 		end = e.frame_end[k];
 		for (pos = start; pos < end; pos++) {
 			buf[pos] ^= 0xff;
-			spit(f->file, buf, len);
+			mt_test__write_file(f->file, buf, len);
 			buf[pos] ^= 0xff;
 			if (read_into(f->file, &g, &st) == 0 && pos >= start + 4 && pos < end - 4) {
 				assert_whole(&g, &e, &st);
@@ -470,13 +462,13 @@ static void test_bad_magic(void **state)
 	struct mt_read_status st;
 	struct got g = { 0 };
 
-	spit(f->file, "MEMTRACX\1\0\0\0\40\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 32);
+	mt_test__write_file(f->file, "MEMTRACX\1\0\0\0\40\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 32);
 	assert_int_equal(read_into(f->dir, &g, &st), -EINVAL);
 	assert_string_equal(st.reason, "not a memtrack artifact (bad magic)");
-	spit(f->file, "MEMTRACK\1\0", 10);
+	mt_test__write_file(f->file, "MEMTRACK\1\0", 10);
 	assert_int_equal(read_into(f->dir, &g, &st), -EINVAL);
 	assert_string_equal(st.reason, "not a memtrack artifact (file is 10 bytes, shorter than the header)");
-	spit(f->file, "", 0);
+	mt_test__write_file(f->file, "", 0);
 	assert_int_equal(read_into(f->dir, &g, &st), -EINVAL);
 	assert_string_equal(st.reason, "not a memtrack artifact (file is 0 bytes, shorter than the header)");
 	assert_int_equal(g.e.records, 0);
@@ -527,7 +519,7 @@ static void test_header_checksum(void **state)
 	h = slurp(f->file, &len);
 	for (pos = 0; pos < len; pos++) {
 		h[pos] ^= 0xff;
-		spit(f->file, h, len);
+		mt_test__write_file(f->file, h, len);
 		h[pos] ^= 0xff;
 		rc = read_into(f->dir, &g, &st);
 		assert_int_not_equal(rc, 0);
@@ -707,7 +699,7 @@ static void test_writer_rejects(void **state)
 	assert_int_equal(mt_writer__close(w), 0);
 
 	snprintf(path, sizeof(path), "%s/file", f->dir);
-	spit(path, "x", 1);
+	mt_test__write_file(path, "x", 1);
 	errno = 0;
 	assert_null(mt_writer__open(path));
 	assert_int_equal(errno, ENOTDIR);
@@ -718,7 +710,7 @@ static void write_frames(const char *path, const uint8_t *file, const struct exp
 {
 	uint64_t start;
 
-	spit(path, file, 32);
+	mt_test__write_file(path, file, 32);
 	for (; *order >= 0; order++) {
 		start = *order ? e->frame_end[*order - 1] : 32;
 		spit_append(path, file + start, e->frame_end[*order] - start);
@@ -775,13 +767,13 @@ static void test_frame_order(void **state)
 	memcpy(h, file, len);
 	size = e.frame_end[0];
 	memcpy(h + 12, &size, sizeof(size));
-	spit(f->file, h, len);
+	mt_test__write_file(f->file, h, len);
 	assert_int_equal(read_into(f->file, &g, &st), -EBADMSG);
 	assert_int_equal(st.bad_offset, 0);
 	assert_memory_equal(st.reason, "corrupt header: checksum", 24);
 	crc = header_crc(h, size);
 	memcpy(h + 24, &crc, sizeof(crc));
-	spit(f->file, h, len);
+	mt_test__write_file(f->file, h, len);
 	assert_int_equal(read_into(f->file, &g, &st), -EBADMSG);
 	assert_int_equal(st.frames, 0);
 	assert_int_equal(g.e.records, 0);
@@ -845,7 +837,7 @@ static void test_no_overwrite(void **state)
 	assert_whole(&g, &e, &st);
 	/* A link planted at the name, to a file the recording would clobber: refused, the file untouched. */
 	snprintf(target, sizeof(target), "%s/victim", f->dir);
-	spit(target, "keep", 4);
+	mt_test__write_file(target, "keep", 4);
 	assert_int_equal(unlink(f->file), 0);
 	assert_int_equal(symlink(target, f->file), 0);
 	errno = 0;
@@ -985,7 +977,7 @@ static void test_fuzz(void **state)
 		cut = rnd() % 3 ? len : rnd() % (len + 1);
 		for (n = rnd() % 4, i = 0; i < n; i++)
 			copy[rnd() % len] ^= 1 + rnd() % 255;
-		spit(f->file, copy, cut);
+		mt_test__write_file(f->file, copy, cut);
 		rc = read_into(f->dir, &g, &st);
 		assert_true(rc == 0 || rc == -EBADMSG || rc == -EINVAL || rc == -EPROTONOSUPPORT);
 		assert_int_equal(st.damaged, rc == -EBADMSG);
@@ -1872,7 +1864,7 @@ static void fuzz_one(const struct fixture *f, const struct frames *fr, const str
 		content[rnd() % clen] ^= rnd() % 4 ? 1u << rnd() % 8 : 1 + rnd() % 255;
 	if (!(rnd() % 8))
 		clen = rnd() % clen;
-	spit(f->file, fr->file, fr->start[k]);
+	mt_test__write_file(f->file, fr->file, fr->start[k]);
 	append_frame(f->file, content, clen, 1);
 	spit_append(f->file, fr->file + fr->start[k + 1], fr->len - fr->start[k + 1]);
 	free(content);
@@ -2203,7 +2195,7 @@ static void test_read_buffer(void **state)
 	for (cut = 0; cut < len; cut += 1 + cut / 3) {
 		free(g.e.bytes);
 		memset(&g.e, 0, sizeof(g.e));
-		spit(f->file, buf, cut);
+		mt_test__write_file(f->file, buf, cut);
 		assert_int_equal(mt_artifact__read_buffer(buf, cut, collect, &g, &st), read_into(f->file, &fg, &fst));
 		assert_int_equal(st.records, fst.records);
 		assert_int_equal(st.bad_offset, fst.bad_offset);
@@ -2303,7 +2295,7 @@ static void write_seed_contents(const char *path, const uint8_t *file, size_t le
 		out[n + 1] = clen >> 8;
 		n += 2 + clen;
 	}
-	spit(path, out, n);
+	mt_test__write_file(path, out, n);
 	free(out);
 }
 
@@ -2328,7 +2320,7 @@ static void test_fuzz_corpus(void **state)
 		snprintf(path, sizeof(path), "%s/%s", out ? out : MT_SOURCE_DIR "/tests/fuzz/corpus", name);
 		if (out) {
 			buf = slurp(f->file, &len);
-			spit(path, buf, len);
+			mt_test__write_file(path, buf, len);
 			free(buf);
 		}
 		buf = slurp(path, &len);
