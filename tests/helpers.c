@@ -51,13 +51,14 @@ void mt_test__read_named(const char *name, const char *ext, char *buf, size_t le
 }
 
 
-char *mt_test__read_file(const char *path)
+char *mt_test__read_bytes(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "rb");
 	char *buf;
 	long n;
 
-	assert_non_null(f);
+	if (!f)
+		fail_msg("cannot read %s: %s", path, strerror(errno));
 	fseek(f, 0, SEEK_END);
 	n = ftell(f);
 	rewind(f);
@@ -65,7 +66,14 @@ char *mt_test__read_file(const char *path)
 	assert_non_null(buf);
 	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
 	fclose(f);
+	if (len)
+		*len = n;
 	return buf;
+}
+
+char *mt_test__read_file(const char *path)
+{
+	return mt_test__read_bytes(path, NULL);
 }
 
 void mt_test__write_file(const char *path, const void *buf, size_t len)
@@ -76,6 +84,11 @@ void mt_test__write_file(const char *path, const void *buf, size_t len)
 		fail_msg("cannot write %s: %s", path, strerror(errno));
 	assert_int_equal(fwrite(buf, 1, len, f), len);
 	assert_int_equal(fclose(f), 0);
+}
+
+void mt_test__write_text(const char *path, const char *text)
+{
+	mt_test__write_file(path, text, strlen(text));
 }
 
 static void cleanup(void)
@@ -111,6 +124,7 @@ void mt_test__check_golden(const char *dir, const char *name, const char *actual
 	const char *update = getenv("MEMTRACK_UPDATE_GOLDEN");
 	char path[512], out[512];
 	char *expected;
+	size_t elen;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if (update && !strcmp(update, "1")) {
@@ -120,8 +134,8 @@ void mt_test__check_golden(const char *dir, const char *name, const char *actual
 	}
 	if (access(path, R_OK))
 		fail_msg("cannot read %s: %s (MEMTRACK_UPDATE_GOLDEN=1 creates it)", path, strerror(errno));
-	expected = mt_test__read_file(path);
-	if (strlen(expected) == len && !memcmp(expected, actual, len)) {
+	expected = mt_test__read_bytes(path, &elen);
+	if (elen == len && !memcmp(expected, actual, len)) {
 		free(expected);
 		return;
 	}

@@ -19,10 +19,14 @@ char *mt_test__path(char *buf, size_t len, const char *name);
 /* Runs argv (argv[0] a path) with stdout/stderr to the files named (NULL: inherited); returns its exit code. */
 int mt_test__run(char *const *argv, const char *out, const char *err);
 
-/* The whole of the file at path, malloc'd and NUL-terminated (the test fails when it cannot be read). */
+/* The whole of the file at path, malloc'd and NUL-terminated (the test fails when it cannot be read); _bytes also
+ * gives its length (len may be NULL), for files that hold NULs. */
 char *mt_test__read_file(const char *path);
+char *mt_test__read_bytes(const char *path, size_t *len);
 /* len bytes of buf as the file at path, created or truncated (the test fails when it cannot be written). */
 void mt_test__write_file(const char *path, const void *buf, size_t len);
+/* The same with a string. */
+void mt_test__write_text(const char *path, const char *text);
 
 /* mt_test__run with stdout/stderr to NAME.out and NAME.err in the scratch dir; mt_test__read_named reads one back
  * (NAME.EXT), NUL-terminated, at most len - 1 bytes. */

@@ -174,23 +174,6 @@ static void build(const struct fixture *f, struct expect *e, size_t nframes, siz
 	assert_int_equal(mt_writer__close(w), 0);
 }
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	struct stat sb;
-	uint8_t *buf;
-	int fd;
-
-	fd = open(path, O_RDONLY);
-	assert_true(fd >= 0);
-	assert_int_equal(fstat(fd, &sb), 0);
-	buf = malloc(sb.st_size + 1);
-	assert_non_null(buf);
-	assert_int_equal(read(fd, buf, sb.st_size), sb.st_size);
-	close(fd);
-	*len = sb.st_size;
-	return buf;
-}
-
 static void spit_append(const char *path, const void *buf, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_APPEND);
@@ -326,7 +309,7 @@ static void test_round_trip(void **state)
 	assert_whole(&g, &e, &st);
 	assert_int_equal(read_into(f->file, &g, &st), 0);
 	assert_whole(&g, &e, &st);
-	buf = slurp(f->file, &len);
+	buf = (uint8_t *)mt_test__read_bytes(f->file, &len);
 	assert_int_equal(len, e.frame_end[e.nframes - 1]);
 	assert_memory_equal(buf, "MEMTRACK\4\0\0\0\40\0\0\0", 16);
 	free(buf);
@@ -429,7 +412,7 @@ static void test_flipped_bytes(void **state)
 	uint8_t *buf;
 
 	build(f, &e, 5, 30, 4);
-	buf = slurp(f->file, &len);
+	buf = (uint8_t *)mt_test__read_bytes(f->file, &len);
 	for (k = 0; k < e.nframes; k++) {
 		start = k ? e.frame_end[k - 1] : 32;
 		end = e.frame_end[k];
@@ -516,7 +499,7 @@ static void test_header_checksum(void **state)
 	assert_string_equal(st.reason, "corrupt header: header size 5000, at most 4096");
 	write_header(f->file, 4, 32);
 	assert_int_equal(read_into(f->dir, &g, &st), 0);
-	h = slurp(f->file, &len);
+	h = (uint8_t *)mt_test__read_bytes(f->file, &len);
 	for (pos = 0; pos < len; pos++) {
 		h[pos] ^= 0xff;
 		mt_test__write_file(f->file, h, len);
@@ -749,7 +732,7 @@ static void test_frame_order(void **state)
 	size_t len;
 
 	build(f, &e, 6, 20, 21);
-	file = slurp(f->file, &len);
+	file = (uint8_t *)mt_test__read_bytes(f->file, &len);
 	write_frames(f->file, file, &e, dropped);
 	assert_order_damage(f->file, &e, 2, e.frame_end[1], "frame number 3 where 2 was expected (1 missing before it)");
 	write_frames(f->file, file, &e, repeated);
@@ -843,7 +826,7 @@ static void test_no_overwrite(void **state)
 	errno = 0;
 	assert_null(mt_writer__open_flags(f->dir, MT_WRITER_PRIVATE));
 	assert_int_equal(errno, EEXIST);
-	buf = slurp(target, &len);
+	buf = (uint8_t *)mt_test__read_bytes(target, &len);
 	assert_int_equal(len, 4);
 	assert_memory_equal(buf, "keep", 4);
 	assert_int_equal(lstat(f->file, &sb), 0);
@@ -968,7 +951,7 @@ static void test_fuzz(void **state)
 	int rc, iter;
 
 	build(f, &e, 4, 25, 8);
-	buf = slurp(f->file, &len);
+	buf = (uint8_t *)mt_test__read_bytes(f->file, &len);
 	copy = malloc(len);
 	assert_non_null(copy);
 	rng_state = 9;
@@ -1837,7 +1820,7 @@ static void split_frames(struct frames *fr, const char *path)
 {
 	size_t off = 32, size;
 
-	fr->file = slurp(path, &fr->len);
+	fr->file = (uint8_t *)mt_test__read_bytes(path, &fr->len);
 	for (fr->n = 0; off < fr->len; fr->n++) {
 		assert_true(fr->n < MAX_FRAMES);
 		size = ZSTD_findFrameCompressedSize(fr->file + off, fr->len - off);
@@ -2189,7 +2172,7 @@ static void test_read_buffer(void **state)
 	uint8_t *buf;
 
 	build(f, &e, 4, 50, 33);
-	buf = slurp(f->file, &len);
+	buf = (uint8_t *)mt_test__read_bytes(f->file, &len);
 	assert_int_equal(mt_artifact__read_buffer(buf, len, collect, &g, &st), 0);
 	assert_whole(&g, &e, &st);
 	for (cut = 0; cut < len; cut += 1 + cut / 3) {
@@ -2319,11 +2302,11 @@ static void test_fuzz_corpus(void **state)
 	for (k = 0; (name = corpus_seed(f, k)); k++) {
 		snprintf(path, sizeof(path), "%s/%s", out ? out : MT_SOURCE_DIR "/tests/fuzz/corpus", name);
 		if (out) {
-			buf = slurp(f->file, &len);
+			buf = (uint8_t *)mt_test__read_bytes(f->file, &len);
 			mt_test__write_file(path, buf, len);
 			free(buf);
 		}
-		buf = slurp(path, &len);
+		buf = (uint8_t *)mt_test__read_bytes(path, &len);
 		total += len;
 		if (mt_artifact__read_buffer(buf, len, collect, &g, &st))
 			fail_msg("%s: %s", path, st.reason);
@@ -2333,7 +2316,7 @@ static void test_fuzz_corpus(void **state)
 			write_seed_contents(path, buf, len);
 		free(buf);
 		if (contents) {
-			buf = slurp(path, &len);
+			buf = (uint8_t *)mt_test__read_bytes(path, &len);
 			total += len;
 			free(buf);
 		}

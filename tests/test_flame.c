@@ -353,7 +353,7 @@ static void test_speedscope_schema(void **state)
 	assert_non_null(strstr(out, "\"name\":\"leaked bytes\",\"unit\":\"bytes\",\"startValue\":0,\"endValue\":200,"));
 	assert_non_null(strstr(out, ",\"weights\":[300]}"));
 	if (have("python3")) {	/* well-formed JSON too, by a parser of its own */
-		mt_test__write_file(in_base(path, "speedscope.json"), out, strlen(out));
+		mt_test__write_text(in_base(path, "speedscope.json"), out);
 		snprintf(cmd, sizeof(cmd), "python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); "
 			 "assert len(d[\"profiles\"]) == 3 and len(d[\"shared\"][\"frames\"]) == 23' '%s'", path);
 		assert_int_equal(shell(cmd), 0);
@@ -388,7 +388,7 @@ static char *pprof_decode(const char *gz)
 	char proto[512], txt[700], cmd[2200];
 
 	in_base(proto, "profile.proto");
-	mt_test__write_file(proto, profile_proto, strlen(profile_proto));
+	mt_test__write_text(proto, profile_proto);
 	snprintf(txt, sizeof(txt), "%s.txt", gz);
 	snprintf(cmd, sizeof(cmd), "gzip -dc '%s' | protoc --proto_path='%s' --decode=perftools.profiles.Profile "
 		 "profile.proto > '%s'", gz, base, txt);
@@ -620,10 +620,10 @@ static void test_chromium_click_zooms(void **state)
 	text = mt_test__capture(mt_cmd_flamegraph, 1, &ret, "flamegraph", dir, NULL);
 	assert_int_equal(ret, 0);
 	snprintf(svg, sizeof(svg), "%s/flame.svg", base);
-	mt_test__write_file(svg, text, strlen(text));
+	mt_test__write_text(svg, text);
 	snprintf(clicked, sizeof(clicked), "%s/clicked.svg", base);
 	wrapped = replace_all(text, "</svg>\n", click_script);
-	mt_test__write_file(clicked, wrapped, strlen(wrapped));
+	mt_test__write_text(clicked, wrapped);
 	dom = chromium("--dump-dom", clicked);
 	/* run_chain fills the width, main below it is faded, callers_run beside it hidden, f20 above it full too */
 	assert_non_null(strstr(dom, "data-test=\"main:10.0:1180.0:f parent callers_run:10.0:"));
