@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <cmocka.h>
 
 /* The scratch directory of this test binary (removed at exit unless MEMTRACK_KEEP_TEST_DIR is set). */
@@ -18,6 +19,8 @@ char *mt_test__path(char *buf, size_t len, const char *name);
 
 /* Runs argv (argv[0] a path) with stdout/stderr to the files named (NULL: inherited); returns its exit code. */
 int mt_test__run(char *const *argv, const char *out, const char *err);
+/* The same started, not waited for: its pid. */
+pid_t mt_test__spawn(char *const *argv, const char *out, const char *err);
 
 /* The whole of the file at path, malloc'd and NUL-terminated (the test fails when it cannot be read); _bytes also
  * gives its length (len may be NULL), for files that hold NULs. */

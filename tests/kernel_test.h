@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <cmocka.h>
 
 #include "helpers.h"
