@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <cmocka.h>
 
 #ifndef MT_BINARY
@@ -29,6 +30,13 @@ char *mt_test__read_file(const char *path);
  * (NAME.EXT), NUL-terminated, at most len - 1 bytes. */
 int mt_test__run_named(const char *name, char *const *argv);
 void mt_test__read_named(const char *name, const char *ext, char *buf, size_t len);
+
+/* A user of its own for the tests, MT_TEST_USER, with a supplementary group, MT_TEST_GROUP (*extra), made (useradd)
+ * when it is missing. */
+#define MT_TEST_USER "memtrack-test"
+#define MT_TEST_GROUP "memtrack-test-extra"
+struct passwd;
+const struct passwd *mt_test__user(gid_t *extra);
 
 /*
  * Makes the scratch dir, checks that `memtrack record` works here, then runs the tests. Without BPF (not root, no

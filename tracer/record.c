@@ -307,6 +307,8 @@ static int record__open_control(struct record *r)
 		unsetenv(MT_CONTROL_ENV);
 		return 0;
 	}
+	if (r->closer >= 0 && (err = mt_closer__keep_control(r->closer, mt_control__dir_fd(r->control))))
+		pr_debug("the closer cannot keep the control directory (%s): a killed run leaves it\n", strerror(-err));
 	mt_control__file(r->control, &dev, &ino);
 	mt_bpf_session__set_control(r->bpf, dev, ino, r->o->paused);
 	return 0;
@@ -357,6 +359,9 @@ static int record__check_pid(const struct record *r)
 		pr_err("cannot attach to %d: a kernel thread, which has no allocator to probe\n", r->o->pid);
 	else if (err == -EBUSY)
 		pr_err("cannot attach to %d: another tracer has it (a debugger, strace, another memtrack)\n", r->o->pid);
+	else if (err == -EOWNERDEAD)
+		pr_err("cannot attach to %d: process %d is a zombie (it exited; its parent has not reaped it)\n",
+		       r->o->pid, r->o->pid);
 	else if (err)
 		pr_err("cannot attach to %d: %s\n", r->o->pid, strerror(-err));
 	return err;
@@ -424,7 +429,9 @@ static int record__start(struct record *r)
 	if (err)
 		return err;
 	err = record__prepare(r);
-	if (err)
+	if (err && r->o->pid && (mt_seize__check(r->o->pid) == -ESRCH || mt_seize__check(r->o->pid) == -EOWNERDEAD))
+		pr_err("cannot attach to %d: process %d exited\n", r->o->pid, r->o->pid);	/* during the attach */
+	else if (err)
 		pr_err("cannot set up the tracing of '%s': %s\n", record__name(r), strerror(-err));
 	return err;
 }

@@ -1,6 +1,7 @@
 /* seize.c — record --pid: seizes a running process thread by thread, and lets every tracee go cleanly at the end. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +21,10 @@
 #define SEIZE_CMDLINE_MAX 65536	/* what the session record can hold of it, and more */
 #define DETACH_PASSES_MAX 64	/* each pass lets go of every tracee it finds: more means one keeps coming back */
 
-/* A numeric field of /proc/TID/status ("Tgid:", "TracerPid:"), in base 10, or "SigPnd:" in hex. 0 or -errno. */
-static int status__field(pid_t tid, const char *name, int base, unsigned long long *v)
+/* The text of a field of /proc/TID/status ("State:", "Tgid:") into line, past the name. 0 or -errno. */
+static int status__line(pid_t tid, const char *name, char *line, size_t size, const char **text)
 {
-	char path[64], line[256];
+	char path[64];
 	size_t len = strlen(name);
 	int err = -ENOENT;
 	FILE *f;
@@ -32,13 +33,35 @@ static int status__field(pid_t tid, const char *name, int base, unsigned long lo
 	f = fopen(path, "re");
 	if (!f)
 		return errno == ENOENT ? -ESRCH : -errno;
-	while (err && fgets(line, sizeof(line), f))
+	while (err && fgets(line, size, f))
 		if (!strncmp(line, name, len)) {
-			*v = strtoull(line + len, NULL, base);
+			*text = line + len;
 			err = 0;
 		}
 	fclose(f);
 	return err;
+}
+
+/* A numeric field of /proc/TID/status ("Tgid:", "TracerPid:"), in base 10, or "SigPnd:" in hex. 0 or -errno. */
+static int status__field(pid_t tid, const char *name, int base, unsigned long long *v)
+{
+	const char *text;
+	char line[256];
+	int err = status__line(tid, name, line, sizeof(line), &text);
+
+	if (!err)
+		*v = strtoull(text, NULL, base);
+	return err;
+}
+
+/* It has exited and its parent has not reaped it yet: nothing is left to seize. */
+static bool task__zombie(pid_t tid)
+{
+	const char *text;
+	char line[256];
+
+	return !status__line(tid, "State:", line, sizeof(line), &text) && strchr(text, 'Z') &&
+	       strchr(text, 'Z') < strchr(text, '(');
 }
 
 static pid_t task__tracer(pid_t tid)
@@ -59,6 +82,8 @@ int mt_seize__check(pid_t pid)
 		return -EINVAL;
 	if (!status__field(pid, "Kthread:", 10, &kthread) && kthread)
 		return -ENOEXEC;
+	if (task__zombie(pid))
+		return -EOWNERDEAD;
 	if (pid == getpid() || pid == getppid())
 		return -EPERM;
 	return task__tracer(pid) ? -EBUSY : 0;	/* a debugger's, strace's, another memtrack's */
