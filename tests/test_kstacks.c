@@ -8,7 +8,7 @@
 
 #include "report/checkstacks.h"
 #include "report/sites.h"
-#include "unwind/stacks.h"
+#include "stacks/stacks.h"
 
 #define tmp_root mt_test_root
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "unwind/stacks.h"
+#include "stacks/stacks.h"
 
 enum mt_kcheck {
 	MT_KCHECK_AGREE,	/* the kernel's chain is DWARF's, frame for frame (or all DWARF found, when its budget cut
