@@ -90,8 +90,8 @@ static int rss_run(const char *dir, const char *opt)
 		argv[n++] = (char *)opt;
 	argv[n++] = "--";
 	argv[n++] = PROG("rss_touch");
-	snprintf(out, sizeof(out), "%s.out", dir);
-	snprintf(err, sizeof(err), "%s.err", dir);
+	assert_true(snprintf(out, sizeof(out), "%s.out", dir) < (int)sizeof(out));
+	assert_true(snprintf(err, sizeof(err), "%s.err", dir) < (int)sizeof(err));
 	return mt_test__run(argv, out, err);
 }
 
