@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # check_layers.sh — fails when a file includes a header from a folder above its own in the dependency DAG.
 # The order (docs/DESIGN.md): common -> artifact -> model -> unwind -> report -> cli; tracer uses common and artifact.
 set -u

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kernel_test.c — scratch dir, command runner, BPF gate and shared program facts for the integration tests. */
 #include "kernel_test.h"
 

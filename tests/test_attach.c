@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_attach.c — integration: record --pid seizes a running process, counts exactly from "attached", detaches. */
 #include "kernel_test.h"
 

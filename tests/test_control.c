@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_control.c — integration: record --paused and the control FIFO's windows and marks, --strict's exit code. */
 #include "kernel_test.h"
 

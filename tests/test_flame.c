@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_flame.c — demangled and inlined frames, flame graphs (SVG, collapsed, speedscope, diff, filters), pprof, diff,
  * timeline's filters. */
 /*

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_rss.c — integration: resident memory records from the rss_stat tracepoint, their rate, model, dump, timeline. */
 #include "kernel_test.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_sites.c — where a probe goes inside a function: moved onto an emulated instruction only when that is safe. */
 #include <errno.h>
 #include <setjmp.h>

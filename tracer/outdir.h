@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* outdir.h — DIR: made (or taken) for the user it belongs to, never through a symlink; that user's at the end. */
 #ifndef MEMTRACK_TRACER_OUTDIR_H
 #define MEMTRACK_TRACER_OUTDIR_H

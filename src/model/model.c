@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* model.c — the record stream as heap accounting per image, per process and in total, filtered on request. */
 /*
  * Semantics (kept in step with "Semantics used by reports" in docs/REPORT.md):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* reorder.c — the time-order window every reader puts the record stream through (semantics: model.c, "Order"). */
 #include <errno.h>
 #include <stdbool.h>

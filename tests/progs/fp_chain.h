@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* fp_chain.h — the chain of fp_chain.c, split so that one link can be built without frame pointers. */
 #ifndef FP_CHAIN_H
 #define FP_CHAIN_H

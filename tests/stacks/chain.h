@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* chain.h — the call paths of the stack test program: f1 → … → f20 → fake_alloc, 64 callers, a qsort comparator. */
 #ifndef MT_TEST_CHAIN_H
 #define MT_TEST_CHAIN_H
