@@ -77,7 +77,7 @@ int BPF_PROG(process_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 			e->path[0] = 0;
 		rec__submit(e, sizeof(*e));
 	}
-	stacks__on_exec(tgid);
+	stacks__on_exec(p, tgid);
 	callers__on_exec(p, tgid);
 	watch__on_exec(p);
 	return 0;
