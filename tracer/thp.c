@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* heap.c — the tracer's malloc heap in transparent huge pages while libbpf parses the kernel's BTF. */
+/* thp.c — the tracer's malloc heap in transparent huge pages while libbpf parses the kernel's BTF. */
 #include <errno.h>
 #include <malloc.h>
 #include <stdbool.h>
