@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* calls.bpf.h — BPF-only: the allocator call in flight on each thread, from alloc_enter to alloc_return. */
 #ifndef MEMTRACK_CALLS_BPF_H
 #define MEMTRACK_CALLS_BPF_H

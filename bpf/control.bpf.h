@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* control.bpf.h — BPF-only: the control FIFO's lines (start, stop, mark LABEL), acted on in the writer's syscall. */
 #ifndef MEMTRACK_CONTROL_BPF_H
 #define MEMTRACK_CONTROL_BPF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* memtrack.h — the records and constants shared by the BPF programs, the tracer and the artifact. */
 #ifndef MEMTRACK_SHARED_H
 #define MEMTRACK_SHARED_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # check_layers.sh — fails when a file includes a header from a folder above its own in the dependency DAG.
 # The DAG (docs/DESIGN.md, "Where things live"): src/common -> src/artifact -> src/model -> src/stacks -> src/report
 # -> src/cli; the engines: unwind/ uses src/common, tracer/ uses src/common and src/artifact, src/stacks uses unwind/,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kernel_test.c — the BPF gate and shared program facts for the integration tests (the rest: helpers.c). */
 #include "kernel_test.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_control.c — integration: record --paused and the control FIFO's windows and marks, --strict's exit code. */
 #include "kernel_test.h"
 
@@ -88,8 +89,8 @@ static int control_run(const char *dir, const char *opt, const char *opt2, const
 	argv[n++] = "--";
 	argv[n++] = PROG("control_window");
 	argv[n++] = (char *)mode;
-	snprintf(out, sizeof(out), "%s.out", dir);
-	snprintf(err, sizeof(err), "%s.err", dir);
+	assert_true(snprintf(out, sizeof(out), "%s.out", dir) < (int)sizeof(out));
+	assert_true(snprintf(err, sizeof(err), "%s.err", dir) < (int)sizeof(err));
 	return mt_test__run(argv, out, err);
 }
 

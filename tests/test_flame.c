@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_flame.c — demangled and inlined frames, flame graphs (SVG, collapsed, speedscope, diff, filters), pprof, diff,
  * timeline's filters. */
 /*
@@ -418,7 +419,7 @@ static void assert_sample_type(const char *text, int k, const char *type, const 
 {
 	const char *p = text, *s;
 	long t, u;
-	int i, len;
+	int i, len = 0;
 
 	for (i = 0; i <= k; i++) {
 		p = strstr(p, "sample_type {\n");
@@ -601,8 +602,9 @@ static char *chromium(const char *args, const char *svg)
 	char cmd[2048], out[600];
 
 	snprintf(out, sizeof(out), "%s/chromium.out", base);
-	snprintf(cmd, sizeof(cmd), "HOME='%s' timeout 120 chromium --headless --no-sandbox --disable-gpu "
-		 "--user-data-dir='%s/chromium' %s 'file://%s' > '%s' 2> /dev/null", base, base, args, svg, out);
+	assert_true(snprintf(cmd, sizeof(cmd), "HOME='%s' timeout 120 chromium --headless --no-sandbox --disable-gpu "
+			     "--user-data-dir='%s/chromium' %s 'file://%s' > '%s' 2> /dev/null", base, base, args, svg,
+			     out) < (int)sizeof(cmd));
 	assert_int_equal(shell(cmd), 0);
 	return mt_test__read_file(out);
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_record.c — integration tests: `memtrack record` traces real programs on the real kernel, exact counts. */
 #include "kernel_test.h"
 

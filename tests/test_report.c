@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_report.c — the model's accounting on synthetic records, the reorder window, JSON, and golden report/dump. */
 #include <errno.h>
 #include <fcntl.h>

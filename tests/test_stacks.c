@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_stacks.c — stacks offline: captured stacks symbolized, reported, DWARF-unwound, checked against FP chains. */
 /* The stacks are real (tests/stacks/stackprog); the address-space model and accounting also get synthetic ones. */
 #include <errno.h>

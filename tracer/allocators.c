@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* allocators.c — classifies an ELF file by the allocator it defines and lists the entry points to probe. */
 #include <errno.h>
 #include <fcntl.h>

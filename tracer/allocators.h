@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* allocators.h — what to probe in a file: the allocator it defines and one probe site per entry point. */
 #ifndef MEMTRACK_TRACER_ALLOCATORS_H
 #define MEMTRACK_TRACER_ALLOCATORS_H

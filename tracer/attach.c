@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* attach.c — the attach worker: each requested file is classified once, probed, and its held threads resumed. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bpf_session.h — the loaded BPF programs: open, link probes, the maps the tracer writes, the records' clock. */
 #ifndef MEMTRACK_TRACER_BPF_SESSION_H
 #define MEMTRACK_TRACER_BPF_SESSION_H

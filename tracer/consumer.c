@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* consumer.c — drains the BPF ring buffer into the artifact and learns from fork records which pids are processes. */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* links.c — each tracked process's probe links, per allocator file; handed to the closer when it exits. */
 #include <dirent.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* module_files.c — module metadata for offline analysis: a file record per file, and with --stacks the ELF files
  * kept: in the module cache by build-id, or copied into DIR/modules (--portable, or a file without a build-id). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* module_files.h — the files the tree mapped: one MT_REC_FILE each, and with --stacks each kept for symbolizing. */
 #ifndef MEMTRACK_TRACER_MODULE_FILES_H
 #define MEMTRACK_TRACER_MODULE_FILES_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* user.c — the user the command runs as: sudo's invoking user (SUDO_UID, SUDO_GID) or --user, with its groups. */
 #include <errno.h>
 #include <grp.h>

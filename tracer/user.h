@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* user.h — who the command runs as, and whom DIR belongs to: the user sudo was run by, or `record --user`. */
 #ifndef MEMTRACK_TRACER_USER_H
 #define MEMTRACK_TRACER_USER_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* addrspace.c — per-process mapping tables: sorted arrays, edited the way the kernel edits a process's VMAs. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* module.c — finds each recorded ELF file (DIR/modules copy, the module cache's, else a matching original), maps it,
  * reads it once. */
 #include <dwarf.h>

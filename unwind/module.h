@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* module.h — the ELF files a recording mapped: found once, opened once, asked for segments, symbols and lines. */
 #ifndef MEMTRACK_MODULE_H
 #define MEMTRACK_MODULE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* format.c — the tables docs/FORMAT.md defines: record types' minimum sizes, column names. */
 #include <stddef.h>
 

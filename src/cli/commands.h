@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* commands.h — the subcommands the CLI dispatches to; each parses its own options and returns the exit status;
  * each is in src/cli/ under its own name (check-fp: checkfp.c). */
 #ifndef MEMTRACK_COMMANDS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* diff.c — `memtrack diff`: its options and exit status; the comparison is src/report/diff.c */
 #include <errno.h>
 #include <getopt.h>

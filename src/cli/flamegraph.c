@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* flamegraph.c — `memtrack flamegraph`: its options and exit status; the printing is src/report/flamegraph.c */
 #include <errno.h>
 #include <getopt.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* main.c — the memtrack command line: dispatches to the subcommands; `help [COMMAND]` is their --help. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* pack.c — `memtrack pack DIR`: the module files DIR references copied into DIR/modules, to read DIR elsewhere. */
 #include <errno.h>
 #include <fcntl.h>

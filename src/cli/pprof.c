@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* pprof.c — `memtrack pprof`: its options and exit status; the profile is src/report/pprof.c */
 #include <errno.h>
 #include <getopt.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* report.c — `memtrack report`: its options and exit status; the printing is src/report/report.c */
 #include <errno.h>
 #include <getopt.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* summary.c — the lines `memtrack record` prints on stderr when the command ends. */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* elf.c — opens ELF files with libelf and reads their GNU build-id note (the tracer's and the unwinder's). */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* elf.h — ELF files through libelf: opening one, and its GNU build-id note. */
 #ifndef MEMTRACK_ELF_H
 #define MEMTRACK_ELF_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* filecopy.c — copies of module files into DIR/modules and the module cache, safe against symlinks and races. */
 #include <errno.h>
 #include <fcntl.h>

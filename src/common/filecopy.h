@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* filecopy.h — a file copied into a directory by its descriptor: never through a symlink, never wider than 0600. */
 #ifndef MEMTRACK_FILECOPY_H
 #define MEMTRACK_FILECOPY_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* modcache.c — where the module cache is for whom, its layout by build-id, and entries added atomically. */
 #include <errno.h>
 #include <fcntl.h>

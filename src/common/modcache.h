@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* modcache.h — the module cache: one copy per machine of each module file (and debug file), by build-id. */
 #ifndef MEMTRACK_MODCACHE_H
 #define MEMTRACK_MODCACHE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* text.c — strings for text reports and SVG: valid UTF-8 passes, control characters and stray bytes become '?'. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* text.h — strings as text reports and SVG print them: control characters and bytes that are not UTF-8 as '?'. */
 #ifndef MEMTRACK_TEXT_H
 #define MEMTRACK_TEXT_H

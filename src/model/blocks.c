@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* blocks.c — the live blocks of one process image: its own, those inherited at fork (shared), who freed which. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* blocks.h — the live blocks of one process image: its own, those inherited at fork (shared), who freed which. */
 #ifndef MEMTRACK_BLOCKS_H
 #define MEMTRACK_BLOCKS_H

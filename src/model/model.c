@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* model.c — the record stream as heap accounting per image, per process and in total, filtered on request. */
 /*
  * The counting rules are docs/REPORT.md's "Semantics used by reports", their one statement: change them there with

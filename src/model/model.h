@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* model.h — heap accounting from the record stream: per image, per process and in total, filtered on request. */
 #ifndef MEMTRACK_MODEL_H
 #define MEMTRACK_MODEL_H

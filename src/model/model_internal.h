@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* model_internal.h — what model.c and window.c share: the model's structs, and its time window's entry points. */
 #ifndef MEMTRACK_MODEL_INTERNAL_H
 #define MEMTRACK_MODEL_INTERNAL_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* diff.c — two runs' totals and sites side by side: sites matched by their frame names, ranked by the change. */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* diff.h — `memtrack diff`: two runs compared, in total and per allocation site matched by its call path. */
 #ifndef MEMTRACK_DIFF_H
 #define MEMTRACK_DIFF_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* flamegraph.c — `memtrack flamegraph`: stacks merged into collapsed lines, or drawn as an interactive SVG. */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* flamegraph.h — `memtrack flamegraph`: allocation stacks as collapsed lines or as an interactive SVG. */
 #ifndef MEMTRACK_FLAMEGRAPH_H
 #define MEMTRACK_FLAMEGRAPH_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* leaks.c — leaked blocks by allocation site: which are suppressed (a file's patterns, the built-in list), listing. */
 /*
  * The model keeps each live block's stack id and hands over, per image, what it held when it exited (leaked) or

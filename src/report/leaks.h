@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* leaks.h — leaked blocks by allocation site: suppressions (a file's and the built-in list), `report --leaks`. */
 #ifndef MEMTRACK_LEAKS_H
 #define MEMTRACK_LEAKS_H

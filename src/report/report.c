@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* report.c — `memtrack report [--json] DIR`: totals and one row per process image, as text or one JSON object. */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* sites.c — top allocation sites: the stacks of an artifact merged by their symbolized frames, ranked. */
 #include <errno.h>
 #include <inttypes.h>

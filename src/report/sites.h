@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* sites.h — allocation sites: an artifact's stacks merged by identical symbolized frames, ranked. */
 #ifndef MEMTRACK_SITES_H
 #define MEMTRACK_SITES_H

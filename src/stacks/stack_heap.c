@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* stack_heap.c — each process's live blocks with their stacks, following the model's decisions record by record. */
 /*
  * The rules are src/model's, and the decisions that are not plain lookups come from the model itself (a replay,

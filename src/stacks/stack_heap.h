@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* stack_heap.h — heap accounting per allocation stack, by the model's rules; peaks, temporaries, sizes. */
 #ifndef MEMTRACK_STACK_HEAP_H
 #define MEMTRACK_STACK_HEAP_H

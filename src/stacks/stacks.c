@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* stacks.c — one pass over an artifact: stacks resolved with the mappings of their moment, accounted per stack. */
 /*
  * The accounting is src/model's, record by record (src/stacks/stack_heap.c); DWARF chains (a hook's, or an index of

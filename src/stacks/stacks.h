@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* stacks.h — the allocation stacks of an artifact: definitions, resolved chains, per-stack accounting, sites. */
 #ifndef MEMTRACK_STACKS_H
 #define MEMTRACK_STACKS_H

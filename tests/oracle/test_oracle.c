@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_oracle.c — memtrack against liboracle.so on real Debian programs, in one run (joint mode), per process. */
 /*
  * Each workload runs as `memtrack record -- CMD` with liboracle.so preloaded into the whole tree (memtrack itself

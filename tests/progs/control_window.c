@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* control_window.c — writes start, mark and stop lines to $MEMTRACK_CONTROL around known allocations. */
 #include <fcntl.h>
 #include <pthread.h>
@@ -8,7 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
 static int ctl = -1;
 static volatile int done, calls;
 static void *volatile sink;
