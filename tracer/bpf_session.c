@@ -39,7 +39,7 @@ struct mt_bpf_session {
 	size_t nlinks;
 	uint64_t tick_ns;	/* the records' clock ticks this often; 0: the precise clock */
 	uint64_t last_now;	/* mt_bpf_session__now's last reading */
-	bool per_probe;		/* a perf-event uprobe link per site: the kernel has no (process-filtered) uprobe_multi */
+	bool per_probe;		/* a perf-event uprobe link per site: no uprobe_multi with a process filter */
 	int uprobe_pmu;		/* with per_probe: the uprobe PMU's perf type */
 };
 
@@ -331,8 +331,8 @@ static int session__choose_links(struct mt_bpf_session *s)
 		       strerror(-s->uprobe_pmu));
 		return s->uprobe_pmu;
 	}
-	pr_info("allocator probes: one perf-event uprobe link per site (%s)\n",
-		mode ? "MEMTRACK_ATTACH=legacy" : "this kernel has no uprobe_multi links with a process filter");
+	pr_info("allocator probes: one perf-event uprobe link per site (%s)\n", mode && *mode ?
+		"MEMTRACK_ATTACH=legacy" : "this kernel has no uprobe_multi links with a process filter");
 	return 0;
 }
 

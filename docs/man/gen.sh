@@ -20,7 +20,10 @@ cmds=$(sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p' <<<"$help" | grep -vx help | awk '
 summary() {
 	awk -v c="$1" '
 		found && /^          / { sub(/^ +/, ""); print; exit }
-		$0 ~ "^  " c " " { found = 1; if (match($0, /[^ ]  +[^ ]/)) { print substr($0, RSTART + RLENGTH - 1); exit } }
+		$0 ~ "^  " c " " {
+			found = 1
+			if (match($0, /[^ ]  +[^ ]/)) { print substr($0, RSTART + RLENGTH - 1); exit }
+		}
 	' <<<"$help"
 }
 see_also() {
@@ -57,7 +60,8 @@ done
 	echo '	fi'
 	echo '	for ((i = 2; i < COMP_CWORD; i++)); do	# after record'"'"'s --, the command and its own arguments'
 	echo '		if [[ $cmd == record && ${COMP_WORDS[i]} == -- ]]; then'
-	echo '			if ((i + 1 == COMP_CWORD)); then COMPREPLY=($(compgen -c -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi'
+	echo '			if ((i + 1 == COMP_CWORD)); then COMPREPLY=($(compgen -c -- "$cur"))'
+	echo '			else COMPREPLY=($(compgen -f -- "$cur")); fi'
 	echo '			return'
 	echo '		fi'
 	echo '	done'

@@ -34,7 +34,8 @@ function item(s,    tag, rest, i) {
 }
 BEGIN {
 	upper = toupper(page)
-	print ".\\\" Generated from `" (page == "memtrack" ? "memtrack --help" : "memtrack " substr(page, 10) " --help") "` by docs/man/gen.sh: edit the help text, not this page."
+	src = page == "memtrack" ? "memtrack --help" : "memtrack " substr(page, 10) " --help"
+	print ".\\\" Generated from `" src "` by docs/man/gen.sh: edit the help text, not this page."
 	print ".TH " upper " 1 \"\" \"memtrack " version "\" \"memtrack manual\""
 	print ".SH NAME"
 	print esc(page) " \\- " esc(summary)
