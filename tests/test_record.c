@@ -1300,6 +1300,28 @@ static void test_tree_vfork_exec(void **state)
 	mt_model__free(m);
 }
 
+/* A vfork child that allocates before _exit runs in its parent's memory, whose probes are the parent's too (a
+ * perf-event uprobe's filter is the memory): each of its calls counts once, as the child's. */
+static void test_tree_vfork_alloc(void **state)
+{
+	char *argv[] = { PROG("tree_vfork_alloc"), NULL };
+	struct mt_model *m = tree_record("tree_vfork_alloc", argv);
+	const struct mt_proc *root = mt_model__find_proc(m, mt_model__session(m)->root_pid), *child;
+
+	(void)state;
+	child = tree_only_child(m, root->pid);
+	assert_int_equal(child->heap.allocations, 6);
+	assert_int_equal(child->heap.allocated_bytes, 5 * 3333 + 4444);
+	assert_int_equal(child->heap.frees, 5);
+	assert_int_equal(child->heap.inherited_allocations, 1);
+	assert_int_equal(child->heap.leaked_allocations, 2);	/* its 4444 and the 3200 it inherited */
+	assert_int_equal(root->heap.allocations, 2);
+	assert_int_equal(root->heap.frees, 2);
+	assert_int_equal(mt_model__totals(m)->heap.unknown_frees, 0);
+	tree_identities(m);
+	mt_model__free(m);
+}
+
 /* 100 children, each freeing one of the 100 blocks it inherited: matched frees, the other 99 leaked. */
 static void test_tree_fork_100(void **state)
 {
@@ -2618,6 +2640,7 @@ int main(void)
 		cmocka_unit_test(test_subreaper_no_closer),
 		cmocka_unit_test(test_tree_fork_exec),
 		cmocka_unit_test(test_tree_vfork_exec),
+		cmocka_unit_test(test_tree_vfork_alloc),
 		cmocka_unit_test(test_tree_fork_100),
 		cmocka_unit_test(test_tree_threads_frees),
 		cmocka_unit_test(test_tree_threads_no_unknown_frees),

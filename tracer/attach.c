@@ -167,7 +167,8 @@ static const char *bind__why(int err)
 		return "its main thread has exited, and the kernel binds probes to that thread: its calls into this "
 		       "file go unrecorded";
 	if (err == -EMFILE)
-		return "too many open files (each live process holds two per allocator file: raise `ulimit -Hn`)";
+		return "too many open files (each live process holds two per allocator file, one per probe site "
+		       "without uprobe_multi links: raise `ulimit -Hn`)";
 	return strerror(-err);
 }
 
