@@ -30,7 +30,8 @@ static void pack_usage(FILE *f)
 	      "references into DIR/modules, so that DIR can be analysed on another machine. record keeps them once\n"
 	      "per machine in the module cache ($MEMTRACK_CACHE, else ~/.cache/memtrack) unless it was given\n"
 	      "--portable. Each is looked for in DIR/modules, the cache, then at its original path when its build-id\n"
-	      "matches. Running it again copies nothing more.\n"
+	      "and content match. Running it again copies nothing more. A file withheld at recording (its user may\n"
+	      "not read it) is not copied.\n"
 	      "  -h, --help  this text\n"
 	      "Exit status: 0; 1 when some module was found nowhere (each is named) or DIR is damaged;\n"
 	      "2 when DIR cannot be read or written, a cache entry cannot be read, or the command line is wrong.\n", f);
