@@ -155,6 +155,18 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
+/* The files at a and b hold the same bytes. */
+static void same_content(const char *a, const char *b)
+{
+	size_t alen, blen;
+	char *abuf = slurp(a, &alen), *bbuf = slurp(b, &blen);
+
+	assert_int_equal(alen, blen);
+	assert_memory_equal(abuf, bbuf, alen);
+	free(abuf);
+	free(bbuf);
+}
+
 static void hex_of(const char *path, char *hex)
 {
 	uint8_t id[MT_BUILD_ID_MAX];
@@ -301,15 +313,15 @@ static void test_exec_only_withheld(void **state)
 
 /*
  * A cache entry nobody forged: an ELF linked with libc's build-id under libc's name in nobody's cache. root's report
- * says so once and ignores it (libc is read at its path: no forged symbol); pack says so and copies the real libc.
+ * says so once and ignores it (libc is read at its path: no forged symbol); pack says so and copies the real libc;
+ * the next recording says so and puts libc in its place.
  */
 static void test_forged_cache_entry(void **state)
 {
 	char base[64], dir[300], cache[300], entry[600], hex[2 * MT_BUILD_ID_MAX + 1], src[300], want[900];
-	char *cmd[] = { PROG("stack_chain"), "chain", NULL }, *s, *real, *copy;
+	char *cmd[] = { PROG("stack_chain"), "chain", NULL }, *s;
 	char *report[] = { MT_BINARY, "report", "--json", dir, NULL }, *pack[] = { MT_BINARY, "pack", dir, NULL };
 	char cc[2400];
-	size_t len, copy_len;
 	FILE *f;
 
 	(void)state;
@@ -353,12 +365,16 @@ static void test_forged_cache_entry(void **state)
 	assert_string_equal(s, want);
 	free(s);
 	snprintf(want, sizeof(want), "%s/modules/%s", dir, hex);
-	real = slurp(LIBC, &len);
-	copy = slurp(want, &copy_len);
-	assert_int_equal(copy_len, len);
-	assert_memory_equal(copy, real, len);
-	free(real);
-	free(copy);
+	same_content(want, LIBC);
+
+	snprintf(dir, sizeof(dir), "%s/dir2", base);
+	assert_int_equal(record_as_nobody("forge_rec2", dir, cache, cmd), 0);
+	s = output("forge_rec2", "err");
+	snprintf(want, sizeof(want), "memtrack: the module cache's entry of " LIBC " (build-id %s) was not the module "
+		 "(other content): replaced\n", hex);
+	assert_string_equal(s, want);
+	free(s);
+	same_content(entry, LIBC);
 	run_sh("rm -rf '%s'%s", base, "");
 }
 

@@ -223,6 +223,10 @@ static int module__cache(const struct mt_module_files *m, int cache_fd, const st
 	mt_elf__build_id_hex(mod->rec.build_id, mod->rec.build_id_len, hex);
 	fd = debug__open(m, hex);
 	err = fs__enter(m, &saved);
+	if (!err && (mod->rec.flags & MT_FILE_HASHED) &&
+	    mt_modcache__evict_other(cache_fd, hex, MT_MODCACHE_FILE, mod->rec.sha256) == 1)
+		pr_warn("the module cache's entry of %s (build-id %s) was not the module (other content): replaced\n",
+			mod->rec.path, hex);
 	if (!err)
 		err = mt_modcache__insert(cache_fd, hex, MT_MODCACHE_FILE, mod->fd);
 	if (!err && fd >= 0)
