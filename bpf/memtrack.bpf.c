@@ -859,6 +859,7 @@ int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child
 	if (bpf_map_update_elem(&tracked, &ctgid, &active, BPF_ANY))
 		drop__count(MT_DROP_TRACKED);
 	ranges__inherit(ptgid, ctgid);
+	privileged__inherit(ptgid, ctgid);
 	callers__inherit(ptgid, ctgid);
 	e = rec__reserve(sizeof(*e), MT_REC_FORK);
 	if (!e)
@@ -916,6 +917,7 @@ int BPF_PROG(process_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 		rec__submit(e, sizeof(*e));
 	}
 	ranges__reset(tgid);
+	privileged__on_exec(p, tgid);
 	bpf_map_delete_elem(&callers, &tgid);	/* the new image's files are probed, and told, anew */
 	exec__watch(p);
 	return 0;
@@ -951,6 +953,7 @@ int BPF_PROG(process_exit, struct task_struct *p, bool group_dead)
 		foreign__exit(p, tgid);
 		bpf_map_delete_elem(&tracked, &tgid);
 		bpf_map_delete_elem(&exec_ranges, &tgid);
+		bpf_map_delete_elem(&privileged, &tgid);
 		bpf_map_delete_elem(&callers, &tgid);
 	}
 	return 0;

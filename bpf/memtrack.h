@@ -189,6 +189,9 @@ enum mt_reg {
 #define MT_STACK_TRUNC_FP 2		/* the FP chain stopped at MT_FP_MAX */
 #define MT_STACK_TRUNC_READ 4		/* a read failed before the budget (the stack's end, or a page of it that
 					 * was not resident) */
+#define MT_STACK_WITHHELD 8		/* a privileged process's (a setuid, setgid or file-capability exec, when
+					 * the recording user is not root): no raw bytes, no registers but ip, and
+					 * the chain stops at its first word that is not a code address */
 #define MT_BUILD_ID_MAX 20
 
 /* dev fields hold the kernel's dev_t (a superblock's s_dev, as BPF reads it): major << 20 | minor. */

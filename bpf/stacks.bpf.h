@@ -14,10 +14,64 @@
 #define MT_RI_MAX 8			/* pending uretprobes looked at to repair a trampoline address */
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
+#define MT_WITHHELD_SALT 0x7072697673746b00ull	/* mixed into a privileged process's path hashes: never shared */
 
 /* Set by the tracer before load: raw stack bytes per definition (--stack-bytes); 0 without --stacks (no stack code
  * runs). */
 const volatile __u32 stack_bytes = 0;
+
+/*
+ * Set by the tracer before load, with --stacks when the recording user (sudo's, --user's, else memtrack's own) is
+ * not root: the artifact is that user's, so a process whose credentials are not theirs (a setuid, setgid or
+ * file-capability exec) gets no raw stack bytes or registers in it. owner_uid and owner_gid are that user's.
+ */
+const volatile bool withhold = false;
+const volatile __u32 owner_uid = 0;
+const volatile __u32 owner_gid = 0;
+
+/* tgid -> 1: a privileged process, whose stacks are withheld. Set by BPF at exec (cleared when the new image's
+ * credentials are the user's), copied at fork, dropped at exit; the tracer sets the one record --pid attached to
+ * when it was privileged then. Not preallocated, as exec_ranges. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, MT_TRACKED_MAX);
+	__type(key, __u32);
+	__type(value, __u8);
+} privileged SEC(".maps");
+
+/* Credentials that are not the recording user's: another uid or gid of any kind, or any capability. */
+static __always_inline bool cred__foreign(const struct cred *c)
+{
+	return BPF_CORE_READ(c, uid.val) != owner_uid || BPF_CORE_READ(c, euid.val) != owner_uid ||
+	       BPF_CORE_READ(c, suid.val) != owner_uid || BPF_CORE_READ(c, fsuid.val) != owner_uid ||
+	       BPF_CORE_READ(c, gid.val) != owner_gid || BPF_CORE_READ(c, egid.val) != owner_gid ||
+	       BPF_CORE_READ(c, sgid.val) != owner_gid || BPF_CORE_READ(c, fsgid.val) != owner_gid ||
+	       BPF_CORE_READ(c, cap_permitted.val) || BPF_CORE_READ(c, cap_effective.val) ||
+	       BPF_CORE_READ(c, cap_ambient.val);
+}
+
+/* At exec, with the new image's credentials: the old image's memory is gone, so the flag is decided anew. */
+static __always_inline void privileged__on_exec(struct task_struct *p, __u32 tgid)
+{
+	__u8 one = 1;
+
+	if (!withhold || !stack_bytes)
+		return;
+	if (cred__foreign(BPF_CORE_READ(p, cred)))
+		bpf_map_update_elem(&privileged, &tgid, &one, BPF_ANY);
+	else
+		bpf_map_delete_elem(&privileged, &tgid);
+}
+
+/* A child holds its parent's memory, secrets included, until it execs. */
+static __always_inline void privileged__inherit(__u32 parent, __u32 child)
+{
+	__u8 one = 1;
+
+	if (withhold && stack_bytes && bpf_map_lookup_elem(&privileged, &parent))
+		bpf_map_update_elem(&privileged, &child, &one, BPF_ANY);
+}
 
 /* hash -> 1: call paths whose definition BPF emitted, added at the first allocation on the path. LRU: an evicted
  * path is defined again (readers accept it). The tracer sizes it to 1 before load without --stacks: an LRU map is
@@ -151,8 +205,10 @@ struct mt_walk {
 	__u64 hash;
 	__u64 tramp;
 	__u64 last;		/* lowest stack address not yet accounted for by the chain */
+	struct mt_exec_ranges *code;	/* a privileged process's code ranges (NULL: none known) */
 	__u32 n;
 	bool broken;		/* the chain ended on a frame without a frame pointer, not at its end */
+	bool withheld;		/* a privileged process's: only code addresses are read out of its stack */
 };
 
 /* The walk in progress, the context of its bpf_loop callback. */
@@ -161,6 +217,12 @@ struct mt_chain {
 	__u64 *out;		/* the definition's chain (ring memory), NULL when only hashing */
 	__u64 sp, bp;
 };
+
+/* A privileged process's chain holds code addresses only: without frame pointers bp may point at its secrets. */
+static __always_inline bool chain__keeps(struct mt_walk *w, __u64 ret)
+{
+	return !w->withheld || ranges__has(w->code, ret);
+}
 
 /* One frame: [bp] = the next bp, [bp + 8] = a return address. A bpf_loop callback: verified once, not per frame. */
 static long chain__frame(__u32 i, void *data)
@@ -175,6 +237,10 @@ static long chain__frame(__u32 i, void *data)
 	if (!frame[1])
 		return 1;
 	ret = ret__repair(frame[1], bp + 8, c->w.tramp);
+	if (!chain__keeps(&c->w, ret)) {
+		c->w.broken = true;
+		return 1;
+	}
 	c->w.hash = fnv__mix(c->w.hash, ret);
 	if (c->out)
 		c->out[(i + 1) & MT_FP_MAX] = ret;	/* i + 1 < MT_FP_MAX; the mask is for the verifier */
@@ -204,6 +270,10 @@ static __always_inline void walk__chain(struct pt_regs *ctx, __u64 *out, struct 
 	c.w.last = c.sp + 8;
 	if (!bpf_probe_read_user(&ret, sizeof(ret), (void *)c.sp)) {
 		ret = ret__repair(ret, c.sp, c.w.tramp);
+		if (!chain__keeps(&c.w, ret)) {
+			*w = c.w;
+			return;
+		}
 		c.w.hash = fnv__mix(c.w.hash, ret);
 		if (out)
 			out[0] = ret;
@@ -254,6 +324,8 @@ static __always_inline void walk__path(struct pt_regs *ctx, __u64 *out, struct m
 	walk__chain(ctx, out, w);
 	if (w->broken)
 		walk__scan(w);
+	if (w->withheld)
+		w->hash = fnv__mix(w->hash, MT_WITHHELD_SALT);
 	w->hash &= MT_STACK_HASH_MASK;
 	if (!w->hash)
 		w->hash = 1;
@@ -287,6 +359,19 @@ static __always_inline __u32 stack__copy(__u8 *raw, __u64 sp, bool *short_read)
 	return n;
 }
 
+/* A privileged process's definition: its chain of code addresses, ip (in the allocator), nothing of its data. */
+static __always_inline void stack__withhold(struct mt_stack *s, struct pt_regs *ctx)
+{
+	__u32 i;
+
+	for (i = 0; i < MT_REG__COUNT; i++)
+		s->regs[i] = 0;
+	s->regs[MT_REG_IP] = ctx->ip;
+	s->nbytes = 0;
+	s->truncated = MT_STACK_WITHHELD;
+	s->_pad = 0;
+}
+
 /*
  * The first time a path is seen its definition goes out: registers, the chain, the raw stack. The record is
  * reserved at its largest (fixed offsets keep the verifier happy); the tracer packs it to the documented layout.
@@ -303,6 +388,12 @@ static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w
 	fp = (__u64 *)(s + 1);
 	walk__path(ctx, fp, w);
 	s->hash = w->hash;
+	s->nfp = w->n;
+	if (w->withheld) {
+		stack__withhold(s, ctx);
+		rec__submit(s, sizeof(*s) + MT_FP_MAX * 8 + stack_bytes);
+		return;
+	}
 	s->regs[MT_REG_IP] = ctx->ip;
 	s->regs[MT_REG_SP] = ctx->sp;
 	s->regs[MT_REG_BP] = ctx->bp;
@@ -311,7 +402,6 @@ static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w
 	s->regs[MT_REG_R13] = ctx->r13;
 	s->regs[MT_REG_R14] = ctx->r14;
 	s->regs[MT_REG_R15] = ctx->r15;
-	s->nfp = w->n;
 	s->nbytes = stack__copy((__u8 *)(fp + MT_FP_MAX), ctx->sp, &short_read);
 	/* Read back from the ring: the verifier knows each copy path's count, and would check the rest once per path. */
 	nbytes = *(volatile __u32 *)&s->nbytes;
@@ -331,6 +421,13 @@ __noinline __u64 stack__path(struct pt_regs *ctx)
 	__u8 one = 1;
 
 	w.tramp = BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
+	if (withhold) {
+		__u32 tgid = current__ids() >> 32;
+
+		w.withheld = bpf_map_lookup_elem(&privileged, &tgid) != NULL;
+		if (w.withheld)
+			w.code = bpf_map_lookup_elem(&exec_ranges, &tgid);
+	}
 	walk__path(ctx, NULL, &w);
 	if (bpf_map_lookup_elem(&stacks_seen, &w.hash))
 		return w.hash;

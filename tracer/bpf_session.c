@@ -252,7 +252,7 @@ uint64_t mt_bpf_session__tick_ns(const struct mt_bpf_session *s)
 	return s->tick_ns;
 }
 
-struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o)
+struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o, uid_t owner_uid, gid_t owner_gid)
 {
 	struct mt_bpf_session *s = calloc(1, sizeof(*s));
 	int err, ncpus = libbpf_num_possible_cpus();
@@ -273,6 +273,9 @@ struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o)
 	bpf_program__set_autoload(s->skel->progs.rss_stat, !o->no_rss);
 	s->skel->rodata->wakeup_bytes = o->ring_bytes / SESSION_WAKEUP_PARTS / (ncpus > 0 ? ncpus : 1);
 	s->skel->rodata->stack_bytes = o->stack_bytes;
+	s->skel->rodata->withhold = o->stack_bytes && owner_uid != 0;
+	s->skel->rodata->owner_uid = owner_uid;
+	s->skel->rodata->owner_gid = owner_gid;
 	s->skel->rodata->tracer_tgid = getpid();	/* tells memtrack's tracees from the threads handed off */
 	session__tell_pidns(s);
 	session__choose_clock(s, o);
@@ -463,6 +466,18 @@ int mt_bpf_session__track(struct mt_bpf_session *s, pid_t pid)
 int mt_bpf_session__track_running(struct mt_bpf_session *s, pid_t pid)
 {
 	return session__track_state(s, pid, MT_PROC_ACTIVE);
+}
+
+int mt_bpf_session__set_privileged(struct mt_bpf_session *s, pid_t pid)
+{
+	__u32 key = pid;
+	__u8 one = 1;
+
+	if (!s->skel->rodata->withhold)
+		return 0;
+	if (bpf_map__update_elem(s->skel->maps.privileged, &key, sizeof(key), &one, sizeof(one), BPF_ANY))
+		return -errno;
+	return 0;
 }
 
 int mt_bpf_session__exec_range(struct mt_bpf_session *s, pid_t pid, uint64_t lo, uint64_t hi)
