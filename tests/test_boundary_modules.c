@@ -86,6 +86,15 @@ static char *output(const char *name, const char *which)
 	return mt_test__read_file(path);
 }
 
+/* NAME.which is want, exactly. */
+static void output_is(const char *name, const char *which, const char *want)
+{
+	char *s = output(name, which);
+
+	assert_string_equal(s, want);
+	free(s);
+}
+
 /* Occurrences of needle in s. */
 static int count_of(const char *s, const char *needle)
 {
@@ -96,21 +105,15 @@ static int count_of(const char *s, const char *needle)
 	return n;
 }
 
+static char *slurp(const char *path, size_t *len);
+
 /* Whether the regular file at path holds needle's len bytes anywhere. */
 static bool file_holds(const char *path, const void *needle, size_t len)
 {
-	struct stat st;
-	char *buf;
-	bool found;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+	size_t n;
+	char *buf = slurp(path, &n);
+	bool found = memmem(buf, n, needle, len) != NULL;
 
-	assert_true(fd >= 0);
-	assert_int_equal(fstat(fd, &st), 0);
-	buf = malloc(st.st_size + 1);
-	assert_non_null(buf);
-	assert_int_equal(read(fd, buf, st.st_size), st.st_size);
-	close(fd);
-	found = memmem(buf, st.st_size, needle, len) != NULL;
 	free(buf);
 	return found;
 }
@@ -266,12 +269,14 @@ static void test_rename_race(void **state)
 
 /*
  * C11: an execute-only (0711) root program run as nobody is recorded by path and build-id and withheld, said in
- * one line: no copy in DIR or nobody's cache. root's report says it was withheld and symbolizes it from its path.
+ * one line: no copy in DIR or nobody's cache. root's report says it was withheld and symbolizes it from its path;
+ * root's pack says so and does not copy it.
  */
 static void test_exec_only_withheld(void **state)
 {
 	char base[64], prog[300], dir[300], cache[300], entry[600], hex[2 * MT_BUILD_ID_MAX + 1], want[700];
 	char *cmd[] = { prog, "chain", NULL }, *report[] = { MT_BINARY, "report", "--json", dir, NULL }, *s, *bytes;
+	char *pack[] = { MT_BINARY, "pack", dir, NULL };
 	size_t len;
 
 	(void)state;
@@ -282,11 +287,9 @@ static void test_exec_only_withheld(void **state)
 	snprintf(dir, sizeof(dir), "%s/dir", base);
 	snprintf(cache, sizeof(cache), "%s/cache", base);
 	assert_int_equal(record_as_nobody("xonly", dir, cache, cmd), 0);
-	s = output("xonly", "err");
 	snprintf(want, sizeof(want), "memtrack: %s: withheld from DIR and the module cache: uid %u may not read it (its "
 		 "path and build-id are recorded)\n", prog, (unsigned int)nobody()->pw_uid);
-	assert_string_equal(s, want);
-	free(s);
+	output_is("xonly", "err", want);
 	assert_int_equal(file_flags(dir, prog), MT_FILE_HASHED | MT_FILE_WITHHELD);
 	assert_int_equal(file_flags(dir, LIBC), MT_FILE_HASHED);
 	hex_of(prog, hex);
@@ -299,15 +302,23 @@ static void test_exec_only_withheld(void **state)
 	free(bytes);
 
 	assert_int_equal(run_cache("xonly_report", cache, report), 0);
-	s = output("xonly_report", "err");
 	snprintf(want, sizeof(want), "memtrack: %s: withheld at recording (the recording user may not read it): "
 		 "symbolized from %s\n", prog, prog);
-	assert_string_equal(s, want);
-	free(s);
+	output_is("xonly_report", "err", want);
 	s = output("xonly_report", "out");
 	assert_non_null(strstr(s, "\"f20+0x"));
 	assert_non_null(strstr(s, "\"main+0x"));
 	free(s);
+
+	assert_int_equal(run_cache("xonly_pack", cache, pack), 0);
+	snprintf(want, sizeof(want), "memtrack: pack: %s (build-id %s): withheld at recording, its user may not read "
+		 "it: not copied\n", prog, hex);
+	output_is("xonly_pack", "err", want);
+	snprintf(want, sizeof(want), "%s: 2 modules of 3 in %s/modules (%d files copied now, 1 withheld)\n", dir, dir,
+		 2 + system_debug(LIBC) + system_debug(LD_SO));
+	output_is("xonly_pack", "out", want);
+	snprintf(entry, sizeof(entry), "%s/modules/%s", dir, hex);
+	assert_int_equal(access(entry, F_OK), -1);
 	run_sh("rm -rf '%s'%s", base, "");
 }
 
@@ -344,11 +355,9 @@ static void test_forged_cache_entry(void **state)
 	assert_string_equal(want, hex);
 
 	assert_int_equal(run_cache("forge_report", cache, report), 0);
-	s = output("forge_report", "err");
 	snprintf(want, sizeof(want), "memtrack: %s: not the module " LIBC " recorded (its content's hash differs, though "
 		 "its build-id is the same): ignored\n", entry);
-	assert_string_equal(s, want);
-	free(s);
+	output_is("forge_report", "err", want);
 	s = output("forge_report", "out");
 	assert_null(strstr(s, "forged_symbol"));
 	assert_non_null(strstr(s, "\"main+0x"));
@@ -359,21 +368,17 @@ static void test_forged_cache_entry(void **state)
 	snprintf(want, sizeof(want), "memtrack: %s: not the module " LIBC " recorded", entry);
 	assert_int_equal(count_of(s, want), 1);
 	free(s);
-	s = output("forge_pack", "out");
 	snprintf(want, sizeof(want), "%s: 3 modules of 3 in %s/modules (%d files copied now)\n", dir, dir,
 		 3 + system_debug(LIBC) + system_debug(LD_SO));
-	assert_string_equal(s, want);
-	free(s);
+	output_is("forge_pack", "out", want);
 	snprintf(want, sizeof(want), "%s/modules/%s", dir, hex);
 	same_content(want, LIBC);
 
 	snprintf(dir, sizeof(dir), "%s/dir2", base);
 	assert_int_equal(record_as_nobody("forge_rec2", dir, cache, cmd), 0);
-	s = output("forge_rec2", "err");
 	snprintf(want, sizeof(want), "memtrack: the module cache's entry of " LIBC " (build-id %s) was not the module "
 		 "(other content): replaced\n", hex);
-	assert_string_equal(s, want);
-	free(s);
+	output_is("forge_rec2", "err", want);
 	same_content(entry, LIBC);
 	run_sh("rm -rf '%s'%s", base, "");
 }
@@ -394,7 +399,7 @@ static void record_root(const char *name, const char *dir, const char *prog, con
 static void test_pack_symlinked_entry(void **state)
 {
 	char dir[300], prog[300], elsewhere[300], cache[300], hex[2 * MT_BUILD_ID_MAX + 1], link[700], want[1200];
-	char *pack[] = { MT_BINARY, "pack", dir, NULL }, *s;
+	char *pack[] = { MT_BINARY, "pack", dir, NULL };
 	struct stat st;
 
 	(void)state;
@@ -413,30 +418,22 @@ static void test_pack_symlinked_entry(void **state)
 	assert_int_equal(symlink(elsewhere, link), 0);
 
 	assert_int_equal(run_cache("sym_pack", cache, pack), 1);
-	s = output("sym_pack", "out");
 	snprintf(want, sizeof(want), "%s: 2 modules of 3 in %s/modules (%d files copied now)\n", dir, dir,
 		 2 + system_debug(LIBC) + system_debug(LD_SO));
-	assert_string_equal(s, want);
-	free(s);
-	s = output("sym_pack", "err");
+	output_is("sym_pack", "out", want);
 	snprintf(want, sizeof(want), "memtrack: pack: %s (build-id %s): not in %s/modules, the module cache or at its "
 		 "path\n", prog, hex, dir);
-	assert_string_equal(s, want);
-	free(s);
+	output_is("sym_pack", "err", want);
 	assert_int_equal(lstat(link, &st), 0);
 	assert_true(S_ISLNK(st.st_mode));
 
 	run_sh("cp '%s' '%s'", elsewhere, prog);
 	assert_int_equal(run_cache("sym_pack2", cache, pack), 0);
-	s = output("sym_pack2", "err");
 	snprintf(want, sizeof(want), "memtrack: pack: %s is not the module recorded (a symbolic link): replaced by %s\n",
 		 link, prog);
-	assert_string_equal(s, want);
-	free(s);
-	s = output("sym_pack2", "out");
+	output_is("sym_pack2", "err", want);
 	snprintf(want, sizeof(want), "%s: 3 modules of 3 in %s/modules (1 file copied now)\n", dir, dir);
-	assert_string_equal(s, want);
-	free(s);
+	output_is("sym_pack2", "out", want);
 	assert_int_equal(lstat(link, &st), 0);
 	assert_true(S_ISREG(st.st_mode));
 	assert_int_equal(st.st_mode & 07777, 0600);
@@ -459,7 +456,7 @@ static void is_sparse(const char *path, off_t size)
 static void test_pack_sparse(void **state)
 {
 	char dir[300], prog[300], cache[300], entry[700], hex[2 * MT_BUILD_ID_MAX + 1], want[900];
-	char *pack[] = { MT_BINARY, "pack", dir, NULL }, *s;
+	char *pack[] = { MT_BINARY, "pack", dir, NULL };
 	struct stat st;
 
 	(void)state;
@@ -474,11 +471,9 @@ static void test_pack_sparse(void **state)
 	assert_int_equal(mt_modcache__entry(cache, hex, MT_MODCACHE_FILE, entry, sizeof(entry)), 0);
 	is_sparse(entry, st.st_size + SPARSE_HOLE);
 	assert_int_equal(run_cache("sparse_pack", cache, pack), 0);
-	s = output("sparse_pack", "out");
 	snprintf(want, sizeof(want), "%s: 3 modules of 3 in %s/modules (%d files copied now)\n", dir, dir,
 		 3 + system_debug(LIBC) + system_debug(LD_SO));
-	assert_string_equal(s, want);
-	free(s);
+	output_is("sparse_pack", "out", want);
 	snprintf(entry, sizeof(entry), "%s/modules/%s", dir, hex);
 	is_sparse(entry, st.st_size + SPARSE_HOLE);
 	assert_int_equal(unlink(prog), 0);
