@@ -166,7 +166,7 @@ static ssize_t file__classify(struct mt_attach_worker *a, int fd, struct mt_atta
 	int err;
 
 	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
-	err = mt_allocators__plan(fd_path, &plan);
+	err = mt_allocators__plan(fd_path, rec->path, &plan);
 	if (err)
 		pr_warn("%s: cannot read its symbols: %s\n", rec->path, strerror(-err));
 	if (!err && plan.n) {
