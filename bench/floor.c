@@ -66,7 +66,7 @@ static int libc__find(char path[PATH_MAX])
  */
 static int floor__sites(const char *path, struct mt_probe_plan *plan)
 {
-	return mt_allocators__plan(path, plan);
+	return mt_allocators__plan(path, path, plan);
 }
 
 /* One link per file and direction, returns first, as memtrack does. */
