@@ -330,10 +330,16 @@ static struct hproc *proc_of(struct mt_stack_heap *h, const struct mt_model *m, 
 	return h->last_proc;
 }
 
+enum image_end_how {
+	IMG_EXEC,	/* discarded */
+	IMG_EXIT,	/* leaked */
+	IMG_END,	/* still live: the stream ended */
+};
+
 struct image_end {
 	struct mt_stack_heap *h;
 	struct hproc *p;
-	bool exec;
+	enum image_end_how how;
 };
 
 static void cell_end(uint64_t stack, uint64_t idx, void *ctx)
@@ -345,12 +351,16 @@ static void cell_end(uint64_t stack, uint64_t idx, void *ctx)
 
 	if (!n && !b)
 		return;
-	if (x->exec && counted(x->h, x->p)) {
+	if (!counted(x->h, x->p)) {
+	} else if (x->how == IMG_EXEC) {
 		k->discarded_allocations += n;
 		k->discarded_bytes += b;
-	} else if (counted(x->h, x->p)) {
+	} else if (x->how == IMG_EXIT) {
 		k->leaked_allocations += n;
 		k->leaked_bytes += b;
+	} else {
+		k->still_live_allocations += n;
+		k->still_live_bytes += b;
 	}
 	cell_add(c, x->p->peak_seq, -n, -b);
 	if (x->p->sel) {
@@ -359,10 +369,10 @@ static void cell_end(uint64_t stack, uint64_t idx, void *ctx)
 	}
 }
 
-/* The image ends (exec: discarded, else leaked): every stack's live blocks in it, and the blocks themselves. */
-static void image_end(struct mt_stack_heap *h, struct hproc *p, bool exec)
+/* The image ends (discarded, leaked or still live): every stack's live blocks in it, and the blocks themselves. */
+static void image_end(struct mt_stack_heap *h, struct hproc *p, enum image_end_how how)
 {
-	struct image_end x = { h, p, exec };
+	struct image_end x = { h, p, how };
 
 	mt_u64map__for_each(&p->cells, cell_end, &x);
 	mt_u64map__release(&p->own);
@@ -579,15 +589,15 @@ static void cell_held(uint64_t stack, uint64_t idx, void *ctx)
 	const struct cell *c = &((struct image_end *)ctx)->h->pcells[idx];
 	struct mt_stack_counts *k = &((struct image_end *)ctx)->h->counts[stack];
 
-	k->leaked_allocations += c->live_n;
-	k->leaked_bytes += c->live_b;
+	k->still_live_allocations += c->live_n;
+	k->still_live_bytes += c->live_b;
 }
 
-/* The window ends: what the processes it takes hold is left as report --leaks leaves it, leaked; nothing counts
+/* The window ends: what the processes it takes hold is still live, as report has it; nothing counts
  * from now on. */
 static void window_close(struct mt_stack_heap *h)
 {
-	struct image_end x = { h, NULL, false };
+	struct image_end x = { h, NULL, IMG_END };
 	size_t i;
 
 	for (i = 0; i < h->nprocs; i++)
@@ -688,7 +698,7 @@ int mt_stack_heap__apply(struct mt_stack_heap *h, const struct mt_rec_hdr *rec, 
 		p = proc_of(h, m, rec->pid);
 		if (!p)
 			return -ENOMEM;
-		image_end(h, p, rec->type == MT_REC_EXEC);
+		image_end(h, p, rec->type == MT_REC_EXEC ? IMG_EXEC : IMG_EXIT);
 		if (h->filter)	/* the model has the new image's exe now */
 			p->sel = mt_filter__matches(h->filter, p->mp->pid, p->mp->exe, p->mp->comm);
 		p = NULL;
@@ -833,7 +843,7 @@ int mt_stack_heap__finish(struct mt_stack_heap *h, const struct mt_model *m)
 	if (h->pp_start)
 		return 0;
 	for (i = 0; i < h->nprocs; i++)
-		image_end(h, h->procs[i], false);
+		image_end(h, h->procs[i], IMG_END);
 	err = stacks_reserve(h, 0);
 	if (err)
 		return err;

@@ -789,6 +789,8 @@ static void text_site(FILE *f, size_t rank, const struct mt_site *site, bool by_
 			mt_plural__of(site->count, "allocation", "allocations"));
 	if (site->leaked_bytes)
 		fprintf(f, ", %s leaked", mt_report__human(b, site->leaked_bytes));
+	if (site->suppressed_bytes)
+		fprintf(f, ", %s of suppressed leaks", mt_report__human(b, site->suppressed_bytes));
 	fputc('\n', f);
 	mt_report__frames_text(f, site);
 }
@@ -840,6 +842,7 @@ static void json_site(struct mt_json *j, const struct mt_sites *sites, const str
 	mt_json__kv_u64(j, "bytes", site->bytes);
 	mt_json__kv_u64(j, "count", site->count);
 	mt_json__kv_u64(j, "leaked_bytes", site->leaked_bytes);
+	mt_json__kv_u64(j, "suppressed_bytes", site->suppressed_bytes);
 	mt_json__kv_u64(j, "stacks", site->stacks);
 	mt_sites__json_processes(j, sites, site);
 	mt_sites__json_frame_keys(j, site);
