@@ -116,6 +116,8 @@ int mt_test__main(const char *name, const struct CMUnitTest *tests, size_t n)
 			strict ? "failing, CI=true" : "skipped");
 		return strict ? 1 : 77;
 	}
+	if (getenv("MT_TEST_FILTER"))	/* one test while iterating: MT_TEST_FILTER=test_name (cmocka's pattern) */
+		cmocka_set_test_filter(getenv("MT_TEST_FILTER"));
 	return _cmocka_run_group_tests(name, tests, n, NULL, NULL) ? 1 : 0;
 }
 

@@ -24,7 +24,9 @@
 #include "artifact/artifact.h"
 #include "model/model.h"
 #include "cli/summary.h"
+#include "report/leaks.h"
 #include "report/report.h"
+#include "report/sites.h"
 #include "common/elf.h"
 #include "common/u64map.h"
 
@@ -1567,6 +1569,76 @@ static void test_suppress_builtin(void **state)
 	assert_non_null(strstr(out, "  #2   4.1 KiB (4242 B) in 1 block; pid "));
 }
 
+/* The entries' leaked and suppressed bytes, by the one rule (what pprof's inuse_space and speedscope sum). */
+static void stacks_leaks(const char *dir, bool builtins, uint64_t *leaked, uint64_t *suppressed)
+{
+	struct mt_suppressions *sup = mt_suppressions__new(builtins);
+	struct mt_read_status st;
+	struct mt_stacks *s;
+	size_t i;
+	int err;
+
+	assert_non_null(sup);
+	s = mt_sites__load(dir, sup, false, "test", &err, &st);
+	assert_non_null(s);
+	*leaked = *suppressed = 0;
+	for (i = 0; i < mt_stacks__count(s); i++) {
+		*leaked += mt_stacks__entry(s, i)->leaked_bytes;
+		*suppressed += mt_stacks__entry(s, i)->suppressed_bytes;
+	}
+	mt_stacks__free(s);
+	mt_suppressions__free(sup);
+}
+
+/*
+ * Issue 32 item 1: one DIR, one number. cxx_leak_one leaks 4242 B of its own and libstdc++'s 72,704-byte pool;
+ * record's summary, report (text and JSON), diff, flamegraph --weight leaked and the stacks pprof and speedscope
+ * write all say 4242 B leaked and 72704 B suppressed; with --no-default-suppress all say 76946 B and none.
+ */
+static void test_leaks_one_number(void **state)
+{
+	char dir[256], out[32768], *argv[] = { MT_BINARY, "record", "--stacks", "-o", dir, "--",
+					       PROG("cxx_leak_one"), NULL };
+	char *report[] = { "report", "--json", "--sites", "0", dir, NULL };
+	char *report_all[] = { "report", "--json", "--sites", "0", "--no-default-suppress", dir, NULL };
+	char *diff[] = { "diff", "--json", dir, dir, NULL };
+	char *diff_all[] = { "diff", "--json", "--no-default-suppress", dir, dir, NULL };
+	char *flame[] = { "flamegraph", "--collapsed", "--weight", "leaked", dir, NULL };
+	char *flame_all[] = { "flamegraph", "--collapsed", "--weight", "leaked", "--no-default-suppress", dir, NULL };
+	uint64_t leaked, suppressed;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "leaks_one_number");
+	assert_int_equal(run_named("leaks_one_number", argv), 0);
+	read_file("leaks_one_number", "err", out, sizeof(out));
+	assert_non_null(strstr(out, "memtrack: leaked at exit 1 block (4.1 KiB), suppressed 1 block (71.0 KiB: runtime "
+				    "one-offs)"));
+	assert_int_equal(memtrack_run("leaks_one_report", out, sizeof(out), report), 0);
+	assert_non_null(strstr(out, "    \"leaked_allocations\": 1,\n    \"leaked_bytes\": 4242,\n"
+				    "    \"suppressed_allocations\": 1,\n    \"suppressed_bytes\": 72704,\n"));
+	assert_int_equal(memtrack_run("leaks_one_report_all", out, sizeof(out), report_all), 0);
+	assert_non_null(strstr(out, "    \"leaked_allocations\": 2,\n    \"leaked_bytes\": 76946,\n"
+				    "    \"suppressed_allocations\": 0,\n    \"suppressed_bytes\": 0,\n"));
+	assert_int_equal(memtrack_run("leaks_one_diff", out, sizeof(out), diff), 0);
+	assert_non_null(strstr(out, "      \"leaked_allocations\": 1,\n      \"leaked_bytes\": 4242,\n"
+				    "      \"suppressed_allocations\": 1,\n      \"suppressed_bytes\": 72704\n"));
+	assert_int_equal(memtrack_run("leaks_one_diff_all", out, sizeof(out), diff_all), 0);
+	assert_non_null(strstr(out, "      \"leaked_allocations\": 2,\n      \"leaked_bytes\": 76946,\n"
+				    "      \"suppressed_allocations\": 0,\n      \"suppressed_bytes\": 0\n"));
+	assert_int_equal(memtrack_run("leaks_one_flame", out, sizeof(out), flame), 0);
+	assert_non_null(strstr(out, " 4242\n"));
+	assert_int_equal(strchr(out, '\n') - out + 1, (long)strlen(out));	/* one stack: the pool's is left out */
+	assert_int_equal(memtrack_run("leaks_one_flame_all", out, sizeof(out), flame_all), 0);
+	assert_non_null(strstr(out, " 4242\n"));
+	assert_non_null(strstr(out, " 72704\n"));
+	stacks_leaks(dir, true, &leaked, &suppressed);
+	assert_int_equal(leaked, 4242);
+	assert_int_equal(suppressed, 72704);
+	stacks_leaks(dir, false, &leaked, &suppressed);
+	assert_int_equal(leaked, 76946);
+	assert_int_equal(suppressed, 0);
+}
+
 /* Failed calls (addr 0) by func and size; size ANY_SIZE is any, so calloc's saturated UINT64_MAX is asked by func. */
 struct failed {
 	uint32_t pid;
@@ -2651,6 +2723,7 @@ int main(void)
 		cmocka_unit_test(test_window_real),
 		cmocka_unit_test(test_suppress_site),
 		cmocka_unit_test(test_suppress_builtin),
+		cmocka_unit_test(test_leaks_one_number),
 		cmocka_unit_test(test_failed_calls),		 cmocka_unit_test(test_failed_calls_each),
 		cmocka_unit_test(test_failed_new_nothrow),	 cmocka_unit_test(test_cxx_new_tcmalloc),
 		cmocka_unit_test(test_cxx_new_mimalloc),	 cmocka_unit_test(test_bad_alloc_libstdcxx),
