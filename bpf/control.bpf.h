@@ -14,6 +14,26 @@
  * line. The allocator probes test it first, and return at once while it is set. */
 __u64 paused = 0;	/* 64 bits: clang 14 has BPF atomics of that width only */
 
+/*
+ * While recording is off the releases still go out, and realloc-like calls given a block (their return: the tracer
+ * keeps only their free side): a block allocated while recording was on may end while it is off, and without its
+ * free the window would leak it. Allocations stop here; so does a realloc of NULL (checked at its entry, once its
+ * arguments are read). The model drops the releases of blocks it never saw (allocated while off).
+ */
+static __always_inline bool control__passes(__u64 cookie)
+{
+	switch (MT_COOKIE_ARGS(cookie)) {
+	case MT_ARGS_FREE:
+	case MT_ARGS_FREE_SIZED:
+	case MT_ARGS_PTR_SIZE:
+	case MT_ARGS_PTR_NMEMB_SIZE:
+	case MT_ARGS_PTR_SIZE_ALIGN:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* The control FIFO's file (its s_dev and inode number): set by the tracer before the command runs; 0: none. */
 __u64 control_dev = 0;
 __u64 control_ino = 0;

@@ -175,6 +175,8 @@ static int free_unknown(struct mt_blocks *b, const struct mt_blocks_acct *a, uin
 {
 	int ret;
 
+	if (a->paused)	/* while recording is off only releases are recorded: those of blocks it saw count */
+		return 0;
 	if (!hold) {
 		unknown_free(a, 1);
 		return 0;

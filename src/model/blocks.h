@@ -15,6 +15,8 @@ struct mt_blocks_acct {
 	struct mt_heap_stats *proc;
 	struct mt_heap_stats *tot;	/* a scratch when the image is filtered out */
 	bool resumed;			/* a start mark was seen: unknown frees count as paused_frees too */
+	bool paused;			/* recording off (after a stop mark): an unknown free is of a block allocated
+					 * while off, and counts nowhere */
 	bool pre_attach;		/* record --pid, an image not started by an exec: unknown frees are
 					 * pre_attach_frees instead */
 };

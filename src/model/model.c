@@ -599,7 +599,9 @@ static void apply_end(struct mt_model *m, const struct mt_end *e)
 }
 
 /*
- * A start makes the unknown frees after it paused_frees too. A stop ends every thread's held release (see
+ * A start makes the unknown frees after it paused_frees too; after a stop the recording has releases only (the
+ * tracer keeps them: a block allocated while on may end while off) and an unknown one counts nowhere. A stop ends
+ * every thread's held release (see
  * mt_blocks__on_free): the thread goes on unrecorded, so that release cannot be known to be its last.
  */
 static void apply_mark(struct mt_model *m, const struct mt_mark *k)
@@ -609,6 +611,8 @@ static void apply_mark(struct mt_model *m, const struct mt_mark *k)
 
 	m->tot.marks++;
 	m->resumed |= k->kind == MT_MARK_START;
+	if (k->kind != MT_MARK_LABEL)
+		m->paused = k->kind == MT_MARK_STOP;
 	if (k->kind != MT_MARK_STOP)
 		return;
 	for (i = 0; i < m->nr_procs; i++) {
