@@ -1433,8 +1433,9 @@ static void test_stacks_40_children(void **state)
 {
 	static const char *const funcs[] = { "f19", "f20" };
 	static const uint64_t x[14] = { 1, 10, 40, 400, 40, 400, 0, 0, 1, 10, 0, 0, 41, 410 };
-	/* Y was the parent's last allocation when it freed it: temporary */
-	static const uint64_t y[14] = { 1, 20, 40, 800, 1, 20, 0, 0, 40, 800, 1, 20, 41, 820 };
+	/* Y was the parent's last allocation when it freed it: temporary; the children held it, inherited, to their
+	 * exits: not their leaks */
+	static const uint64_t y[14] = { 1, 20, 40, 800, 1, 20, 0, 0, 0, 0, 1, 20, 41, 820 };
 	struct mt_mapping map;
 	struct synth w = { 0 };
 	struct mt_stacks *s;
@@ -1460,6 +1461,9 @@ static void test_stacks_40_children(void **state)
 	s = load(dir);
 	assert_counts(entry_of(s, 1), x);
 	assert_counts(entry_of(s, 2), y);
+	assert_int_equal(entry_of(s, 2)->inherited_live_allocations, 40);
+	assert_int_equal(entry_of(s, 2)->inherited_live_bytes, 800);
+	assert_int_equal(entry_of(s, 1)->inherited_live_allocations, 0);
 	assert_int_equal(mt_stack_heap__nr_procs(mt_stacks__heap(s)), 41);
 	assert_int_equal(mt_stack_heap__peak_bytes(mt_stacks__heap(s)), 41 * 30);
 	mt_stacks__free(s);

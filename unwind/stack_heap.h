@@ -14,7 +14,7 @@
  * block inherited at a fork counts once more for each child holding it, its frees there are the child's, and what a
  * process still holds at an exec is discarded, at its exit leaked, at the end (of the stream or the window) still
  * live. In blocks and in bytes:
- *   inherited + allocations - frees - replaced - discarded - leaked - still_live = 0
+ *   inherited + allocations - frees - replaced - discarded - leaked - inherited_live - still_live = 0
  */
 struct mt_stack_counts {
 	uint64_t allocations;		/* successful allocation calls, realloc included */
@@ -27,8 +27,11 @@ struct mt_stack_counts {
 	uint64_t replaced_bytes;
 	uint64_t discarded_allocations;	/* live when an exec replaced the image */
 	uint64_t discarded_bytes;
-	uint64_t leaked_allocations;	/* live at the exit of their holder */
+	uint64_t leaked_allocations;	/* live at the exit of their holder, which allocated them */
 	uint64_t leaked_bytes;
+	uint64_t inherited_live_allocations;	/* live at the exit of their holder, which inherited them at its fork
+						 * and never freed them: not its leaks */
+	uint64_t inherited_live_bytes;
 	uint64_t still_live_allocations;	/* live at the end of the stream or the window: not leaks */
 	uint64_t still_live_bytes;
 	uint64_t temporary_allocations;	/* freed by the thread that allocated them, before its next allocation */

@@ -279,6 +279,8 @@ static void entries_count(struct mt_stacks *s)
 		e->leaked_bytes = c->leaked_bytes;
 		e->still_live_allocations = c->still_live_allocations;
 		e->still_live_bytes = c->still_live_bytes;
+		e->inherited_live_allocations = c->inherited_live_allocations;
+		e->inherited_live_bytes = c->inherited_live_bytes;
 		e->inherited_allocations = c->inherited_allocations;
 		e->inherited_bytes = c->inherited_bytes;
 		e->frees = c->frees;

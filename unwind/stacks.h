@@ -64,6 +64,8 @@ struct mt_stack_entry {
 	uint64_t suppressed_bytes;
 	uint64_t still_live_allocations;	/* live at the end of the stream or the window: not leaks */
 	uint64_t still_live_bytes;
+	uint64_t inherited_live_allocations;	/* inherited at a fork, never freed by the child, live at its exit */
+	uint64_t inherited_live_bytes;
 	uint64_t inherited_allocations;	/* blocks fork children started with (each child counts) */
 	uint64_t inherited_bytes;
 	uint64_t frees;
