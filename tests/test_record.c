@@ -1639,6 +1639,62 @@ static void test_leaks_one_number(void **state)
 	assert_int_equal(suppressed, 0);
 }
 
+/* The sum of the weights of collapsed flame graph lines ("path N"). */
+static uint64_t collapsed_sum(const char *text)
+{
+	const char *p, *nl;
+	uint64_t sum = 0;
+
+	for (p = text; (nl = strchr(p, '\n')); p = nl + 1)
+		sum += strtoull(memrchr(p, ' ', nl - p) + 1, NULL, 10);
+	return sum;
+}
+
+/*
+ * Issue 32 item 3: the README's example forks a child that builds and frees a table of its own and never touches
+ * the 10,001 blocks it inherited (the parent's table and rows): it leaks nothing, and holds 10,001 blocks
+ * inherited and still live at its exit, which no command calls its leaks.
+ */
+static void test_fork_child_inherited_live(void **state)
+{
+	char dir[256], out[65536], *argv[] = { MT_BINARY, "record", "--stacks", "-o", dir, "--", PROG("example"), NULL };
+	char *report[] = { "report", "--json", "--sites", "0", dir, NULL };
+	char *flame[] = { "flamegraph", "--collapsed", "--weight", "leaked", dir, NULL };
+	const char *child;
+	uint64_t inherited = 0;
+	struct mt_suppressions *sup;
+	struct mt_read_status st;
+	struct mt_stacks *s;
+	size_t i;
+	int err;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "inherited_live");
+	assert_int_equal(run_named("inherited_live", argv), 0);
+	read_file("inherited_live", "err", out, sizeof(out));
+	assert_non_null(strstr(out, "memtrack: leaked at exit 11 blocks (78.8 KiB), suppressed 1 block (4.0 KiB: "
+				    "runtime one-offs), inherited and still live 10001 blocks (3.1 MiB: fork children's, "
+				    "their parent's blocks);"));
+	assert_int_equal(memtrack_run("inherited_live_report", out, sizeof(out), report), 0);
+	assert_non_null(strstr(out, "    \"leaked_allocations\": 11,\n    \"leaked_bytes\": 80685,\n"));
+	assert_non_null(strstr(out, "    \"inherited_live_allocations\": 10001,\n"
+				    "    \"inherited_live_bytes\": 3242360,\n"));
+	child = strstr(out, "\"inherited_allocations\": 10001,");	/* the child's row */
+	assert_non_null(child);
+	assert_non_null(strstr(child, "      \"leaked_allocations\": 0,\n      \"leaked_bytes\": 0,\n"));
+	assert_non_null(strstr(child, "      \"inherited_live_allocations\": 10001,\n"));
+	assert_int_equal(memtrack_run("inherited_live_flame", out, sizeof(out), flame), 0);
+	assert_int_equal(collapsed_sum(out), 80685);
+	sup = mt_suppressions__new(true);
+	s = mt_sites__load(dir, sup, false, "test", &err, &st);
+	assert_non_null(s);
+	for (i = 0; i < mt_stacks__count(s); i++)
+		inherited += mt_stacks__entry(s, i)->inherited_live_allocations;
+	assert_int_equal(inherited, 10001);
+	mt_stacks__free(s);
+	mt_suppressions__free(sup);
+}
+
 /* Failed calls (addr 0) by func and size; size ANY_SIZE is any, so calloc's saturated UINT64_MAX is asked by func. */
 struct failed {
 	uint32_t pid;
@@ -2724,6 +2780,7 @@ int main(void)
 		cmocka_unit_test(test_suppress_site),
 		cmocka_unit_test(test_suppress_builtin),
 		cmocka_unit_test(test_leaks_one_number),
+		cmocka_unit_test(test_fork_child_inherited_live),
 		cmocka_unit_test(test_failed_calls),		 cmocka_unit_test(test_failed_calls_each),
 		cmocka_unit_test(test_failed_new_nothrow),	 cmocka_unit_test(test_cxx_new_tcmalloc),
 		cmocka_unit_test(test_cxx_new_mimalloc),	 cmocka_unit_test(test_bad_alloc_libstdcxx),

@@ -54,6 +54,10 @@ int mt_summary__write(FILE *f, const struct mt_model *m, const char *dir)
 	if (sup_n)
 		fprintf(f, ", suppressed %" PRIu64 " %s (%s: runtime one-offs)", sup_n,
 			mt_plural__of(sup_n, "block", "blocks"), mt_report__human(c, sup_b));
+	if (h->inherited_live_allocations)
+		fprintf(f, ", inherited and still live %" PRIu64 " %s (%s: fork children's, their parent's blocks)",
+			h->inherited_live_allocations, mt_plural__of(h->inherited_live_allocations, "block", "blocks"),
+			mt_report__human(c, h->inherited_live_bytes));
 	if (h->still_live_allocations)
 		fprintf(f, ", still live %" PRIu64 " %s (%s: processes without an exit record)",
 			h->still_live_allocations, mt_plural__of(h->still_live_allocations, "block", "blocks"),

@@ -368,6 +368,9 @@ static void text_heap(FILE *f, const struct mt_model *m, const struct mt_report_
 		mt_leaks__suppressions_text(f, x->leaks);
 		fputc('\n', f);
 	}
+	if (h->inherited_live_allocations)
+		blocks_text(f, "inherited, live:", h->inherited_live_allocations, h->inherited_live_bytes,
+			    " (held at exit by fork children that never freed them: their parent's, not leaks)");
 	if (h->still_live_allocations || !t->complete)
 		blocks_text(f, "still live:", h->still_live_allocations, h->still_live_bytes, still_live_why(t, x));
 }
@@ -548,6 +551,8 @@ static void json_heap(struct mt_json *j, const struct mt_heap_stats *h, uint64_t
 	mt_json__kv_u64(j, "leaked_bytes", h->leaked_bytes - sup_b);
 	mt_json__kv_u64(j, "suppressed_allocations", sup_n);
 	mt_json__kv_u64(j, "suppressed_bytes", sup_b);
+	mt_json__kv_u64(j, "inherited_live_allocations", h->inherited_live_allocations);
+	mt_json__kv_u64(j, "inherited_live_bytes", h->inherited_live_bytes);
 	mt_json__kv_u64(j, "still_live_allocations", h->still_live_allocations);
 	mt_json__kv_u64(j, "still_live_bytes", h->still_live_bytes);
 	mt_json__kv_u64(j, "unknown_frees", h->unknown_frees);
