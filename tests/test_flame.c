@@ -726,6 +726,7 @@ static void test_cxx_demangled_and_inlined(void **state)
 {
 	char dir[256], *fg[] = { MT_BINARY, "flamegraph", "--collapsed", dir, NULL }, *out;
 	char *raw[] = { MT_BINARY, "flamegraph", "--collapsed", "--no-demangle", dir, NULL };
+	char *full[] = { MT_BINARY, "flamegraph", "--collapsed", "--full-names", dir, NULL };
 	struct mt_read_status st;
 	struct mt_sites *sites;
 	struct mt_stacks *s;
@@ -739,9 +740,13 @@ static void test_cxx_demangled_and_inlined(void **state)
 	mt_sites__free(sites);
 	mt_stacks__free(s);
 	out = memtrack_out("cxx_fg", fg);
-	assert_non_null(strstr(out, ";main;app::Store::add;std::map<"));
-	assert_non_null(strstr(out, ";main;app::Store::add;std::vector<int, std::allocator<int> >::push_back;"));
+	assert_non_null(strstr(out, ";main;app::Store::add;std::map<\u2026>::operator[];"));	/* issue 32 item 4 */
+	assert_non_null(strstr(out, ";main;app::Store::add;std::vector<\u2026>::push_back;"));
+	assert_null(strstr(out, "std::allocator<int>"));
 	assert_null(strstr(out, ";_Z"));
+	free(out);
+	out = memtrack_out("cxx_fg_full", full);
+	assert_non_null(strstr(out, ";main;app::Store::add;std::vector<int, std::allocator<int> >::push_back;"));
 	free(out);
 	out = memtrack_out("cxx_fg_raw", raw);
 	assert_non_null(strstr(out, ";main;_ZN3app5Store3addERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEEi;"));

@@ -19,6 +19,7 @@
 #include "artifact/artifact.h"
 #include "cli/commands.h"
 #include "common/json.h"
+#include "common/text.h"
 #include "common/u64map.h"
 #include "model/model.h"
 #include "model/pmap.h"
@@ -2112,6 +2113,34 @@ static void test_leaks_listing(void **state)
 	free(out);
 }
 
+/* Issue 32 item 4: C++ names with their template arguments elided, operators' '<' kept, literally. */
+static void test_elide_templates(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "std::vector<int, std::allocator<int> >::push_back", "std::vector<\u2026>::push_back" },
+		{ "std::vector<int, std::allocator<int> >::_M_realloc_insert<int const&>",
+		  "std::vector<\u2026>::_M_realloc_insert<\u2026>" },
+		{ "std::map<std::string, int>::operator[]", "std::map<\u2026>::operator[]" },
+		{ "std::operator<< <std::char_traits<char> >", "std::operator<< <\u2026>" },
+		{ "app::Key::operator<", "app::Key::operator<" },
+		{ "app::Key::operator<=>", "app::Key::operator<=>" },
+		{ "std::function<void (int)>::operator()", "std::function<\u2026>::operator()" },
+		{ "core::ptr::drop_in_place::<mycrate::Foo>", "core::ptr::drop_in_place::<\u2026>" },
+		{ "plain_c_function", "plain_c_function" },
+		{ "broken<", "broken<" },
+	};
+	size_t i;
+	char *o;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		o = mt_text__elide_templates(cases[i][0]);
+		assert_non_null(o);
+		assert_string_equal(o, cases[i][1]);
+		free(o);
+	}
+}
+
 /* Without an END record and with processes that never exited: "still live", never "leaked at exit". */
 static void test_still_live_unfinished(void **state)
 {
@@ -2137,6 +2166,7 @@ static void test_still_live_unfinished(void **state)
 	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", "--json", s->dir, NULL);
 	assert_non_null(strstr(out, "    \"leaked_allocations\": 1,\n    \"leaked_bytes\": 22,\n"
 				    "    \"suppressed_allocations\": 0,\n    \"suppressed_bytes\": 0,\n"
+				    "    \"inherited_live_allocations\": 0,\n    \"inherited_live_bytes\": 0,\n"
 				    "    \"still_live_allocations\": 1,\n    \"still_live_bytes\": 100,\n"));
 	free(out);
 }
@@ -2529,6 +2559,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_suppress_file, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_leaks_listing, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_still_live_unfinished, scratch_setup, scratch_teardown),
+		cmocka_unit_test(test_elide_templates),
 		cmocka_unit_test(test_filter_pid_exe),
 		cmocka_unit_test(test_filter_window),
 		cmocka_unit_test_setup_teardown(test_filter_report, scratch_setup, scratch_teardown),

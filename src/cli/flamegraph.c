@@ -14,6 +14,7 @@
 #include "report/speedscope.h"
 
 #define FG_USAGE "memtrack flamegraph [--format svg|collapsed|speedscope] [--weight W] [--fp] [--no-demangle] " \
+		 "[--full-names] " \
 		 "[FILTER...] [SUPPRESS...] (DIR | --diff BEFORE AFTER)"
 
 static void flamegraph_usage(FILE *f)
@@ -35,6 +36,7 @@ static void flamegraph_usage(FILE *f)
 	      "  --diff          BEFORE AFTER: AFTER's graph, frames red where they grew since BEFORE, blue where\n"
 	      "                  they shrank (matched by function names); collapsed: \"path BEFORE AFTER\" lines\n"
 	      "  --no-demangle   names as the ELF files spell them (_ZN...)\n"
+	      "  --full-names    C++ names whole: template arguments are elided by default (std::vector<…>::push_back)\n"
 	      MT_SUPPRESS_USAGE
 	      "  -h, --help      this text\n"
 	      "FILTER (whose stacks, and when; --pid and --exe repeat; with --diff, for both runs):\n"
@@ -53,7 +55,7 @@ enum fg_format { FG_SVG, FG_COLLAPSED, FG_SPEEDSCOPE };
 struct fg_args {
 	enum fg_format format;
 	enum mt_fg_weight weight;
-	bool raw_names;
+	unsigned int names;	/* MT_NAMES_* */
 	bool fp;
 	bool diff;
 	const char *dir;
@@ -123,7 +125,8 @@ static int flamegraph_option(void *ctx, int val, const char *name, const char *a
 	case 'f': return parse_format(arg, &a->format);
 	case 'w': return parse_weight(arg, &a->weight);
 	case 'd': a->diff = true; return 0;
-	case 'n': a->raw_names = true; return 0;
+	case 'n': a->names |= MT_NAMES_RAW; return 0;
+	case 'F': a->names |= MT_NAMES_FULL; return 0;
 	case 'p': a->fp = true; return 0;
 	case 'S': return mt_suppress_args__add(&a->sup, "flamegraph", arg);
 	case 'N': return mt_suppress_args__add(&a->sup, "flamegraph", NULL);
@@ -143,6 +146,7 @@ static int flamegraph_args(int argc, char **argv, struct fg_args *a)
 		{ "weight", required_argument, NULL, 'w' },
 		{ "diff", no_argument, NULL, 'd' },
 		{ "no-demangle", no_argument, NULL, 'n' },
+		{ "full-names", no_argument, NULL, 'F' },
 		{ "fp", no_argument, NULL, 'p' },
 		{ "suppress", required_argument, NULL, 'S' },
 		{ "no-default-suppress", no_argument, NULL, 'N' },
@@ -189,12 +193,12 @@ static int flamegraph_run(const struct fg_args *a)
 	struct mt_suppressions *sup = mt_suppressions__from_args(&a->sup);
 	int err, berr = 0, ret;
 
-	if (!sup || (a->diff && !(before = mt_sites__load_with(a->before, &opts, sup, a->raw_names, "flame graph",
+	if (!sup || (a->diff && !(before = mt_sites__load_with(a->before, &opts, sup, a->names, "flame graph",
 								&berr, &bst)))) {
 		mt_suppressions__free(sup);
 		return 2;
 	}
-	s = mt_sites__load_with(a->dir, &opts, sup, a->raw_names, "flame graph", &err, &st);
+	s = mt_sites__load_with(a->dir, &opts, sup, a->names, "flame graph", &err, &st);
 	mt_suppressions__free(sup);
 	if (!s) {
 		mt_stacks__free(before);

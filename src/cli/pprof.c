@@ -12,7 +12,7 @@
 #include "report/report.h"
 #include "report/sites.h"
 
-#define PPROF_USAGE "memtrack pprof [--no-demangle] [SUPPRESS...] DIR > out.pb.gz"
+#define PPROF_USAGE "memtrack pprof [--no-demangle] [--full-names] [SUPPRESS...] DIR > out.pb.gz"
 
 static void pprof_usage(FILE *f)
 {
@@ -22,6 +22,7 @@ static void pprof_usage(FILE *f)
 	      "(allocations, bytes), inuse_objects and inuse_space (the blocks leaked at exit, as `report` counts\n"
 	      "them: suppressed leaks left out); each location carries its inlined functions.\n"
 	      "  --no-demangle   names as the ELF files spell them (_ZN...)\n"
+	      "  --full-names    C++ names whole: template arguments are elided by default (std::vector<…>::push_back)\n"
 	      MT_SUPPRESS_USAGE
 	      "  -h, --help      this text\n"
 	      "Exit status: 0; 1 when DIR is damaged (the profile covers the records before the damage);\n"
@@ -30,7 +31,7 @@ static void pprof_usage(FILE *f)
 }
 
 struct pprof_args {
-	bool raw_names;
+	unsigned int names;	/* MT_NAMES_* */
 	struct mt_suppress_args sup;
 	const char *dir;
 };
@@ -40,8 +41,8 @@ static int pprof_option(void *ctx, int val, const char *name, const char *arg)
 	struct pprof_args *a = ctx;
 
 	(void)name;
-	if (val == 'n') {
-		a->raw_names = true;
+	if (val == 'n' || val == 'F') {
+		a->names |= val == 'n' ? MT_NAMES_RAW : MT_NAMES_FULL;
 		return 0;
 	}
 	return mt_suppress_args__add(&a->sup, "pprof", val == 'S' ? arg : NULL);
@@ -52,6 +53,7 @@ static int pprof_args(int argc, char **argv, struct pprof_args *a)
 {
 	static const struct option opts[] = {
 		{ "no-demangle", no_argument, NULL, 'n' },
+		{ "full-names", no_argument, NULL, 'F' },
 		{ "suppress", required_argument, NULL, 'S' },
 		{ "no-default-suppress", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
@@ -82,7 +84,7 @@ int mt_cmd_pprof(int argc, char **argv)
 		return 2;
 	}
 	sup = mt_suppressions__from_args(&a.sup);
-	s = sup ? mt_sites__load(dir, sup, a.raw_names, "profile", &err, &st) : NULL;
+	s = sup ? mt_sites__load(dir, sup, a.names, "profile", &err, &st) : NULL;
 	mt_suppressions__free(sup);
 	if (!s)
 		return 2;

@@ -23,6 +23,7 @@ struct report_args {
 	bool leaks;
 	bool sizes;
 	bool fp;
+	bool full_names;
 	size_t top;
 	struct mt_suppress_args sup;
 	struct mt_filter filter;
@@ -44,7 +45,7 @@ struct report_parts {
 
 static void report_usage(FILE *f)
 {
-	fputs("usage: memtrack report [--json] [--sites N] [--full-paths] [--sizes] [--fp] [FILTER...] [SUPPRESS...] DIR\n"
+	fputs("usage: memtrack report [--json] [--sites N] [--full-paths] [--sizes] [--fp] [--full-names] [FILTER...] [SUPPRESS...] DIR\n"
 	      "       memtrack report --leaks [--json] [--sites N] [FILTER...] [SUPPRESS...] DIR\n"
 	      "       memtrack report --attach [--json] DIR\n"
 	      "Heap allocation statistics of a recorded run: totals, then one row per process image (a process that\n"
@@ -55,6 +56,7 @@ static void report_usage(FILE *f)
 	      "  --full-paths  source files by their whole path, not relative to their compilation directory\n"
 	      "  --sizes       also a histogram by power-of-two size class and the 20 largest allocations\n"
 	      "  --fp          the frame-pointer chains, not the DWARF ones (which are unwound on first use)\n"
+	      "  --full-names  C++ names whole: template arguments are elided by default (std::vector<…>::push_back)\n"
 	      "  --leaks       the leaked blocks instead, by allocation site (by process without stacks), largest\n"
 	      "                first; with --json: {\"totals\", \"leaks\", \"still_live\"}\n"
 	      "  --attach      the attach log instead: each file looked at, its probes, how long its thread was held\n"
@@ -106,6 +108,7 @@ static int report_option(void *ctx, int val, const char *name, const char *arg)
 	case 'n': return mt_suppress_args__add(&a->sup, "report", NULL);
 	case 'z': a->sizes = true; return 0;
 	case 'F': a->fp = true; return 0;
+	case 'N': a->full_names = true; return 0;
 	case 'S': return mt_suppress_args__add(&a->sup, "report", arg);
 	case 'P':
 		snprintf(opt, sizeof(opt), "--%s", name);
@@ -137,6 +140,7 @@ static int report_args(int argc, char **argv, struct report_args *a)
 		{ "no-default-suppress", no_argument, NULL, 'n' },
 		{ "sizes", no_argument, NULL, 'z' },
 		{ "fp", no_argument, NULL, 'F' },
+		{ "full-names", no_argument, NULL, 'N' },
 		{ "pid", required_argument, NULL, 'P' },
 		{ "exe", required_argument, NULL, 'P' },
 		{ "from", required_argument, NULL, 'P' },
@@ -208,6 +212,7 @@ static int report_extras(const struct report_args *a, struct report_parts *p)
 	p->sup = mt_suppressions__from_args(&a->sup);
 	if (!p->sup)
 		return 2;
+	mt_modules__set_full_names(mt_stacks__modules(p->stacks), a->full_names);
 	mt_suppressions__apply(p->sup, p->stacks);
 	if (!a->leaks)
 		p->sites = mt_sites__build(p->stacks);

@@ -481,14 +481,14 @@ void mt_sites__json_frames(struct mt_json *j, const struct mt_site *site)
 }
 
 /* No allocation named a stack: --stacks was not given (or nothing was allocated at all). */
-struct mt_stacks *mt_sites__load(const char *dir, const struct mt_suppressions *sup, bool raw_names,
+struct mt_stacks *mt_sites__load(const char *dir, const struct mt_suppressions *sup, unsigned int names,
 				 const char *what, int *err, struct mt_read_status *st)
 {
-	return mt_sites__load_with(dir, NULL, sup, raw_names, what, err, st);
+	return mt_sites__load_with(dir, NULL, sup, names, what, err, st);
 }
 
 struct mt_stacks *mt_sites__load_with(const char *dir, const struct mt_stacks_opts *opts,
-				      const struct mt_suppressions *sup, bool raw_names, const char *what, int *err,
+				      const struct mt_suppressions *sup, unsigned int names, const char *what, int *err,
 				      struct mt_read_status *st)
 {
 	struct mt_stacks *s;
@@ -506,7 +506,8 @@ struct mt_stacks *mt_sites__load_with(const char *dir, const struct mt_stacks_op
 		return NULL;
 	}
 	mt_suppressions__apply(sup, s);
-	mt_modules__set_raw_names(mt_stacks__modules(s), raw_names);
+	mt_modules__set_raw_names(mt_stacks__modules(s), names & MT_NAMES_RAW);
+	mt_modules__set_full_names(mt_stacks__modules(s), names & MT_NAMES_FULL);
 	return s;
 }
 

@@ -117,16 +117,18 @@ struct mt_site_frames {
  * ("file.c:12"). 0 or -ENOMEM. */
 int mt_site__add_frame(const struct mt_frame_line *fl, void *ctx);
 /*
- * mt_stacks__load(dir) for a command that needs stacks (what: "flame graph", ...), names kept raw when raw_names,
+ * mt_stacks__load(dir) for a command that needs stacks (what: "flame graph", ...), names as `names` says (MT_NAMES_*),
  * the leaks that sup suppresses moved out of the entries' leaked_* (mt_suppressions__apply; sup NULL: none).
  * NULL after one error line when DIR cannot be read (*err: the load's return) or holds no allocation stacks
  * (-ENODATA: "DIR: recorded without --stacks: ..."). Otherwise *err is 0 or -EBADMSG (see mt_report__exit_status).
  */
-struct mt_stacks *mt_sites__load(const char *dir, const struct mt_suppressions *sup, bool raw_names,
+#define MT_NAMES_RAW 1		/* `--no-demangle`: names as the ELF files spell them */
+#define MT_NAMES_FULL 2		/* `--full-names`: template arguments kept (elided by default) */
+struct mt_stacks *mt_sites__load(const char *dir, const struct mt_suppressions *sup, unsigned int names,
 				 const char *what, int *err, struct mt_read_status *st);
 /* The same with load options (NULL: the defaults), e.g. frame-pointer chains only. */
 struct mt_stacks *mt_sites__load_with(const char *dir, const struct mt_stacks_opts *opts,
-				      const struct mt_suppressions *sup, bool raw_names, const char *what, int *err,
+				      const struct mt_suppressions *sup, unsigned int names, const char *what, int *err,
 				      struct mt_read_status *st);
 /* A site's frames as a JSON array of {"name", "srcline" (or null), "inlined"} objects. */
 void mt_sites__json_frames(struct mt_json *j, const struct mt_site *site);
