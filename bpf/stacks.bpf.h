@@ -7,17 +7,72 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "memtrack.bpf.h"
+#include "core.bpf.h"
+#include "maps.bpf.h"
 
 #define MT_STACKS_SEEN_MAX 65536
 #define MT_SCAN_WORDS 16		/* words looked at above a broken frame-pointer chain (one read) */
 #define MT_RI_MAX 8			/* pending uretprobes looked at to repair a trampoline address */
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
+#define MT_WITHHELD_SALT 0x7072697673746b00ull	/* mixed into a privileged process's path hashes: never shared */
 
 /* Set by the tracer before load: raw stack bytes per definition (--stack-bytes); 0 without --stacks (no stack code
  * runs). */
-const volatile __u32 stack_bytes = 0;
+const volatile __u32 cfg_stack_bytes = 0;
+
+/*
+ * Set by the tracer before load, with --stacks when the recording user (sudo's, --user's, else memtrack's own) is
+ * not root: the artifact is that user's, so a process whose credentials are not theirs (a setuid, setgid or
+ * file-capability exec) gets no raw stack bytes or registers in it. cfg_owner_uid and cfg_owner_gid are that user's.
+ */
+const volatile bool cfg_withhold = false;
+const volatile __u32 cfg_owner_uid = 0;
+const volatile __u32 cfg_owner_gid = 0;
+
+/* tgid -> 1: a privileged process, whose stacks are withheld. Set by BPF at exec (cleared when the new image's
+ * credentials are the user's), copied at fork, dropped at exit; the tracer sets the one record --pid attached to
+ * when it was privileged then. Not preallocated, as exec_ranges. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, MT_TRACKED_MAX);
+	__type(key, __u32);
+	__type(value, __u8);
+} privileged SEC(".maps");
+
+/* Credentials that are not the recording user's: another uid or gid of any kind, or any capability. */
+static __always_inline bool cred__foreign(const struct cred *c)
+{
+	return BPF_CORE_READ(c, uid.val) != cfg_owner_uid || BPF_CORE_READ(c, euid.val) != cfg_owner_uid ||
+	       BPF_CORE_READ(c, suid.val) != cfg_owner_uid || BPF_CORE_READ(c, fsuid.val) != cfg_owner_uid ||
+	       BPF_CORE_READ(c, gid.val) != cfg_owner_gid || BPF_CORE_READ(c, egid.val) != cfg_owner_gid ||
+	       BPF_CORE_READ(c, sgid.val) != cfg_owner_gid || BPF_CORE_READ(c, fsgid.val) != cfg_owner_gid ||
+	       BPF_CORE_READ(c, cap_permitted.val) || BPF_CORE_READ(c, cap_effective.val) ||
+	       BPF_CORE_READ(c, cap_ambient.val);
+}
+
+/* At exec, with the new image's credentials: the old image's memory is gone, so the flag is decided anew. */
+static __always_inline void privileged__on_exec(struct task_struct *p, __u32 tgid)
+{
+	__u8 one = 1;
+
+	if (!cfg_withhold || !cfg_stack_bytes)
+		return;
+	if (cred__foreign(BPF_CORE_READ(p, cred)))
+		bpf_map_update_elem(&privileged, &tgid, &one, BPF_ANY);
+	else
+		bpf_map_delete_elem(&privileged, &tgid);
+}
+
+/* A child holds its parent's memory, secrets included, until it execs. */
+static __always_inline void privileged__inherit(__u32 parent, __u32 child)
+{
+	__u8 one = 1;
+
+	if (cfg_withhold && cfg_stack_bytes && bpf_map_lookup_elem(&privileged, &parent))
+		bpf_map_update_elem(&privileged, &child, &one, BPF_ANY);
+}
 
 /* hash -> 1: call paths whose definition BPF emitted, added at the first allocation on the path. LRU: an evicted
  * path is defined again (readers accept it). The tracer sizes it to 1 before load without --stacks: an LRU map is
@@ -52,18 +107,16 @@ struct {
 
 static __always_inline void ranges__add(__u32 tgid, __u64 lo, __u64 hi)
 {
-	struct mt_exec_ranges *r = bpf_map_lookup_elem(&exec_ranges, &tgid);
+	struct mt_exec_ranges *r;
 	__u32 zero = 0, n;
 
-	if (!stack_bytes)
+	if (!cfg_stack_bytes)
 		return;
+	r = bpf_map_lookup_elem(&exec_ranges_zero, &zero);
+	r = r ? map__lookup_or_try_init(&exec_ranges, &tgid, r) : NULL;
 	if (!r) {
-		r = bpf_map_lookup_elem(&exec_ranges_zero, &zero);
-		if (!r || bpf_map_update_elem(&exec_ranges, &tgid, r, BPF_NOEXIST))
-			return;
-		r = bpf_map_lookup_elem(&exec_ranges, &tgid);
-		if (!r)
-			return;
+		drop__count(MT_DROP_TRACKED);	/* no room for the process's ranges: its scans find no code */
+		return;
 	}
 	n = r->n;
 	if (n >= MT_EXEC_RANGES)
@@ -85,11 +138,30 @@ static __always_inline void ranges__inherit(__u32 parent, __u32 child)
 {
 	struct mt_exec_ranges *r;
 
-	if (!stack_bytes)
+	if (!cfg_stack_bytes)
 		return;
 	r = bpf_map_lookup_elem(&exec_ranges, &parent);
-	if (r)
-		bpf_map_update_elem(&exec_ranges, &child, r, BPF_ANY);
+	if (r && bpf_map_update_elem(&exec_ranges, &child, r, BPF_ANY))
+		drop__count(MT_DROP_TRACKED);
+}
+
+/* The process-tree hooks (tree.bpf.h): a fork child has its parent's mappings, an exec none, an exit ends them. */
+static __always_inline void stacks__on_fork(__u32 parent, __u32 child)
+{
+	ranges__inherit(parent, child);
+	privileged__inherit(parent, child);
+}
+
+static __always_inline void stacks__on_exec(struct task_struct *p, __u32 tgid)
+{
+	ranges__reset(tgid);
+	privileged__on_exec(p, tgid);
+}
+
+static __always_inline void stacks__on_exit(__u32 tgid)
+{
+	bpf_map_delete_elem(&exec_ranges, &tgid);
+	bpf_map_delete_elem(&privileged, &tgid);
 }
 
 /* Global, so the verifier looks at its 32 iterations once, not under every state of the scan that calls it. */
@@ -151,8 +223,10 @@ struct mt_walk {
 	__u64 hash;
 	__u64 tramp;
 	__u64 last;		/* lowest stack address not yet accounted for by the chain */
+	struct mt_exec_ranges *code;	/* a privileged process's code ranges (NULL: none known) */
 	__u32 n;
 	bool broken;		/* the chain ended on a frame without a frame pointer, not at its end */
+	bool withheld;		/* a privileged process's: only code addresses are read out of its stack */
 };
 
 /* The walk in progress, the context of its bpf_loop callback. */
@@ -161,6 +235,12 @@ struct mt_chain {
 	__u64 *out;		/* the definition's chain (ring memory), NULL when only hashing */
 	__u64 sp, bp;
 };
+
+/* A privileged process's chain holds code addresses only: without frame pointers bp may point at its secrets. */
+static __always_inline bool chain__keeps(struct mt_walk *w, __u64 ret)
+{
+	return !w->withheld || ranges__has(w->code, ret);
+}
 
 /* One frame: [bp] = the next bp, [bp + 8] = a return address. A bpf_loop callback: verified once, not per frame. */
 static long chain__frame(__u32 i, void *data)
@@ -175,6 +255,10 @@ static long chain__frame(__u32 i, void *data)
 	if (!frame[1])
 		return 1;
 	ret = ret__repair(frame[1], bp + 8, c->w.tramp);
+	if (!chain__keeps(&c->w, ret)) {
+		c->w.broken = true;
+		return 1;
+	}
 	c->w.hash = fnv__mix(c->w.hash, ret);
 	if (c->out)
 		c->out[(i + 1) & MT_FP_MAX] = ret;	/* i + 1 < MT_FP_MAX; the mask is for the verifier */
@@ -204,6 +288,10 @@ static __always_inline void walk__chain(struct pt_regs *ctx, __u64 *out, struct 
 	c.w.last = c.sp + 8;
 	if (!bpf_probe_read_user(&ret, sizeof(ret), (void *)c.sp)) {
 		ret = ret__repair(ret, c.sp, c.w.tramp);
+		if (!chain__keeps(&c.w, ret)) {
+			*w = c.w;
+			return;
+		}
 		c.w.hash = fnv__mix(c.w.hash, ret);
 		if (out)
 			out[0] = ret;
@@ -254,6 +342,8 @@ static __always_inline void walk__path(struct pt_regs *ctx, __u64 *out, struct m
 	walk__chain(ctx, out, w);
 	if (w->broken)
 		walk__scan(w);
+	if (w->withheld)
+		w->hash = fnv__mix(w->hash, MT_WITHHELD_SALT);
 	w->hash &= MT_STACK_HASH_MASK;
 	if (!w->hash)
 		w->hash = 1;
@@ -269,7 +359,7 @@ static __always_inline __u32 stack__copy(__u8 *raw, __u64 sp, bool *short_read)
 	*short_read = false;
 
 	for (c = 0; c < MT_STACK_BYTES_MAX / MT_STACK_CHUNK; c++) {
-		if (c * MT_STACK_CHUNK >= stack_bytes)
+		if (c * MT_STACK_CHUNK >= cfg_stack_bytes)
 			break;
 		if (!bpf_probe_read_user(raw + c * MT_STACK_CHUNK, MT_STACK_CHUNK, (void *)(sp + c * MT_STACK_CHUNK))) {
 			n += MT_STACK_CHUNK;
@@ -287,13 +377,26 @@ static __always_inline __u32 stack__copy(__u8 *raw, __u64 sp, bool *short_read)
 	return n;
 }
 
+/* A privileged process's definition: its chain of code addresses, ip (in the allocator), nothing of its data. */
+static __always_inline void stack__withhold(struct mt_stack *s, struct pt_regs *ctx)
+{
+	__u32 i;
+
+	for (i = 0; i < MT_REG__COUNT; i++)
+		s->regs[i] = 0;
+	s->regs[MT_REG_IP] = ctx->ip;
+	s->nbytes = 0;
+	s->truncated = MT_STACK_WITHHELD;
+	s->_pad = 0;
+}
+
 /*
  * The first time a path is seen its definition goes out: registers, the chain, the raw stack. The record is
  * reserved at its largest (fixed offsets keep the verifier happy); the tracer packs it to the documented layout.
  */
 static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w)
 {
-	struct mt_stack *s = rec__reserve(sizeof(*s) + MT_FP_MAX * 8 + stack_bytes, MT_REC_STACK);
+	struct mt_stack *s = rec__reserve(sizeof(*s) + MT_FP_MAX * 8 + cfg_stack_bytes, MT_REC_STACK);
 	bool short_read;
 	__u32 nbytes;
 	__u64 *fp;
@@ -303,6 +406,12 @@ static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w
 	fp = (__u64 *)(s + 1);
 	walk__path(ctx, fp, w);
 	s->hash = w->hash;
+	s->nfp = w->n;
+	if (w->withheld) {
+		stack__withhold(s, ctx);
+		rec__submit(s, sizeof(*s) + MT_FP_MAX * 8 + cfg_stack_bytes);
+		return;
+	}
 	s->regs[MT_REG_IP] = ctx->ip;
 	s->regs[MT_REG_SP] = ctx->sp;
 	s->regs[MT_REG_BP] = ctx->bp;
@@ -311,15 +420,14 @@ static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w
 	s->regs[MT_REG_R13] = ctx->r13;
 	s->regs[MT_REG_R14] = ctx->r14;
 	s->regs[MT_REG_R15] = ctx->r15;
-	s->nfp = w->n;
 	s->nbytes = stack__copy((__u8 *)(fp + MT_FP_MAX), ctx->sp, &short_read);
 	/* Read back from the ring: the verifier knows each copy path's count, and would check the rest once per path. */
 	nbytes = *(volatile __u32 *)&s->nbytes;
-	s->truncated = nbytes == stack_bytes || ctx->sp + nbytes < w->last ? MT_STACK_TRUNC_BYTES : 0;
+	s->truncated = nbytes == cfg_stack_bytes || ctx->sp + nbytes < w->last ? MT_STACK_TRUNC_BYTES : 0;
 	s->truncated |= w->n == MT_FP_MAX ? MT_STACK_TRUNC_FP : 0;
 	s->truncated |= short_read ? MT_STACK_TRUNC_READ : 0;
 	s->_pad = 0;
-	rec__submit(s, sizeof(*s) + MT_FP_MAX * 8 + stack_bytes);
+	rec__submit(s, sizeof(*s) + MT_FP_MAX * 8 + cfg_stack_bytes);
 }
 
 /* The call path's hash, its definition emitted the first time. Global: verified once for any caller's state, not
@@ -331,6 +439,13 @@ __noinline __u64 stack__path(struct pt_regs *ctx)
 	__u8 one = 1;
 
 	w.tramp = BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
+	if (cfg_withhold) {
+		__u32 tgid = current__ids() >> 32;
+
+		w.withheld = bpf_map_lookup_elem(&privileged, &tgid) != NULL;
+		if (w.withheld)
+			w.code = bpf_map_lookup_elem(&exec_ranges, &tgid);
+	}
 	walk__path(ctx, NULL, &w);
 	if (bpf_map_lookup_elem(&stacks_seen, &w.hash))
 		return w.hash;
@@ -342,7 +457,7 @@ __noinline __u64 stack__path(struct pt_regs *ctx)
 /* The call path's hash for an allocation record; 0 without --stacks, where the verifier drops the call. */
 static __always_inline __u64 stack__capture(struct pt_regs *ctx)
 {
-	return stack_bytes ? stack__path(ctx) : 0;
+	return cfg_stack_bytes ? stack__path(ctx) : 0;
 }
 
 #endif /* MEMTRACK_STACKS_BPF_H */

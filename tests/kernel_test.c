@@ -18,10 +18,9 @@ extern char **environ;
 char mt_test_root[] = "/tmp/memtrack-test.XXXXXX";
 static const char *test_name = "test";
 
-int mt_test__run(char *const *argv, const char *out, const char *err)
+pid_t mt_test__spawn(char *const *argv, const char *out, const char *err)
 {
 	posix_spawn_file_actions_t fa;
-	int status;
 	pid_t pid;
 
 	posix_spawn_file_actions_init(&fa);
@@ -31,6 +30,14 @@ int mt_test__run(char *const *argv, const char *out, const char *err)
 		posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	assert_int_equal(posix_spawn(&pid, argv[0], &fa, NULL, argv, environ), 0);
 	posix_spawn_file_actions_destroy(&fa);
+	return pid;
+}
+
+int mt_test__run(char *const *argv, const char *out, const char *err)
+{
+	pid_t pid = mt_test__spawn(argv, out, err);
+	int status;
+
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

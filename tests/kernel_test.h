@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <cmocka.h>
 
 #ifndef MT_BINARY
@@ -21,6 +22,8 @@ extern char mt_test_root[];
 
 /* Runs argv (argv[0] a path) with stdout/stderr to the files named (NULL: inherited); returns its exit code. */
 int mt_test__run(char *const *argv, const char *out, const char *err);
+/* The same started, not waited for: its pid. */
+pid_t mt_test__spawn(char *const *argv, const char *out, const char *err);
 
 /* The whole of the file at path, malloc'd and NUL-terminated (the test fails when it cannot be read). */
 char *mt_test__read_file(const char *path);

@@ -3,7 +3,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +18,6 @@
 #define WAIT_STEP_US 20000
 #define WAIT_STEPS 1500		/* 30 s: BPF's load comes first */
 
-extern char **environ;
-
 /* attach_wait, started by the test (its parent), once it has made its block and waits for SIGUSR1. */
 struct target {
 	pid_t pid;
@@ -28,20 +25,6 @@ struct target {
 	char dir[512];
 	char err[600];
 };
-
-static pid_t spawn(char *const *argv, const char *err)
-{
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	if (err)
-		posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	assert_int_equal(posix_spawn(&pid, argv[0], &fa, NULL, argv, environ), 0);
-	posix_spawn_file_actions_destroy(&fa);
-	return pid;
-}
 
 /* what is in the file ("": the file is there). */
 static bool file__has(const char *path, const char *what)
@@ -79,10 +62,10 @@ static void target__start(struct target *t, const char *name, const char *mode)
 	snprintf(t->dir, sizeof(t->dir), "%s/%s", mt_test_root, name);
 	snprintf(ready, sizeof(ready), "%s.ready", t->dir);
 	snprintf(t->err, sizeof(t->err), "%s.err", t->dir);
-	t->pid = spawn(prog, NULL);
+	t->pid = mt_test__spawn(prog, "/dev/null", NULL);
 	wait_for(ready, "");
 	snprintf(pid, sizeof(pid), "%d", t->pid);
-	t->memtrack = spawn(rec, t->err);
+	t->memtrack = mt_test__spawn(rec, "/dev/null", t->err);
 	wait_for(t->err, "attached");
 }
 

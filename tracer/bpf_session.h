@@ -16,8 +16,10 @@ struct bpf_map;
 struct mt_probe_plan;
 
 struct mt_bpf_session;
-/* Loaded, its tracepoints attached; nothing probed yet. NULL + errno, the reason printed. */
-struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o);
+/* Loaded, its tracepoints attached; nothing probed yet. NULL + errno, the reason printed. owner: the user the
+ * artifact is given to; with --stacks and an owner that is not root, a process whose credentials are not theirs gets
+ * no raw stack bytes nor registers (bpf/stacks.bpf.h). */
+struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o, uid_t owner_uid, gid_t owner_gid);
 /* Its tracepoint links to the closer (its socket, or -1: closed here), then the programs unloaded. */
 void mt_bpf_session__close(struct mt_bpf_session *s, int closer);
 
@@ -36,6 +38,8 @@ int mt_bpf_session__proc_file(struct mt_bpf_session *s, pid_t pid, uint64_t dev,
 int mt_bpf_session__track(struct mt_bpf_session *s, pid_t pid);
 /* A process that runs already (record --pid): recorded from now on, where track waits for its exec. */
 int mt_bpf_session__track_running(struct mt_bpf_session *s, pid_t pid);
+/* With --stacks, a process record --pid attached to whose stacks are withheld (its credentials are not the user's). */
+int mt_bpf_session__set_privileged(struct mt_bpf_session *s, pid_t pid);
 /* With --stacks, an executable mapping it had then, added to its code ranges (as BPF adds one at each mapping). */
 int mt_bpf_session__exec_range(struct mt_bpf_session *s, pid_t pid, uint64_t lo, uint64_t hi);
 /* A process's operator new code (tracer/callers.c): -ENOENT when it has none yet. */

@@ -112,15 +112,25 @@ struct record {
 	char dir[PATH_MAX];
 };
 
+/* Whom DIR and the artifact are given to: the one sudo was run by, or --user's, else memtrack's own. */
+static void record__owner(const struct record *r, uid_t *uid, gid_t *gid)
+{
+	*uid = r->user.set ? r->user.uid : getuid();
+	*gid = r->user.set ? r->user.gid : getgid();
+}
+
 /* Nothing is probed yet: allocators are attached as the tree maps them. */
 static int record__setup_bpf(struct record *r)
 {
 	int err = mt_privileges__check();
+	uid_t uid;
+	gid_t gid;
 
 	if (err)
 		return err;
 	mt_thp__prefer(MT_LOAD_HEAP);
-	r->bpf = mt_bpf_session__open(r->o);
+	record__owner(r, &uid, &gid);
+	r->bpf = mt_bpf_session__open(r->o, uid, gid);
 	err = r->bpf ? 0 : -errno;
 	/* A hold may be a SIGSTOP (when no ignored signal is free) only if the closer will SIGCONT what is left */
 	if (!err && r->closer >= 0 && !mt_closer__keep_held(r->closer, mt_bpf_session__held_fd(r->bpf)))
@@ -178,14 +188,27 @@ static int record__seize(struct record *r)
 	return 0;
 }
 
+/* record --pid: tracked from now on; a process privileged now (a setuid program's) has its stacks withheld. Checked
+ * after it is tracked: an exec from here on decides in BPF, and a stale answer here only withholds. */
+static int record__track_running(struct record *r)
+{
+	int err = mt_bpf_session__track_running(r->bpf, r->sp.pid);
+	uid_t uid;
+	gid_t gid;
+
+	record__owner(r, &uid, &gid);
+	if (!err && r->o->stack_bytes && uid && mt_seize__privileged(r->sp.pid, uid, gid))
+		err = mt_bpf_session__set_privileged(r->bpf, r->sp.pid);
+	return err;
+}
+
 /* Everything the loop needs, set up while the command waits in its pre-exec stop (with --pid: before the seize). */
 static int record__prepare(struct record *r)
 {
 	int err = session__write(r->w, r->bpf, r->sp.pid, r->argv);
 
 	if (!err)
-		err = r->o->pid ? mt_bpf_session__track_running(r->bpf, r->sp.pid)
-				: mt_bpf_session__track(r->bpf, r->sp.pid);
+		err = r->o->pid ? record__track_running(r) : mt_bpf_session__track(r->bpf, r->sp.pid);
 	if (err)
 		return err;
 	mt_allocators__mark_cxx_news(r->o->stack_bytes != 0);
@@ -271,11 +294,13 @@ static void record__keep_listener(struct record *r)
 			err == EBUSY ? ", another seccomp listener is set above memtrack" : "");
 }
 
-/* DIR is the user's: the one sudo was run by, or --user's, else memtrack's own. */
+/* DIR is the user's (record__owner). */
 static int record__open_dir(struct record *r)
 {
-	uid_t uid = r->user.set ? r->user.uid : getuid();
-	gid_t gid = r->user.set ? r->user.gid : getgid();
+	uid_t uid;
+	gid_t gid;
+
+	record__owner(r, &uid, &gid);
 
 	r->dir_fd = mt_outdir__open(r->dir, uid, gid, &r->dir_made);
 	return r->dir_fd < 0 ? r->dir_fd : 0;
@@ -287,11 +312,12 @@ static int record__open_dir(struct record *r)
  */
 static int record__open_control(struct record *r)
 {
-	uid_t uid = r->user.set ? r->user.uid : getuid();
-	gid_t gid = r->user.set ? r->user.gid : getgid();
 	uint64_t dev, ino;
+	uid_t uid;
+	gid_t gid;
 	int err;
 
+	record__owner(r, &uid, &gid);
 	r->control = mt_control__new(uid, gid);
 	err = r->control ? mt_control__start(r->control) : -errno;
 	if (!err && setenv(MT_CONTROL_ENV, mt_control__path(r->control), 1))

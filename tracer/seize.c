@@ -41,6 +41,40 @@ static int status__field(pid_t tid, const char *name, int base, unsigned long lo
 	return err;
 }
 
+/* A "Uid:" or "Gid:" line's four ids (real, effective, saved, file system) all v; a "Cap...:" line's set empty. */
+static bool status__ids_are(const char *line, unsigned long v)
+{
+	unsigned long ids[4];
+	unsigned long long caps;
+
+	if (!strncmp(line, "Cap", 3))
+		return sscanf(strchr(line, ':') + 1, "%llx", &caps) == 1 && !caps;
+	return sscanf(strchr(line, ':') + 1, "%lu %lu %lu %lu", &ids[0], &ids[1], &ids[2], &ids[3]) == 4 &&
+	       ids[0] == v && ids[1] == v && ids[2] == v && ids[3] == v;
+}
+
+bool mt_seize__privileged(pid_t pid, uid_t uid, gid_t gid)
+{
+	static const char *const keys[] = { "Uid:", "Gid:", "CapPrm:", "CapEff:", "CapAmb:" };
+	char path[64], line[256];
+	unsigned int i, seen = 0;
+	bool foreign = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	while (!foreign && fgets(line, sizeof(line), f))
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (!strncmp(line, keys[i], strlen(keys[i]))) {
+				foreign = !status__ids_are(line, i == 1 ? gid : uid);
+				seen |= 1u << i;
+			}
+	fclose(f);
+	return foreign || seen != (1u << 5) - 1;
+}
+
 static pid_t task__tracer(pid_t tid)
 {
 	unsigned long long v = 0;

@@ -2,6 +2,7 @@
 #ifndef MEMTRACK_TRACER_SEIZE_H
 #define MEMTRACK_TRACER_SEIZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -14,6 +15,9 @@ int mt_seize__check(pid_t pid);
 /* Every thread of pid seized with MT_PTRACE_OPTIONS, read again until none is new (a thread born meanwhile to one
  * seized already is memtrack's by PTRACE_O_TRACECLONE). *threads gets their count. 0 or -errno. */
 int mt_seize__threads(pid_t pid, unsigned int *threads);
+/* Its credentials are not the user's (uid, gid): another real, effective, saved or file-system uid or gid, or a
+ * capability; true too when they cannot be read. */
+bool mt_seize__privileged(pid_t pid, uid_t uid, gid_t gid);
 /* Its parent, command name (/proc/PID/comm) and executable (/proc/PID/exe) into s; "" for a name unknown. */
 void mt_seize__describe(pid_t pid, struct mt_seized *s);
 /* Its command line as argv (NULL-terminated, one block to free); an empty one when it has none. NULL + errno. */

@@ -65,6 +65,8 @@
  * Mappings (MT_REC_SYSCALL) are counted apart from the heap, successful calls (ret >= 0) only: mmap calls and
  * bytes (length), munmap calls and bytes, mremap calls, brk calls.
  *
+ * MT_REC_STACK: stacks_withheld counts the call paths defined MT_STACK_WITHHELD, each once, in any process.
+ *
  * MT_REC_END: complete = true, its wait status, drops[] by enum mt_drop, dropped_events = their sum. Without an
  * END record the run did not finish (complete = false) and the drop counts are unknown (reported as 0 here).
  *
@@ -135,6 +137,7 @@ void mt_model__free(struct mt_model *m)
 	free(m->images);
 	mt_u64map__release(&m->pids);
 	mt_u64map__release(&m->stack_ids);
+	mt_u64map__release(&m->withheld);
 	free(m->stack_hashes);
 	for (i = 0; m->session.argv && m->session.argv[i]; i++)
 		free(m->session.argv[i]);
@@ -508,6 +511,20 @@ static int apply_exit(struct mt_model *m, const struct mt_exit *x)
 	return image_end(m, p, MT_BLOCKS_EXIT, x->hdr.ts_ns);
 }
 
+/* A privileged process's call path: counted once, however often the kernel's LRU made it define it again. */
+static int apply_stack(struct mt_model *m, const struct mt_stack *s)
+{
+	int added;
+
+	if (!(s->truncated & MT_STACK_WITHHELD))
+		return 0;
+	added = mt_u64map__put(&m->withheld, s->hash, 1, NULL);
+	if (added < 0)
+		return added;
+	m->tot.stacks_withheld += added == 0;
+	return 0;
+}
+
 static void apply_thread_exit(struct mt_model *m, const struct mt_thread_exit *t)
 {
 	struct proc *p = proc_lookup(m, t->hdr.pid);
@@ -668,6 +685,7 @@ static int model_account(struct mt_model *m, const struct mt_rec_hdr *rec)
 	case MT_REC_END: apply_end(m, (const struct mt_end *)rec); return 0;
 	case MT_REC_RSS: return apply_rss(m, (const struct mt_rss *)rec);
 	case MT_REC_SEIZED: return apply_seized(m, (const struct mt_seized *)rec);
+	case MT_REC_STACK: return apply_stack(m, (const struct mt_stack *)rec);
 	case MT_REC_ATTACH: m->tot.attach_failed += ((const struct mt_attach *)rec)->err != 0; return 0;
 	default: return 0;
 	}

@@ -122,6 +122,8 @@ struct mt_totals {
 	uint64_t processes;		/* with a matched image */
 	uint64_t images;		/* matched */
 	bool stacks;			/* some allocation record carried a stack hash */
+	uint64_t stacks_withheld;	/* call paths defined MT_STACK_WITHHELD (a privileged process's), whatever
+					 * the filter: each once, however often defined again */
 	uint64_t thread_exits;		/* MT_REC_THREAD_EXIT records seen (0: the tracer wrote none) */
 	uint64_t records;		/* records accounted */
 	uint64_t late_records;		/* see mt_reorder__late */

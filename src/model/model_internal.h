@@ -49,6 +49,7 @@ struct mt_model {
 	struct mt_u64map stack_ids;	/* leak_sites: stack hash → id, 1 .. nr_stacks */
 	uint64_t *stack_hashes;		/* id - 1 → hash */
 	size_t nr_stacks, cap_stacks;
+	struct mt_u64map withheld;	/* hashes of the MT_STACK_WITHHELD definitions seen (value unused) */
 	bool resumed;			/* a start mark was seen */
 	bool paused;			/* a stop mark was the last mark: recording is off */
 	uint64_t last_rel;		/* the latest record's time, relative to base_ts */

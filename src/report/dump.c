@@ -66,6 +66,8 @@ static void dump_stack(struct mt_json *j, const struct mt_stack *st, const struc
 	mt_json__end_array(j);
 	mt_json__kv_u64(j, "bytes", st->nbytes);
 	mt_json__kv_bool(j, "truncated", st->truncated != 0);
+	if (st->truncated & MT_STACK_WITHHELD)
+		mt_json__kv_bool(j, "withheld", true);
 	if (u)
 		dump_dwarf(j, u);
 }

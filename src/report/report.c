@@ -401,6 +401,9 @@ static void text_totals(FILE *f, const struct mt_model *m, const size_t *rows, s
 			t->rss.peak_rss_ts_ns / 1000000000, t->rss.peak_rss_ts_ns % 1000000000 / 1000);
 	text_anomalies(f, t);
 	text_dropped(f, t);
+	if (t->stacks_withheld)
+		fprintf(f, "  %-20s%" PRIu64 " (privileged process: no stack bytes, code addresses of the chain only)\n",
+			"stacks withheld:", t->stacks_withheld);
 }
 
 /* The last column: the exe ("→ exe" for an image an exec started in a process's later rows), its command line. */
@@ -656,6 +659,8 @@ static void json_totals(struct mt_json *j, const struct mt_model *m, const struc
 	mt_json__kv_u64(j, "bad_records", t->bad_records);
 	mt_json__kv_u64(j, "attach_failed", t->attach_failed);
 	mt_json__kv_u64(j, "thread_exits", t->thread_exits);
+	if (t->stacks)
+		mt_json__kv_u64(j, "stacks_withheld", t->stacks_withheld);
 	json_rss(j, &t->rss, t->rss.records);
 	mt_json__end_object(j);
 }
