@@ -229,28 +229,29 @@ int mt_modules__describe(struct mt_modules *ms, const struct mt_file *f)
 	return 0;
 }
 
-void mt_modules__set_full_names(struct mt_modules *ms, bool full)
+/* Every module names as ms says from now on: the names made so far go. */
+static void names_reset(struct mt_modules *ms)
 {
 	size_t i;
 
-	ms->full_names = full;
 	for (i = 0; i < ms->count; i++) {
-		ms->mods[i]->full_names = full;
+		ms->mods[i]->raw_names = ms->raw_names;
+		ms->mods[i]->full_names = ms->full_names;
 		names_free(ms->mods[i]->names);
 		ms->mods[i]->names = NULL;
 	}
 }
 
+void mt_modules__set_full_names(struct mt_modules *ms, bool full)
+{
+	ms->full_names = full;
+	names_reset(ms);
+}
+
 void mt_modules__set_raw_names(struct mt_modules *ms, bool raw)
 {
-	size_t i;
-
 	ms->raw_names = raw;
-	for (i = 0; i < ms->count; i++) {
-		ms->mods[i]->raw_names = raw;
-		names_free(ms->mods[i]->names);
-		ms->mods[i]->names = NULL;
-	}
+	names_reset(ms);
 }
 
 /* ---- finding the file ---- */
