@@ -12,6 +12,7 @@
 #include "bpf/memtrack.h"
 #include "common/array.h"
 #include "common/log.h"
+#include "common/proc.h"
 #include "tracer/bpf_session.h"
 #include "tracer/ptrace_loop.h"
 #include "tracer/seize.h"
@@ -23,22 +24,10 @@
 /* A numeric field of /proc/TID/status ("Tgid:", "TracerPid:"), in base 10, or "SigPnd:" in hex. 0 or -errno. */
 static int status__field(pid_t tid, const char *name, int base, unsigned long long *v)
 {
-	char path[64], line[256];
-	size_t len = strlen(name);
-	int err = -ENOENT;
-	FILE *f;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while (err && fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, len)) {
-			*v = strtoull(line + len, NULL, base);
-			err = 0;
-		}
-	fclose(f);
-	return err;
+	return mt_proc__status_field(path, name, base, v);
 }
 
 /* A "Uid:" or "Gid:" line's four ids (real, effective, saved, file system) all v; a "Cap...:" line's set empty. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/commands.h"
+#include "cli/filter_opts.h"
 #include "common/args.h"
 #include "common/log.h"
 #include "report/flamegraph.h"
@@ -118,7 +119,6 @@ static int flamegraph_operands(int argc, char **argv, struct fg_args *a)
 static int flamegraph_option(void *ctx, int val, const char *name, const char *arg)
 {
 	struct fg_args *a = ctx;
-	char opt[16];
 
 	switch (val) {
 	case 'c': a->format = FG_COLLAPSED; return 0;
@@ -130,10 +130,9 @@ static int flamegraph_option(void *ctx, int val, const char *name, const char *a
 	case 'p': a->fp = true; return 0;
 	case 'S': return mt_suppress_args__add(&a->sup, "flamegraph", arg);
 	case 'N': return mt_suppress_args__add(&a->sup, "flamegraph", NULL);
-	default:	/* a FILTER */
-		snprintf(opt, sizeof(opt), "--%s", name);
+	default:	/* MT_FILTER_OPT */
 		a->filtered = true;
-		return mt_filter__option(&a->filter, "flamegraph", opt, arg);
+		return mt_filter_opts__take(&a->filter, "flamegraph", name, arg);
 	}
 }
 
@@ -150,10 +149,7 @@ static int flamegraph_args(int argc, char **argv, struct fg_args *a)
 		{ "fp", no_argument, NULL, 'p' },
 		{ "suppress", required_argument, NULL, 'S' },
 		{ "no-default-suppress", no_argument, NULL, 'N' },
-		{ "pid", required_argument, NULL, 'P' },
-		{ "exe", required_argument, NULL, 'P' },
-		{ "from", required_argument, NULL, 'P' },
-		{ "to", required_argument, NULL, 'P' },
+		MT_FILTER_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "cli/commands.h"
+#include "cli/filter_opts.h"
 #include "common/args.h"
 #include "common/log.h"
 #include "report/leaks.h"
@@ -97,7 +98,6 @@ static int report_option(void *ctx, int val, const char *name, const char *arg)
 {
 	struct report_args *a = ctx;
 	unsigned long long top;
-	char opt[16];
 	int err;
 
 	switch (val) {
@@ -110,11 +110,10 @@ static int report_option(void *ctx, int val, const char *name, const char *arg)
 	case 'F': a->fp = true; return 0;
 	case 'N': a->full_names = true; return 0;
 	case 'S': return mt_suppress_args__add(&a->sup, "report", arg);
-	case 'P':
-		snprintf(opt, sizeof(opt), "--%s", name);
+	case MT_FILTER_OPT:
 		if (!a->filtered[0])
-			snprintf(a->filtered, sizeof(a->filtered), "%s", opt);
-		return mt_filter__option(&a->filter, "report", opt, arg);
+			snprintf(a->filtered, sizeof(a->filtered), "--%s", name);
+		return mt_filter_opts__take(&a->filter, "report", name, arg);
 	case 'B':	/* two values: getopt has the first, the second is the next word */
 		if (!a->filtered[0])
 			snprintf(a->filtered, sizeof(a->filtered), "--between");
@@ -141,10 +140,7 @@ static int report_args(int argc, char **argv, struct report_args *a)
 		{ "sizes", no_argument, NULL, 'z' },
 		{ "fp", no_argument, NULL, 'F' },
 		{ "full-names", no_argument, NULL, 'N' },
-		{ "pid", required_argument, NULL, 'P' },
-		{ "exe", required_argument, NULL, 'P' },
-		{ "from", required_argument, NULL, 'P' },
-		{ "to", required_argument, NULL, 'P' },
+		MT_FILTER_OPTIONS,
 		{ "between", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },

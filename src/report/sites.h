@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "common/json.h"
-#include "unwind/stacks.h"
+#include "stacks/stacks.h"
 
 struct mt_suppressions;
 

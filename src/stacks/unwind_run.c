@@ -10,7 +10,7 @@
 
 #include "common/log.h"
 #include "common/plural.h"
-#include "unwind/unwind_run.h"
+#include "stacks/unwind_run.h"
 #include "unwind/unwinder.h"
 
 #define EARLY_SHOWN 10		/* stacks that stopped early, listed without --list */
@@ -185,7 +185,7 @@ int mt_unwind__load(const char *path, struct mt_stacks **out, struct mt_read_sta
 			snprintf(st->reason, sizeof(st->reason), "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	err = mt_stacks__load(path, &opts, out, st);
+	err = mt_stacks__read(path, &opts, out, st);
 	run_free(r);
 	return err;
 }
@@ -245,7 +245,7 @@ int mt_unwind__write(const char *path, const struct mt_unwind_opts *o, struct mt
 		run_free(r);
 		return err;
 	}
-	*read_err = mt_stacks__load(path, &opts, &s, st);
+	*read_err = mt_stacks__read(path, &opts, &s, st);
 	mt_stacks__free(s);
 	err = !*read_err || *read_err == -EBADMSG ? run_commit(r) : 0;
 	sum->unwinds = mt_unwinder__stacks(r->u);
@@ -291,30 +291,4 @@ struct mt_unwind_index *mt_unwind_run__take_index(struct mt_unwind_run *r)
 
 	r->ix = NULL;
 	return ix;
-}
-
-/*
- * DIR/unwind.mtz's chains for a reader that walks the records itself (dump): the file when it is good; else, when
- * the recording has stacks, unwound now and cached (memory only when DIR cannot take the file).
- */
-int mt_unwind_index__load(const char *dir, struct mt_unwind_index **out)
-{
-	struct mt_stacks_opts opts = { .hook = mt_unwind_run__hook, .chains_only = true };
-	struct mt_read_status st;
-	struct mt_unwind_run *r;
-	struct mt_stacks *s;
-	int err = mt_unwind_index__read(dir, out);
-
-	if (err || *out || mt_stacks__probe(dir) <= 0)
-		return err;
-	r = mt_unwind_run__cache(dir, true);
-	if (!r)
-		return -ENOMEM;
-	opts.hook_ctx = r;
-	err = mt_stacks__load(dir, &opts, &s, &st);
-	mt_stacks__free(s);
-	if (!err || err == -EBADMSG)
-		*out = mt_unwind_run__take_index(r);
-	mt_unwind_run__finish(r, err);
-	return err == -ENOMEM ? err : 0;
 }
