@@ -2,7 +2,9 @@
 #include "kernel_test.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdbool.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -13,6 +15,27 @@
 #include <unistd.h>
 
 #include "artifact/artifact.h"
+
+const struct passwd *mt_test__user(gid_t *extra)
+{
+	char *groupadd[] = { "/usr/sbin/groupadd", "--system", MT_TEST_GROUP, NULL };
+	char *useradd[] = { "/usr/sbin/useradd", "--system", "--no-create-home", "--user-group", "--groups", MT_TEST_GROUP,
+			    "--shell", "/usr/sbin/nologin", MT_TEST_USER, NULL };
+	const struct group *g;
+	const struct passwd *pw;
+
+	if (!getgrnam(MT_TEST_GROUP))
+		assert_int_equal(mt_test__run(groupadd, NULL, NULL), 0);
+	if (!getpwnam(MT_TEST_USER))
+		assert_int_equal(mt_test__run(useradd, NULL, NULL), 0);
+	g = getgrnam(MT_TEST_GROUP);
+	assert_non_null(g);
+	*extra = g->gr_gid;
+	pw = getpwnam(MT_TEST_USER);
+	assert_non_null(pw);
+	assert_int_not_equal(pw->pw_uid, 0);
+	return pw;
+}
 
 /* Recordings with stacks keep their modules in a cache of the scratch dir, not in the machine's. */
 static void set_cache(void)

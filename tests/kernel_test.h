@@ -19,6 +19,13 @@
 #endif
 #define PROG(name) MT_PROGS "/" name
 
+/* A user of its own for the tests, MT_TEST_USER, with a supplementary group, MT_TEST_GROUP (*extra), made (useradd)
+ * when it is missing. */
+#define MT_TEST_USER "memtrack-test"
+#define MT_TEST_GROUP "memtrack-test-extra"
+struct passwd;
+const struct passwd *mt_test__user(gid_t *extra);
+
 /*
  * Makes the scratch dir, checks that `memtrack record` works here, then runs the tests. Without BPF (not root, no
  * BTF) the binary is skipped (77); under CI=true that is a failure instead.

@@ -188,7 +188,8 @@ static struct mt_metadata *report_metadata(const char *path)
 	struct mt_metadata *md = dir ? mt_metadata__read(dir) : NULL;
 
 	if (!md && dir && errno != ENOENT)
-		pr_warn("%s/memory_metadata.json: %s: the rows have no command lines\n", dir, strerror(errno));
+		pr_warn("%s/memory_metadata.json: %s: the rows have no command lines\n", dir,
+			errno == EINVAL || errno == EISDIR ? "not a regular file" : strerror(errno));
 	free(dir);
 	return md;
 }

@@ -23,20 +23,30 @@ bool mt_proc__maps_line(const char *line, struct mt_proc_map *m)
 	return true;
 }
 
-int mt_proc__status_field(const char *path, const char *name, int base, unsigned long long *v)
+int mt_proc__status_text(const char *path, const char *name, char *line, size_t size, const char **text)
 {
 	size_t len = strlen(name);
-	char line[256];
 	int err = -ENOENT;
 	FILE *f = fopen(path, "re");
 
 	if (!f)
 		return errno == ENOENT ? -ESRCH : -errno;
-	while (err && fgets(line, sizeof(line), f))
+	while (err && fgets(line, size, f))
 		if (!strncmp(line, name, len)) {
-			*v = strtoull(line + len, NULL, base);
+			*text = line + len;
 			err = 0;
 		}
 	fclose(f);
+	return err;
+}
+
+int mt_proc__status_field(const char *path, const char *name, int base, unsigned long long *v)
+{
+	const char *text;
+	char line[256];
+	int err = mt_proc__status_text(path, name, line, sizeof(line), &text);
+
+	if (!err)
+		*v = strtoull(text, NULL, base);
 	return err;
 }

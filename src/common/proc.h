@@ -3,6 +3,7 @@
 #define MEMTRACK_PROC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* One line of /proc/PID/maps, as BPF's vma__read sees the mapping. */
@@ -23,5 +24,8 @@ bool mt_proc__maps_line(const char *line, struct mt_proc_map *m);
  * base. 0; -ESRCH when the file is gone (so is the task); -ENOENT without the field; another -errno.
  */
 int mt_proc__status_field(const char *path, const char *name, int base, unsigned long long *v);
+
+/* The text of field name ("State:") of a status file, in line (size bytes), from *text on; errors as above. */
+int mt_proc__status_text(const char *path, const char *name, char *line, size_t size, const char **text);
 
 #endif /* MEMTRACK_PROC_H */
