@@ -22,6 +22,7 @@
 #include "common/log.h"
 #include "common/modcache.h"
 #include "common/sha256.h"
+#include "common/text.h"
 #include "common/u64map.h"
 #include "unwind/module.h"
 
@@ -64,6 +65,7 @@ struct mt_modules {
 	char *dir;
 	char cache[PATH_MAX];	/* the module cache (common/modcache.h); "" without one */
 	bool raw_names;
+	bool full_names;
 	struct mt_module **mods;
 	size_t count;
 	size_t cap;
@@ -183,6 +185,7 @@ static struct mt_module *modules_add(struct mt_modules *ms, uint64_t dev, uint64
 	m->dir = ms->dir;
 	m->cache = ms->cache;
 	m->raw_names = ms->raw_names;
+	m->full_names = ms->full_names;
 	m->fd = m->debug_fd = -1;
 	snprintf(m->devino_name, sizeof(m->devino_name), "dev%llu-ino%llu", (unsigned long long)dev,
 		 (unsigned long long)ino);
@@ -244,16 +247,29 @@ int mt_modules__describe_rec(struct mt_modules *ms, const struct mt_rec_hdr *rec
 	return mt_modules__describe(ms, &f);
 }
 
-void mt_modules__set_raw_names(struct mt_modules *ms, bool raw)
+/* Every module names as ms says from now on: the names made so far go. */
+static void names_reset(struct mt_modules *ms)
 {
 	size_t i;
 
-	ms->raw_names = raw;
 	for (i = 0; i < ms->count; i++) {
-		ms->mods[i]->raw_names = raw;
+		ms->mods[i]->raw_names = ms->raw_names;
+		ms->mods[i]->full_names = ms->full_names;
 		names_free(ms->mods[i]->names);
 		ms->mods[i]->names = NULL;
 	}
+}
+
+void mt_modules__set_full_names(struct mt_modules *ms, bool full)
+{
+	ms->full_names = full;
+	names_reset(ms);
+}
+
+void mt_modules__set_raw_names(struct mt_modules *ms, bool raw)
+{
+	ms->raw_names = raw;
+	names_reset(ms);
 }
 
 /* ---- finding the file ---- */
@@ -814,6 +830,13 @@ static const char *name_intern(struct mt_module *m, const char *raw, bool elf_sy
 	if (!m->raw_names && (dem = mt_symbol__demangle(copy))) {
 		free(copy);
 		copy = dem;
+	}
+	if (!m->raw_names && !m->full_names && strchr(copy, '<')) {
+		dem = mt_text__elide_templates(copy);
+		free(copy);
+		copy = dem;
+		if (!copy)
+			return NULL;
 	}
 	if (mt_u64map__put(&nm->by_raw, (uintptr_t)raw, nm->count, NULL) < 0) {
 		free(copy);

@@ -86,6 +86,7 @@ struct mt_module {
 	bool lines_tried;
 
 	bool raw_names;			/* mt_modules__set_raw_names(): names as the ELF file spells them */
+	bool full_names;		/* mt_modules__set_full_names(): template arguments kept */
 	struct mt_module_names *names;	/* demangled names and inline chains, made on first use */
 };
 
@@ -105,6 +106,9 @@ struct mt_module *mt_modules__get(struct mt_modules *ms, uint64_t dev, uint64_t 
  * present and future. The names made before are dropped: pointers returned earlier by this file dangle.
  */
 void mt_modules__set_raw_names(struct mt_modules *ms, bool raw);
+/* Demangled names whole (true: `--full-names`), or with their template arguments elided (the default: "<…>",
+ * mt_text__elide_templates), for every module of ms, present and future. */
+void mt_modules__set_full_names(struct mt_modules *ms, bool full);
 
 /*
  * Finds and opens the module's file, once: DIR/modules/<build-id> (or DIR/modules/dev<dev>-ino<ino> without a

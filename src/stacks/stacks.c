@@ -274,6 +274,10 @@ static void entries_count(struct mt_stacks *s)
 		e->bytes = c->bytes;
 		e->leaked_allocations = c->leaked_allocations;
 		e->leaked_bytes = c->leaked_bytes;
+		e->still_live_allocations = c->still_live_allocations;
+		e->still_live_bytes = c->still_live_bytes;
+		e->inherited_live_allocations = c->inherited_live_allocations;
+		e->inherited_live_bytes = c->inherited_live_bytes;
 		e->inherited_allocations = c->inherited_allocations;
 		e->inherited_bytes = c->inherited_bytes;
 		e->frees = c->frees;
@@ -501,6 +505,18 @@ const struct mt_stack_entry *mt_stacks__entry(const struct mt_stacks *s, size_t 
 struct mt_modules *mt_stacks__modules(const struct mt_stacks *s)
 {
 	return s->mods;
+}
+
+void mt_stacks__suppress(struct mt_stacks *s, size_t idx)
+{
+	struct mt_stack_entry *e = idx < s->count ? &s->entries[idx] : NULL;
+
+	if (!e)
+		return;
+	e->suppressed_allocations += e->leaked_allocations;
+	e->suppressed_bytes += e->leaked_bytes;
+	e->leaked_allocations = 0;
+	e->leaked_bytes = 0;
 }
 
 /* ---- symbols ---- */

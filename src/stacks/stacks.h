@@ -58,8 +58,15 @@ struct mt_stack_entry {
 	/* the accounting, by src/model's rules (struct mt_stack_counts says more) */
 	uint64_t allocations;		/* successful allocation calls with this stack */
 	uint64_t bytes;
-	uint64_t leaked_allocations;	/* blocks still live at the exit of their holder, or at the end */
+	uint64_t leaked_allocations;	/* blocks live at the exit of their holder, not suppressed (docs/REPORT.md,
+					 * "Leaks": mt_stacks__suppress moves a stack's into suppressed_*) */
 	uint64_t leaked_bytes;
+	uint64_t suppressed_allocations;	/* leaked, but a leak suppression takes the stack */
+	uint64_t suppressed_bytes;
+	uint64_t still_live_allocations;	/* live at the end of the stream or the window: not leaks */
+	uint64_t still_live_bytes;
+	uint64_t inherited_live_allocations;	/* inherited at a fork, never freed by the child, live at its exit */
+	uint64_t inherited_live_bytes;
 	uint64_t inherited_allocations;	/* blocks fork children started with (each child counts) */
 	uint64_t inherited_bytes;
 	uint64_t frees;
@@ -132,6 +139,8 @@ const struct mt_stack_heap *mt_stacks__heap(const struct mt_stacks *s);
 size_t mt_stacks__count(const struct mt_stacks *s);
 const struct mt_stack_entry *mt_stacks__entry(const struct mt_stacks *s, size_t idx);
 struct mt_modules *mt_stacks__modules(const struct mt_stacks *s);
+/* The leaks of entry idx are suppressed (src/report/leaks.c decides which): its leaked_* move into suppressed_*. */
+void mt_stacks__suppress(struct mt_stacks *s, size_t idx);
 
 /* What a frame symbolizes to. */
 struct mt_sym {
