@@ -6,21 +6,22 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
-#include "memtrack.bpf.h"
+#include "core.bpf.h"
 
 #define MT_CONTROL_READ (MT_MARK_LABEL_MAX + 8)	/* "mark " + the label + "\n", rounded up */
 
 /* Allocation records off: set by the tracer before the command runs (--paused), then by BPF at each start and stop
- * line. The allocator probes test it first, and return at once while it is set. */
-__u64 paused = 0;	/* 64 bits: clang 14 has BPF atomics of that width only */
+ * line (live: both write it while the command runs). The allocator probes test it first, and return at once while
+ * it is set. */
+__u64 live_paused = 0;	/* 64 bits: clang 14 has BPF atomics of that width only */
 
 /* The control FIFO's file (its s_dev and inode number): set by the tracer before the command runs; 0: none. */
-__u64 control_dev = 0;
-__u64 control_ino = 0;
+__u64 live_control_dev = 0;
+__u64 live_control_ino = 0;
 
 /* Writes to the FIFO, or lines in them, that switched nothing: not a control line, too long, too many in one write.
- * The tracer reads it at the end and says so. */
-__u64 control_ignored = 0;
+ * BPF counts them as they come; the tracer reads it at the end and says so. */
+__u64 live_control_ignored = 0;
 
 /* fd of the current task is the control FIFO. */
 static __always_inline bool control__is_fifo(struct task_struct *task, __u32 fd)
@@ -35,7 +36,8 @@ static __always_inline bool control__is_fifo(struct task_struct *task, __u32 fd)
 	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) || !f)
 		return false;
 	inode = BPF_CORE_READ(f, f_inode);
-	return inode && BPF_CORE_READ(inode, i_ino) == control_ino && BPF_CORE_READ(inode, i_sb, s_dev) == control_dev;
+	return inode && BPF_CORE_READ(inode, i_ino) == live_control_ino &&
+	       BPF_CORE_READ(inode, i_sb, s_dev) == live_control_dev;
 }
 
 /* The line's command (enum mt_mark_kind), 0 for none; a mark's label into label, its length into *len. */
@@ -74,7 +76,7 @@ static __always_inline void control__apply(const char *b, __u32 n)
 
 	kind = control__parse(b, n, label, &len);
 	if (!kind) {
-		__sync_fetch_and_add(&control_ignored, 1);
+		__sync_fetch_and_add(&live_control_ignored, 1);
 		return;
 	}
 	e = rec__reserve(sizeof(*e), MT_REC_MARK);
@@ -85,7 +87,7 @@ static __always_inline void control__apply(const char *b, __u32 n)
 	__builtin_memcpy(e->label, label, sizeof(e->label));
 	rec__submit(e, sizeof(*e));
 	if (kind != MT_MARK_LABEL)
-		__sync_lock_test_and_set(&paused, kind == MT_MARK_STOP);
+		__sync_lock_test_and_set(&live_paused, kind == MT_MARK_STOP);
 }
 
 /* The bytes up to and including the first newline of b's n; past the write's end (ends the loop) when none. */
@@ -137,12 +139,12 @@ static __always_inline int control__write(struct pt_regs *regs, long ret)
 	struct control_walk w = {};
 	__u32 i;
 
-	if (!control_ino || ret <= 0 || !proc__active(current__tgid_of(task)))
+	if (!live_control_ino || ret <= 0 || !proc__active(current__tgid_of(task)))
 		return 0;
 	if (!control__is_fifo(task, BPF_CORE_READ(regs, di)))
 		return 0;
 	if (ret > MT_CONTROL_WRITE_MAX) {
-		__sync_fetch_and_add(&control_ignored, 1);
+		__sync_fetch_and_add(&live_control_ignored, 1);
 		return 0;
 	}
 	w.buf = (const char *)BPF_CORE_READ(regs, si);
@@ -151,7 +153,7 @@ static __always_inline int control__write(struct pt_regs *regs, long ret)
 		if (control__line(&w))
 			break;
 	if (w.off < w.len)
-		__sync_fetch_and_add(&control_ignored, 1);
+		__sync_fetch_and_add(&live_control_ignored, 1);
 	return 0;
 }
 

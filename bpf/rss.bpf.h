@@ -7,7 +7,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "memtrack.bpf.h"
+#include "core.bpf.h"
+#include "maps.bpf.h"
 
 #define MT_PAGE_SHIFT 12	/* x86-64's pages: the counters count them */
 
@@ -17,8 +18,8 @@ struct mt_rss_last {
 	__u64 ts_ns;
 };
 
-/* tgid -> its last rss record: BPF adds one at a process's first record, drops it at its exit. Not preallocated,
- * like tracked, whose processes it holds. */
+/* tgid -> its last rss record: BPF adds one at a process's first record (ts_ns 0 until it is written), drops it at
+ * its exit. Not preallocated, like tracked, whose processes it holds. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -79,26 +80,23 @@ static __always_inline __u32 rss__due(const struct mt_rss_last *last, __u64 byte
 /* mm is tgid's: a record when one is due. Two threads of a process racing here may both write one. */
 static __always_inline void rss__update(struct mm_struct *mm, __u32 tgid, __u32 tid, bool at_exit)
 {
-	struct mt_rss_last *last, first = {};
+	struct mt_rss_last *last, none = {};
 	struct mt_rss_val v;
 	__u64 bytes, now = ts__now();
 	__u32 why;
 
 	rss__read(mm, &v);
 	bytes = v.anon + v.file + v.shmem;
-	last = bpf_map_lookup_elem(&rss_last, &tgid);
+	if (at_exit)
+		last = bpf_map_lookup_elem(&rss_last, &tgid);
+	else
+		last = map__lookup_or_try_init(&rss_last, &tgid, &none);
 	if (!last) {
-		if (at_exit)
-			return;
-		first = (struct mt_rss_last){ bytes, now };
-		if (bpf_map_update_elem(&rss_last, &tgid, &first, BPF_NOEXIST)) {
+		if (!at_exit)
 			drop__count(MT_DROP_TRACKED);	/* no room to bound its rate: none of its records */
-			return;
-		}
-		rss__emit(tgid, tid, &v, MT_RSS_WHY_STEP);
 		return;
 	}
-	why = rss__due(last, bytes, now, at_exit);
+	why = last->ts_ns ? rss__due(last, bytes, now, at_exit) : MT_RSS_WHY_STEP;	/* 0: the process's first */
 	if (!why)
 		return;
 	last->bytes = bytes;
@@ -126,9 +124,9 @@ int BPF_PROG(rss_stat, struct mm_struct *mm, int member)
 	return 0;
 }
 
-/* The last thread of a process exits (its mm still attached): its last value, when it differs from the last record's.
- * Run whether or not the rss_stat program is. */
-static __always_inline void rss__exit(struct task_struct *p, __u32 tgid, __u32 tid)
+/* The process-tree hook at a process's exit (tree.bpf.h), its last thread's, with its mm still attached: its last
+ * value, when it differs from the last record's. Run whether or not the rss_stat program is. */
+static __always_inline void rss__on_exit(struct task_struct *p, __u32 tgid, __u32 tid)
 {
 	struct mm_struct *mm = BPF_CORE_READ(p, mm);
 

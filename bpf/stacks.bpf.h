@@ -7,7 +7,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "memtrack.bpf.h"
+#include "core.bpf.h"
+#include "maps.bpf.h"
 
 #define MT_STACKS_SEEN_MAX 65536
 #define MT_SCAN_WORDS 16		/* words looked at above a broken frame-pointer chain (one read) */
@@ -18,16 +19,16 @@
 
 /* Set by the tracer before load: raw stack bytes per definition (--stack-bytes); 0 without --stacks (no stack code
  * runs). */
-const volatile __u32 stack_bytes = 0;
+const volatile __u32 cfg_stack_bytes = 0;
 
 /*
  * Set by the tracer before load, with --stacks when the recording user (sudo's, --user's, else memtrack's own) is
  * not root: the artifact is that user's, so a process whose credentials are not theirs (a setuid, setgid or
- * file-capability exec) gets no raw stack bytes or registers in it. owner_uid and owner_gid are that user's.
+ * file-capability exec) gets no raw stack bytes or registers in it. cfg_owner_uid and cfg_owner_gid are that user's.
  */
-const volatile bool withhold = false;
-const volatile __u32 owner_uid = 0;
-const volatile __u32 owner_gid = 0;
+const volatile bool cfg_withhold = false;
+const volatile __u32 cfg_owner_uid = 0;
+const volatile __u32 cfg_owner_gid = 0;
 
 /* tgid -> 1: a privileged process, whose stacks are withheld. Set by BPF at exec (cleared when the new image's
  * credentials are the user's), copied at fork, dropped at exit; the tracer sets the one record --pid attached to
@@ -43,10 +44,10 @@ struct {
 /* Credentials that are not the recording user's: another uid or gid of any kind, or any capability. */
 static __always_inline bool cred__foreign(const struct cred *c)
 {
-	return BPF_CORE_READ(c, uid.val) != owner_uid || BPF_CORE_READ(c, euid.val) != owner_uid ||
-	       BPF_CORE_READ(c, suid.val) != owner_uid || BPF_CORE_READ(c, fsuid.val) != owner_uid ||
-	       BPF_CORE_READ(c, gid.val) != owner_gid || BPF_CORE_READ(c, egid.val) != owner_gid ||
-	       BPF_CORE_READ(c, sgid.val) != owner_gid || BPF_CORE_READ(c, fsgid.val) != owner_gid ||
+	return BPF_CORE_READ(c, uid.val) != cfg_owner_uid || BPF_CORE_READ(c, euid.val) != cfg_owner_uid ||
+	       BPF_CORE_READ(c, suid.val) != cfg_owner_uid || BPF_CORE_READ(c, fsuid.val) != cfg_owner_uid ||
+	       BPF_CORE_READ(c, gid.val) != cfg_owner_gid || BPF_CORE_READ(c, egid.val) != cfg_owner_gid ||
+	       BPF_CORE_READ(c, sgid.val) != cfg_owner_gid || BPF_CORE_READ(c, fsgid.val) != cfg_owner_gid ||
 	       BPF_CORE_READ(c, cap_permitted.val) || BPF_CORE_READ(c, cap_effective.val) ||
 	       BPF_CORE_READ(c, cap_ambient.val);
 }
@@ -56,7 +57,7 @@ static __always_inline void privileged__on_exec(struct task_struct *p, __u32 tgi
 {
 	__u8 one = 1;
 
-	if (!withhold || !stack_bytes)
+	if (!cfg_withhold || !cfg_stack_bytes)
 		return;
 	if (cred__foreign(BPF_CORE_READ(p, cred)))
 		bpf_map_update_elem(&privileged, &tgid, &one, BPF_ANY);
@@ -69,7 +70,7 @@ static __always_inline void privileged__inherit(__u32 parent, __u32 child)
 {
 	__u8 one = 1;
 
-	if (withhold && stack_bytes && bpf_map_lookup_elem(&privileged, &parent))
+	if (cfg_withhold && cfg_stack_bytes && bpf_map_lookup_elem(&privileged, &parent))
 		bpf_map_update_elem(&privileged, &child, &one, BPF_ANY);
 }
 
@@ -106,18 +107,16 @@ struct {
 
 static __always_inline void ranges__add(__u32 tgid, __u64 lo, __u64 hi)
 {
-	struct mt_exec_ranges *r = bpf_map_lookup_elem(&exec_ranges, &tgid);
+	struct mt_exec_ranges *r;
 	__u32 zero = 0, n;
 
-	if (!stack_bytes)
+	if (!cfg_stack_bytes)
 		return;
+	r = bpf_map_lookup_elem(&exec_ranges_zero, &zero);
+	r = r ? map__lookup_or_try_init(&exec_ranges, &tgid, r) : NULL;
 	if (!r) {
-		r = bpf_map_lookup_elem(&exec_ranges_zero, &zero);
-		if (!r || bpf_map_update_elem(&exec_ranges, &tgid, r, BPF_NOEXIST))
-			return;
-		r = bpf_map_lookup_elem(&exec_ranges, &tgid);
-		if (!r)
-			return;
+		drop__count(MT_DROP_TRACKED);	/* no room for the process's ranges: its scans find no code */
+		return;
 	}
 	n = r->n;
 	if (n >= MT_EXEC_RANGES)
@@ -139,11 +138,30 @@ static __always_inline void ranges__inherit(__u32 parent, __u32 child)
 {
 	struct mt_exec_ranges *r;
 
-	if (!stack_bytes)
+	if (!cfg_stack_bytes)
 		return;
 	r = bpf_map_lookup_elem(&exec_ranges, &parent);
-	if (r)
-		bpf_map_update_elem(&exec_ranges, &child, r, BPF_ANY);
+	if (r && bpf_map_update_elem(&exec_ranges, &child, r, BPF_ANY))
+		drop__count(MT_DROP_TRACKED);
+}
+
+/* The process-tree hooks (tree.bpf.h): a fork child has its parent's mappings, an exec none, an exit ends them. */
+static __always_inline void stacks__on_fork(__u32 parent, __u32 child)
+{
+	ranges__inherit(parent, child);
+	privileged__inherit(parent, child);
+}
+
+static __always_inline void stacks__on_exec(struct task_struct *p, __u32 tgid)
+{
+	ranges__reset(tgid);
+	privileged__on_exec(p, tgid);
+}
+
+static __always_inline void stacks__on_exit(__u32 tgid)
+{
+	bpf_map_delete_elem(&exec_ranges, &tgid);
+	bpf_map_delete_elem(&privileged, &tgid);
 }
 
 /* Global, so the verifier looks at its 32 iterations once, not under every state of the scan that calls it. */
@@ -341,7 +359,7 @@ static __always_inline __u32 stack__copy(__u8 *raw, __u64 sp, bool *short_read)
 	*short_read = false;
 
 	for (c = 0; c < MT_STACK_BYTES_MAX / MT_STACK_CHUNK; c++) {
-		if (c * MT_STACK_CHUNK >= stack_bytes)
+		if (c * MT_STACK_CHUNK >= cfg_stack_bytes)
 			break;
 		if (!bpf_probe_read_user(raw + c * MT_STACK_CHUNK, MT_STACK_CHUNK, (void *)(sp + c * MT_STACK_CHUNK))) {
 			n += MT_STACK_CHUNK;
@@ -378,7 +396,7 @@ static __always_inline void stack__withhold(struct mt_stack *s, struct pt_regs *
  */
 static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w)
 {
-	struct mt_stack *s = rec__reserve(sizeof(*s) + MT_FP_MAX * 8 + stack_bytes, MT_REC_STACK);
+	struct mt_stack *s = rec__reserve(sizeof(*s) + MT_FP_MAX * 8 + cfg_stack_bytes, MT_REC_STACK);
 	bool short_read;
 	__u32 nbytes;
 	__u64 *fp;
@@ -391,7 +409,7 @@ static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w
 	s->nfp = w->n;
 	if (w->withheld) {
 		stack__withhold(s, ctx);
-		rec__submit(s, sizeof(*s) + MT_FP_MAX * 8 + stack_bytes);
+		rec__submit(s, sizeof(*s) + MT_FP_MAX * 8 + cfg_stack_bytes);
 		return;
 	}
 	s->regs[MT_REG_IP] = ctx->ip;
@@ -405,11 +423,11 @@ static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w
 	s->nbytes = stack__copy((__u8 *)(fp + MT_FP_MAX), ctx->sp, &short_read);
 	/* Read back from the ring: the verifier knows each copy path's count, and would check the rest once per path. */
 	nbytes = *(volatile __u32 *)&s->nbytes;
-	s->truncated = nbytes == stack_bytes || ctx->sp + nbytes < w->last ? MT_STACK_TRUNC_BYTES : 0;
+	s->truncated = nbytes == cfg_stack_bytes || ctx->sp + nbytes < w->last ? MT_STACK_TRUNC_BYTES : 0;
 	s->truncated |= w->n == MT_FP_MAX ? MT_STACK_TRUNC_FP : 0;
 	s->truncated |= short_read ? MT_STACK_TRUNC_READ : 0;
 	s->_pad = 0;
-	rec__submit(s, sizeof(*s) + MT_FP_MAX * 8 + stack_bytes);
+	rec__submit(s, sizeof(*s) + MT_FP_MAX * 8 + cfg_stack_bytes);
 }
 
 /* The call path's hash, its definition emitted the first time. Global: verified once for any caller's state, not
@@ -421,7 +439,7 @@ __noinline __u64 stack__path(struct pt_regs *ctx)
 	__u8 one = 1;
 
 	w.tramp = BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
-	if (withhold) {
+	if (cfg_withhold) {
 		__u32 tgid = current__ids() >> 32;
 
 		w.withheld = bpf_map_lookup_elem(&privileged, &tgid) != NULL;
@@ -439,7 +457,7 @@ __noinline __u64 stack__path(struct pt_regs *ctx)
 /* The call path's hash for an allocation record; 0 without --stacks, where the verifier drops the call. */
 static __always_inline __u64 stack__capture(struct pt_regs *ctx)
 {
-	return stack_bytes ? stack__path(ctx) : 0;
+	return cfg_stack_bytes ? stack__path(ctx) : 0;
 }
 
 #endif /* MEMTRACK_STACKS_BPF_H */

@@ -6,7 +6,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
-#include "memtrack.bpf.h"
+#include "core.bpf.h"
 #include "stacks.bpf.h"
 
 #define MT_KNOWN_FILES_MAX 16384
@@ -22,10 +22,9 @@
 
 /* Set by the tracer before load: its own tgid (in its namespace). A thread it traces has a thread of it as its
  * ptrace parent. */
-const volatile __u32 tracer_tgid = 0;
+const volatile __u32 cfg_tracer_tgid = 0;
 
 #define MT_PT_PTRACED 0x1		/* the kernel's PT_PTRACED (a #define, so not in BTF) */
-#define MT_SIGNAL_GROUP_EXIT 0x4	/* the kernel's SIGNAL_GROUP_EXIT (a #define, so not in BTF) */
 
 /*
  * The thread is memtrack's tracee: it can be held, and memtrack sees its stops. A thread handed off to another
@@ -34,7 +33,7 @@ const volatile __u32 tracer_tgid = 0;
  */
 static __always_inline bool task__traced_by_tracer(struct task_struct *t)
 {
-	return (BPF_CORE_READ(t, ptrace) & MT_PT_PTRACED) && task__tgid(BPF_CORE_READ(t, parent)) == tracer_tgid;
+	return (BPF_CORE_READ(t, ptrace) & MT_PT_PTRACED) && task__tgid(BPF_CORE_READ(t, parent)) == cfg_tracer_tgid;
 }
 
 struct mt_file_key {
@@ -84,7 +83,7 @@ struct {
 } held SEC(".maps");
 
 /* Set by the tracer once the closer has the map `held` (it maps .bss): only then may a hold be a SIGSTOP. */
-__u8 hold_stop_ok = 0;
+__u8 live_hold_stop_ok = 0;
 
 extern int bpf_send_signal_task(struct task_struct *task, int sig, enum pid_type type, __u64 value) __ksym __weak;
 
@@ -163,7 +162,7 @@ static __always_inline int hold__pick(struct task_struct *t)
 		return MT_SIGWINCH;
 	if (hold__harmless(t, MT_SIGCHLD))
 		return MT_SIGCHLD;
-	return hold_stop_ok ? MT_SIGSTOP : 0;
+	return live_hold_stop_ok ? MT_SIGSTOP : 0;
 }
 
 /* The hold signal, 0 for none. Without the kfunc there is no cookie, and an ignored signal could not be told from
@@ -281,17 +280,17 @@ static __always_inline void fork__submit(struct mt_fork *e, struct task_struct *
 }
 
 /*
- * The end of a process whose leader memtrack neither traces nor forked: its wait status goes to another parent,
- * so BPF writes its exit record, as the tracer does from waitpid for the others. Run by its last thread, after
- * all of the process's records; the status is the one wait would give.
+ * The process-tree hook at a process's exit (tree.bpf.h). The end of a process whose leader memtrack neither traces
+ * nor forked: its wait status goes to another parent, so BPF writes its exit record, as the tracer does from waitpid
+ * for the others. Run by its last thread, after all of the process's records; the status is the one wait would give.
  */
-static __always_inline void foreign__exit(struct task_struct *p, __u32 tgid)
+static __always_inline void watch__on_exit(struct task_struct *p, __u32 tgid)
 {
 	struct task_struct *leader = BPF_CORE_READ(p, group_leader);
 	struct mt_exit *e;
 
 	if (!proc__lookup(tgid) || task__traced_by_tracer(leader) ||
-	    task__tgid(BPF_CORE_READ(leader, real_parent)) == tracer_tgid)
+	    task__tgid(BPF_CORE_READ(leader, real_parent)) == cfg_tracer_tgid)
 		return;
 	e = rec__reserve_as(sizeof(*e), MT_REC_EXIT, tgid, tgid);
 	if (!e)
@@ -302,6 +301,17 @@ static __always_inline void foreign__exit(struct task_struct *p, __u32 tgid)
 		e->status = BPF_CORE_READ(leader, exit_code);
 	e->_pad = 0;
 	rec__submit(e, sizeof(*e));
+}
+
+/* The process-tree hook at exec (tree.bpf.h): the new image's executable (at start_code) and its interpreter (where
+ * it will start) are held at the tracer's exec-event stop, which comes right after this tracepoint. */
+static __always_inline void watch__on_exec(struct task_struct *p)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(p);
+	__u64 seen = 0;
+
+	watch__addr(p, BPF_CORE_READ(p, mm, start_code), MT_ATTACH_EXEC, false, &seen);
+	watch__addr(p, BPF_CORE_READ(regs, ip), MT_ATTACH_INTERP, false, &seen);
 }
 
 #endif /* MEMTRACK_WATCH_BPF_H */

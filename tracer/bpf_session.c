@@ -161,7 +161,7 @@ static void session__choose_clock(struct mt_bpf_session *s, const struct mt_opti
 	if (!o->precise_time && !hz)
 		pr_info("the kernel's CONFIG_HZ is unknown (no /proc/config.gz or /boot/config-*): precise timestamps\n");
 	s->tick_ns = hz ? 1000000000u / hz : 0;
-	s->skel->rodata->tick_ns = s->tick_ns;
+	s->skel->rodata->cfg_tick_ns = s->tick_ns;
 }
 
 static int session__read_clock(const struct mt_bpf_session *s, struct mt_clock *c)
@@ -187,22 +187,22 @@ static int session__place_clock(struct mt_bpf_session *s)
 		pr_err("cannot read the tick through BPF: %s\n", strerror(-err));
 		return err;
 	}
-	s->skel->bss->tick_offset_ns = (c.jiffies - c.ktime_ns / s->tick_ns) * s->tick_ns;
-	s->last_now = c.jiffies * s->tick_ns - s->skel->bss->tick_offset_ns;
+	s->skel->bss->live_tick_offset_ns = (c.jiffies - c.ktime_ns / s->tick_ns) * s->tick_ns;
+	s->last_now = c.jiffies * s->tick_ns - s->skel->bss->live_tick_offset_ns;
 	return 0;
 }
 
 #define MT_PID_NS_INIT_INO 0xeffffffcu	/* the kernel's PROC_PID_INIT_INO: the initial PID namespace */
 
-/* memtrack's PID namespace, for BPF to give its pids (memtrack.bpf.h): none to tell in the initial one. */
+/* memtrack's PID namespace, for BPF to give its pids (core.bpf.h): none to tell in the initial one. */
 static void session__tell_pidns(struct mt_bpf_session *s)
 {
 	struct stat st;
 
 	if (stat("/proc/self/ns/pid", &st) || st.st_ino == MT_PID_NS_INIT_INO)
 		return;
-	s->skel->rodata->pidns_dev = (uint64_t)major(st.st_dev) << MT_KDEV_MINOR_BITS | minor(st.st_dev);
-	s->skel->rodata->pidns_ino = st.st_ino;
+	s->skel->rodata->cfg_pidns_dev = (uint64_t)major(st.st_dev) << MT_KDEV_MINOR_BITS | minor(st.st_dev);
+	s->skel->rodata->cfg_pidns_ino = st.st_ino;
 }
 
 /* The namespace's depth, which it cannot see from inside: pidns_find reads it in this thread's context. */
@@ -211,7 +211,7 @@ static int session__find_pidns(struct mt_bpf_session *s)
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
 	int err = 0;
 
-	if (!s->skel->rodata->pidns_ino)
+	if (!s->skel->rodata->cfg_pidns_ino)
 		return 0;
 	if (bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.pidns_find), &opts))
 		err = -errno;
@@ -271,12 +271,12 @@ struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o, uid_t ow
 	bpf_program__set_expected_attach_type(s->skel->progs.alloc_return, MT_BPF_TRACE_UPROBE_MULTI);
 	session__choose_syscall_hooks(s, o->syscall_tracepoints);
 	bpf_program__set_autoload(s->skel->progs.rss_stat, !o->no_rss);
-	s->skel->rodata->wakeup_bytes = o->ring_bytes / SESSION_WAKEUP_PARTS / (ncpus > 0 ? ncpus : 1);
-	s->skel->rodata->stack_bytes = o->stack_bytes;
-	s->skel->rodata->withhold = o->stack_bytes && owner_uid != 0;
-	s->skel->rodata->owner_uid = owner_uid;
-	s->skel->rodata->owner_gid = owner_gid;
-	s->skel->rodata->tracer_tgid = getpid();	/* tells memtrack's tracees from the threads handed off */
+	s->skel->rodata->cfg_wakeup_bytes = o->ring_bytes / SESSION_WAKEUP_PARTS / (ncpus > 0 ? ncpus : 1);
+	s->skel->rodata->cfg_stack_bytes = o->stack_bytes;
+	s->skel->rodata->cfg_withhold = o->stack_bytes && owner_uid != 0;
+	s->skel->rodata->cfg_owner_uid = owner_uid;
+	s->skel->rodata->cfg_owner_gid = owner_gid;
+	s->skel->rodata->cfg_tracer_tgid = getpid();	/* tells memtrack's tracees from the threads handed off */
 	session__tell_pidns(s);
 	session__choose_clock(s, o);
 	err = memtrack_bpf__load(s->skel);
@@ -440,7 +440,7 @@ int mt_bpf_session__callers_set(struct mt_bpf_session *s, pid_t pid, const struc
 	__u32 key = pid;
 	int err = map__set(s->skel->maps.callers, &key, sizeof(key), c, sizeof(*c), false);
 
-	__atomic_fetch_add(&s->skel->bss->callers_gen, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&s->skel->bss->live_callers_gen, 1, __ATOMIC_SEQ_CST);
 	return err;
 }
 
@@ -473,7 +473,7 @@ int mt_bpf_session__set_privileged(struct mt_bpf_session *s, pid_t pid)
 	__u32 key = pid;
 	__u8 one = 1;
 
-	if (!s->skel->rodata->withhold)
+	if (!s->skel->rodata->cfg_withhold)
 		return 0;
 	if (bpf_map__update_elem(s->skel->maps.privileged, &key, sizeof(key), &one, sizeof(one), BPF_ANY))
 		return -errno;
@@ -485,7 +485,7 @@ int mt_bpf_session__exec_range(struct mt_bpf_session *s, pid_t pid, uint64_t lo,
 	struct mt_exec_ranges r = {};
 	__u32 key = pid;
 
-	if (!s->skel->rodata->stack_bytes)
+	if (!s->skel->rodata->cfg_stack_bytes)
 		return 0;
 	bpf_map__lookup_elem(s->skel->maps.exec_ranges, &key, sizeof(key), &r, sizeof(r), 0);	/* none yet: empty */
 	if (r.n >= MT_EXEC_RANGES)
@@ -504,7 +504,7 @@ int mt_bpf_session__held_fd(const struct mt_bpf_session *s)
 
 void mt_bpf_session__allow_stop_hold(struct mt_bpf_session *s)
 {
-	s->skel->bss->hold_stop_ok = 1;
+	s->skel->bss->live_hold_stop_ok = 1;
 }
 
 /* After the resume: memtrack dying between the two costs a spurious SIGCONT from the closer, not a stop. */
@@ -571,30 +571,30 @@ int mt_bpf_session__flush_batches(struct mt_bpf_session *s)
 
 void mt_bpf_session__set_control(struct mt_bpf_session *s, uint64_t dev, uint64_t ino, bool paused)
 {
-	s->skel->bss->control_dev = dev;
-	s->skel->bss->control_ino = ino;
-	__atomic_store_n(&s->skel->bss->paused, paused, __ATOMIC_SEQ_CST);
+	s->skel->bss->live_control_dev = dev;
+	s->skel->bss->live_control_ino = ino;
+	__atomic_store_n(&s->skel->bss->live_paused, paused, __ATOMIC_SEQ_CST);
 }
 
 void mt_bpf_session__set_paused(struct mt_bpf_session *s, bool paused)
 {
-	__atomic_store_n(&s->skel->bss->paused, paused, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&s->skel->bss->live_paused, paused, __ATOMIC_SEQ_CST);
 }
 
 uint64_t mt_bpf_session__control_ignored(const struct mt_bpf_session *s)
 {
-	return __atomic_load_n(&s->skel->bss->control_ignored, __ATOMIC_RELAXED);
+	return __atomic_load_n(&s->skel->bss->live_control_ignored, __ATOMIC_RELAXED);
 }
 
-/* The next record number, taken the way BPF takes it (see rec_seq): for a record the tracer writes. */
+/* The next record number, taken the way BPF takes it (see live_rec_seq): for a record the tracer writes. */
 uint32_t mt_bpf_session__next_seq(struct mt_bpf_session *s)
 {
-	return (uint32_t)__atomic_fetch_add(&s->skel->bss->rec_seq, 1, __ATOMIC_SEQ_CST);
+	return (uint32_t)__atomic_fetch_add(&s->skel->bss->live_rec_seq, 1, __ATOMIC_SEQ_CST);
 }
 
 uint32_t mt_bpf_session__seq_now(struct mt_bpf_session *s)
 {
-	return (uint32_t)__atomic_load_n(&s->skel->bss->rec_seq, __ATOMIC_SEQ_CST);
+	return (uint32_t)__atomic_load_n(&s->skel->bss->live_rec_seq, __ATOMIC_SEQ_CST);
 }
 
 static void *link__destroy_thread(void *link)

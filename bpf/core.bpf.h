@@ -1,6 +1,7 @@
-/* memtrack.bpf.h — BPF-only helpers: tracked-process checks, drop counters, ring-buffer emission. */
-#ifndef MEMTRACK_BPF_H
-#define MEMTRACK_BPF_H
+/* core.bpf.h — BPF-only core: process ids, the records' clock, tracked processes, drop counters, ring emission and
+ * batches, and the tracer's utility programs (batch_flush, clock_now, pidns_find). */
+#ifndef MEMTRACK_CORE_BPF_H
+#define MEMTRACK_CORE_BPF_H
 
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -9,10 +10,11 @@
 #include "memtrack.h"
 
 #define MT_TRACKED_MAX 65536
+#define MT_SIGNAL_GROUP_EXIT 0x4	/* the kernel's SIGNAL_GROUP_EXIT (a #define, so not in BTF) */
 
-/* tgid -> MT_PROC_*: the tracer adds the command at its pre-exec stop; BPF adds children at fork, drops at exit.
- * Not preallocated: only a fork adds an entry (a failure is counted), and 65536 preallocated ones cost start-up
- * time for the few a tree holds. */
+/* tgid -> MT_PROC_*: the tracer adds the command at its pre-exec stop; BPF adds children at fork, drops at exit
+ * (tree.bpf.h). Not preallocated: only a fork adds an entry (a failure is counted), and 65536 preallocated ones cost
+ * start-up time for the few a tree holds. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -37,7 +39,7 @@ struct {
 
 /* Set by the tracer before load: the ring's size / 16 / the CPUs. Each CPU wakes the consumer when it has
  * submitted this many bytes since it last did, its share of the ring's watermark. */
-const volatile __u64 wakeup_bytes = 1 << 20;
+const volatile __u64 cfg_wakeup_bytes = 1 << 20;
 
 /* Bytes this CPU submitted since it last woke the consumer: BPF's alone, at each submit. Counted here rather than
  * read from the ring: asking the ring its fill level (bpf_ringbuf_query) reads the consumer's position, a cache
@@ -54,20 +56,20 @@ struct {
  * The records' clock. By default the kernel's tick: jiffies_64, which the verifier inlines as one load, times the
  * tick's length, less an offset (a whole number of ticks) that the tracer sets after load to bring it within a
  * tick of CLOCK_MONOTONIC. bpf_ktime_get_ns is a helper call into the clock source, two a malloc/free pair, which
- * costs more (bench/README.md). tick_ns 0 (--precise-time) selects bpf_ktime_get_ns. Either clock is one
+ * costs more (bench/README.md). cfg_tick_ns 0 (--precise-time) selects bpf_ktime_get_ns. Either clock is one
  * counter for all CPUs, read inside the event's program: a record that happens after another (a free of a block
  * another thread allocated, a child's call after its fork) never gets an earlier time, so ordering by time, then
  * by arrival, keeps every such pair in order.
  */
 /* Set by the tracer before load: the tick's length from CONFIG_HZ, 0 for --precise-time or an unknown HZ. */
-const volatile __u64 tick_ns = 0;
+const volatile __u64 cfg_tick_ns = 0;
 /* Set by the tracer once after load (it maps .bss), from one reading of both clocks by clock_now. */
-__u64 tick_offset_ns = 0;
+__u64 live_tick_offset_ns = 0;
 
 static __always_inline __u64 ts__now(void)
 {
-	if (tick_ns)
-		return bpf_jiffies64() * tick_ns - tick_offset_ns;
+	if (cfg_tick_ns)
+		return bpf_jiffies64() * cfg_tick_ns - live_tick_offset_ns;
 	return bpf_ktime_get_ns();
 }
 
@@ -75,23 +77,23 @@ static __always_inline __u64 ts__now(void)
  * memtrack's PID namespace: the pids in maps and records are the ones memtrack and the user see there, not the
  * kernel's. Set by the tracer before load: the dev (the kernel's encoding) and inode of its /proc/self/ns/pid, 0 in
  * the initial namespace, where the kernel's pids are the same; the verifier, which knows these values at load, then
- * leaves the translation out (a load of pidns_ino and a jump remain of each test).
+ * leaves the translation out (a load of cfg_pidns_ino and a jump remain of each test).
  */
-const volatile __u64 pidns_dev = 0;
-const volatile __u64 pidns_ino = 0;
+const volatile __u64 cfg_pidns_dev = 0;
+const volatile __u64 cfg_pidns_ino = 0;
 /* The namespace's depth: set by BPF once after load, by pidns_find run in the tracer's own context. */
-__u32 pidns_level = 0;
+__u32 live_pidns_level = 0;
 
 #define MT_PIDNS_LEVELS 33	/* the kernel's MAX_PID_NS_LEVEL (32) nested namespaces, and the initial one */
 
 /* pid's number in memtrack's namespace; 0 for one that is not in it (a task above it, or in a sibling). */
 static __always_inline __u32 pid__nr_ns(struct pid *pid)
 {
-	__u32 level = pidns_level;
+	__u32 level = live_pidns_level;
 	struct upid up = {};
 
 	if (!pid || BPF_CORE_READ(pid, level) < level || level >= MT_PIDNS_LEVELS ||
-	    bpf_core_read(&up, sizeof(up), &pid->numbers[level]) || BPF_CORE_READ(up.ns, ns.inum) != pidns_ino)
+	    bpf_core_read(&up, sizeof(up), &pid->numbers[level]) || BPF_CORE_READ(up.ns, ns.inum) != cfg_pidns_ino)
 		return 0;
 	return up.nr;
 }
@@ -99,7 +101,7 @@ static __always_inline __u32 pid__nr_ns(struct pid *pid)
 /* t's tgid in memtrack's namespace (0: not in it); t is any task pointer (read with CO-RE). */
 static __always_inline __u32 task__tgid(struct task_struct *t)
 {
-	if (!pidns_ino)
+	if (!cfg_pidns_ino)
 		return BPF_CORE_READ(t, tgid);
 	return pid__nr_ns(BPF_CORE_READ(t, signal, pids[PIDTYPE_TGID]));
 }
@@ -107,7 +109,7 @@ static __always_inline __u32 task__tgid(struct task_struct *t)
 /* t's tid in memtrack's namespace, as task__tgid. */
 static __always_inline __u32 task__tid(struct task_struct *t)
 {
-	if (!pidns_ino)
+	if (!cfg_pidns_ino)
 		return BPF_CORE_READ(t, pid);
 	return pid__nr_ns(BPF_CORE_READ(t, thread_pid));
 }
@@ -124,9 +126,9 @@ static __always_inline __u64 current__ids(void)
 {
 	struct bpf_pidns_info ns;
 
-	if (!pidns_ino)
+	if (!cfg_pidns_ino)
 		return bpf_get_current_pid_tgid();
-	if (!bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)))
+	if (!bpf_get_ns_current_pid_tgid(cfg_pidns_dev, cfg_pidns_ino, &ns, sizeof(ns)))
 		return (__u64)ns.tgid << 32 | ns.pid;
 	return task__ids((struct task_struct *)bpf_get_current_task());
 }
@@ -137,7 +139,7 @@ static __always_inline void current__ids_of(struct task_struct *cur, __u32 *tgid
 {
 	__u64 ids;
 
-	if (!pidns_ino) {
+	if (!cfg_pidns_ino) {
 		*tgid = cur->tgid;
 		*tid = cur->pid;
 		return;
@@ -150,7 +152,7 @@ static __always_inline void current__ids_of(struct task_struct *cur, __u32 *tgid
 /* current__ids_of's tgid alone. */
 static __always_inline __u32 current__tgid_of(struct task_struct *cur)
 {
-	if (!pidns_ino)
+	if (!cfg_pidns_ino)
 		return cur->tgid;
 	return current__ids() >> 32;
 }
@@ -184,7 +186,7 @@ static __always_inline bool proc__active(__u32 tgid)
  * tracer passes over once a flush of every CPU has shown that they cannot come.
  */
 /* Taken by BPF for each record, and by the tracer (it maps .bss) for each exit record it writes. */
-__u64 rec_seq = 0;
+__u64 live_rec_seq = 0;
 
 static __always_inline void rec__head(struct mt_rec_hdr *h, __u32 size, __u16 type, __u32 pid, __u32 tid)
 {
@@ -193,7 +195,7 @@ static __always_inline void rec__head(struct mt_rec_hdr *h, __u32 size, __u16 ty
 	h->tid = tid;
 	h->type = type;
 	h->size = size;
-	h->seq = __sync_fetch_and_add(&rec_seq, 1);
+	h->seq = __sync_fetch_and_add(&live_rec_seq, 1);
 }
 
 /* Reserve a record and fill its header; NULL (and a drop counted) when the ring is full. */
@@ -225,7 +227,7 @@ static __always_inline __u64 rec__wakeup(__u32 size)
 
 	if (n) {
 		*n += size + 8;	/* the ring's record header */
-		if (*n >= wakeup_bytes) {
+		if (*n >= cfg_wakeup_bytes) {
 			*n = 0;
 			return BPF_RB_FORCE_WAKEUP;
 		}
@@ -300,4 +302,43 @@ static __always_inline void batch__flush(struct mt_batch *b)
 	}
 }
 
-#endif /* MEMTRACK_BPF_H */
+/* Run by the tracer on each CPU (a test run): the batch goes to the ring now. 1: it was busy, ask again. */
+SEC("raw_tp")
+int batch_flush(void *ctx)
+{
+	struct mt_batch *b = batch__take();
+
+	if (!b)
+		return 1;
+	batch__flush(b);
+	batch__give_back(b);
+	return 0;
+}
+
+/* The tracer's reading of the records' clock, by BPF_PROG_TEST_RUN: the records it writes itself (session, exit,
+ * end) sort among BPF's by the very same counter. */
+SEC("syscall")
+int clock_now(struct mt_clock *c)
+{
+	c->jiffies = bpf_jiffies64();
+	c->ktime_ns = bpf_ktime_get_ns();
+	c->ts_ns = ts__now();
+	return 0;
+}
+
+/* Run by the tracer once after load (a test run: in its own context): the depth of its PID namespace, which only
+ * the kernel knows (a namespace cannot see its parents). 1: the tracer's namespace is not the one told. */
+SEC("raw_tp")
+int pidns_find(void *ctx)
+{
+	struct pid *pid = BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), thread_pid);
+	__u32 level = BPF_CORE_READ(pid, level);
+	struct upid up = {};
+
+	if (bpf_core_read(&up, sizeof(up), &pid->numbers[level]) || BPF_CORE_READ(up.ns, ns.inum) != cfg_pidns_ino)
+		return 1;
+	live_pidns_level = level;
+	return 0;
+}
+
+#endif /* MEMTRACK_CORE_BPF_H */

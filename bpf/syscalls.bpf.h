@@ -1,0 +1,147 @@
+/* syscalls.bpf.h — BPF-only: the memory syscalls of tracked processes (mmap, munmap, brk, mremap) at their exit,
+ * mprotect and mmap for the watcher, and write for the control FIFO. */
+#ifndef MEMTRACK_SYSCALLS_BPF_H
+#define MEMTRACK_SYSCALLS_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "core.bpf.h"
+#include "callers.bpf.h"
+#include "control.bpf.h"
+#include "watch.bpf.h"
+
+/* x86-64 syscall numbers of the memory syscalls recorded, and of write (the control FIFO's lines). */
+#define NR_WRITE 1
+#define NR_MMAP 9
+#define NR_MUNMAP 11
+#define NR_BRK 12
+#define NR_MREMAP 25
+#define NR_MPROTECT 10
+#define SYS_WATCH_ONLY 0x80	/* mprotect: watched for PROT_EXEC, not recorded */
+#define SYS_CONTROL 0x40	/* write: a line to the control FIFO, maybe (control.bpf.h) */
+
+static __always_inline __u8 sys__kind(long id)
+{
+	switch (id) {
+	case NR_MMAP: return MT_SYS_MMAP;
+	case NR_MUNMAP: return MT_SYS_MUNMAP;
+	case NR_BRK: return MT_SYS_BRK;
+	case NR_MREMAP: return MT_SYS_MREMAP;
+	case NR_MPROTECT: return SYS_WATCH_ONLY;
+	case NR_WRITE: return SYS_CONTROL;
+	}
+	return 0;
+}
+
+/* The layout of syscalls:sys_exit_* (their tracefs format files). */
+struct mt_tp_sys_exit {
+	__u64 common;
+	__s32 nr;
+	__u32 _pad;
+	__s64 ret;
+};
+
+/* At the syscall's exit its arguments are still in the registers saved at its entry (only ax holds the result):
+ * no entry hook is needed, so the other syscalls of the machine, the uretprobe trampoline's among them, run one
+ * program, not two. */
+struct mt_sysargs {
+	__u64 a[4];
+};
+
+static __always_inline void sys__args(struct pt_regs *regs, struct mt_sysargs *a)
+{
+	a->a[0] = BPF_CORE_READ(regs, di);
+	a->a[1] = BPF_CORE_READ(regs, si);
+	a->a[2] = BPF_CORE_READ(regs, dx);
+	a->a[3] = BPF_CORE_READ(regs, r10);
+}
+
+static __always_inline void sys__fill(struct mt_syscall *e, __u8 kind, const struct mt_sysargs *a, long ret)
+{
+	e->ret = ret;
+	e->sys = kind;
+	e->addr = ret;
+	e->size = a->a[1];
+	e->old_addr = 0;
+	e->old_size = 0;
+	e->prot = 0;
+	e->flags = 0;
+	if (kind == MT_SYS_MMAP) {
+		e->prot = a->a[2];
+		e->flags = a->a[3];
+	} else if (kind == MT_SYS_MUNMAP) {
+		e->addr = a->a[0];
+	} else if (kind == MT_SYS_MREMAP) {
+		e->old_addr = a->a[0];
+		e->old_size = a->a[1];
+		e->size = a->a[2];
+		e->flags = a->a[3];
+	} else if (kind == MT_SYS_BRK) {
+		e->size = a->a[0];
+	}
+}
+
+/* A file mapped executable (mmap, or mprotect adding PROT_EXEC) may hold an allocator to attach to. */
+static __always_inline void sys__watch(__u8 kind, const struct mt_sysargs *a, long ret)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	if (kind == MT_SYS_MMAP && ret >= 0 && (a->a[2] & MT_PROT_EXEC) && !(a->a[3] & MT_MAP_ANONYMOUS)) {
+		watch__addr(task, ret, MT_ATTACH_MMAP, true, NULL);
+		callers__on_map(task, ret);
+	} else if (kind == SYS_WATCH_ONLY && ret == 0 && (a->a[2] & MT_PROT_EXEC)) {
+		watch__addr(task, a->a[0], MT_ATTACH_MMAP, true, NULL);
+		callers__on_map(task, a->a[0]);
+	}
+}
+
+static __always_inline int sys__exit(long id, long ret, struct pt_regs *regs)
+{
+	__u8 kind = sys__kind(id);
+	struct mt_sysargs a;
+	struct mt_syscall *e;
+
+	if (kind == SYS_CONTROL)
+		return control__write(regs, ret);
+	if (!kind || !proc__active(current__ids() >> 32))
+		return 0;
+	sys__args(regs, &a);
+	sys__watch(kind, &a, ret);
+	e = kind == SYS_WATCH_ONLY ? NULL : rec__reserve(sizeof(*e), MT_REC_SYSCALL);
+	if (e) {
+		sys__fill(e, kind, &a, ret);
+		__builtin_memset(e->_pad, 0, sizeof(e->_pad));
+		rec__submit(e, sizeof(*e));
+	}
+	return 0;
+}
+
+/* Every syscall of the machine passes here (BTF, no tracefs needed), the uretprobe trampoline's too: the number
+ * is read straight from the trusted regs, without a helper call, so that the others leave at once. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+{
+	return sys__exit(regs->orig_ax, ret, regs);
+}
+
+/* Per-syscall tracepoints (tracefs): only the six syscalls that matter trap, for untracked processes too. */
+#define SYS_TP(name, nr)									\
+	SEC("tracepoint/syscalls/sys_exit_" #name)						\
+	int sys_exit_##name(struct mt_tp_sys_exit *ctx)						\
+	{											\
+		struct task_struct *task = bpf_get_current_task_btf();				\
+												\
+		return sys__exit(nr, ctx->ret, (struct pt_regs *)bpf_task_pt_regs(task));	\
+	}
+
+SYS_TP(mmap, NR_MMAP)
+SYS_TP(munmap, NR_MUNMAP)
+SYS_TP(brk, NR_BRK)
+SYS_TP(mremap, NR_MREMAP)
+SYS_TP(mprotect, NR_MPROTECT)
+SYS_TP(write, NR_WRITE)
+
+#endif /* MEMTRACK_SYSCALLS_BPF_H */
