@@ -98,8 +98,9 @@ static int steps_sample(struct mt_view_steps *v, const struct mt_stacks *s)
 	int err;
 
 	if (n > v->nprev) {
-		if (mt_array__grow((void **)&v->prev, &v->cap_prev, n - 1, sizeof(*v->prev)))
-			return -ENOMEM;
+		while (v->cap_prev < n)	/* mt_array__grow doubles once: the stacks may have grown more */
+			if (mt_array__grow((void **)&v->prev, &v->cap_prev, v->cap_prev, sizeof(*v->prev)))
+				return -ENOMEM;
 		memset(&v->prev[v->nprev], 0, (n - v->nprev) * sizeof(*v->prev));
 		v->nprev = n;
 	}
