@@ -58,6 +58,9 @@ static __always_inline __u32 control__parse(const char *b, __u32 n, char *label,
 			break;
 		label[i] = b[5 + i];
 	}
+	/* a longer label is a line past the limits: not acted on (and counted), never recorded cut */
+	if (i == MT_MARK_LABEL_MAX && 5 + i < n && 5 + i < MT_CONTROL_READ && b[5 + i] != '\n')
+		return 0;
 	*len = i;
 	return MT_MARK_LABEL;
 }

@@ -392,7 +392,7 @@ enum mt_mark_kind {
 	MT_MARK_LABEL,		/* a named point: report --between A B */
 };
 
-#define MT_MARK_LABEL_MAX 64	/* label bytes kept; a longer one is cut */
+#define MT_MARK_LABEL_MAX 64	/* label bytes at most; a line with a longer one is ignored (control_ignored) */
 /* A write to the control FIFO longer than this is not acted on, nor lines past the first MT_CONTROL_LINES of one. */
 #define MT_CONTROL_WRITE_MAX 256
 #define MT_CONTROL_LINES 8

@@ -1,8 +1,10 @@
-/* kernel_test.c — scratch dir, command runner, BPF gate and shared program facts for the integration tests. */
+/* kernel_test.c — the BPF gate and shared program facts for the integration tests (the rest: helpers.c). */
 #include "kernel_test.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdbool.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -14,79 +16,25 @@
 
 #include "artifact/artifact.h"
 
-extern char **environ;
-char mt_test_root[] = "/tmp/memtrack-test.XXXXXX";
-static const char *test_name = "test";
-
-pid_t mt_test__spawn(char *const *argv, const char *out, const char *err)
+const struct passwd *mt_test__user(gid_t *extra)
 {
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
+	char *groupadd[] = { "/usr/sbin/groupadd", "--system", MT_TEST_GROUP, NULL };
+	char *useradd[] = { "/usr/sbin/useradd", "--system", "--no-create-home", "--user-group", "--groups", MT_TEST_GROUP,
+			    "--shell", "/usr/sbin/nologin", MT_TEST_USER, NULL };
+	const struct group *g;
+	const struct passwd *pw;
 
-	posix_spawn_file_actions_init(&fa);
-	if (out)
-		posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (err)
-		posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	assert_int_equal(posix_spawn(&pid, argv[0], &fa, NULL, argv, environ), 0);
-	posix_spawn_file_actions_destroy(&fa);
-	return pid;
-}
-
-int mt_test__run(char *const *argv, const char *out, const char *err)
-{
-	pid_t pid = mt_test__spawn(argv, out, err);
-	int status;
-
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-int mt_test__run_named(const char *name, char *const *argv)
-{
-	char out[512], err[512];
-
-	snprintf(out, sizeof(out), "%s/%s.out", mt_test_root, name);
-	snprintf(err, sizeof(err), "%s/%s.err", mt_test_root, name);
-	return mt_test__run(argv, out, err);
-}
-
-void mt_test__read_named(const char *name, const char *ext, char *buf, size_t len)
-{
-	char path[512], *text;
-
-	snprintf(path, sizeof(path), "%s/%s.%s", mt_test_root, name, ext);
-	text = mt_test__read_file(path);
-	snprintf(buf, len, "%s", text);
-	free(text);
-}
-
-static void cleanup(void)
-{
-	char cmd[600];
-
-	if (getenv("MEMTRACK_KEEP_TEST_DIR"))
-		return;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", mt_test_root);
-	if (system(cmd))
-		fprintf(stderr, "%s: could not remove %s\n", test_name, mt_test_root);
-}
-
-char *mt_test__read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
-	fclose(f);
-	return buf;
+	if (!getgrnam(MT_TEST_GROUP))
+		assert_int_equal(mt_test__run(groupadd, NULL, NULL), 0);
+	if (!getpwnam(MT_TEST_USER))
+		assert_int_equal(mt_test__run(useradd, NULL, NULL), 0);
+	g = getgrnam(MT_TEST_GROUP);
+	assert_non_null(g);
+	*extra = g->gr_gid;
+	pw = getpwnam(MT_TEST_USER);
+	assert_non_null(pw);
+	assert_int_not_equal(pw->pw_uid, 0);
+	return pw;
 }
 
 /* Recordings with stacks keep their modules in a cache of the scratch dir, not in the machine's. */
@@ -112,11 +60,9 @@ int mt_test__main(const char *name, const struct CMUnitTest *tests, size_t n)
 	const char *ci = getenv("CI");
 	bool strict = ci && !strcmp(ci, "true");
 
-	test_name = name;
 	setrlimit(RLIMIT_CORE, &no_core);	/* the signal tests kill programs */
-	if (!mkdtemp(mt_test_root))
+	if (mt_test__scratch(name))
 		return 1;
-	atexit(cleanup);
 	set_cache();
 	if (!record__works()) {
 		fprintf(stderr, "%s: memtrack cannot record here (it needs root and BPF): %s\n", name,

@@ -1,4 +1,4 @@
-/* kernel_test.h — what the tests that trace on the real kernel share: a scratch dir, running commands, the BPF gate. */
+/* kernel_test.h — what the tests that trace on the real kernel share besides helpers.h: the BPF gate, phases. */
 #ifndef MEMTRACK_KERNEL_TEST_H
 #define MEMTRACK_KERNEL_TEST_H
 
@@ -9,6 +9,8 @@
 #include <sys/types.h>
 #include <cmocka.h>
 
+#include "helpers.h"
+
 #ifndef MT_BINARY
 #define MT_BINARY "memtrack"
 #endif
@@ -17,21 +19,12 @@
 #endif
 #define PROG(name) MT_PROGS "/" name
 
-/* The scratch directory of this test binary (removed at exit unless MEMTRACK_KEEP_TEST_DIR is set). */
-extern char mt_test_root[];
-
-/* Runs argv (argv[0] a path) with stdout/stderr to the files named (NULL: inherited); returns its exit code. */
-int mt_test__run(char *const *argv, const char *out, const char *err);
-/* The same started, not waited for: its pid. */
-pid_t mt_test__spawn(char *const *argv, const char *out, const char *err);
-
-/* The whole of the file at path, malloc'd and NUL-terminated (the test fails when it cannot be read). */
-char *mt_test__read_file(const char *path);
-
-/* mt_test__run with stdout/stderr to NAME.out and NAME.err in the scratch dir; mt_test__read_named reads one back
- * (NAME.EXT), NUL-terminated, at most len - 1 bytes. */
-int mt_test__run_named(const char *name, char *const *argv);
-void mt_test__read_named(const char *name, const char *ext, char *buf, size_t len);
+/* A user of its own for the tests, MT_TEST_USER, with a supplementary group, MT_TEST_GROUP (*extra), made (useradd)
+ * when it is missing. */
+#define MT_TEST_USER "memtrack-test"
+#define MT_TEST_GROUP "memtrack-test-extra"
+struct passwd;
+const struct passwd *mt_test__user(gid_t *extra);
 
 /*
  * Makes the scratch dir, checks that `memtrack record` works here, then runs the tests. Without BPF (not root, no

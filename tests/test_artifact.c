@@ -19,6 +19,7 @@
 #include <zstd.h>
 
 #include "artifact/artifact.h"
+#include "helpers.h"
 
 #define MAX_FRAMES 64
 #define REC_BUF 4096
@@ -173,32 +174,6 @@ static void build(const struct fixture *f, struct expect *e, size_t nframes, siz
 	assert_int_equal(mt_writer__close(w), 0);
 }
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	struct stat sb;
-	uint8_t *buf;
-	int fd;
-
-	fd = open(path, O_RDONLY);
-	assert_true(fd >= 0);
-	assert_int_equal(fstat(fd, &sb), 0);
-	buf = malloc(sb.st_size + 1);
-	assert_non_null(buf);
-	assert_int_equal(read(fd, buf, sb.st_size), sb.st_size);
-	close(fd);
-	*len = sb.st_size;
-	return buf;
-}
-
-static void spit(const char *path, const void *buf, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, buf, len), (ssize_t)len);
-	close(fd);
-}
-
 static void spit_append(const char *path, const void *buf, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_APPEND);
@@ -257,7 +232,7 @@ static void write_header(const char *path, uint32_t version, uint32_t header_siz
 		crc = header_crc(h, len);
 		memcpy(h + 24, &crc, 4);
 	}
-	spit(path, h, len);
+	mt_test__write_file(path, h, len);
 }
 
 /* A frame as another writer might produce it: any content, optionally without a content size. */
@@ -334,7 +309,7 @@ static void test_round_trip(void **state)
 	assert_whole(&g, &e, &st);
 	assert_int_equal(read_into(f->file, &g, &st), 0);
 	assert_whole(&g, &e, &st);
-	buf = slurp(f->file, &len);
+	buf = (uint8_t *)mt_test__read_bytes(f->file, &len);
 	assert_int_equal(len, e.frame_end[e.nframes - 1]);
 	assert_memory_equal(buf, "MEMTRACK\4\0\0\0\40\0\0\0", 16);
 	free(buf);
@@ -437,13 +412,13 @@ static void test_flipped_bytes(void **state)
 	uint8_t *buf;
 
 	build(f, &e, 5, 30, 4);
-	buf = slurp(f->file, &len);
+	buf = (uint8_t *)mt_test__read_bytes(f->file, &len);
 	for (k = 0; k < e.nframes; k++) {
 		start = k ? e.frame_end[k - 1] : 32;
 		end = e.frame_end[k];
 		for (pos = start; pos < end; pos++) {
 			buf[pos] ^= 0xff;
-			spit(f->file, buf, len);
+			mt_test__write_file(f->file, buf, len);
 			buf[pos] ^= 0xff;
 			if (read_into(f->file, &g, &st) == 0 && pos >= start + 4 && pos < end - 4) {
 				assert_whole(&g, &e, &st);
@@ -470,13 +445,13 @@ static void test_bad_magic(void **state)
 	struct mt_read_status st;
 	struct got g = { 0 };
 
-	spit(f->file, "MEMTRACX\1\0\0\0\40\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 32);
+	mt_test__write_file(f->file, "MEMTRACX\1\0\0\0\40\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 32);
 	assert_int_equal(read_into(f->dir, &g, &st), -EINVAL);
 	assert_string_equal(st.reason, "not a memtrack artifact (bad magic)");
-	spit(f->file, "MEMTRACK\1\0", 10);
+	mt_test__write_file(f->file, "MEMTRACK\1\0", 10);
 	assert_int_equal(read_into(f->dir, &g, &st), -EINVAL);
 	assert_string_equal(st.reason, "not a memtrack artifact (file is 10 bytes, shorter than the header)");
-	spit(f->file, "", 0);
+	mt_test__write_file(f->file, "", 0);
 	assert_int_equal(read_into(f->dir, &g, &st), -EINVAL);
 	assert_string_equal(st.reason, "not a memtrack artifact (file is 0 bytes, shorter than the header)");
 	assert_int_equal(g.e.records, 0);
@@ -524,10 +499,10 @@ static void test_header_checksum(void **state)
 	assert_string_equal(st.reason, "corrupt header: header size 5000, at most 4096");
 	write_header(f->file, 4, 32);
 	assert_int_equal(read_into(f->dir, &g, &st), 0);
-	h = slurp(f->file, &len);
+	h = (uint8_t *)mt_test__read_bytes(f->file, &len);
 	for (pos = 0; pos < len; pos++) {
 		h[pos] ^= 0xff;
-		spit(f->file, h, len);
+		mt_test__write_file(f->file, h, len);
 		h[pos] ^= 0xff;
 		rc = read_into(f->dir, &g, &st);
 		assert_int_not_equal(rc, 0);
@@ -707,7 +682,7 @@ static void test_writer_rejects(void **state)
 	assert_int_equal(mt_writer__close(w), 0);
 
 	snprintf(path, sizeof(path), "%s/file", f->dir);
-	spit(path, "x", 1);
+	mt_test__write_file(path, "x", 1);
 	errno = 0;
 	assert_null(mt_writer__open(path));
 	assert_int_equal(errno, ENOTDIR);
@@ -718,7 +693,7 @@ static void write_frames(const char *path, const uint8_t *file, const struct exp
 {
 	uint64_t start;
 
-	spit(path, file, 32);
+	mt_test__write_file(path, file, 32);
 	for (; *order >= 0; order++) {
 		start = *order ? e->frame_end[*order - 1] : 32;
 		spit_append(path, file + start, e->frame_end[*order] - start);
@@ -757,7 +732,7 @@ static void test_frame_order(void **state)
 	size_t len;
 
 	build(f, &e, 6, 20, 21);
-	file = slurp(f->file, &len);
+	file = (uint8_t *)mt_test__read_bytes(f->file, &len);
 	write_frames(f->file, file, &e, dropped);
 	assert_order_damage(f->file, &e, 2, e.frame_end[1], "frame number 3 where 2 was expected (1 missing before it)");
 	write_frames(f->file, file, &e, repeated);
@@ -775,13 +750,13 @@ static void test_frame_order(void **state)
 	memcpy(h, file, len);
 	size = e.frame_end[0];
 	memcpy(h + 12, &size, sizeof(size));
-	spit(f->file, h, len);
+	mt_test__write_file(f->file, h, len);
 	assert_int_equal(read_into(f->file, &g, &st), -EBADMSG);
 	assert_int_equal(st.bad_offset, 0);
 	assert_memory_equal(st.reason, "corrupt header: checksum", 24);
 	crc = header_crc(h, size);
 	memcpy(h + 24, &crc, sizeof(crc));
-	spit(f->file, h, len);
+	mt_test__write_file(f->file, h, len);
 	assert_int_equal(read_into(f->file, &g, &st), -EBADMSG);
 	assert_int_equal(st.frames, 0);
 	assert_int_equal(g.e.records, 0);
@@ -845,13 +820,13 @@ static void test_no_overwrite(void **state)
 	assert_whole(&g, &e, &st);
 	/* A link planted at the name, to a file the recording would clobber: refused, the file untouched. */
 	snprintf(target, sizeof(target), "%s/victim", f->dir);
-	spit(target, "keep", 4);
+	mt_test__write_file(target, "keep", 4);
 	assert_int_equal(unlink(f->file), 0);
 	assert_int_equal(symlink(target, f->file), 0);
 	errno = 0;
 	assert_null(mt_writer__open_flags(f->dir, MT_WRITER_PRIVATE));
 	assert_int_equal(errno, EEXIST);
-	buf = slurp(target, &len);
+	buf = (uint8_t *)mt_test__read_bytes(target, &len);
 	assert_int_equal(len, 4);
 	assert_memory_equal(buf, "keep", 4);
 	assert_int_equal(lstat(f->file, &sb), 0);
@@ -976,7 +951,7 @@ static void test_fuzz(void **state)
 	int rc, iter;
 
 	build(f, &e, 4, 25, 8);
-	buf = slurp(f->file, &len);
+	buf = (uint8_t *)mt_test__read_bytes(f->file, &len);
 	copy = malloc(len);
 	assert_non_null(copy);
 	rng_state = 9;
@@ -985,7 +960,7 @@ static void test_fuzz(void **state)
 		cut = rnd() % 3 ? len : rnd() % (len + 1);
 		for (n = rnd() % 4, i = 0; i < n; i++)
 			copy[rnd() % len] ^= 1 + rnd() % 255;
-		spit(f->file, copy, cut);
+		mt_test__write_file(f->file, copy, cut);
 		rc = read_into(f->dir, &g, &st);
 		assert_true(rc == 0 || rc == -EBADMSG || rc == -EINVAL || rc == -EPROTONOSUPPORT);
 		assert_int_equal(st.damaged, rc == -EBADMSG);
@@ -1845,7 +1820,7 @@ static void split_frames(struct frames *fr, const char *path)
 {
 	size_t off = 32, size;
 
-	fr->file = slurp(path, &fr->len);
+	fr->file = (uint8_t *)mt_test__read_bytes(path, &fr->len);
 	for (fr->n = 0; off < fr->len; fr->n++) {
 		assert_true(fr->n < MAX_FRAMES);
 		size = ZSTD_findFrameCompressedSize(fr->file + off, fr->len - off);
@@ -1872,7 +1847,7 @@ static void fuzz_one(const struct fixture *f, const struct frames *fr, const str
 		content[rnd() % clen] ^= rnd() % 4 ? 1u << rnd() % 8 : 1 + rnd() % 255;
 	if (!(rnd() % 8))
 		clen = rnd() % clen;
-	spit(f->file, fr->file, fr->start[k]);
+	mt_test__write_file(f->file, fr->file, fr->start[k]);
 	append_frame(f->file, content, clen, 1);
 	spit_append(f->file, fr->file + fr->start[k + 1], fr->len - fr->start[k + 1]);
 	free(content);
@@ -2197,13 +2172,13 @@ static void test_read_buffer(void **state)
 	uint8_t *buf;
 
 	build(f, &e, 4, 50, 33);
-	buf = slurp(f->file, &len);
+	buf = (uint8_t *)mt_test__read_bytes(f->file, &len);
 	assert_int_equal(mt_artifact__read_buffer(buf, len, collect, &g, &st), 0);
 	assert_whole(&g, &e, &st);
 	for (cut = 0; cut < len; cut += 1 + cut / 3) {
 		free(g.e.bytes);
 		memset(&g.e, 0, sizeof(g.e));
-		spit(f->file, buf, cut);
+		mt_test__write_file(f->file, buf, cut);
 		assert_int_equal(mt_artifact__read_buffer(buf, cut, collect, &g, &st), read_into(f->file, &fg, &fst));
 		assert_int_equal(st.records, fst.records);
 		assert_int_equal(st.bad_offset, fst.bad_offset);
@@ -2303,7 +2278,7 @@ static void write_seed_contents(const char *path, const uint8_t *file, size_t le
 		out[n + 1] = clen >> 8;
 		n += 2 + clen;
 	}
-	spit(path, out, n);
+	mt_test__write_file(path, out, n);
 	free(out);
 }
 
@@ -2327,11 +2302,11 @@ static void test_fuzz_corpus(void **state)
 	for (k = 0; (name = corpus_seed(f, k)); k++) {
 		snprintf(path, sizeof(path), "%s/%s", out ? out : MT_SOURCE_DIR "/tests/fuzz/corpus", name);
 		if (out) {
-			buf = slurp(f->file, &len);
-			spit(path, buf, len);
+			buf = (uint8_t *)mt_test__read_bytes(f->file, &len);
+			mt_test__write_file(path, buf, len);
 			free(buf);
 		}
-		buf = slurp(path, &len);
+		buf = (uint8_t *)mt_test__read_bytes(path, &len);
 		total += len;
 		if (mt_artifact__read_buffer(buf, len, collect, &g, &st))
 			fail_msg("%s: %s", path, st.reason);
@@ -2341,7 +2316,7 @@ static void test_fuzz_corpus(void **state)
 			write_seed_contents(path, buf, len);
 		free(buf);
 		if (contents) {
-			buf = slurp(path, &len);
+			buf = (uint8_t *)mt_test__read_bytes(path, &len);
 			total += len;
 			free(buf);
 		}

@@ -93,18 +93,13 @@ static int control_run(const char *dir, const char *opt, const char *opt2, const
 	return mt_test__run(argv, out, err);
 }
 
-static void test_dir(char *buf, size_t len, const char *name)
-{
-	snprintf(buf, len, "%s/%s", mt_test_root, name);
-}
-
 /* 100 x 1111, start, 100 x 2222 (and the 1111s freed), mark phase2, stop, 100 x 3333: exactly the window's. */
 static void test_paused_window(void **state)
 {
 	char dir[512];
 
 	(void)state;
-	test_dir(dir, sizeof(dir), "paused");
+	mt_test__path(dir, sizeof(dir), "paused");
 	assert_int_equal(control_run(dir, "--paused", NULL, "single"), 0);
 	window__check_single(dir);
 }
@@ -116,7 +111,7 @@ static void test_lines_per_write(void **state)
 	char dir[512], err[600], *text;
 
 	(void)state;
-	test_dir(dir, sizeof(dir), "lines");
+	mt_test__path(dir, sizeof(dir), "lines");
 	assert_int_equal(control_run(dir, "--paused", NULL, "lines"), 0);
 	window__check_single(dir);
 	snprintf(err, sizeof(err), "%s.err", dir);
@@ -132,7 +127,7 @@ static void test_unpaused_marks(void **state)
 	char dir[512];
 
 	(void)state;
-	test_dir(dir, sizeof(dir), "unpaused");
+	mt_test__path(dir, sizeof(dir), "unpaused");
 	assert_int_equal(control_run(dir, NULL, NULL, "single"), 0);
 	window__read(dir, &w);
 	assert_int_equal(w.allocs_by_size[0], 100);
@@ -169,11 +164,11 @@ static void test_strict_drop(void **state)
 	char dir[512];
 
 	(void)state;
-	test_dir(dir, sizeof(dir), "strict");
+	mt_test__path(dir, sizeof(dir), "strict");
 	assert_int_equal(control_run(dir, "--ring-size", "1", "burst"), 0);
-	test_dir(dir, sizeof(dir), "strict2");
+	mt_test__path(dir, sizeof(dir), "strict2");
 	assert_int_equal(control_run(dir, "--strict", "--ring-size=1", "burst"), 3);
-	test_dir(dir, sizeof(dir), "strict3");
+	mt_test__path(dir, sizeof(dir), "strict3");
 	assert_int_equal(control_run(dir, "--strict", NULL, "single"), 0);
 }
 
@@ -212,7 +207,7 @@ static void test_between_marks(void **state)
 	char *argv[] = { MT_BINARY, "report", "--between", "A", "C", dir, NULL };
 
 	(void)state;
-	test_dir(dir, sizeof(dir), "between");
+	mt_test__path(dir, sizeof(dir), "between");
 	assert_int_equal(control_run(dir, NULL, NULL, "between"), 0);
 	assert_int_equal(mt_filter__between(&f, "test", "A", "B"), 0);
 	assert_int_equal(mt_model__load_with(dir, &mo, &m, &st), 0);
@@ -245,7 +240,7 @@ static void test_held_free_at_stop(void **state)
 	char dir[512];
 
 	(void)state;
-	test_dir(dir, sizeof(dir), "held");
+	mt_test__path(dir, sizeof(dir), "held");
 	assert_int_equal(control_run(dir, "--paused", NULL, "held"), 0);
 	assert_int_equal(mt_model__load(dir, &m, &st), 0);
 	t = mt_model__totals(m);
@@ -270,7 +265,7 @@ static void test_fifo_owner(void **state)
 	(void)state;
 	if (!pw)
 		skip();
-	test_dir(dir, sizeof(dir), "owner");
+	mt_test__path(dir, sizeof(dir), "owner");
 	snprintf(out, sizeof(out), "%s.out", dir);
 	assert_int_equal(mt_test__run(argv, out, NULL), 0);
 	f = fopen(out, "r");

@@ -26,7 +26,7 @@
 #include "report/sites.h"
 #include "report/speedscope.h"
 #include "unwind/module.h"
-#include "unwind/stacks.h"
+#include "stacks/stacks.h"
 
 #ifndef MT_STACKS_PROGS
 #define MT_STACKS_PROGS "."
@@ -36,7 +36,7 @@
 #endif
 #define STACKPROG MT_STACKS_PROGS "/stackprog_fp"	/* frame pointers everywhere */
 #define CXX_STORE MT_PROGS "/cxx_store"
-#define GOLDEN_DIR MT_SOURCE_DIR "/tests/golden/"
+#define GOLDEN_DIR MT_SOURCE_DIR "/tests/golden"
 #define NO_STACKS_MSG ": recorded without --stacks: no allocation stacks (record with `memtrack record --stacks`)\n"
 
 static char base[] = "/tmp/memtrack-flame.XXXXXX";	/* the offline tests' scratch directory */
@@ -47,15 +47,6 @@ static char *in_base(char *buf, const char *name)
 {
 	snprintf(buf, 512, "%s/%s", base, name);
 	return buf;
-}
-
-static void spit(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
 }
 
 /* sh -c cmd; its exit status. */
@@ -119,32 +110,6 @@ static size_t count_of(const char *text, const char *what)
 	for (; (text = strstr(text, what)); text += strlen(what))
 		n++;
 	return n;
-}
-
-static void check_golden(const char *name, const char *actual)
-{
-	const char *update = getenv("MEMTRACK_UPDATE_GOLDEN");
-	char path[512], out[512];
-	char *expected;
-
-	snprintf(path, sizeof(path), GOLDEN_DIR "%s", name);
-	if (update && !strcmp(update, "1")) {
-		spit(path, actual);
-		print_message("updated %s\n", path);
-		return;
-	}
-	if (access(path, R_OK))
-		fail_msg("cannot read %s: %s (MEMTRACK_UPDATE_GOLDEN=1 creates it)", path, strerror(errno));
-	expected = mt_test__read_file(path);
-	if (!strcmp(expected, actual)) {
-		free(expected);
-		return;
-	}
-	snprintf(out, sizeof(out), "%s.actual", name);	/* in the working directory: the build tree */
-	spit(out, actual);
-	free(expected);
-	fail_msg("%s differs from its golden file; see `diff -u %s %s`; MEMTRACK_UPDATE_GOLDEN=1 accepts the new output",
-		 name, path, out);
 }
 
 /* stackprog_fp DIR MODE [MODE2]: stacks captured in-process, as `record --stacks` writes them. */
@@ -354,12 +319,12 @@ static void test_golden_collapsed_speedscope(void **state)
 	s = load_fp(dir);
 	out = stacks_text(s, 0);
 	norm = normalize_collapsed(out);
-	check_golden("flame_chain.collapsed", norm);
+	mt_test__check_golden(GOLDEN_DIR, "flame_chain.collapsed", norm, strlen(norm));
 	free(norm);
 	free(out);
 	out = stacks_text(s, 1);
 	norm = normalize_speedscope(out);
-	check_golden("flame_chain.speedscope.json", norm);
+	mt_test__check_golden(GOLDEN_DIR, "flame_chain.speedscope.json", norm, strlen(norm));
 	free(norm);
 	free(out);
 	mt_stacks__free(s);
@@ -388,7 +353,7 @@ static void test_speedscope_schema(void **state)
 	assert_non_null(strstr(out, "\"name\":\"leaked bytes\",\"unit\":\"bytes\",\"startValue\":0,\"endValue\":200,"));
 	assert_non_null(strstr(out, ",\"weights\":[300]}"));
 	if (have("python3")) {	/* well-formed JSON too, by a parser of its own */
-		spit(in_base(path, "speedscope.json"), out);
+		mt_test__write_text(in_base(path, "speedscope.json"), out);
 		snprintf(cmd, sizeof(cmd), "python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); "
 			 "assert len(d[\"profiles\"]) == 3 and len(d[\"shared\"][\"frames\"]) == 23' '%s'", path);
 		assert_int_equal(shell(cmd), 0);
@@ -423,7 +388,7 @@ static char *pprof_decode(const char *gz)
 	char proto[512], txt[700], cmd[2200];
 
 	in_base(proto, "profile.proto");
-	spit(proto, profile_proto);
+	mt_test__write_text(proto, profile_proto);
 	snprintf(txt, sizeof(txt), "%s.txt", gz);
 	snprintf(cmd, sizeof(cmd), "gzip -dc '%s' | protoc --proto_path='%s' --decode=perftools.profiles.Profile "
 		 "profile.proto > '%s'", gz, base, txt);
@@ -655,10 +620,10 @@ static void test_chromium_click_zooms(void **state)
 	text = mt_test__capture(mt_cmd_flamegraph, 1, &ret, "flamegraph", dir, NULL);
 	assert_int_equal(ret, 0);
 	snprintf(svg, sizeof(svg), "%s/flame.svg", base);
-	spit(svg, text);
+	mt_test__write_text(svg, text);
 	snprintf(clicked, sizeof(clicked), "%s/clicked.svg", base);
 	wrapped = replace_all(text, "</svg>\n", click_script);
-	spit(clicked, wrapped);
+	mt_test__write_text(clicked, wrapped);
 	dom = chromium("--dump-dom", clicked);
 	/* run_chain fills the width, main below it is faded, callers_run beside it hidden, f20 above it full too */
 	assert_non_null(strstr(dom, "data-test=\"main:10.0:1180.0:f parent callers_run:10.0:"));

@@ -2207,31 +2207,6 @@ static void test_handoff_after_exit(void **state)
 	assert_string_equal(line, "traceme_child: the child exited with 7\n");
 }
 
-/* A user of its own for the tests, with a supplementary group, made (useradd) when it is missing. */
-#define TEST_USER "memtrack-test"
-#define TEST_GROUP "memtrack-test-extra"
-
-static const struct passwd *test_user(gid_t *extra)
-{
-	char *groupadd[] = { "/usr/sbin/groupadd", "--system", TEST_GROUP, NULL };
-	char *useradd[] = { "/usr/sbin/useradd", "--system", "--no-create-home", "--user-group", "--groups", TEST_GROUP,
-			    "--shell", "/usr/sbin/nologin", TEST_USER, NULL };
-	const struct group *g;
-	const struct passwd *pw;
-
-	if (!getgrnam(TEST_GROUP))
-		assert_int_equal(mt_test__run(groupadd, NULL, NULL), 0);
-	if (!getpwnam(TEST_USER))
-		assert_int_equal(mt_test__run(useradd, NULL, NULL), 0);
-	g = getgrnam(TEST_GROUP);
-	assert_non_null(g);
-	*extra = g->gr_gid;
-	pw = getpwnam(TEST_USER);
-	assert_non_null(pw);
-	assert_int_not_equal(pw->pw_uid, 0);
-	return pw;
-}
-
 /* DIR and each entry in it belong to uid:gid. */
 static void dir_owned_by(const char *dir, uid_t uid, gid_t gid)
 {
@@ -2270,7 +2245,7 @@ static void test_sudo_user(void **state)
 	gid_t extra;
 
 	(void)state;
-	pw = test_user(&extra);
+	pw = mt_test__user(&extra);
 	snprintf(uid, sizeof(uid), "%u", (unsigned int)pw->pw_uid);
 	snprintf(gid, sizeof(gid), "%u", (unsigned int)pw->pw_gid);
 	test_dir(dir, sizeof(dir), "sudo_user");
@@ -2288,14 +2263,14 @@ static void test_sudo_user(void **state)
 /* --user NAME does the same explicitly. */
 static void test_user_option(void **state)
 {
-	char dir[256], *argv[] = { MT_BINARY, "record", "-q", "--user", TEST_USER, "-o", dir, "--", "/bin/sh", "-c",
+	char dir[256], *argv[] = { MT_BINARY, "record", "-q", "--user", MT_TEST_USER, "-o", dir, "--", "/bin/sh", "-c",
 				   ID_SCRIPT, NULL };
 	const struct passwd *pw;
 	uid_t uid;
 	gid_t gid, extra;
 
 	(void)state;
-	pw = test_user(&extra);
+	pw = mt_test__user(&extra);
 	uid = pw->pw_uid;
 	gid = pw->pw_gid;
 	test_dir(dir, sizeof(dir), "user_option");

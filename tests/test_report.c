@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1999,13 +2000,18 @@ static void test_metadata_round_trip(void **state)
 	const char *const *argv;
 	struct mt_metadata *md;
 	struct fix *f = calloc(1, sizeof(*f));
+	char path[PATH_MAX];
 	size_t argc;
+	int fd;
 
 	f->m = mt_model__new();
 	f->s = (struct sink){ put_model, f->m };
 	rows_records(&f->s, true);
 	assert_int_equal(mt_model__finish(f->m), 0);
-	assert_int_equal(mt_metadata__write(s->dir, f->m, &src), 0);
+	snprintf(path, sizeof(path), "%s/" MT_METADATA_FILE, s->dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(mt_metadata__write(fd, f->m, &src), 0);
 	md = mt_metadata__read(s->dir);
 	assert_non_null(md);
 	argv = mt_metadata__cmdline(md, 101, &argc);	/* a child without its own: its parent's */

@@ -95,11 +95,6 @@ static int rss_run(const char *dir, const char *opt)
 	return mt_test__run(argv, out, err);
 }
 
-static void test_dir(char *buf, size_t len, const char *name)
-{
-	snprintf(buf, len, "%s/%s", mt_test_root, name);
-}
-
 /* Lines of `memtrack dump DIR` that hold needle. */
 static uint64_t dump_count(const char *dir, const char *needle)
 {
@@ -131,7 +126,7 @@ static void test_rss_peak(void **state)
 	char dir[512];
 
 	(void)state;
-	test_dir(dir, sizeof(dir), "touch");
+	mt_test__path(dir, sizeof(dir), "touch");
 	assert_int_equal(rss_run(dir, NULL), 0);
 	rss__read(dir, &l);
 	assert_int_equal(l.others, 0);
@@ -176,7 +171,7 @@ static void test_rss_timeline(void **state)
 	FILE *f;
 
 	(void)state;
-	test_dir(dir, sizeof(dir), "timeline");
+	mt_test__path(dir, sizeof(dir), "timeline");
 	assert_int_equal(rss_run(dir, NULL), 0);
 	rss__read(dir, &l);
 	assert_int_equal(mt_timeline__build(dir, &o, &t, NULL), 0);
@@ -244,7 +239,7 @@ static void test_rss_vfork(void **state)
 	uint64_t parent;
 
 	(void)state;
-	test_dir(dir, sizeof(dir), "vfork");
+	mt_test__path(dir, sizeof(dir), "vfork");
 	argv[4] = dir;
 	assert_int_equal(mt_test__run(argv, NULL, NULL), 0);
 	assert_int_equal(mt_artifact__read(dir, vfork__on_record, &v, &st), 0);
@@ -268,7 +263,7 @@ static void test_no_rss(void **state)
 	char dir[512];
 
 	(void)state;
-	test_dir(dir, sizeof(dir), "no_rss");
+	mt_test__path(dir, sizeof(dir), "no_rss");
 	assert_int_equal(rss_run(dir, "--no-rss"), 0);
 	rss__read(dir, &l);
 	assert_int_equal(l.records + l.others, 0);

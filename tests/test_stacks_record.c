@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "artifact/artifact.h"
-#include "unwind/stacks.h"
+#include "stacks/stacks.h"
 
 #define tmp_root mt_test_root
 
@@ -33,20 +33,8 @@ static void record(const char *dir, const char *prog, const char *mode)
 /* argv's output, whole, in a malloc'd string (the command must succeed); out is the file it goes through. */
 static char *run_output(char *const *argv, const char *out)
 {
-	char *buf;
-	long n;
-	FILE *f;
-
 	assert_int_equal(run(argv, out), 0);
-	f = fopen(out, "r");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, n + 1);
-	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
-	fclose(f);
-	return buf;
+	return mt_test__read_file(out);
 }
 
 /* `memtrack CMD --json DIR`'s output. */

@@ -14,6 +14,7 @@
 #include "common/array.h"
 #include "common/log.h"
 #include "common/names.h"
+#include "common/proc.h"
 #include "tracer/allocators.h"
 #include "tracer/attach.h"
 #include "tracer/bpf_session.h"
@@ -280,29 +281,8 @@ static void pending__log(struct mt_attach_worker *a, size_t i, uint64_t resumed)
 	a->pend[i] = a->pend[--a->npend];
 }
 
-/* A line of /proc/PID/maps: its file mapping, as BPF's vma__read would see it. */
-struct maps_line {
-	unsigned long long start, end, pgoff, ino;
-	uint64_t dev;		/* the kernel's dev_t, as BPF reads s_dev */
-	uint32_t prot;
-};
-
-static bool maps__parse(const char *line, struct maps_line *l)
-{
-	unsigned int major, minor;
-	char perms[5];
-
-	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu", &l->start, &l->end, perms, &l->pgoff, &major, &minor,
-		   &l->ino) != 7)
-		return false;
-	l->dev = (uint64_t)major << MT_KDEV_MINOR_BITS | minor;
-	l->prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
-		  (perms[2] == 'x' ? PROT_EXEC : 0);
-	return true;
-}
-
 /* The mapping record BPF writes at an executable mapping, written by the tracer for one it read in /proc. */
-static int mapping__write(struct mt_attach_worker *a, uint64_t ts, pid_t pid, pid_t tid, const struct maps_line *l)
+static int mapping__write(struct mt_attach_worker *a, uint64_t ts, pid_t pid, pid_t tid, const struct mt_proc_map *l)
 {
 	struct mt_mapping m = { .hdr = { .ts_ns = ts, .pid = pid, .tid = tid, .type = MT_REC_MAPPING,
 					 .size = sizeof(m) },
@@ -316,7 +296,7 @@ static int mapping__write(struct mt_attach_worker *a, uint64_t ts, pid_t pid, pi
 static int req__resolve(struct mt_attach_worker *a, struct mt_attach_req *r)
 {
 	char path[64], line[PATH_MAX + 128];
-	struct maps_line l;
+	struct mt_proc_map l;
 	FILE *f = NULL;
 	int found = 0, k;
 
@@ -327,7 +307,7 @@ static int req__resolve(struct mt_attach_worker *a, struct mt_attach_req *r)
 	if (!f)
 		return -errno;
 	while (!found && fgets(line, sizeof(line), f))
-		found = maps__parse(line, &l) && r->start >= l.start && r->start < l.end && l.ino;
+		found = mt_proc__maps_line(line, &l) && r->start >= l.start && r->start < l.end && l.ino;
 	fclose(f);
 	if (!found)
 		return -ENOENT;
@@ -370,7 +350,7 @@ int mt_attach__on_request(struct mt_attach_worker *a, const struct mt_attach_req
 }
 
 /* One request per file, as BPF would have made at the first of its mappings: later ones need none. */
-static bool seized__first(const struct maps_line *v, size_t i, const struct maps_line *l)
+static bool seized__first(const struct mt_proc_map *v, size_t i, const struct mt_proc_map *l)
 {
 	while (i--)
 		if (v[i].dev == l->dev && v[i].ino == l->ino)
@@ -382,7 +362,7 @@ int mt_attach__seized(struct mt_attach_worker *a, pid_t pid)
 {
 	struct mt_attach_req r = { .pid = pid, .tid = pid, .reason = MT_ATTACH_SEIZE };
 	char path[64], line[PATH_MAX + 128];
-	struct maps_line l, *seen = NULL;
+	struct mt_proc_map l, *seen = NULL;
 	size_t n = 0, cap = 0;
 	int err = 0;
 	FILE *f;
@@ -392,7 +372,7 @@ int mt_attach__seized(struct mt_attach_worker *a, pid_t pid)
 	if (!f)
 		return -errno;
 	while (!err && fgets(line, sizeof(line), f)) {
-		if (!maps__parse(line, &l) || !(l.prot & PROT_EXEC) || !l.ino)
+		if (!mt_proc__maps_line(line, &l) || !(l.prot & PROT_EXEC) || !l.ino)
 			continue;
 		r.ts_ns = mt_bpf_session__now(a->bpf);
 		err = mapping__write(a, r.ts_ns, pid, pid, &l);

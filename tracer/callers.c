@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "bpf/memtrack.h"
 #include "common/log.h"
+#include "common/proc.h"
 #include "tracer/allocators.h"
 #include "tracer/bpf_session.h"
 #include "tracer/callers.h"
@@ -45,9 +47,8 @@ static void callers__add_map(struct mt_callers *cs, const struct mt_probe_plan *
 static int callers__read_maps(struct mt_callers *cs, pid_t pid, uint64_t dev, uint64_t ino,
 			      const struct mt_probe_plan *plan)
 {
-	unsigned long long mino;
-	unsigned int major, minor;
-	char path[64], line[512], perms[8];
+	char path[64], line[512];
+	struct mt_proc_map pm;
 	struct text_map m;
 	uint32_t before = cs->n;
 	FILE *f;
@@ -57,10 +58,9 @@ static int callers__read_maps(struct mt_callers *cs, pid_t pid, uint64_t dev, ui
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu", &m.start, &m.end, perms, &m.pgoff, &major, &minor,
-			   &mino) != 7 || !strchr(perms, 'x') || mino != ino ||
-		    ((uint64_t)major << MT_KDEV_MINOR_BITS | minor) != dev)
+		if (!mt_proc__maps_line(line, &pm) || !(pm.prot & PROT_EXEC) || pm.ino != ino || pm.dev != dev)
 			continue;
+		m = (struct text_map){ .start = pm.start, .end = pm.end, .pgoff = pm.pgoff };
 		callers__add_map(cs, plan, &m, dev, ino);
 	}
 	fclose(f);

@@ -19,6 +19,7 @@
 
 #include "bpf/memtrack.h"
 #include "tracer/closer.h"
+#include "tracer/control.h"
 #include "tracer/seccomp.h"
 
 #define POOL_MAX 256	/* threads closing at once; past that the caller closes itself */
@@ -126,6 +127,7 @@ void mt_close_pool__free(struct mt_close_pool *p)
 #define CLOSER_LINK 0		/* the byte that comes with a link, or alone as an ack */
 #define CLOSER_LISTENER 'L'	/* the byte that comes with the hand-off's seccomp listener */
 #define CLOSER_HELD 'H'		/* the byte that comes with BPF's map `held` (threads held with SIGSTOP) */
+#define CLOSER_CONTROL 'C'	/* the byte that comes with the control FIFO's directory (control.c) */
 #define CLOSER_RESCUE_MAX 4096	/* the map's size */
 
 struct mt_closer_notifs *mt_closer__notifs_new(void)
@@ -250,7 +252,7 @@ static void __attribute__((noreturn)) closer__serve(int sock, int memtrack, cons
 {
 	struct pollfd pfd = { .fd = sock, .events = POLLIN };
 	struct mt_close_pool *pool = mt_close_pool__new();
-	int held = -1, fd = -1, listener = -1, held_map = -1;
+	int held = -1, fd = -1, listener = -1, held_map = -1, control = -1;
 	char byte;
 
 	if (!pool)	/* memtrack's sends fail: it closes its links in its own threads */
@@ -269,11 +271,15 @@ static void __attribute__((noreturn)) closer__serve(int sock, int memtrack, cons
 			listener = fd;
 		else if (byte == CLOSER_HELD && fd >= 0 && held_map < 0)
 			held_map = fd;
+		else if (byte == CLOSER_CONTROL && fd >= 0 && control < 0)
+			control = fd;
 		else
 			held = fd;
 	}
 	if (held >= 0)
 		mt_close_pool__close(pool, held);
+	if (control >= 0)	/* a memtrack killed midway left it */
+		mt_control__remove(control);
 	closer__rescue(held_map, memtrack);	/* as soon as memtrack is gone */
 	close_pool__drain(pool);
 	closer__rescue(held_map, -1);	/* the links it was handed (a normal exit's tracepoints) could hold until now */
@@ -409,6 +415,11 @@ void mt_closer__ack(int sock)
 int mt_closer__keep_listener(int sock, int listener)
 {
 	return closer__byte(sock, listener, CLOSER_LISTENER);
+}
+
+int mt_closer__keep_control(int sock, int dir_fd)
+{
+	return closer__byte(sock, dir_fd, CLOSER_CONTROL);
 }
 
 int mt_closer__keep_held(int sock, int held_map)

@@ -30,6 +30,8 @@ int mt_closer__keep_listener(int sock, int listener);
 /* BPF's map `held`: once memtrack is gone, whatever its end, the closer SIGCONTs the processes of the threads BPF
  * held with SIGSTOP that memtrack did not resume. 0 or -errno (then BPF must not hold with SIGSTOP). */
 int mt_closer__keep_held(int sock, int held_map);
+/* The control FIFO's directory: removed by the closer when memtrack ends without removing it (killed). */
+int mt_closer__keep_control(int sock, int dir_fd);
 /* The same without a closer: a process of its own, forked now, serves the listener once memtrack is gone. */
 int mt_closer__leave_listener(int listener, const struct mt_closer_notifs *notifs);
 int mt_closer__give(int sock, int fd);			/* closes fd when it returns 0 */

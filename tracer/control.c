@@ -16,6 +16,7 @@
 #include "bpf/memtrack.h"
 #include "common/log.h"
 #include "tracer/control.h"
+#include "tracer/outdir.h"
 
 #define CONTROL_NAME "control"
 
@@ -143,6 +144,39 @@ int mt_control__start(struct mt_control *c)
 
 	c->reading = !err;
 	return -err;
+}
+
+int mt_control__dir_fd(const struct mt_control *c)
+{
+	return c->dir_fd;
+}
+
+/*
+ * What memtrack left of a control directory it held as dir_fd: the FIFO (only a FIFO: the user may have put
+ * anything there), then the directory by its parent, when its name still leads to it and it is empty. The closer's
+ * work once memtrack is gone: after a normal end it finds nothing.
+ */
+void mt_control__remove(int dir_fd)
+{
+	char self[64], path[PATH_MAX], *slash;
+	struct stat st;
+	ssize_t n;
+	int pfd;
+
+	if (!fstatat(dir_fd, CONTROL_NAME, &st, AT_SYMLINK_NOFOLLOW) && S_ISFIFO(st.st_mode))
+		unlinkat(dir_fd, CONTROL_NAME, 0);
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", dir_fd);
+	n = readlink(self, path, sizeof(path) - 1);
+	if (n <= 0 || path[0] != '/')
+		return;
+	path[n] = '\0';
+	slash = strrchr(path, '/');
+	*slash = '\0';
+	pfd = open(slash == path ? "/" : path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		return;
+	mt_outdir__unlink_own(pfd, slash + 1, dir_fd, true);
+	close(pfd);
 }
 
 void mt_control__free(struct mt_control *c)

@@ -18,5 +18,9 @@ void mt_control__file(const struct mt_control *c, uint64_t *dev, uint64_t *ino);
 int mt_control__start(struct mt_control *c);
 /* The reader stopped, the FIFO and its directory removed. NULL-safe. */
 void mt_control__free(struct mt_control *c);
+/* The directory the FIFO is in, for the closer (mt_closer__keep_control). */
+int mt_control__dir_fd(const struct mt_control *c);
+/* The FIFO and the directory that dir_fd holds, removed if they are still there (a killed memtrack's). */
+void mt_control__remove(int dir_fd);
 
 #endif /* MEMTRACK_TRACER_CONTROL_H */

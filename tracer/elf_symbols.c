@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "common/elf.h"
+#include "common/elf_syms.h"
 #include "common/log.h"
 #include "common/u64map.h"
 #include "tracer/elf_symbols.h"
@@ -35,39 +36,14 @@ struct sym_scan {
 	void *ctx;
 };
 
-static void symtab__walk(struct sym_scan *sc, Elf_Scn *scn, const GElf_Shdr *sh)
+/* Symbols outside every PT_LOAD segment have no file offset to probe: skipped. */
+static int sym__offer(const GElf_Sym *sym, const char *name, void *ctx)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t i, count;
+	struct sym_scan *sc = ctx;
 	uint64_t off;
-	GElf_Sym sym;
-	const char *name;
 
-	if (!data || !sh->sh_entsize)
-		return;
-	count = sh->sh_size / sh->sh_entsize;
-	for (i = 0; i < count; i++) {
-		if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
-			continue;
-		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC && GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC)
-			continue;
-		name = elf_strptr(sc->elf, sh->sh_link, sym.st_name);
-		if (name && *name && !vaddr__to_offset(sc->elf, sym.st_value, &off))
-			sc->fn(name, off, sym.st_size, sc->ctx);
-	}
-}
-
-static int elf__scan(struct sym_scan *sc)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(sc->elf, scn))) {
-		if (!gelf_getshdr(scn, &sh))
-			return -ENOEXEC;
-		if (sh.sh_type == SHT_DYNSYM || sh.sh_type == SHT_SYMTAB)
-			symtab__walk(sc, scn, &sh);
-	}
+	if (!vaddr__to_offset(sc->elf, sym->st_value, &off))
+		sc->fn(name, off, sym->st_size, sc->ctx);
 	return 0;
 }
 
@@ -80,7 +56,9 @@ int mt_elf_symbols__each(const char *path, mt_elf_symbol_fn fn, void *ctx)
 		pr_warn("%s: not an ELF file: %s\n", path, elf_errmsg(-1));
 	if (err)
 		return err;
-	err = elf__scan(&sc);
+	err = mt_elf_syms__each(sc.elf, 0, sym__offer, &sc);
+	if (err > 0)
+		err = 0;
 	if (err)
 		pr_warn("%s: cannot read its sections: %s\n", path, elf_errmsg(-1));
 	elf_end(sc.elf);

@@ -14,6 +14,7 @@
 
 #include "common/array.h"
 #include "common/log.h"
+#include "common/proc.h"
 #include "tracer/attach.h"
 #include "tracer/bpf_session.h"
 #include "tracer/closer.h"
@@ -161,18 +162,15 @@ static void handoff__on_request(struct mt_handoff *h)
 /* /proc/TID/status: the thread's process, and the signals queued to the thread alone. 0 or -errno. */
 static int thread__status(pid_t tid, pid_t *tgid, unsigned long long *pending)
 {
-	char path[64], line[256];
-	int found = 0;
-	FILE *f;
+	unsigned long long v;
+	char path[64];
+	int err;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (found < 2 && fgets(line, sizeof(line), f))
-		found += sscanf(line, "Tgid: %d", tgid) == 1 || sscanf(line, "SigPnd: %llx", pending) == 1;
-	fclose(f);
-	return found == 2 ? 0 : -EINVAL;
+	err = mt_proc__status_field(path, "Tgid:", 10, &v);
+	if (!err)
+		*tgid = (pid_t)v;
+	return err ? err : mt_proc__status_field(path, "SigPnd:", 16, pending);
 }
 
 static void foreign__add(struct mt_handoff *h, pid_t pid)

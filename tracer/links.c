@@ -9,6 +9,7 @@
 
 #include "common/array.h"
 #include "common/log.h"
+#include "common/proc.h"
 #include "tracer/bpf_session.h"
 #include "tracer/callers.h"
 #include "tracer/closer.h"
@@ -80,22 +81,19 @@ static int stat__read(const char *path, char *state, unsigned long *vsize)
 /* A thread that runs on: neither dead nor about to be (exit_group and fatal signals queue SIGKILL to each thread). */
 static bool thread__lives(pid_t pid, pid_t tid)
 {
-	char path[96], line[128], state;
+	char path[96], state;
 	unsigned long long pending = 0;
 	unsigned long vsize;
 	bool killed = false;
-	FILE *f;
+	int i;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
 	if (stat__read(path, &state, &vsize) || state == 'Z' || state == 'X')
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
-	f = fopen(path, "re");
-	while (f && !killed && fgets(line, sizeof(line), f))
-		if (sscanf(line, "SigPnd: %llx", &pending) == 1 || sscanf(line, "ShdPnd: %llx", &pending) == 1)
+	for (i = 0; i < 2 && !killed; i++)
+		if (!mt_proc__status_field(path, i ? "ShdPnd:" : "SigPnd:", 16, &pending))
 			killed = pending & (1ull << (SIGKILL - 1));
-	if (f)
-		fclose(f);
 	return !killed;
 }
 

@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "common/modcache.h"
 #include "tracer/module_files.h"
+#include "tracer/outdir.h"
 #include "tracer/user.h"
 
 #define MT_DEBUG_DIR "/usr/lib/debug/.build-id"
@@ -29,7 +30,7 @@ struct module {
 };
 
 struct mt_module_files {
-	int dir_fd;		/* DIR (the caller's): DIR/modules is made and written through it */
+	const struct mt_outdir *out;	/* DIR (the caller's): DIR/modules is made and written through its fd */
 	enum mt_module_keep keep;
 	bool as_user;		/* the cache is uid's and written as uid (setfsuid): sudo's user, or --user */
 	uid_t uid;
@@ -38,13 +39,14 @@ struct mt_module_files {
 	size_t n, cap;
 };
 
-struct mt_module_files *mt_module_files__new(int dir_fd, enum mt_module_keep keep, const struct mt_user *user)
+struct mt_module_files *mt_module_files__new(const struct mt_outdir *out, enum mt_module_keep keep,
+					     const struct mt_user *user)
 {
 	struct mt_module_files *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return NULL;
-	m->dir_fd = dir_fd;
+	m->out = out;
 	m->keep = keep;
 	m->as_user = user && user->set;
 	m->uid = m->as_user ? user->uid : 0;
@@ -78,8 +80,17 @@ void mt_module_files__add(struct mt_module_files *m, struct mt_writer *w, const 
 
 #define MODULE_MODE 0600	/* copies sit beside stack bytes that may hold secrets: the user's alone */
 
+/* One copy, created through DIR's descriptors and given to DIR's user (outdir.c); one there already is the same
+ * content, named by it. */
+static int module__copy_one(const struct mt_module_files *m, int mdir, const char *name, int in)
+{
+	int err = mt_outdir__copy(m->out, mdir, name, in, MODULE_MODE);
+
+	return err == -EEXIST ? 0 : err;
+}
+
 /* DIR/modules/<build-id>, or dev<dev>-ino<ino> without one; <build-id>.debug when the system has debug info. */
-static int module__copy(int mdir, const struct module *mod)
+static int module__copy(const struct mt_module_files *m, int mdir, const struct module *mod)
 {
 	char hex[2 * MT_BUILD_ID_MAX + 1], name[2 * MT_BUILD_ID_MAX + 64], debug[PATH_MAX];
 	int fd, err;
@@ -90,7 +101,7 @@ static int module__copy(int mdir, const struct module *mod)
 	else
 		snprintf(name, sizeof(name), "dev%llu-ino%llu", (unsigned long long)mod->rec.dev,
 			 (unsigned long long)mod->rec.ino);
-	err = mt_filecopy__copy(mod->fd, mdir, name, MODULE_MODE, false);
+	err = module__copy_one(m, mdir, name, mod->fd);
 	if (err || !hex[0])
 		return err;
 	snprintf(debug, sizeof(debug), MT_DEBUG_DIR "/%.2s/%s.debug", hex, hex + 2);
@@ -98,7 +109,7 @@ static int module__copy(int mdir, const struct module *mod)
 	if (fd < 0)
 		return 0;
 	snprintf(name, sizeof(name), "%s.debug", hex);
-	err = mt_filecopy__copy(fd, mdir, name, MODULE_MODE, false);
+	err = module__copy_one(m, mdir, name, fd);
 	close(fd);
 	return err;
 }
@@ -106,12 +117,9 @@ static int module__copy(int mdir, const struct module *mod)
 /* DIR/modules, made (0700: it holds private copies) or there already; its fd, or -errno. */
 static int modules__dir(const struct mt_module_files *m)
 {
-	int fd;
+	bool made;
 
-	if (mkdirat(m->dir_fd, "modules", 0700) && errno != EEXIST)
-		return -errno;
-	fd = openat(m->dir_fd, "modules", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	return mt_outdir__mkdir(m->out, m->out->fd, "modules", 0700, &made);
 }
 
 /* Each file not cached copied while the disk has room: a full disk (or quota) stops the copies, and says how many
@@ -124,7 +132,7 @@ static void modules__copy_all(const struct mt_module_files *m, int mdir, size_t 
 	for (i = 0; i < m->n && err != -ENOSPC && err != -EDQUOT; i++) {
 		if (m->v[i].cached)
 			continue;
-		err = module__copy(mdir, &m->v[i]);
+		err = module__copy(m, mdir, &m->v[i]);
 		copied += !err;
 		if (err)
 			pr_warn("cannot copy %s into DIR/modules: %s\n", m->v[i].rec.path, strerror(-err));

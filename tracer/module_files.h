@@ -18,9 +18,11 @@ enum mt_module_keep {
 };
 
 struct mt_module_files;
-/* dir_fd: DIR (kept open by the caller until the finish); user: whose cache it is (sudo's or --user's, when set).
- * NULL + errno. */
-struct mt_module_files *mt_module_files__new(int dir_fd, enum mt_module_keep keep, const struct mt_user *user);
+struct mt_outdir;
+/* out: DIR (kept open by the caller until the finish; copies are made through it and given to its user); user:
+ * whose cache it is (sudo's or --user's, when set). NULL + errno. */
+struct mt_module_files *mt_module_files__new(const struct mt_outdir *out, enum mt_module_keep keep,
+					     const struct mt_user *user);
 /* The MT_REC_FILE of a file looked at (rec: its attach record), and its copy to come. */
 void mt_module_files__add(struct mt_module_files *m, struct mt_writer *w, const char *open_path,
 			  const struct mt_attach *rec, uint8_t kind);

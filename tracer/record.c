@@ -1,5 +1,6 @@
 /* record.c — one recording: load BPF, spawn the command held before exec, trace the tree, finish the artifact. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <link.h>
@@ -107,9 +108,9 @@ struct record {
 	char **argv;		/* the command's; with --pid, the process's command line (owned) */
 	bool seized;		/* --pid: threads of the process may be memtrack's tracees */
 	struct mt_user user;	/* whom the command runs as and DIR belongs to (sudo's user, --user), if set */
-	int dir_fd;		/* DIR, opened safely (outdir.c): the writer goes by it, not by the path */
-	bool dir_made;		/* memtrack made DIR: it goes again if nothing was written into it */
-	char dir[PATH_MAX];
+	struct mt_outdir out;	/* DIR, opened safely (outdir.c): all that is made in it goes by its fd, not by path */
+	int events_fd;		/* DIR/events.mtz as memtrack made it: read back by the conclusion, or discarded */
+	bool discard;		/* the command never ran (set-up failed, exec failed): what memtrack made in DIR goes */
 };
 
 /* Whom DIR and the artifact are given to: the one sudo was run by, or --user's, else memtrack's own. */
@@ -213,7 +214,7 @@ static int record__prepare(struct record *r)
 		return err;
 	mt_allocators__mark_cxx_news(r->o->stack_bytes != 0);
 	mt_allocators__fast_cxx(r->o->fast_cxx);
-	r->mods = mt_module_files__new(r->dir_fd, !r->o->stack_bytes ? MT_MODULES_NONE :
+	r->mods = mt_module_files__new(&r->out, !r->o->stack_bytes ? MT_MODULES_NONE :
 					r->o->portable ? MT_MODULES_DIR : MT_MODULES_CACHE, &r->user);
 	r->cmdlines = mt_cmdlines__new();
 	if (!r->mods || !r->cmdlines)
@@ -295,15 +296,13 @@ static void record__keep_listener(struct record *r)
 }
 
 /* DIR is the user's (record__owner). */
-static int record__open_dir(struct record *r)
+static int record__open_dir(struct record *r, const char *path)
 {
 	uid_t uid;
 	gid_t gid;
 
 	record__owner(r, &uid, &gid);
-
-	r->dir_fd = mt_outdir__open(r->dir, uid, gid, &r->dir_made);
-	return r->dir_fd < 0 ? r->dir_fd : 0;
+	return mt_outdir__open(&r->out, path, uid, gid, r->user.set);
 }
 
 /*
@@ -333,6 +332,8 @@ static int record__open_control(struct record *r)
 		unsetenv(MT_CONTROL_ENV);
 		return 0;
 	}
+	if (r->closer >= 0 && (err = mt_closer__keep_control(r->closer, mt_control__dir_fd(r->control))))
+		pr_debug("the closer cannot keep the control directory (%s): a killed run leaves it\n", strerror(-err));
 	mt_control__file(r->control, &dev, &ino);
 	mt_bpf_session__set_control(r->bpf, dev, ino, r->o->paused);
 	return 0;
@@ -383,6 +384,9 @@ static int record__check_pid(const struct record *r)
 		pr_err("cannot attach to %d: a kernel thread, which has no allocator to probe\n", r->o->pid);
 	else if (err == -EBUSY)
 		pr_err("cannot attach to %d: another tracer has it (a debugger, strace, another memtrack)\n", r->o->pid);
+	else if (err == -EOWNERDEAD)
+		pr_err("cannot attach to %d: process %d is a zombie (it exited; its parent has not reaped it)\n",
+		       r->o->pid, r->o->pid);
 	else if (err)
 		pr_err("cannot attach to %d: %s\n", r->o->pid, strerror(-err));
 	return err;
@@ -396,18 +400,23 @@ static int record__target(struct record *r)
 	return r->argv ? 0 : -errno;
 }
 
-/* The artifact, in DIR by its descriptor. */
+/* The artifact, made in DIR by its descriptor, the user's; a second descriptor reads it back at the end. */
 static int record__open_writer(struct record *r)
 {
-	char fd_path[64];
-	int err;
-
-	mt_outdir__path(r->dir_fd, fd_path, sizeof(fd_path));
 	/* stack bytes may hold what the program read: the artifact is then the user's alone */
-	r->w = mt_writer__open_flags(fd_path, r->o->stack_bytes ? MT_WRITER_PRIVATE : 0);
+	int fd = mt_outdir__create(&r->out, r->out.fd, MT_ARTIFACT_FILE, r->o->stack_bytes ? 0600 : 0644), err;
+
+	if (fd >= 0) {
+		r->events_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		r->w = r->events_fd >= 0 ? mt_writer__open_fd(fd) : NULL;
+	}
 	if (!r->w) {
-		err = -errno;
-		pr_err("cannot create the artifact in %s: %s\n", r->dir, strerror(-err));
+		err = fd < 0 ? fd : -errno;
+		if (fd >= 0) {
+			mt_outdir__unlink_own(r->out.fd, MT_ARTIFACT_FILE, fd, false);
+			close(fd);
+		}
+		pr_err("cannot create the artifact in %s: %s\n", r->out.path, strerror(-err));
 		return err;
 	}
 	/* The tick's times are whole ticks: stored by the tick, they cost nothing to keep exact. */
@@ -425,27 +434,29 @@ static int record__open_writer(struct record *r)
  * the command can do anything; the default DIR is named by the command's pid. */
 static int record__start(struct record *r)
 {
+	char name[32];
 	int err = 0;
 
 	record__raise_fd_limit(r);
 	record__raise_priority(r);
-	snprintf(r->dir, sizeof(r->dir), "%s", r->o->out_dir ? r->o->out_dir : "");
 	if (r->o->out_dir)
-		err = record__open_dir(r);
+		err = record__open_dir(r, r->o->out_dir);
 	if (!err && !r->o->pid)
 		err = record__open_control(r);
 	if (!err)
 		err = r->o->pid ? record__target(r) : record__spawn(r);
 	if (!err && !r->o->out_dir) {
-		snprintf(r->dir, sizeof(r->dir), "memtrack.%d", r->sp.pid);
-		err = record__open_dir(r);
+		snprintf(name, sizeof(name), "memtrack.%d", r->sp.pid);
+		err = record__open_dir(r, name);
 	}
 	if (!err)
 		err = record__open_writer(r);
 	if (err)
 		return err;
 	err = record__prepare(r);
-	if (err)
+	if (err && r->o->pid && (mt_seize__check(r->o->pid) == -ESRCH || mt_seize__check(r->o->pid) == -EOWNERDEAD))
+		pr_err("cannot attach to %d: process %d exited\n", r->o->pid, r->o->pid);	/* during the attach */
+	else if (err)
 		pr_err("cannot set up the tracing of '%s': %s\n", record__name(r), strerror(-err));
 	return err;
 }
@@ -488,7 +499,7 @@ static int record__finish(struct record *r, int status)
 	r->mods = NULL;
 	err = err ? err : close_err;
 	if (err)
-		pr_err("cannot finish the artifact in %s: %s\n", r->dir, strerror(-err));
+		pr_err("cannot finish the artifact in %s: %s\n", r->out.path, strerror(-err));
 	return err;
 }
 
@@ -506,23 +517,26 @@ static void record__leave_listener(struct record *r)
 	r->sp.listener = -1;
 }
 
-/* Last: the writer, the metadata and the module copies are done. Made by root, they become the user's. */
-static void record__give_dir(struct record *r)
+/*
+ * Last: the writer, the metadata and the module copies are done, each given to the user as it was made. When the
+ * command never ran, the artifact memtrack made goes, and DIR too if memtrack made it and nothing else is in it:
+ * the retry is not blocked. Nothing memtrack did not make is touched.
+ */
+static void record__close_dir(struct record *r)
 {
-	int err;
-
-	if (r->dir_fd < 0)
-		return;
-	if (r->dir_made && !r->traced)	/* set-up failed: a DIR left empty goes (rmdir fails on one that is not) */
-		rmdir(r->dir);
-	if (r->user.set && (err = mt_outdir__chown(r->dir_fd, r->user.uid, r->user.gid)))
-		pr_warn("cannot give %s to uid %u: %s\n", r->dir, (unsigned int)r->user.uid, strerror(-err));
-	close(r->dir_fd);
-	r->dir_fd = -1;
+	if (r->discard && r->events_fd >= 0)
+		mt_outdir__unlink_own(r->out.fd, MT_ARTIFACT_FILE, r->events_fd, false);
+	if (r->discard && r->out.made)
+		mt_outdir__remove(&r->out);
+	if (r->events_fd >= 0)
+		close(r->events_fd);
+	r->events_fd = -1;
+	mt_outdir__close(&r->out);
 }
 
 static void record__cleanup(struct record *r)
 {
+	r->discard = r->discard || !r->traced;
 	if (r->sp.pid > 0 && !r->traced && !r->o->pid) {	/* set-up failed: the command must not run untraced */
 		kill(r->sp.pid, SIGKILL);
 		waitpid(r->sp.pid, NULL, __WALL);
@@ -545,7 +559,7 @@ static void record__cleanup(struct record *r)
 		close(r->closer);	/* the closer closes what it was handed, then exits */
 	if (r->sig_fd >= 0)
 		close(r->sig_fd);
-	record__give_dir(r);
+	record__close_dir(r);
 	mt_user__release(&r->user);
 	if (r->argv != r->o->argv)
 		free(r->argv);
@@ -595,18 +609,19 @@ static int record__trace(struct record *r)
 	if (record__finish(r, l.root_status))
 		return MT_EXIT_SETUP;
 	if (l.exec_errno) {
+		r->discard = true;
 		pr_err("cannot run '%s': %s\n", r->o->argv[0], strerror(l.exec_errno));
 		return l.exec_errno == EACCES || l.exec_errno == ENOEXEC ? 126 : 127;
 	}
 	if (r->hooks->conclude)
-		r->hooks->conclude(r->hooks->ctx, r->dir, r->cmdlines);
+		r->hooks->conclude(r->hooks->ctx, &r->out, r->events_fd, r->cmdlines);
 	return exit__code(l.root_status);
 }
 
 int mt_record__run(const struct mt_options *o, const struct mt_record_hooks *hooks)
 {
 	struct record r = { .o = o, .hooks = hooks, .sp = { .listener = -1, .err_fd = -1 }, .sig_fd = -1,
-			    .closer = -1, .dir_fd = -1, .argv = (char **)o->argv };
+			    .closer = -1, .out = { .fd = -1 }, .events_fd = -1, .argv = (char **)o->argv };
 	int ret = MT_EXIT_SETUP;
 
 	if (o->pid && record__check_pid(&r))

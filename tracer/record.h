@@ -4,6 +4,7 @@
 
 #include "artifact/artifact.h"
 #include "tracer/cmdlines.h"
+#include "tracer/outdir.h"
 #include "tracer/options.h"
 
 #define MT_EXIT_SETUP 2		/* memtrack could not trace */
@@ -11,8 +12,10 @@
 
 struct mt_record_hooks {
 	mt_record_fn tap;	/* each record as the writer takes it, or NULL */
-	/* After a finished artifact (not when the command could not run): DIR and the command lines read. */
-	void (*conclude)(void *ctx, const char *dir, const struct mt_cmdlines *cmdlines);
+	/* After a finished artifact (not when the command could not run): DIR (files made in it go through
+	 * mt_outdir__create), events.mtz's descriptor as memtrack made it (read it back through /proc/self/fd, never
+	 * by its name in DIR, which the command could have replaced) and the command lines read. */
+	void (*conclude)(void *ctx, const struct mt_outdir *dir, int events_fd, const struct mt_cmdlines *cmdlines);
 	void *ctx;
 };
 /* The command's exit code (128 + N for signal N), 126/127 when it could not run, MT_EXIT_SETUP. */

@@ -1,6 +1,7 @@
 /* seize.c — record --pid: seizes a running process thread by thread, and lets every tracee go cleanly at the end. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "bpf/memtrack.h"
 #include "common/array.h"
 #include "common/log.h"
+#include "common/proc.h"
 #include "tracer/bpf_session.h"
 #include "tracer/ptrace_loop.h"
 #include "tracer/seize.h"
@@ -20,25 +22,32 @@
 #define SEIZE_CMDLINE_MAX 65536	/* what the session record can hold of it, and more */
 #define DETACH_PASSES_MAX 64	/* each pass lets go of every tracee it finds: more means one keeps coming back */
 
+/* The text of a field of /proc/TID/status ("State:", "Tgid:") into line, past the name. 0 or -errno. */
+static int status__line(pid_t tid, const char *name, char *line, size_t size, const char **text)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	return mt_proc__status_text(path, name, line, size, text);
+}
+
 /* A numeric field of /proc/TID/status ("Tgid:", "TracerPid:"), in base 10, or "SigPnd:" in hex. 0 or -errno. */
 static int status__field(pid_t tid, const char *name, int base, unsigned long long *v)
 {
-	char path[64], line[256];
-	size_t len = strlen(name);
-	int err = -ENOENT;
-	FILE *f;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while (err && fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, len)) {
-			*v = strtoull(line + len, NULL, base);
-			err = 0;
-		}
-	fclose(f);
-	return err;
+	return mt_proc__status_field(path, name, base, v);
+}
+
+/* It has exited and its parent has not reaped it yet: nothing is left to seize. */
+static bool task__zombie(pid_t tid)
+{
+	const char *text;
+	char line[256];
+
+	return !status__line(tid, "State:", line, sizeof(line), &text) && strchr(text, 'Z') &&
+	       strchr(text, 'Z') < strchr(text, '(');
 }
 
 /* A "Uid:" or "Gid:" line's four ids (real, effective, saved, file system) all v; a "Cap...:" line's set empty. */
@@ -93,6 +102,8 @@ int mt_seize__check(pid_t pid)
 		return -EINVAL;
 	if (!status__field(pid, "Kthread:", 10, &kthread) && kthread)
 		return -ENOEXEC;
+	if (task__zombie(pid))
+		return -EOWNERDEAD;
 	if (pid == getpid() || pid == getppid())
 		return -EPERM;
 	return task__tracer(pid) ? -EBUSY : 0;	/* a debugger's, strace's, another memtrack's */

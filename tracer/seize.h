@@ -10,7 +10,7 @@ struct mt_bpf_session;
 struct mt_seized;
 
 /* pid names a live process, not one of its threads, nor a kernel thread, nor memtrack, and no one traces it: 0, or
- * -ESRCH, -EINVAL (a thread), -ENOEXEC (a kernel thread), -EPERM, -EBUSY (traced). */
+ * -ESRCH, -EINVAL (a thread), -ENOEXEC (a kernel thread), -EOWNERDEAD (a zombie), -EPERM, -EBUSY (traced). */
 int mt_seize__check(pid_t pid);
 /* Every thread of pid seized with MT_PTRACE_OPTIONS, read again until none is new (a thread born meanwhile to one
  * seized already is memtrack's by PTRACE_O_TRACECLONE). *threads gets their count. 0 or -errno. */

@@ -1,4 +1,4 @@
-/* heap.c — the tracer's malloc heap in transparent huge pages while libbpf parses the kernel's BTF. */
+/* thp.c — the tracer's malloc heap in transparent huge pages while libbpf parses the kernel's BTF. */
 #include <errno.h>
 #include <malloc.h>
 #include <stdbool.h>

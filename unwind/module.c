@@ -17,6 +17,7 @@
 
 #include "common/array.h"
 #include "common/elf.h"
+#include "common/elf_syms.h"
 #include "common/log.h"
 #include "common/modcache.h"
 #include "common/u64map.h"
@@ -498,70 +499,41 @@ static int sym_cmp(const void *a, const void *b)
 	return strcmp(x->sym.name, y->sym.name);
 }
 
-/* Function symbols of one table into tmp (grown); the count added, or -ENOMEM. */
-static ssize_t symtab_collect(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct sym_tmp **tmp, size_t *n)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t i, count, added = 0;
-	struct sym_tmp *t;
-	const char *name;
-	GElf_Sym sym;
+struct sym_collect {
+	struct sym_tmp *tmp;
+	size_t n;
+	size_t cap;
+};
 
-	if (!data || !sh->sh_entsize)
-		return 0;
-	count = sh->sh_size / sh->sh_entsize;
-	t = realloc(*tmp, (*n + count + 1) * sizeof(*t));
-	if (!t)
+static int sym_collect(const GElf_Sym *sym, const char *name, void *ctx)
+{
+	struct sym_collect *c = ctx;
+
+	if (mt_array__grow((void **)&c->tmp, &c->cap, c->n, sizeof(*c->tmp)))
 		return -ENOMEM;
-	*tmp = t;
-	for (i = 0; i < count; i++) {
-		if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
-			continue;
-		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC && GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC)
-			continue;
-		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || !name[0])
-			continue;
-		t[*n].sym = (struct mt_symbol){ sym.st_value, sym.st_size, name };
-		t[*n].rank = sym_rank(&sym);
-		(*n)++;
-		added++;
-	}
-	return added;
-}
-
-static ssize_t elf_collect(Elf *elf, Elf64_Word type, struct sym_tmp **tmp, size_t *n)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	ssize_t total = 0, r;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type)
-			continue;
-		r = symtab_collect(elf, scn, &sh, tmp, n);
-		if (r < 0)
-			return r;
-		total += r;
-	}
-	return total;
+	c->tmp[c->n].sym = (struct mt_symbol){ sym->st_value, sym->st_size, name };
+	c->tmp[c->n++].rank = sym_rank(sym);
+	return 0;
 }
 
 /* .symtab of the file, else of its debug file, else .dynsym; sorted, one symbol per address. */
 static int module_load_symbols(struct mt_module *m)
 {
-	struct sym_tmp *tmp = NULL;
-	size_t n = 0, i, out = 0;
-	ssize_t r;
+	struct sym_collect c = { 0 };
+	struct sym_tmp *tmp;
+	size_t n, i, out = 0;
+	int r;
 
-	r = elf_collect(m->elf, SHT_SYMTAB, &tmp, &n);
+	r = mt_elf_syms__each(m->elf, SHT_SYMTAB, sym_collect, &c);
 	if (!r && m->debug_elf)
-		r = elf_collect(m->debug_elf, SHT_SYMTAB, &tmp, &n);
+		r = mt_elf_syms__each(m->debug_elf, SHT_SYMTAB, sym_collect, &c);
 	if (!r)
-		r = elf_collect(m->elf, SHT_DYNSYM, &tmp, &n);
+		r = mt_elf_syms__each(m->elf, SHT_DYNSYM, sym_collect, &c);
+	tmp = c.tmp;
+	n = c.n;
 	if (r < 0) {
 		free(tmp);
-		return (int)r;
+		return r;
 	}
 	mt_array__sort(tmp, n, sizeof(*tmp), sym_cmp);
 	m->syms = malloc((n ? n : 1) * sizeof(*m->syms));

@@ -14,6 +14,7 @@
 #include "artifact/format.h"
 #include "artifact/reader.h"
 #include "common/log.h"
+#include "common/openreg.h"
 
 #define MT_READ_CHUNK (256u << 10)
 /* Every record field is at most 8 bytes wide; records at other offsets are copied before delivery. */
@@ -424,22 +425,6 @@ static int read_frames(struct mt_reader *r)
 	}
 }
 
-/* What a file that is not an artifact is, for the reason. */
-static const char *file_kind(mode_t mode)
-{
-	if (S_ISFIFO(mode))
-		return "a FIFO";
-	if (S_ISSOCK(mode))
-		return "a socket";
-	if (S_ISCHR(mode))
-		return "a character device";
-	if (S_ISBLK(mode))
-		return "a block device";
-	if (S_ISDIR(mode))
-		return "a directory";
-	return "a special file";
-}
-
 /*
  * Opens name (in dfd) without blocking, since a FIFO would wait for a writer for ever, and keeps it only when it is
  * a regular file or, with dir_ok, a directory; *is_dir says which. Returns the descriptor or -errno (reason set).
@@ -447,25 +432,21 @@ static const char *file_kind(mode_t mode)
 static int open_regular(struct mt_reader *r, int dfd, const char *name, int flags, bool dir_ok, bool *is_dir)
 {
 	struct stat sb;
-	int fd, err;
+	char why[64];
+	int fd = mt_openreg__at(dfd, name, flags, &sb);
 
-	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | flags);
-	if (fd < 0 && errno == ELOOP && (flags & O_NOFOLLOW))
-		return reader_fail(r, -ELOOP, "cannot open %s: a symbolic link (not followed)", r->name);
-	if (fd < 0) {
-		err = -errno;
-		return reader_fail(r, err, "cannot open %s: %s", r->name, strerror(-err));
-	}
-	if (fstat(fd, &sb)) {
-		err = -errno;
-		close(fd);
-		return reader_fail(r, err, "cannot open %s: %s", r->name, strerror(-err));
-	}
-	*is_dir = S_ISDIR(sb.st_mode);
-	if (S_ISREG(sb.st_mode) || (dir_ok && *is_dir))
+	*is_dir = fd == -EISDIR;
+	if (*is_dir && dir_ok) {
+		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | flags);
+		if (fd < 0)
+			return reader_fail(r, -errno, "cannot open %s: %s", r->name, strerror(errno));
 		return fd;
-	close(fd);
-	return reader_fail(r, -EINVAL, "cannot read %s: not a regular file (%s)", r->name, file_kind(sb.st_mode));
+	}
+	if (fd >= 0)
+		return fd;
+	if (fd == -EINVAL || fd == -EISDIR)
+		return reader_fail(r, -EINVAL, "cannot read %s: %s", r->name, mt_openreg__why(fd, &sb, why, sizeof(why)));
+	return reader_fail(r, fd, "cannot open %s: %s", r->name, mt_openreg__why(fd, &sb, why, sizeof(why)));
 }
 
 /* Opens PATH, or PATH/events.mtz (never through a symbolic link) when PATH is a directory. */

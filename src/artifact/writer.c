@@ -98,32 +98,34 @@ static int write_header(int fd)
 	return write_full(fd, &hdr, sizeof(hdr));
 }
 
-/*
- * Creates DIR (if missing) and DIR/events.mtz with its header; returns the file's descriptor or -errno. O_EXCL: an
- * earlier recording is never overwritten, and a link planted at the name is never followed (O_NOFOLLOW says so
- * too); openat keeps DIR's identity from the create to the clean-up of a file whose header did not fit.
- */
+/* DIR/events.mtz (dfd: DIR) with its header; its descriptor or -errno. O_EXCL: an earlier recording is never
+ * overwritten, and a link planted at the name is never followed (O_NOFOLLOW says so too). */
+static int create_artifact_at(int dfd, mode_t mode)
+{
+	int fd = openat(dfd, MT_ARTIFACT_FILE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode), err;
+
+	if (fd < 0)
+		return -errno;
+	err = write_header(fd);
+	if (err) {
+		close(fd);
+		unlinkat(dfd, MT_ARTIFACT_FILE, 0);	/* ours (O_EXCL), and empty: it would only stop the next try */
+		return err;
+	}
+	return fd;
+}
+
+/* Creates DIR (if missing) and DIR/events.mtz; openat keeps DIR's identity from the create to the clean-up. */
 static int create_artifact_file(const char *dir, mode_t mode)
 {
-	int dfd, fd, err;
+	int dfd, fd;
 
 	if (mkdir(dir, MT_DIR_MODE) && errno != EEXIST)
 		return -errno;
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -errno;
-	fd = openat(dfd, MT_ARTIFACT_FILE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-	if (fd < 0) {
-		fd = -errno;
-		goto out_close_dir;
-	}
-	err = write_header(fd);
-	if (err) {
-		close(fd);
-		unlinkat(dfd, MT_ARTIFACT_FILE, 0);	/* ours (O_EXCL), and empty: it would only stop the next try */
-		fd = err;
-	}
-out_close_dir:
+	fd = create_artifact_at(dfd, mode);
 	close(dfd);
 	return fd;
 }
@@ -136,17 +138,12 @@ static void writer_free(struct mt_writer *w)
 	free(w);
 }
 
-struct mt_writer *mt_writer__open_flags(const char *dir, unsigned int flags)
+/* A writer around the file that create makes (dir, or dfd with fd -1), or around fd (header written here). */
+static struct mt_writer *writer_new(const char *dir, int dfd, int fd, mode_t mode)
 {
-	mode_t mode = flags & MT_WRITER_PRIVATE ? MT_FILE_MODE_PRIVATE : MT_FILE_MODE;
-	struct mt_writer *w;
+	struct mt_writer *w = calloc(1, sizeof(*w));
 	int err;
 
-	if (flags & ~MT_WRITER_PRIVATE) {
-		errno = EINVAL;
-		return NULL;
-	}
-	w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;
 	w->ts_res = 1;
@@ -154,9 +151,11 @@ struct mt_writer *mt_writer__open_flags(const char *dir, unsigned int flags)
 	err = w->enc ? writer_init_zstd(w) : -errno;
 	if (err)
 		goto err_free;
-	w->fd = create_artifact_file(dir, mode);
-	if (w->fd < 0) {
-		err = w->fd;
+	if (fd >= 0)
+		err = write_header(fd);
+	w->fd = fd >= 0 ? fd : dir ? create_artifact_file(dir, mode) : create_artifact_at(dfd, mode);
+	if (err || w->fd < 0) {
+		err = err ? err : w->fd;
 		goto err_free;
 	}
 	w->bytes = sizeof(struct mt_file_header);
@@ -166,6 +165,25 @@ err_free:
 	writer_free(w);
 	errno = -err;
 	return NULL;
+}
+
+struct mt_writer *mt_writer__open_flags(const char *dir, unsigned int flags)
+{
+	if (flags & ~MT_WRITER_PRIVATE) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return writer_new(dir, -1, -1, flags & MT_WRITER_PRIVATE ? MT_FILE_MODE_PRIVATE : MT_FILE_MODE);
+}
+
+struct mt_writer *mt_writer__open_at(int dfd)
+{
+	return writer_new(NULL, dfd, -1, MT_FILE_MODE);
+}
+
+struct mt_writer *mt_writer__open_fd(int fd)
+{
+	return writer_new(NULL, -1, fd, 0);
 }
 
 struct mt_writer *mt_writer__open(const char *dir)

@@ -20,6 +20,11 @@ struct mt_writer;
 struct mt_writer *mt_writer__open_flags(const char *dir, unsigned int flags);
 /* mt_writer__open_flags(dir, 0). */
 struct mt_writer *mt_writer__open(const char *dir);
+/* DIR/events.mtz created in dfd (DIR's descriptor), 0644, as mt_writer__open does. */
+struct mt_writer *mt_writer__open_at(int dfd);
+/* The artifact written into fd, an empty file the caller created (how, and whose, is its business): the header is
+ * written at once. NULL and errno on failure, fd left to the caller; else the writer closes it. */
+struct mt_writer *mt_writer__open_fd(int fd);
 /* Appends one record (starting with struct mt_rec_hdr whose size == size). 0 or -errno. */
 int mt_writer__append(struct mt_writer *w, const void *rec, size_t size);
 /*

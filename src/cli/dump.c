@@ -5,10 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/commands.h"
+#include "cli/filter_opts.h"
 #include "common/args.h"
 #include "common/log.h"
 #include "report/report.h"
-#include "unwind/stacks.h"
+#include "stacks/stacks.h"
 #include "unwind/unwinder.h"
 
 #define DUMP_USAGE "memtrack dump [--pid P] [--exe NAME] [--from T] [--to T] DIR"
@@ -34,22 +35,17 @@ struct dump_filter {
 static int dump_option(void *ctx, int val, const char *name, const char *arg)
 {
 	struct dump_filter *f = ctx;
-	char opt[16];
 
 	(void)val;	/* every option is a filter */
-	snprintf(opt, sizeof(opt), "--%s", name);
 	*f->filtered = true;
-	return mt_filter__option(f->filter, "dump", opt, arg);
+	return mt_filter_opts__take(f->filter, "dump", name, arg);
 }
 
 /* 0: go on; 1: --help was printed; -EINVAL: a usage error was reported. *filtered: a filter was given. */
 static int dump_args(int argc, char **argv, const char **dir, struct mt_filter *filter, bool *filtered)
 {
 	static const struct option opts[] = {
-		{ "pid", required_argument, NULL, 'P' },
-		{ "exe", required_argument, NULL, 'P' },
-		{ "from", required_argument, NULL, 'P' },
-		{ "to", required_argument, NULL, 'P' },
+		MT_FILTER_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/commands.h"
+#include "cli/filter_opts.h"
 #include "common/args.h"
 #include "common/log.h"
 #include "report/flamegraph.h"
@@ -110,7 +111,6 @@ static int flamegraph_operands(int argc, char **argv, struct fg_args *a)
 static int flamegraph_option(void *ctx, int val, const char *name, const char *arg)
 {
 	struct fg_args *a = ctx;
-	char opt[16];
 
 	switch (val) {
 	case 'c': a->format = FG_COLLAPSED; return 0;
@@ -119,10 +119,9 @@ static int flamegraph_option(void *ctx, int val, const char *name, const char *a
 	case 'd': a->diff = true; return 0;
 	case 'n': a->raw_names = true; return 0;
 	case 'p': a->fp = true; return 0;
-	default:	/* a FILTER */
-		snprintf(opt, sizeof(opt), "--%s", name);
+	default:	/* MT_FILTER_OPT */
 		a->filtered = true;
-		return mt_filter__option(&a->filter, "flamegraph", opt, arg);
+		return mt_filter_opts__take(&a->filter, "flamegraph", name, arg);
 	}
 }
 
@@ -136,10 +135,7 @@ static int flamegraph_args(int argc, char **argv, struct fg_args *a)
 		{ "diff", no_argument, NULL, 'd' },
 		{ "no-demangle", no_argument, NULL, 'n' },
 		{ "fp", no_argument, NULL, 'p' },
-		{ "pid", required_argument, NULL, 'P' },
-		{ "exe", required_argument, NULL, 'P' },
-		{ "from", required_argument, NULL, 'P' },
-		{ "to", required_argument, NULL, 'P' },
+		MT_FILTER_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

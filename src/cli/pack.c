@@ -17,7 +17,7 @@
 #include "common/plural.h"
 #include "report/report.h"
 #include "unwind/module.h"
-#include "unwind/stacks.h"
+#include "stacks/stacks.h"
 
 #define PACK_USAGE "memtrack pack DIR"
 #define PACK_MODE 0600	/* as record's copies: the user's alone, never wider than the original */

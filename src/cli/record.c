@@ -200,7 +200,7 @@ static int record__tap(const struct mt_rec_hdr *rec, void *ctx)
 }
 
 /* The model of what was written: the one kept while writing, or, if it could not keep up, the file read back. */
-static struct mt_model *record__model(struct record_cli *rc, const char *dir)
+static struct mt_model *record__model(struct record_cli *rc, const char *events, const char *dir)
 {
 	struct mt_model *m = rc->model;
 	struct mt_read_status st;
@@ -211,7 +211,7 @@ static struct mt_model *record__model(struct record_cli *rc, const char *dir)
 		return m;
 	mt_model__free(m);
 	m = NULL;
-	err = mt_model__load(dir, &m, &st);
+	err = mt_model__load(events, &m, &st);
 	if (err)
 		pr_warn("%s: %s\n", dir, st.reason);
 	return m;
@@ -227,14 +227,31 @@ static const char *record__exec_cmdline(void *ctx, uint32_t pid, size_t k, size_
 	return mt_cmdlines__get_exec(ctx, pid, k, len);
 }
 
-/* The summary says exactly what report will, and the metadata agrees. */
-static void record__conclude(void *ctx, const char *dir, const struct mt_cmdlines *md)
+/* DIR/memory_metadata.json, made through DIR's descriptor (never through what the command put at its name) and the
+ * user's. */
+static void record__write_metadata(const struct mt_outdir *dir, const struct mt_model *m, const struct mt_cmdlines *md)
 {
 	struct mt_metadata_src src = { .cmdline = record__cmdline, .ctx = (void *)md,
 				       .exec_cmdline = record__exec_cmdline };
+	int fd = mt_outdir__create(dir, dir->fd, MT_METADATA_FILE, 0644);
+	int err = fd < 0 ? fd : mt_metadata__write(fd, m, &src);
+
+	if (err == -EEXIST)
+		pr_warn("cannot write %s/" MT_METADATA_FILE ": the command put something at that name\n", dir->path);
+	else if (err)
+		pr_warn("cannot write %s/" MT_METADATA_FILE ": %s\n", dir->path, strerror(-err));
+}
+
+/* The summary says exactly what report will, and the metadata agrees. The artifact is read back, when it must be,
+ * through the descriptor memtrack made it with. */
+static void record__conclude(void *ctx, const struct mt_outdir *dir, int events_fd, const struct mt_cmdlines *md)
+{
 	struct record_cli *rc = ctx;
-	struct mt_model *m = record__model(rc, dir);
-	int err;
+	struct mt_model *m;
+	char events[64];
+
+	mt_outdir__path(events_fd, events, sizeof(events));
+	m = record__model(rc, events, dir->path);
 
 	if (!m) {
 		rc->holes = true;
@@ -243,11 +260,9 @@ static void record__conclude(void *ctx, const char *dir, const struct mt_cmdline
 	rc->dropped = mt_model__totals(m)->dropped_events;
 	rc->attach_failed = mt_model__totals(m)->attach_failed;
 	rc->holes = rc->dropped || rc->attach_failed;
-	err = mt_metadata__write(dir, m, &src);
-	if (err)
-		pr_warn("cannot write %s/memory_metadata.json: %s\n", dir, strerror(-err));
+	record__write_metadata(dir, m, md);
 	if (!rc->quiet)
-		mt_summary__write(stderr, m, dir);
+		mt_summary__write(stderr, m, dir->path);
 	mt_model__free(m);
 }
 

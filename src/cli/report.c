@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "cli/commands.h"
+#include "cli/filter_opts.h"
 #include "common/args.h"
 #include "common/log.h"
 #include "report/leaks.h"
@@ -102,7 +103,6 @@ static int report_option(void *ctx, int val, const char *name, const char *arg)
 {
 	struct report_args *a = ctx;
 	unsigned long long top;
-	char opt[16];
 	int err;
 
 	switch (val) {
@@ -120,11 +120,10 @@ static int report_option(void *ctx, int val, const char *name, const char *arg)
 		}
 		a->suppress[a->nsuppress++] = arg;
 		return 0;
-	case 'P':
-		snprintf(opt, sizeof(opt), "--%s", name);
+	case MT_FILTER_OPT:
 		if (!a->filtered[0])
-			snprintf(a->filtered, sizeof(a->filtered), "%s", opt);
-		return mt_filter__option(&a->filter, "report", opt, arg);
+			snprintf(a->filtered, sizeof(a->filtered), "--%s", name);
+		return mt_filter_opts__take(&a->filter, "report", name, arg);
 	case 'B':	/* two values: getopt has the first, the second is the next word */
 		if (!a->filtered[0])
 			snprintf(a->filtered, sizeof(a->filtered), "--between");
@@ -150,10 +149,7 @@ static int report_args(int argc, char **argv, struct report_args *a)
 		{ "no-default-suppress", no_argument, NULL, 'n' },
 		{ "sizes", no_argument, NULL, 'z' },
 		{ "fp", no_argument, NULL, 'F' },
-		{ "pid", required_argument, NULL, 'P' },
-		{ "exe", required_argument, NULL, 'P' },
-		{ "from", required_argument, NULL, 'P' },
-		{ "to", required_argument, NULL, 'P' },
+		MT_FILTER_OPTIONS,
 		{ "between", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -201,7 +197,8 @@ static struct mt_metadata *report_metadata(const char *path)
 	struct mt_metadata *md = dir ? mt_metadata__read(dir) : NULL;
 
 	if (!md && dir && errno != ENOENT)
-		pr_warn("%s/memory_metadata.json: %s: the rows have no command lines\n", dir, strerror(errno));
+		pr_warn("%s/memory_metadata.json: %s: the rows have no command lines\n", dir,
+			errno == EINVAL || errno == EISDIR ? "not a regular file" : strerror(errno));
 	free(dir);
 	return md;
 }

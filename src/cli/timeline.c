@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/filter_opts.h"
 #include "common/args.h"
 #include "common/log.h"
 #include "report/report.h"
@@ -47,7 +48,6 @@ static int timeline_option(void *ctx, int val, const char *name, const char *arg
 {
 	struct timeline_args *a = ctx;
 	unsigned long long n;
-	char opt[16];
 
 	switch (val) {
 	case 'j':
@@ -61,10 +61,9 @@ static int timeline_option(void *ctx, int val, const char *name, const char *arg
 		return 0;
 	case 'B':	/* two values: getopt has the first, the second is the next word */
 		return mt_filter__between(&a->filter, "timeline", arg, mt_args__next_word());
-	default:	/* --pid, --exe, --from, --to */
-		snprintf(opt, sizeof(opt), "--%s", name);
+	default:	/* MT_FILTER_OPT */
 		a->filtered = true;
-		return mt_filter__option(&a->filter, "timeline", opt, arg);
+		return mt_filter_opts__take(&a->filter, "timeline", name, arg);
 	}
 }
 
@@ -76,10 +75,7 @@ static int timeline_args(int argc, char **argv, struct timeline_args *a)
 		{ "top", required_argument, NULL, 't' },
 		{ "points", required_argument, NULL, 'p' },
 		{ "between", required_argument, NULL, 'B' },
-		{ "pid", required_argument, NULL, 'P' },
-		{ "exe", required_argument, NULL, 'P' },
-		{ "from", required_argument, NULL, 'P' },
-		{ "to", required_argument, NULL, 'P' },
+		MT_FILTER_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

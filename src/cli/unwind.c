@@ -10,7 +10,7 @@
 #include "common/log.h"
 #include "common/plural.h"
 #include "report/report.h"
-#include "unwind/unwind_run.h"
+#include "stacks/unwind_run.h"
 #include "unwind/unwinder.h"
 
 struct unwind_args {

@@ -9,6 +9,7 @@
 
 #include "common/elf.h"
 #include "common/log.h"
+#include "common/openreg.h"
 
 static int elf__init(void)
 {
@@ -23,12 +24,16 @@ static int elf__init(void)
 int mt_elf__open(const char *path, int *fd, Elf **elf)
 {
 	int err = elf__init();
+	struct stat st;
+	char why[64];
 
 	if (err)
 		return err;
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	*fd = mt_openreg__at(AT_FDCWD, path, 0, &st);
+	if (*fd == -EINVAL || *fd == -EISDIR)	/* a FIFO planted in DIR/modules or the cache: refused, not waited on */
+		pr_warn("%s: %s: not read\n", path, mt_openreg__why(*fd, &st, why, sizeof(why)));
 	if (*fd < 0)
-		return -errno;
+		return *fd;
 	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
 	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
 		pr_debug("%s: not an ELF file: %s\n", path, elf_errmsg(-1));

@@ -7,7 +7,8 @@
 #include <stdint.h>
 
 /* path opened (*fd) and begun as ELF (*elf; libelf set up on first use). 0, -errno, or -ENOEXEC: not an ELF file
- * (said with -v; elf_errmsg(-1) tells why). The caller ends *elf and closes *fd. */
+ * (said with -v; elf_errmsg(-1) tells why), -EINVAL or -EISDIR: not a regular file (said: a FIFO is never waited
+ * on). The caller ends *elf and closes *fd. */
 int mt_elf__open(const char *path, int *fd, Elf **elf);
 /* The GNU build-id note: sections first (a separate debug file keeps its notes there), then PT_NOTE segments. Its
  * length (at most max bytes copied to id), 0 without one. */

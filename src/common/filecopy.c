@@ -24,7 +24,7 @@ static int write__full(int fd, const char *buf, size_t n)
 	return 0;
 }
 
-static int copy__data(int in, int out)
+int mt_filecopy__data(int in, int out)
 {
 	char buf[1 << 16];
 	off_t off = 0;
@@ -62,7 +62,7 @@ int mt_filecopy__copy(int in, int dir_fd, const char *name, mode_t max_mode, boo
 		     st.st_mode & max_mode);
 	if (out < 0)
 		return errno == EEXIST && !atomic ? 0 : -errno;
-	err = copy__data(in, out);
+	err = mt_filecopy__data(in, out);
 	if (!err && atomic && fdatasync(out))
 		err = -errno;	/* renamed unsynced, a crash could leave an empty file under the final name */
 	if (close(out) && !err)

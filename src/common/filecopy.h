@@ -12,5 +12,8 @@
  * (-ENOSPC for a short write); nothing is left behind on failure.
  */
 int mt_filecopy__copy(int in, int dir_fd, const char *name, mode_t max_mode, bool atomic);
+/* All of in (from offset 0, by pread) written to out at its offset: for a file the caller created itself. 0 or
+ * -errno (-ENOSPC for a short write). */
+int mt_filecopy__data(int in, int out);
 
 #endif /* MEMTRACK_FILECOPY_H */

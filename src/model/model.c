@@ -1,84 +1,9 @@
 /* model.c — the record stream as heap accounting per image, per process and in total, filtered on request. */
 /*
- * Semantics (kept in step with "Semantics used by reports" in docs/REPORT.md):
- *
- * Order. Records pass through a reorder window of MT_REORDER_WINDOW records (by ts_ns, then arrival order:
- * reorder.c) before they are accounted, so accounting sees time order as long as no record is more than the
- * window late. With the tick's times (the default) most neighbours have equal times and keep their arrival order.
- * Later ones are accounted when they come out and counted in totals.late_records.
- *
- * Processes are keyed by pid (the thread group id); its threads share its blocks. One is created by
- * MT_REC_SESSION (the root: pid = hdr.pid, ppid = tracer_pid), by MT_REC_FORK (the child, ppid = hdr.pid; it
- * inherits the parent's exe and comm), or by the first record of an unknown pid (ppid 0). A fork of a pid whose
- * process has exited is pid reuse: a new process entry. exe and comm come from the last MT_REC_EXEC. MT_REC_END
- * creates no process.
- *
- * Images. A process runs one image from its fork (or first record) to its first exec, then one per exec: image 0,
- * 1, ... Each has its own counts, and the process's are their sums. Image 0 of a fork child has its parent's exe
- * and the inherited blocks; an exec ends an image (its exec_discarded) and begins the next, empty. An exec of an
- * image that has no exe and has counted nothing names it instead (the root's, which memtrack's exec starts).
- *
- * Heap (MT_REC_ALLOC, per hdr.pid). Identity, per image, per process and in total, in blocks and in bytes:
- *   start_live + inherited + allocations - frees - replaced - exec_discarded - leaked - still_live = live
- * (0 once finished; start_live is 0 without a time window)
- *  - fork (vfork and every MT_FORK_* alike): the child starts with the blocks live in its parent at the fork:
- *    inherited_allocations/inherited_bytes, live in the child from then on (its peak counts them). They are shared
- *    with the parent, copy on write (blocks.c): a fork costs the changes since the parent's last fork, not its
- *    table. A child seen before its fork record (beyond the window) inherits nothing.
- *  - func != MT_FN_FREE, addr != 0: an allocation: allocations += 1, allocated_bytes += size, live[addr] = size.
- *    addr == 0 is a failed call: failed_allocations += 1, nothing else.
- *  - realloc/reallocarray with old_addr != 0: addr != 0 is a free of old_addr then an allocation of addr (moving or
- *    in place alike: one free + one allocation); addr == 0 and size == 0 (realloc(p, 0), which frees p in glibc) is
- *    a free of old_addr only; addr == 0 and size != 0 failed: p is untouched, failed_allocations += 1.
- *    realloc(NULL, n) is a plain allocation.
- *  - MT_FN_FREE, addr != 0, of a live block (its own or inherited): frees += 1, freed_bytes += its size. free(NULL)
- *    is ignored. A release that matches no live block is not a free:
- *    - of a block the same thread freed last, no allocation having returned the address since: libc releasing its
- *      cache of it (glibc's tcache flush when a thread ends): internal_releases += 1;
- *    - else an address never seen allocated (allocated before tracing, by an untraced path, or inside libc):
- *      unknown_frees += 1 — except the latest such release of a thread, held until the thread allocates again:
- *      when a thread-exit record (MT_REC_THREAD_EXIT) comes first it was libc's release of its own cache
- *      (glibc's tcache struct), internal_releases += 1; exec, exit and the end of the stream count it unknown.
- *    The free side of a realloc is never held nor internal.
- *  - an allocation at an address already live (its free was lost): the old block counts in replaced and
- *    replaced_bytes and is gone; the new one is live.
- *  - live bytes per process and in total (the sum over processes, inherited blocks in each holder); peak_live_bytes
- *    is the highest value reached, peak_ts_ns the first time it was reached, relative to the session record's
- *    ts_ns when there is one, else to the first record's (in time order); earlier timestamps clamp to 0.
- *  - MT_REC_EXEC ends the image: its live blocks are exec_discarded_allocations/_bytes (not leaks) and the new
- *    image starts empty. MT_REC_EXIT records the wait status, exited = true, live → leaked. At the end of the
- *    stream whatever is still live (processes that never exited) is still_live, not leaked; they stay exited =
- *    false.
- *  - average size (computed by the reports) = allocated_bytes / allocations, 0 when there are none.
- *
- * Filters (opts.filter). --pid and --exe select images (an image's exe is known when it begins); the totals and
- * their peak are the selected images' sums. A time window [from, to) counts what happened in it: each image's,
- * process's and the totals' counts at its start are subtracted from those at its end; what was live at its start
- * is start_live, what is live at its end is still_live, and the peak is the highest live value inside it. Blocks
- * allocated before the window carry a mark (blocks.c), so their frees in it are also counted as early_frees.
- * An image is a row (matched) when selected and alive in the window.
- *
- * Leak sites (opts.leak_sites). Each live block keeps the id of its allocation's stack hash, in the word that holds
- * its size (blocks.c); when an image exits, or the stream ends, in the window, its live blocks are summed by
- * stack (mt_model__image_leaks). Without any stack, an image's one site is all it held.
- *
- * Mappings (MT_REC_SYSCALL) are counted apart from the heap, successful calls (ret >= 0) only: mmap calls and
- * bytes (length), munmap calls and bytes, mremap calls, brk calls.
- *
- * MT_REC_STACK: stacks_withheld counts the call paths defined MT_STACK_WITHHELD, each once, in any process.
- *
- * MT_REC_END: complete = true, its wait status, drops[] by enum mt_drop, dropped_events = their sum. Without an
- * END record the run did not finish (complete = false) and the drop counts are unknown (reported as 0 here).
- *
- * Resident memory (MT_REC_RSS, per hdr.pid): a process holds anon + file + shmem of its latest record until the next,
- * and nothing from its exit record on; its current image's and its own rss_bytes are that, the totals' the sum over
- * the processes whose current image the filter takes. peak_rss_bytes is the highest value reached (the totals': of
- * that sum, not the sum of the peaks), peak_rss_ts_ns the first time, relative like peak_ts_ns; with a time window,
- * the highest inside it, from what was held when it began. records counts the whole recording's.
- *
- * MT_REC_ATTACH with an error counts in attach_failed: a file whose probes could not be bound, its calls missing.
- *
- * Records of an unknown type, or shorter than their type's struct, are skipped and counted in bad_records.
+ * The counting rules are docs/REPORT.md's "Semantics used by reports", their one statement: change them there with
+ * the code. Where they live: the time-order window in reorder.c (MT_REORDER_WINDOW); the live blocks, their marks
+ * (window, stack id) in the word that holds the size, and what a fork shares in blocks.c and pmap.c; processes,
+ * images and the identity's counters here; --pid, --exe and the windows in filter.c and window.c.
  */
 #include <errno.h>
 #include <stdio.h>

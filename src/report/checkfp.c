@@ -20,7 +20,7 @@
 #include "common/plural.h"
 #include "report/checkfp.h"
 #include "report/report.h"
-#include "unwind/unwind_run.h"
+#include "stacks/unwind_run.h"
 
 #define NAME_LEN 512
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "unwind/stacks.h"
+#include "stacks/stacks.h"
 
 enum mt_fp_verdict {
 	MT_FP_COMPLETE,		/* the FP chain is the DWARF chain (up to process/thread entry code, or MT_FP_MAX) */

@@ -6,7 +6,7 @@
 #include "common/log.h"
 #include "common/u64map.h"
 #include "report/report.h"
-#include "unwind/stacks.h"
+#include "stacks/stacks.h"
 #include "unwind/unwinder.h"
 
 static void dump_alloc(struct mt_json *j, const struct mt_alloc *a)

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "unwind/stacks.h"
+#include "stacks/stacks.h"
 
 enum mt_fg_weight {
 	MT_FG_BYTES,	/* bytes allocated (the default) */

@@ -1,7 +1,7 @@
 /* leaks.c — leaked blocks by allocation site: which are suppressed (a file's patterns, the built-in list), listing. */
 /*
  * The model keeps each live block's stack id and hands over, per image, what it held when it exited (leaked) or
- * when the stream ended (still live), by stack hash. Here each hash is symbolized once (unwind/stacks.c's chains,
+ * when the stream ended (still live), by stack hash. Here each hash is symbolized once (src/stacks/stacks.c's chains,
  * DWARF over FP), tested against the suppressions once, and the images' leaks are merged into sites by their
  * symbolized frames. Without stacks a site is an image's exe, and only patterns that match the exe apply.
  */

@@ -9,7 +9,7 @@
 
 #include "common/json.h"
 #include "model/model.h"
-#include "unwind/stacks.h"
+#include "stacks/stacks.h"
 
 struct mt_suppressions;
 

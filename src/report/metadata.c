@@ -1,14 +1,17 @@
 /* metadata.c — DIR/memory_metadata.json: who each process was (name, exe, cmdline, ppid, start and exit times). */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/array.h"
 #include "common/json.h"
+#include "common/openreg.h"
 #include "report/metadata.h"
 
 /* NUL-separated arguments as a JSON array of strings. */
@@ -72,19 +75,20 @@ static void proc__json(struct mt_json *j, const struct mt_metadata_src *src, con
 }
 
 /* Times are nanoseconds since the session started, like the report's. */
-int mt_metadata__write(const char *dir, const struct mt_model *m, const struct mt_metadata_src *src)
+int mt_metadata__write(int fd, const struct mt_model *m, const struct mt_metadata_src *src)
 {
 	const struct mt_session_info *si = mt_model__session(m);
-	char path[PATH_MAX];
 	struct mt_json j;
 	size_t i;
 	FILE *f;
 	int err;
 
-	snprintf(path, sizeof(path), "%s/memory_metadata.json", dir);
-	f = fopen(path, "we");
-	if (!f)
-		return -errno;
+	f = fdopen(fd, "we");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
 	mt_json__init(&j, f, 2);
 	mt_json__begin_object(&j);
 	mt_json__kv_u64(&j, "root_pid", si->root_pid);
@@ -425,13 +429,17 @@ struct mt_metadata *mt_metadata__read(const char *dir)
 	struct mt_metadata *md = calloc(1, sizeof(*md));
 	char path[PATH_MAX], *text = NULL;
 	size_t len = 0;
+	struct stat sb;
 	FILE *f;
-	int err = -ENOMEM;
+	int fd, err;
 
-	snprintf(path, sizeof(path), "%s/memory_metadata.json", dir);
-	f = md ? fopen(path, "re") : NULL;
+	snprintf(path, sizeof(path), "%s/" MT_METADATA_FILE, dir);
+	fd = md ? mt_openreg__at(AT_FDCWD, path, O_NOFOLLOW, &sb) : -ENOMEM;
+	f = fd >= 0 ? fdopen(fd, "re") : NULL;
 	if (!f) {
-		err = md ? -errno : err;
+		err = fd >= 0 ? -errno : fd;
+		if (fd >= 0)
+			close(fd);
 		goto err_free;
 	}
 	err = md_slurp(f, &text, &len);

@@ -15,8 +15,11 @@ struct mt_metadata_src {
 	const char *(*exec_cmdline)(void *ctx, uint32_t pid, size_t k, size_t *len);
 };
 
-/* Times are nanoseconds since the session started, like the report's. 0 or -errno. */
-int mt_metadata__write(const char *dir, const struct mt_model *m, const struct mt_metadata_src *src);
+#define MT_METADATA_FILE "memory_metadata.json"
+
+/* The JSON written to fd, a file the caller made (and whose fd this closes). Times are nanoseconds since the session
+ * started, like the report's. 0 or -errno. */
+int mt_metadata__write(int fd, const struct mt_model *m, const struct mt_metadata_src *src);
 
 /* The command lines of a DIR/memory_metadata.json, read back. */
 struct mt_metadata;

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "unwind/stacks.h"
+#include "stacks/stacks.h"
 
 /*
  * A gzipped perftools.profiles.Profile: sample types alloc_objects/count, alloc_space/bytes, inuse_objects/count,

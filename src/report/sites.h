@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "common/json.h"
-#include "unwind/stacks.h"
+#include "stacks/stacks.h"
 
 struct mt_site_frame {
 	char *name;		/* "func+0xOFF" ("func" when inlined, or without offsets), demangled by default */

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "unwind/stacks.h"
+#include "stacks/stacks.h"
 
 /*
  * One JSON object (https://www.speedscope.app/file-format-schema.json): shared frames {"name", "file"} (a function

@@ -1,7 +1,7 @@
 /* timeline.c — live heap bytes over time from the model, record by record: the series, their JSON and an SVG. */
 /*
  * The live bytes are the model's (src/model: inherited blocks count in each holder, an exec discards, libc's own
- * releases are no frees), read after each record through a replay (unwind/replay.h). Pass one counts the samples,
+ * releases are no frees), read after each record through a replay (model/replay.h). Pass one counts the samples,
  * their time range and the fork/exec/exit events, and ends with each process's peak, which picks the processes
  * drawn apart; pass two fills the points. Resident memory (RSS records), when recorded, is a second plot of the same
  * kind, on points of its own.
@@ -17,7 +17,7 @@
 #include "common/u64map.h"
 #include "report/report.h"
 #include "report/timeline.h"
-#include "unwind/replay.h"
+#include "model/replay.h"
 
 enum tl_kind { TL_FORK, TL_EXEC, TL_EXIT };
 

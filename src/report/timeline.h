@@ -24,7 +24,7 @@ struct mt_timeline_opts {
 struct mt_timeline;
 
 /*
- * Two passes over the artifact at path through the model (unwind/replay.h): a sample after every record that changed
+ * Two passes over the artifact at path through the model (model/replay.h): a sample after every record that changed
  * the live bytes of the total or of its process; when there are more samples than max_points, the time range is cut
  * into max_points buckets and each keeps the largest value of each series (and its first sample's time). Returns
  * what mt_artifact__read returned; *out is set on 0 and -EBADMSG. st may be NULL.

@@ -9,7 +9,7 @@
 #include "common/json.h"
 #include "common/text.h"
 #include "common/u64map.h"
-#include "unwind/stack_heap.h"
+#include "stacks/stack_heap.h"
 
 /* The page's own CSS and JS, src/report/view/view.{css,js} as arrays (CMake makes report/view_assets.h). */
 #include "report/view_assets.h"

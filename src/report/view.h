@@ -10,7 +10,7 @@
 #include "report/report.h"
 #include "report/sites.h"
 #include "report/timeline.h"
-#include "unwind/stacks.h"
+#include "stacks/stacks.h"
 
 #define MT_VIEW_EDGES 256	/* the instants a window or a click snaps to, evenly over the recording */
 

@@ -332,15 +332,6 @@ static void natural_compare(const struct workload *w)
 
 static char input_path[512], src_path[512], make_dir[512];
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
-
 /* A text to sort and compress, a C file to compile, a directory of four for make (once, in the scratch dir). */
 static int inputs_setup(void **state)
 {
@@ -361,18 +352,18 @@ static int inputs_setup(void **state)
 		fprintf(f, "line %d %x %s\n", (i * 7919) % 20000, i * 2654435761u, i % 3 ? "alpha" : "omega");
 	fclose(f);
 	snprintf(src_path, sizeof(src_path), "%s/small.c", mt_test_root);
-	write_file(src_path, "#include <stdio.h>\nint f(int x) { return x * 2; }\n"
-		   "int main(void) { printf(\"%d\\n\", f(21)); return 0; }\n");
+	mt_test__write_text(src_path, "#include <stdio.h>\nint f(int x) { return x * 2; }\n"
+			    "int main(void) { printf(\"%d\\n\", f(21)); return 0; }\n");
 	snprintf(make_dir, sizeof(make_dir), "%s/make-src", mt_test_root);	/* not the run's DIR */
 	if (mkdir(make_dir, 0755))
 		return -1;
 	for (i = 1; i <= 4; i++) {
 		snprintf(path, sizeof(path), "%s/f%d.c", make_dir, i);
 		snprintf(text, sizeof(text), "int f%d(int x) { return x + %d; }\n", i, i);
-		write_file(path, text);
+		mt_test__write_text(path, text);
 	}
 	snprintf(path, sizeof(path), "%s/Makefile", make_dir);
-	write_file(path, "all: f1.o f2.o f3.o f4.o\n%.o: %.c\n\tgcc -c $< -o $@\n");
+	mt_test__write_text(path, "all: f1.o f2.o f3.o f4.o\n%.o: %.c\n\tgcc -c $< -o $@\n");
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /* unwind_run.c — every stack definition of an artifact DWARF-unwound: in memory, into DIR/unwind.mtz, or cached. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 
 #include "common/log.h"
 #include "common/plural.h"
-#include "unwind/unwind_run.h"
+#include "stacks/unwind_run.h"
 #include "unwind/unwinder.h"
 
 #define EARLY_SHOWN 10		/* stacks that stopped early, listed without --list */
@@ -23,7 +24,10 @@ struct mt_unwind_run {
 	struct mt_unwind_summary own_sum;
 	uint64_t early_shown;
 	char *dir;
-	char scratch[4096];		/* DIR/.unwind.<pid>, where the file is written until it is complete */
+	int dfd;			/* DIR, opened once: what is written in it goes by this descriptor, or -1 */
+	int dfd_errno;			/* why there is no dfd */
+	int sfd;			/* the scratch directory in it, while the file is written there, or -1 */
+	char scratch[32];		/* its name, .unwind.<pid>: the file is there until it is complete */
 	bool lazy;			/* the cache: the scratch file is made at the first stack, if it can be */
 	bool tried;			/* the lazy open was tried */
 	struct mt_unwind_index *ix;	/* the results kept in memory too, or NULL */
@@ -65,28 +69,64 @@ static struct mt_unwind_run *run_new(const char *path, const struct mt_unwind_op
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (r->dir)
-		snprintf(r->scratch, sizeof(r->scratch), "%s/.unwind.%d", r->dir, (int)getpid());
+	r->sfd = -1;
+	r->dfd = r->dir ? open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	r->dfd_errno = r->dfd < 0 && r->dir ? errno : ENOENT;
+	snprintf(r->scratch, sizeof(r->scratch), ".unwind.%d", (int)getpid());
 	return r;
 }
 
-static void scratch_remove(const char *scratch)
+/* The scratch directory name in dfd (sfd: it, opened, or -1) and the file in it, gone. */
+static void scratch_remove(int dfd, const char *name, int sfd)
 {
-	char path[4200];
+	int fd = sfd >= 0 ? sfd : openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-	snprintf(path, sizeof(path), "%s/" MT_ARTIFACT_FILE, scratch);
-	unlink(path);
-	rmdir(scratch);
+	if (fd < 0)
+		return;
+	unlinkat(fd, MT_ARTIFACT_FILE, 0);
+	close(fd);
+	unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+/* The file written in a scratch directory memtrack makes (never one that is there: it could be anyone's). */
+static struct mt_writer *scratch_open(struct mt_unwind_run *r)
+{
+	struct mt_writer *w;
+	int err;
+
+	if (r->dfd < 0) {
+		errno = r->dfd_errno;
+		return NULL;
+	}
+	if (mkdirat(r->dfd, r->scratch, 0700))
+		return NULL;
+	r->sfd = openat(r->dfd, r->scratch, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	w = r->sfd >= 0 ? mt_writer__open_at(r->sfd) : NULL;
+	if (!w) {
+		err = errno;
+		scratch_remove(r->dfd, r->scratch, r->sfd);
+		r->sfd = -1;
+		errno = err;
+	}
+	return w;
+}
+
+static void scratch_close(struct mt_unwind_run *r)
+{
+	mt_writer__close(r->w);
+	r->w = NULL;
+	scratch_remove(r->dfd, r->scratch, r->sfd);
+	r->sfd = -1;
 }
 
 static void run_free(struct mt_unwind_run *r)
 {
 	if (!r)
 		return;
-	if (r->w) {
-		mt_writer__close(r->w);
-		scratch_remove(r->scratch);
-	}
+	if (r->w)
+		scratch_close(r);
+	if (r->dfd >= 0)
+		close(r->dfd);
 	mt_unwind_index__free(r->ix);
 	mt_unwinder__free(r->u);
 	free(r->dir);
@@ -94,24 +134,26 @@ static void run_free(struct mt_unwind_run *r)
 }
 
 /* Scratch directories of readers that were killed while writing (their pid is gone) are removed. */
-static void scratch_sweep(const char *dir)
+static void scratch_sweep(int dfd)
 {
-	char path[4096];
+	int fd = dfd >= 0 ? dup(dfd) : -1;
+	DIR *dp = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *d;
-	DIR *dp = opendir(dir);
 	long pid;
 	char *end;
 
-	if (!dp)
+	if (!dp) {
+		if (fd >= 0)
+			close(fd);
 		return;
+	}
 	while ((d = readdir(dp))) {
 		if (strncmp(d->d_name, ".unwind.", 8))
 			continue;
 		pid = strtol(d->d_name + 8, &end, 10);
 		if (*end || pid <= 0 || !kill((pid_t)pid, 0) || errno != ESRCH)
 			continue;
-		if (snprintf(path, sizeof(path), "%s/%s", dir, d->d_name) < (int)sizeof(path))
-			scratch_remove(path);
+		scratch_remove(dfd, d->d_name, -1);
 	}
 	closedir(dp);
 }
@@ -119,9 +161,9 @@ static void scratch_sweep(const char *dir)
 /* The cache's file is opened at its first stack: a recording without stacks gets none, a read-only DIR none. */
 static void run_open_lazy(struct mt_unwind_run *r)
 {
-	scratch_sweep(r->dir);
+	scratch_sweep(r->dfd);
 	r->tried = true;
-	r->w = mt_writer__open(r->scratch);
+	r->w = scratch_open(r);
 	if (!r->w)
 		pr_debug("%s: not cached: %s\n", r->dir, strerror(errno));
 }
@@ -142,9 +184,7 @@ static int run_keep(struct mt_unwind_run *r, const struct mt_unwind_rec *u)
 	err = mt_writer__append(r->w, u, u->hdr.size);
 	if (err && r->lazy) {
 		pr_debug("%s: not cached: %s\n", r->dir, strerror(-err));
-		mt_writer__close(r->w);
-		scratch_remove(r->scratch);
-		r->w = NULL;
+		scratch_close(r);
 		return 0;
 	}
 	return err;
@@ -185,7 +225,7 @@ int mt_unwind__load(const char *path, struct mt_stacks **out, struct mt_read_sta
 			snprintf(st->reason, sizeof(st->reason), "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	err = mt_stacks__load(path, &opts, out, st);
+	err = mt_stacks__read(path, &opts, out, st);
 	run_free(r);
 	return err;
 }
@@ -196,12 +236,10 @@ static int end_record(struct mt_unwind_run *r)
 {
 	struct mt_unwind_end e = { .stacks = r->sum->stacks, .frames = r->sum->frames,
 				   .cpu_ns = mt_unwinder__cpu_ns(r->u) };
-	char path[4200];
 	struct stat sb;
 	size_t i;
 
-	snprintf(path, sizeof(path), "%s/" MT_ARTIFACT_FILE, r->dir);
-	if (stat(path, &sb))
+	if (fstatat(r->dfd, MT_ARTIFACT_FILE, &sb, AT_SYMLINK_NOFOLLOW))
 		return -errno;
 	e.events_bytes = sb.st_size;
 	e.hdr.type = MT_REC_UNWIND_END;
@@ -214,17 +252,15 @@ static int end_record(struct mt_unwind_run *r)
 /* The end record, the file closed and renamed into DIR; the scratch directory goes either way. */
 static int run_commit(struct mt_unwind_run *r)
 {
-	char from[4200], to[4200];
 	int err = end_record(r), cerr;
 
 	cerr = mt_writer__close(r->w);
 	r->w = NULL;
 	err = err ? err : cerr;
-	snprintf(from, sizeof(from), "%s/" MT_ARTIFACT_FILE, r->scratch);
-	snprintf(to, sizeof(to), "%s/" MT_UNWIND_FILE, r->dir);
-	if (!err && rename(from, to))
+	if (!err && renameat(r->sfd, MT_ARTIFACT_FILE, r->dfd, MT_UNWIND_FILE))
 		err = -errno;
-	scratch_remove(r->scratch);
+	scratch_remove(r->dfd, r->scratch, r->sfd);
+	r->sfd = -1;
 	return err;
 }
 
@@ -239,13 +275,13 @@ int mt_unwind__write(const char *path, const struct mt_unwind_opts *o, struct mt
 	*read_err = 0;
 	if (!r)
 		return -ENOMEM;
-	r->w = mt_writer__open(r->scratch);
+	r->w = scratch_open(r);
 	if (!r->w) {
 		err = -errno;
 		run_free(r);
 		return err;
 	}
-	*read_err = mt_stacks__load(path, &opts, &s, st);
+	*read_err = mt_stacks__read(path, &opts, &s, st);
 	mt_stacks__free(s);
 	err = !*read_err || *read_err == -EBADMSG ? run_commit(r) : 0;
 	sum->unwinds = mt_unwinder__stacks(r->u);
@@ -291,30 +327,4 @@ struct mt_unwind_index *mt_unwind_run__take_index(struct mt_unwind_run *r)
 
 	r->ix = NULL;
 	return ix;
-}
-
-/*
- * DIR/unwind.mtz's chains for a reader that walks the records itself (dump): the file when it is good; else, when
- * the recording has stacks, unwound now and cached (memory only when DIR cannot take the file).
- */
-int mt_unwind_index__load(const char *dir, struct mt_unwind_index **out)
-{
-	struct mt_stacks_opts opts = { .hook = mt_unwind_run__hook, .chains_only = true };
-	struct mt_read_status st;
-	struct mt_unwind_run *r;
-	struct mt_stacks *s;
-	int err = mt_unwind_index__read(dir, out);
-
-	if (err || *out || mt_stacks__probe(dir) <= 0)
-		return err;
-	r = mt_unwind_run__cache(dir, true);
-	if (!r)
-		return -ENOMEM;
-	opts.hook_ctx = r;
-	err = mt_stacks__load(dir, &opts, &s, &st);
-	mt_stacks__free(s);
-	if (!err || err == -EBADMSG)
-		*out = mt_unwind_run__take_index(r);
-	mt_unwind_run__finish(r, err);
-	return err == -ENOMEM ? err : 0;
 }

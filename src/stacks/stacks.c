@@ -1,7 +1,7 @@
 /* stacks.c — one pass over an artifact: stacks resolved with the mappings of their moment, accounted per stack. */
 /*
- * The accounting is src/model's, record by record (unwind/stack_heap.c); DWARF chains (a hook, DIR/unwind.mtz, or
- * unwound during the read and cached) are preferred over FP chains; symbols are looked up lazily and cached.
+ * The accounting is src/model's, record by record (src/stacks/stack_heap.c); DWARF chains (a hook's, or an index of
+ * DIR/unwind.mtz: which one is load.c's choice) are preferred over FP chains; symbols are looked up lazily and cached.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,9 +14,8 @@
 #include "common/array.h"
 #include "common/log.h"
 #include "model/model.h"
-#include "unwind/replay.h"
-#include "unwind/stacks.h"
-#include "unwind/unwind_run.h"
+#include "model/replay.h"
+#include "stacks/stacks.h"
 
 #define FP_AT_MAX 2		/* mt_stack.truncated: the kernel's walk stopped at MT_FP_MAX words */
 
@@ -34,7 +33,6 @@ struct mt_stacks {
 	struct mt_replay *replay;	/* the model, record by record (NULL with chains_only) */
 	struct mt_reorder *reorder;	/* chains_only: the time order without the model */
 	struct mt_stack_heap *heap;	/* the accounting by stack (NULL with chains_only) */
-	struct mt_unwind_run *cache;	/* DWARF on first use: unwinding now, for DIR/unwind.mtz */
 
 	struct mt_stack_entry *entries;
 	size_t count;
@@ -42,8 +40,6 @@ struct mt_stacks {
 	struct mt_u64map by_hash;	/* hash → index in entries */
 	bool any;
 	bool has_dwarf;
-
-	struct mt_unwind_index *dwarf_file;	/* DIR/unwind.mtz, or NULL */
 
 	struct sym_cache_ent *syms;
 	size_t nsyms;
@@ -186,7 +182,7 @@ static const struct mt_unwind_rec *stack_dwarf(struct mt_stacks *s, const struct
 	*err = 0;
 	if (s->opts.hook)
 		return s->opts.hook(s->opts.hook_ctx, rec, rec->hdr.size, as, err);
-	return mt_unwind_index__find(s->dwarf_file, rec->hash);
+	return mt_unwind_index__find(s->opts.dwarf, rec->hash);
 }
 
 static int apply_stack(struct mt_stacks *s, const struct mt_stack *rec)
@@ -365,24 +361,6 @@ static struct mt_stacks *stacks_new(const char *path, const struct mt_stacks_opt
 	return s;
 }
 
-/* DWARF chains: the hook's; else DIR/unwind.mtz's; else unwound during this read, for the cache. */
-static int stacks_dwarf_source(struct mt_stacks *s)
-{
-	int err;
-
-	if (s->opts.hook || s->opts.fp_chains)
-		return 0;
-	err = mt_unwind_index__read(s->dir, &s->dwarf_file);
-	if (err || s->dwarf_file)
-		return err;
-	s->cache = mt_unwind_run__cache(s->dir, false);
-	if (!s->cache)
-		return -ENOMEM;
-	s->opts.hook = mt_unwind_run__hook;
-	s->opts.hook_ctx = s->cache;
-	return 0;
-}
-
 /* Every record out of the window; with the model, the leaks at the end and each stack's counts. */
 static int stacks_finish(struct mt_stacks *s)
 {
@@ -400,7 +378,7 @@ static int stacks_finish(struct mt_stacks *s)
 	return err;
 }
 
-int mt_stacks__load(const char *path, const struct mt_stacks_opts *opts, struct mt_stacks **out,
+int mt_stacks__read(const char *path, const struct mt_stacks_opts *opts, struct mt_stacks **out,
 		    struct mt_read_status *st)
 {
 	struct mt_read_status local;
@@ -416,9 +394,7 @@ int mt_stacks__load(const char *path, const struct mt_stacks_opts *opts, struct 
 		snprintf(st->reason, sizeof(st->reason), "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	err = stacks_dwarf_source(s);
-	if (!err)
-		err = mt_artifact__read(path, load_push, s, st);
+	err = mt_artifact__read(path, load_push, s, st);
 	if (err && err != -EBADMSG)
 		goto err_free;
 	ferr = stacks_finish(s);
@@ -426,10 +402,6 @@ int mt_stacks__load(const char *path, const struct mt_stacks_opts *opts, struct 
 		err = ferr;
 		goto err_free;
 	}
-	mt_unwind_run__finish(s->cache, err);
-	s->cache = NULL;
-	mt_unwind_index__free(s->dwarf_file);	/* the entries hold copies of what they use */
-	s->dwarf_file = NULL;
 	*out = s;
 	return err;
 
@@ -449,7 +421,6 @@ void mt_stacks__free(struct mt_stacks *s)
 	mt_replay__free(s->replay);
 	mt_reorder__free(s->reorder);
 	mt_stack_heap__free(s->heap);
-	mt_unwind_run__finish(s->cache, -ECANCELED);
 	for (i = 0; i < s->count; i++) {
 		free(s->entries[i].fp);
 		free(s->entries[i].dwarf);
@@ -458,7 +429,6 @@ void mt_stacks__free(struct mt_stacks *s)
 	}
 	free(s->entries);
 	mt_u64map__release(&s->by_hash);
-	mt_unwind_index__free(s->dwarf_file);
 	free(s->syms);
 	mt_u64map__release(&s->sym_index);
 	mt_aspaces__release(&s->spaces);

@@ -1,4 +1,5 @@
-/* test_sites.c — where a probe goes inside a function: moved onto an emulated instruction only when that is safe. */
+/* test_probe_site.c — tracer/probe_site.c: where a probe goes in a function, moved onto an emulated instruction only
+ * when that is safe. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

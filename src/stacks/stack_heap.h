@@ -91,7 +91,7 @@ void mt_stack_heap__free(struct mt_stack_heap *h);
  */
 void mt_stack_heap__set_filter(struct mt_stack_heap *h, const struct mt_filter *f);
 /*
- * rec, which the model m has just accounted (a replay's callback, unwind/replay.h); stack: for an allocation record,
+ * rec, which the model m has just accounted (a replay's callback, src/model/replay.h); stack: for an allocation record,
  * the index + 1 of its stack (0: none); rel_ts: rec's time since the session start. 0 or -ENOMEM.
  */
 int mt_stack_heap__apply(struct mt_stack_heap *h, const struct mt_rec_hdr *rec, uint32_t stack,

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 
 #include "common/log.h"
-#include "unwind/stacks.h"
+#include "stacks/stacks.h"
 
 struct mt_unwind_index {
 	struct mt_u64map by_hash;	/* hash → malloc'd copy of its first MT_REC_UNWIND */

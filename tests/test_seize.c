@@ -1,4 +1,5 @@
-/* test_attach.c — integration: record --pid seizes a running process, counts exactly from "attached", detaches. */
+/* test_seize.c — tracer/seize.c on the real kernel: record --pid seizes a running process, counts exactly from
+ * "attached", detaches. */
 #include "kernel_test.h"
 
 #include <fcntl.h>
@@ -277,5 +278,5 @@ int main(void)
 		cmocka_unit_test(test_pid_errors),
 	};
 
-	return mt_test__main("test_attach", tests, sizeof(tests) / sizeof(tests[0]));
+	return mt_test__main("test_seize", tests, sizeof(tests) / sizeof(tests[0]));
 }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unwind/replay.h"
+#include "model/replay.h"
 
 struct mt_replay {
 	struct mt_model *model;

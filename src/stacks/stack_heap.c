@@ -1,7 +1,7 @@
 /* stack_heap.c — each process's live blocks with their stacks, following the model's decisions record by record. */
 /*
  * The rules are src/model's, and the decisions that are not plain lookups come from the model itself (a replay,
- * unwind/replay.h, calls us right after the model accounted each record): whether a fork child inherited, and when
+ * src/model/replay.h, calls us right after the model accounted each record): whether a fork child inherited, and when
  * the total and each process reached their peaks. What this file adds is which stack every block came from:
  *
  * - Blocks: per process, `own` (address → packed size and stack, or TOMB for an inherited block freed here) over
@@ -23,7 +23,7 @@
 #include "common/array.h"
 #include "common/u64map.h"
 #include "model/pmap.h"
-#include "unwind/stack_heap.h"
+#include "stacks/stack_heap.h"
 
 #define TOMB (1ull << 63)		/* own: a base block this image freed */
 #define OVF (1ull << 62)		/* size or stack did not fit: the low bits index ovf */

@@ -11,7 +11,7 @@
 #include "bpf/memtrack.h"
 #include "unwind/addrspace.h"
 #include "unwind/module.h"
-#include "unwind/stack_heap.h"
+#include "stacks/stack_heap.h"
 #include "unwind/unwind_records.h"
 
 /* One return address, and where it pointed when its stack was defined. */
@@ -86,6 +86,8 @@ typedef int (*mt_stack_observe_fn)(void *ctx, const struct mt_stacks *s, uint64_
 typedef const struct mt_unwind_rec *(*mt_stack_hook_fn)(void *ctx, const struct mt_stack *rec, uint32_t rec_size,
 							 struct mt_aspace *as, int *err);
 
+struct mt_unwind_index;
+
 struct mt_stacks_opts {
 	bool fp_chains;			/* frame-pointer chains only (--fp): DIR/unwind.mtz is neither read nor made */
 	bool chains_only;		/* stacks and chains only, no accounting (for unwinding) */
@@ -94,6 +96,7 @@ struct mt_stacks_opts {
 	void *hook_ctx;
 	mt_stack_observe_fn observe;	/* when set, called before each record is accounted (NULL: none) */
 	void *observe_ctx;
+	const struct mt_unwind_index *dwarf;	/* mt_stacks__read without a hook: DWARF chains from it (NULL: none) */
 	const struct mt_filter *filter;	/* the counts are the pids, exes and --from/--to window it takes
 					 * (mt_stack_heap__set_filter; --between is not followed); NULL: all */
 };
@@ -102,12 +105,15 @@ struct mt_stacks;
 
 /*
  * Reads the artifact at path (DIR, or DIR/events.mtz), following mappings and accounting allocations by stack
- * (through the model, unwind/replay.h), with DWARF chains: from opts->hook when set; else from DIR/unwind.mtz when
+ * (through the model, model/replay.h), with DWARF chains: from opts->hook when set; else from DIR/unwind.mtz when
  * whole and matching; else unwound during this very read and cached as DIR/unwind.mtz for the next reader (when
  * DIR is writable). opts may be NULL. Returns what mt_artifact__read returned; on 0 and -EBADMSG *out is set,
- * otherwise NULL. st may be NULL.
+ * otherwise NULL. st may be NULL. (load.c: the choice of DWARF chains, then mt_stacks__read.)
  */
 int mt_stacks__load(const char *path, const struct mt_stacks_opts *opts, struct mt_stacks **out,
+		    struct mt_read_status *st);
+/* The same read with the DWARF chains opts names (hook, else dwarf, else none): no file is read for them or made. */
+int mt_stacks__read(const char *path, const struct mt_stacks_opts *opts, struct mt_stacks **out,
 		    struct mt_read_status *st);
 void mt_stacks__free(struct mt_stacks *s);
 
@@ -160,9 +166,8 @@ char *mt_frame__name(const struct mt_frame *f, const struct mt_sym *sym, bool wi
  */
 char *mt_sym__srcline(const struct mt_stacks *s, const struct mt_sym *sym, char *buf, size_t len);
 
-/* ---- DIR/unwind.mtz by stack hash (src/unwind_index.c) ---- */
+/* ---- DIR/unwind.mtz by stack hash (src/stacks/unwind_index.c; mt_unwind_index__load: load.c) ---- */
 
-struct mt_unwind_index;
 /*
  * Reads DIR/unwind.mtz when it is whole, finished and made from DIR/events.mtz (same size). 0 with *out = NULL
  * when there is none, or it is stale or broken; -ENOMEM.
@@ -170,7 +175,7 @@ struct mt_unwind_index;
 int mt_unwind_index__read(const char *dir, struct mt_unwind_index **out);
 /*
  * The same, and when there is no good file and the recording has stacks, they are unwound now and cached as
- * DIR/unwind.mtz (kept in memory only when DIR cannot take it): DWARF by default (unwind_run.c). 0 or -ENOMEM.
+ * DIR/unwind.mtz (kept in memory only when DIR cannot take it): DWARF by default. 0 or -ENOMEM.
  */
 int mt_unwind_index__load(const char *dir, struct mt_unwind_index **out);
 /* An empty, complete index to fill, and one DWARF result into it (the first of a hash stays). 0 or -ENOMEM. */

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "unwind/stacks.h"
+#include "stacks/stacks.h"
 
 struct mt_unwind_opts {
 	unsigned long repeat;		/* unwind each stack this many times (for the rate); at least 1 */
@@ -23,12 +23,12 @@ struct mt_unwind_summary {
 };
 
 /* Loads the artifact's stacks with DWARF chains unwound now, in memory (DIR/unwind.mtz is neither read nor
- * written). Returns what mt_stacks__load does; st may be NULL. */
+ * written). Returns what mt_stacks__read does; st may be NULL. */
 int mt_unwind__load(const char *path, struct mt_stacks **out, struct mt_read_status *st);
 
 /*
  * Unwinds every stack of the artifact at path into its DIR/unwind.mtz (written in a scratch directory, then
- * renamed into place). *read_err gets what mt_stacks__load returned; the return is 0 or the -errno of writing.
+ * renamed into place). *read_err gets what mt_stacks__read returned; the return is 0 or the -errno of writing.
  */
 int mt_unwind__write(const char *path, const struct mt_unwind_opts *o, struct mt_unwind_summary *sum,
 		     struct mt_read_status *st, int *read_err);

@@ -1,0 +1,154 @@
+/* helpers.c — the tests' shared helpers: scratch dir, command runner, whole files, golden files. */
+#include "helpers.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+char mt_test_root[] = "/tmp/memtrack-test.XXXXXX";
+static const char *test_name = "test";
+
+pid_t mt_test__spawn(char *const *argv, const char *out, const char *err)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+
+	posix_spawn_file_actions_init(&fa);
+	if (out)
+		posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (err)
+		posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_int_equal(posix_spawn(&pid, argv[0], &fa, NULL, argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	return pid;
+}
+
+int mt_test__run(char *const *argv, const char *out, const char *err)
+{
+	pid_t pid = mt_test__spawn(argv, out, err);
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int mt_test__run_named(const char *name, char *const *argv)
+{
+	char out[512], err[512];
+
+	snprintf(out, sizeof(out), "%s/%s.out", mt_test_root, name);
+	snprintf(err, sizeof(err), "%s/%s.err", mt_test_root, name);
+	return mt_test__run(argv, out, err);
+}
+
+void mt_test__read_named(const char *name, const char *ext, char *buf, size_t len)
+{
+	char path[512], *text;
+
+	snprintf(path, sizeof(path), "%s/%s.%s", mt_test_root, name, ext);
+	text = mt_test__read_file(path);
+	snprintf(buf, len, "%s", text);
+	free(text);
+}
+
+
+char *mt_test__read_bytes(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!f)
+		fail_msg("cannot read %s: %s", path, strerror(errno));
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
+	fclose(f);
+	if (len)
+		*len = n;
+	return buf;
+}
+
+char *mt_test__read_file(const char *path)
+{
+	return mt_test__read_bytes(path, NULL);
+}
+
+void mt_test__write_file(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f)
+		fail_msg("cannot write %s: %s", path, strerror(errno));
+	assert_int_equal(fwrite(buf, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+void mt_test__write_text(const char *path, const char *text)
+{
+	mt_test__write_file(path, text, strlen(text));
+}
+
+static void cleanup(void)
+{
+	char cmd[600];
+
+	if (getenv("MEMTRACK_KEEP_TEST_DIR"))
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", mt_test_root);
+	if (system(cmd))
+		fprintf(stderr, "%s: could not remove %s\n", test_name, mt_test_root);
+}
+
+int mt_test__scratch(const char *name)
+{
+	test_name = name;
+	if (!mkdtemp(mt_test_root)) {
+		fprintf(stderr, "%s: cannot make %s: %s\n", name, mt_test_root, strerror(errno));
+		return -errno;
+	}
+	atexit(cleanup);
+	return 0;
+}
+
+char *mt_test__path(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", mt_test_root, name);
+	return buf;
+}
+
+void mt_test__check_golden(const char *dir, const char *name, const char *actual, size_t len)
+{
+	const char *update = getenv("MEMTRACK_UPDATE_GOLDEN");
+	char path[512], out[512];
+	char *expected;
+	size_t elen;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (update && !strcmp(update, "1")) {
+		mt_test__write_file(path, actual, len);
+		print_message("updated %s\n", path);
+		return;
+	}
+	if (access(path, R_OK))
+		fail_msg("cannot read %s: %s (MEMTRACK_UPDATE_GOLDEN=1 creates it)", path, strerror(errno));
+	expected = mt_test__read_bytes(path, &elen);
+	if (elen == len && !memcmp(expected, actual, len)) {
+		free(expected);
+		return;
+	}
+	snprintf(out, sizeof(out), "%s.actual", name);	/* in the working directory: the build tree */
+	mt_test__write_file(out, actual, len);
+	free(expected);
+	fail_msg("%s differs from its golden file; see `diff -u %s %s`; MEMTRACK_UPDATE_GOLDEN=1 accepts the new output",
+		 name, path, out);
+}
