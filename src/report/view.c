@@ -11,8 +11,8 @@
 #include "common/u64map.h"
 #include "stacks/stack_heap.h"
 
-/* The page's own CSS and JS, src/report/view/view.{css,js} as arrays (CMake makes report/view_assets.h). */
-#include "report/view_assets.h"
+/* The page's own CSS and JS, src/report/view/view.{css,js} as arrays (CMake makes view_assets.h). */
+#include "view_assets.h"
 
 #define VIEW_STEP_FIELDS 5	/* edge, stack, allocations, bytes, live bytes: each a change since the edge before */
 
