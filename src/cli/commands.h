@@ -14,5 +14,6 @@ int mt_cmd_diff(int argc, char **argv);
 int mt_cmd_pprof(int argc, char **argv);
 int mt_cmd_timeline(int argc, char **argv);
 int mt_cmd_pack(int argc, char **argv);
+int mt_cmd_view(int argc, char **argv);
 
 #endif /* MEMTRACK_COMMANDS_H */

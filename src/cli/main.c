@@ -25,6 +25,7 @@ static void usage(FILE *f)
 	      "  timeline [--json] DIR > out.svg              live heap bytes over time, per process and in total\n"
 	      "  unwind [--stats] [--list] DIR                DWARF-unwind the recorded stacks into DIR/unwind.mtz\n"
 	      "  check-fp [--json] [--strict] DIR             where frame-pointer chains differ from DWARF ones, and why\n"
+	      "  view [-o FILE.html] DIR                      an interactive HTML page: timeline, flame graph, sites\n"
 	      "  pack DIR                                     copy the module files DIR uses into it, to move it elsewhere\n"
 	      "  help [COMMAND], --help, --version\n"
 	      "`memtrack help COMMAND` (or `memtrack COMMAND --help`) tells more.\n",
@@ -39,7 +40,7 @@ int main(int argc, char **argv)
 	} cmds[] = { { "record", mt_cmd_record }, { "report", mt_cmd_report }, { "dump", mt_cmd_dump },
 		     { "flamegraph", mt_cmd_flamegraph }, { "unwind", mt_cmd_unwind }, { "check-fp", mt_cmd_check_fp },
 		     { "diff", mt_cmd_diff }, { "pprof", mt_cmd_pprof }, { "timeline", mt_cmd_timeline },
-		     { "pack", mt_cmd_pack } };
+		     { "pack", mt_cmd_pack }, { "view", mt_cmd_view } };
 	size_t i;
 
 	if (argc < 2) {

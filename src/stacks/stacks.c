@@ -247,6 +247,11 @@ static int apply_record(struct mt_stacks *s, const struct mt_rec_hdr *rec, const
 			return -ENOMEM;
 		stack = idx + 1;
 	}
+	if (s->opts.observe) {
+		err = s->opts.observe(s->opts.observe_ctx, s, mt_replay__rel_ts(s->replay, rec->ts_ns));
+		if (err)
+			return err;
+	}
 	return mt_stack_heap__apply(s->heap, rec, stack, m, mt_replay__rel_ts(s->replay, rec->ts_ns));
 }
 

@@ -83,6 +83,14 @@ struct mt_stack_entry {
  * Called at each stack's first definition, in time order, with the process's address space at that moment.
  * Returns a DWARF result for it (valid until the next call; NULL when there is none) and sets *err on failure.
  */
+struct mt_stacks;
+/*
+ * Called before each record's accounting by stack, in time order (rel_ts: since the session start), so that the
+ * counts (mt_stacks__heap) are those of the records before it: `memtrack view` samples them over time. Its
+ * non-zero return stops the load.
+ */
+typedef int (*mt_stack_observe_fn)(void *ctx, const struct mt_stacks *s, uint64_t rel_ts);
+
 typedef const struct mt_unwind_rec *(*mt_stack_hook_fn)(void *ctx, const struct mt_stack *rec, uint32_t rec_size,
 							 struct mt_aspace *as, int *err);
 
@@ -94,6 +102,8 @@ struct mt_stacks_opts {
 	bool full_paths;		/* mt_sym__srcline: source files by their whole path */
 	mt_stack_hook_fn hook;		/* when set, DWARF chains come from it instead of the file */
 	void *hook_ctx;
+	mt_stack_observe_fn observe;	/* when set, called before each record is accounted (NULL: none) */
+	void *observe_ctx;
 	const struct mt_unwind_index *dwarf;	/* mt_stacks__read without a hook: DWARF chains from it (NULL: none) */
 	const struct mt_filter *filter;	/* the counts are the pids, exes and --from/--to window it takes
 					 * (mt_stack_heap__set_filter; --between is not followed); NULL: all */
