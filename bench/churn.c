@@ -1,10 +1,10 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* churn.c — benchmark workload: N malloc/free pairs of random sizes (xorshift, fixed seed), keeping a small pool. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-
 #define POOL 1024
 
 void *(*volatile v_malloc)(size_t) = malloc;

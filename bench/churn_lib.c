@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* churn_lib.c — libchurn_lib.so for churn_omit: two library frames without frame pointers around each malloc/free. */
 #include <stddef.h>
 #include <stdlib.h>
-
 void *(*volatile v_lib_malloc)(size_t) = malloc;
 void (*volatile v_lib_free)(void *) = free;
 

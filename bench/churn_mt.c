@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* churn_mt.c — benchmark workload: churn.c's malloc/free pairs over T threads, each with its own pool and seed. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-
 #define POOL 1024
 #define THREADS_MAX 64
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // churn_new.cc — benchmark workload: N operator new / sized operator delete pairs of random sizes, as churn.c does.
 #include <cstddef>
 #include <cstdint>
@@ -6,7 +7,6 @@
 #include <cstring>
 #include <new>
 #include <sys/resource.h>
-
 #define POOL 1024
 
 // Called through volatile pointers so that no new/delete pair is elided or merged.

@@ -1,8 +1,8 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* churn_omit.c — churn (N malloc/free pairs of random sizes, fixed seed) built -fomit-frame-pointer, each pair through
  * two frames of libchurn_lib.so (also without frame pointers): what the in-kernel unwinder costs where FP cannot. */
 #include <stdint.h>
 #include <stdlib.h>
-
 #define POOL 1024
 
 void *churn_lib_step(void *old, size_t n);

@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* churn_threads.c — benchmark workload: churn's malloc/free pairs over T threads (up to 1024), started together. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-
 #define POOL 1024
 #define THREADS_MAX 1024
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # cxx.sh — what a C++ new/delete pair costs traced against a malloc/free pair: churn_new vs churn, interleaved.
 set -euo pipefail
 

@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* deep.c — benchmark workload: a call tree 66 frames deep at each malloc, its leaves doing churn.c's pairs. */
 #include <stdint.h>
 #include <stdlib.h>
-
 #define POOL 1024
 #define DEPTH 64
 #define BRANCH 3	/* the lowest BRANCH levels call twice: 2^BRANCH leaves per descent */

@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* floor.bpf.c — empty uprobe, uretprobe and sys_exit programs: the least any probe at memtrack's sites can cost. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
-
 char LICENSE[] SEC("license") = "GPL";
 
 SEC("uprobe")

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* floor.c — the cost floor: empty BPF programs at memtrack's allocator probe sites, system-wide, around a command. */
 #include <errno.h>
 #include <limits.h>
@@ -11,7 +12,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
 #include <linux/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -66,7 +66,7 @@ static int libc__find(char path[PATH_MAX])
  */
 static int floor__sites(const char *path, struct mt_probe_plan *plan)
 {
-	return mt_allocators__plan(path, plan);
+	return mt_allocators__plan(path, path, plan);
 }
 
 /* One link per file and direction, returns first, as memtrack does. */

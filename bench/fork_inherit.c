@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fork_inherit.c — the model's time and memory for 1,000 forks of a process holding 100,000 blocks (no kernel). */
 /*
  * A synthetic record stream straight into mt_model__add: a parent allocates BLOCKS blocks, then forks FORKS
@@ -12,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
 #include "model/model.h"
 
 struct stream {

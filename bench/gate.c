@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* gate.c — runs a command stopped before its exec, for tracers that attach by pid; times it from SIGCONT to exit. */
 #include <errno.h>
 #include <signal.h>
@@ -7,7 +8,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
 /*
  * memleak (-p PID) and bpftrace (-p PID) attach to a process that already exists; their own start-up (compiling the
  * BPF program, seconds) is no part of the command's time. The child stops itself before its exec, so the tracer

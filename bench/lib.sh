@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # lib.sh — shell helpers shared by bench/programs.sh and bench/scale.sh: options, results as key=value lines, medians
 # and spreads, waiting for other tracers, the tracers that attach by pid. Sourced, not run.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* pages.c — page faults without allocator calls: maps, touches page by page and unmaps a block, round after round. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -5,7 +6,6 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
-
 /* pages [ROUNDS [MIB [--cpu]]]: --cpu prints "cpu_ms N" (user + system) and "faults N" (minor faults). */
 int main(int argc, char **argv)
 {

@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* paths.c — benchmark workload: malloc/free pairs from N distinct call paths, each path taken R times. */
 #include <stdio.h>
 #include <stdlib.h>
-
 /*
  * Path i is the decimal digits of i, lowest first: at each of DEPTH levels, descend() calls level_<digit>, which
  * calls descend() one level down; at the bottom, one malloc/free pair. Ten distinct functions, so that the return

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # paused.sh — what record --paused costs while recording is off: churn untraced, paused, recording, and the floor.
 set -euo pipefail
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # programs.sh — real programs from Debian packages, untraced and under memtrack and its peers, interleaved per round.
 set -euo pipefail
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # reader_rt.sh — drops with many threads: this build's memtrack against another build's, side by side on churn_threads.
 set -euo pipefail
 BENCH_NAME=reader_rt

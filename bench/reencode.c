@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * reencode.c — writes the records of an existing artifact again with this build's writer, to try encodings without
  * tracing: bytes per allocation event, the encoder's rate on one core, and a check that the new file reads back to
@@ -9,7 +10,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
 #include "artifact/artifact.h"
 
 struct recs {

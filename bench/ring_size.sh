@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # ring_size.sh — memtrack's own RSS (churn, 1,000,000 pairs) and drops (churn_threads, 64 threads) per --ring-size.
 # Run from anywhere as root after building (build/); two rounds of 32, 16 and 8 MiB. Needs jq.
 set -euo pipefail

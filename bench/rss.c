@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* rss.c — runs a command; reports its wall time, the peak RSS of that process alone and the peak over its tree. */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +11,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
 /*
  * Why ptrace: ru_maxrss from wait4() or RUSAGE_CHILDREN is the maximum over a process and every descendant it reaped,
  * so for `memtrack record -- cmd` it is max(memtrack, cmd). The process's own high-water mark is only readable while

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # rss_cost.sh — what the RSS records cost: pages (page faults) and churn, untraced, memtrack --no-rss and memtrack.
 set -euo pipefail
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # run.sh — memtrack's benchmark suite: each workload untraced, under memtrack, the probe floor, heaptrack and massif.
 set -euo pipefail
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # scale.sh — how memtrack's costs grow: with events, processes, threads and distinct call paths; per-process costs.
 set -euo pipefail
 

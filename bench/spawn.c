@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* spawn.c — benchmark workload: N short-lived children, one after another, each making 100 malloc/free pairs
  * (fork) or exec'ing a program (exec): what a traced process tree costs per process. */
 #include <stdio.h>
@@ -5,7 +6,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
 #define PAIRS 100
 
 void *(*volatile v_malloc)(size_t) = malloc;

@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* spawn_wide.c — benchmark workload: N children alive at once, each making 100 malloc/free pairs, then all reaped. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
 #define PAIRS 100
 
 void *(*volatile v_malloc)(size_t) = malloc;

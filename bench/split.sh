@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # split.sh — where memtrack's time above the floor goes on churn: the workload's own CPU time, configurations interleaved.
 set -euo pipefail
 

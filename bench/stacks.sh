@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # stacks.sh — what --stacks costs: slowdown against no stacks, definitions per distinct path, offline unwinding rate.
 #
 # Usage: bash bench/stacks.sh [--runs N] [--quick]   (as root, after `cmake --build build`)

@@ -1,10 +1,10 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // strmap.cc — benchmark program: N strings into a std::map and a std::unordered_map, looked up, then erased.
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
 #include <unordered_map>
-
 // Keys longer than the small-string buffer (15 bytes), so that each one is a heap block too: a node and its key's
 // characters, a real C++ program's pattern. A fixed xorshift seed makes every run allocate the same.
 static std::string key(unsigned long long &x)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* callers.bpf.h — BPF-only: which mallocs were a C++ operator new, told by the code they return into. */
 #ifndef MEMTRACK_CALLERS_BPF_H
 #define MEMTRACK_CALLERS_BPF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* calls.bpf.h — BPF-only: the allocator call in flight on each thread, from alloc_enter to alloc_return. */
 #ifndef MEMTRACK_CALLS_BPF_H
 #define MEMTRACK_CALLS_BPF_H
@@ -213,7 +214,7 @@ static __always_inline int call__enter(struct pt_regs *ctx, __u64 cookie, const 
 		c->stack = c->mark_stack;
 	}
 	c->mark_sp = 0;
-	if (!c->stack)
+	if (!c->stack && !live_paused)
 		c->stack = stack__capture(ctx);
 	c->throws = MT_COOKIE_THROWS(cookie) && !bpf_probe_read_user(&c->ret, sizeof(c->ret), (void *)sp);
 	c->depth = 1;
@@ -297,8 +298,9 @@ static __always_inline void call__complete(struct task_struct *task, struct mt_c
 
 	c->depth = 0;
 	c->throws = 0;
-	/* a release in flight: its record went out at its entry; live_paused: a call that began before the stop */
-	if (mt_func__is_free(c->func) || live_paused)
+	/* a release in flight: its record went out at its entry; live_paused: a call that began before the stop, unless
+	 * it released a block (realloc's old one), which the tracer records as a free (control.bpf.h) */
+	if (mt_func__is_free(c->func) || (live_paused && !c->old_addr))
 		return;
 	if (call__result(c, ret, &addr))
 		return;
@@ -476,12 +478,12 @@ int BPF_KPROBE(alloc_enter, __u64 a0, __u64 a1, __u64 a2)
 	__u32 regs;
 	struct mt_args_val v = {};
 
-	if (live_paused) {	/* recording off (control.bpf.h): the cheapest way out, one load */
-		if (MT_COOKIE_ARGS(bpf_get_attach_cookie(ctx)) == MT_ARGS_THROW)
+	cookie = bpf_get_attach_cookie(ctx);
+	if (live_paused && !control__passes(cookie)) {	/* recording off: allocations stop here (control.bpf.h) */
+		if (MT_COOKIE_ARGS(cookie) == MT_ARGS_THROW)
 			call__thrown(ctx);	/* a call that began before the stop: its return address */
 		return 0;
 	}
-	cookie = bpf_get_attach_cookie(ctx);
 	regs = MT_COOKIE_REGS(cookie);
 	if (regs) {
 		__u64 r[16];
@@ -506,6 +508,8 @@ int BPF_KPROBE(alloc_enter, __u64 a0, __u64 a1, __u64 a2)
 	case MT_ARGS_THROW: return call__thrown(ctx);
 	default: return 0;
 	}
+	if (live_paused && !v.old)	/* a realloc of NULL allocates only */
+		return 0;
 	if (MT_COOKIE_MARK(cookie))
 		return mark__set(ctx, cookie, v.size);
 	return call__enter(ctx, cookie, &v);

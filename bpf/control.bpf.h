@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* control.bpf.h — BPF-only: the control FIFO's lines (start, stop, mark LABEL), acted on in the writer's syscall. */
 #ifndef MEMTRACK_CONTROL_BPF_H
 #define MEMTRACK_CONTROL_BPF_H
@@ -11,9 +12,29 @@
 #define MT_CONTROL_READ (MT_MARK_LABEL_MAX + 8)	/* "mark " + the label + "\n", rounded up */
 
 /* Allocation records off: set by the tracer before the command runs (--paused), then by BPF at each start and stop
- * line (live: both write it while the command runs). The allocator probes test it first, and return at once while
- * it is set. */
+ * line (live: both write it while the command runs). The allocator probes test it first: while it is set, only
+ * releases go on (control__passes). */
 __u64 live_paused = 0;	/* 64 bits: clang 14 has BPF atomics of that width only */
+
+/*
+ * While recording is off the releases still go out, and realloc-like calls given a block (their return: the tracer
+ * keeps only their free side): a block allocated while recording was on may end while it is off, and without its
+ * free the window would leak it. Allocations stop here; so does a realloc of NULL (checked at its entry, once its
+ * arguments are read). The model drops the releases of blocks it never saw (allocated while off).
+ */
+static __always_inline bool control__passes(__u64 cookie)
+{
+	switch (MT_COOKIE_ARGS(cookie)) {
+	case MT_ARGS_FREE:
+	case MT_ARGS_FREE_SIZED:
+	case MT_ARGS_PTR_SIZE:
+	case MT_ARGS_PTR_NMEMB_SIZE:
+	case MT_ARGS_PTR_SIZE_ALIGN:
+		return true;
+	default:
+		return false;
+	}
+}
 
 /* The control FIFO's file (its s_dev and inode number): set by the tracer before the command runs; 0: none. */
 __u64 live_control_dev = 0;

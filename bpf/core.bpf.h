@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* core.bpf.h — BPF-only core: process ids, the records' clock, tracked processes, drop counters, ring emission and
  * batches, and the tracer's utility programs (batch_flush, clock_now, pidns_find). */
 #ifndef MEMTRACK_CORE_BPF_H

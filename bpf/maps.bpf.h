@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* maps.bpf.h — BPF-only: the one lookup-or-init of a map entry that threads may race to create (bcc's maps.bpf.h). */
 #ifndef MEMTRACK_MAPS_BPF_H
 #define MEMTRACK_MAPS_BPF_H

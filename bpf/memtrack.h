@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* memtrack.h — the records and constants shared by the BPF programs, the tracer and the artifact. */
 #ifndef MEMTRACK_SHARED_H
 #define MEMTRACK_SHARED_H
@@ -366,8 +367,18 @@ struct mt_file {
 	__u8 build_id[MT_BUILD_ID_MAX];
 	__u8 build_id_len;	/* 0: the file has no build-id note */
 	__u8 kind;		/* enum mt_allocator, 0 when the file holds none */
-	__u8 _pad[2];
+	__u8 flags;		/* MT_FILE_* */
+	__u8 _pad;
 	char path[MT_PATH_MAX];
+	__u8 sha256[32];	/* the content's hash, with MT_FILE_HASHED; absent from records of 320 bytes */
+};
+
+/* An MT_REC_FILE record of earlier writers: no sha256 (flags were 0). Readers take either size. */
+#define MT_FILE_SIZE_V1 320
+
+enum mt_file_flags {
+	MT_FILE_HASHED = 1 << 0,	/* sha256 holds the content's hash: a copy of other content is not the file */
+	MT_FILE_WITHHELD = 1 << 1,	/* the recording user may not read it: not copied into DIR or the cache */
 };
 
 /*
@@ -564,7 +575,7 @@ _Static_assert(sizeof(struct mt_attach_req) == 64, "mt_attach_req size");
 _Static_assert(sizeof(struct mt_held) == 16, "mt_held size");
 _Static_assert(sizeof(struct mt_ret_restore) == 16, "mt_ret_restore size");
 _Static_assert(sizeof(struct mt_mapping) == 72, "mt_mapping size");
-_Static_assert(sizeof(struct mt_file) == 320, "mt_file size");
+_Static_assert(sizeof(struct mt_file) == 352, "mt_file size");
 _Static_assert(sizeof(struct mt_stack) == 104, "mt_stack size");
 _Static_assert(sizeof(struct mt_syscall) == 80, "mt_syscall size");
 _Static_assert(sizeof(struct mt_fork) == 32, "mt_fork size");

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* rss.bpf.h — BPF-only: a tracked process's resident memory from the kernel's rss_stat tracepoint, at a bounded rate. */
 #ifndef MEMTRACK_RSS_BPF_H
 #define MEMTRACK_RSS_BPF_H

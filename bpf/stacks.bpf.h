@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* stacks.bpf.h — BPF-only: raw user stack capture at allocator entries, deduplicated in the kernel by call path. */
 #ifndef MEMTRACK_STACKS_BPF_H
 #define MEMTRACK_STACKS_BPF_H

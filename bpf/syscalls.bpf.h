@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* syscalls.bpf.h — BPF-only: the memory syscalls of tracked processes (mmap, munmap, brk, mremap) at their exit,
  * mprotect and mmap for the watcher, and write for the control FIFO. */
 #ifndef MEMTRACK_SYSCALLS_BPF_H

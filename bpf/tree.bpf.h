@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* tree.bpf.h — BPF-only: the process tree. Fork, exec and exit keep the tracked map and the process's records, and
  * call each feature's on_fork/on_exec/on_exit hook for the state it keeps by thread or process. */
 #ifndef MEMTRACK_TREE_BPF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* unwind.bpf.h — BPF-only: the in-kernel unwinder, a stack walked frame by frame with the modules' CFI tables. */
 #ifndef MEMTRACK_UNWIND_BPF_H
 #define MEMTRACK_UNWIND_BPF_H

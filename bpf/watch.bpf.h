@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* watch.bpf.h — BPF-only: notices executable file mappings of tracked processes and asks the tracer to attach. */
 #ifndef MEMTRACK_WATCH_BPF_H
 #define MEMTRACK_WATCH_BPF_H

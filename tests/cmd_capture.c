@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_capture.c — in-process runs of subcommands with stdout or stderr captured into a string. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* cmd_capture.h — runs a memtrack subcommand in-process with one of its output streams captured, for unit tests. */
 #ifndef MEMTRACK_CMD_CAPTURE_H
 #define MEMTRACK_CMD_CAPTURE_H

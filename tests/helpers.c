@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* helpers.c — the tests' shared helpers: scratch dir, command runner, whole files, golden files. */
 #include "helpers.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* helpers.h — what every test binary shares, kernel or not: its scratch dir, running commands, files, golden files. */
 #ifndef MEMTRACK_TEST_HELPERS_H
 #define MEMTRACK_TEST_HELPERS_H

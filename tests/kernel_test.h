@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* kernel_test.h — what the tests that trace on the real kernel share besides helpers.h: the BPF gate, phases. */
 #ifndef MEMTRACK_KERNEL_TEST_H
 #define MEMTRACK_KERNEL_TEST_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_artifact.c — round trips, damage and fuzzing of the events.mtz writer, reader and column codec. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_boundary.c — integration: the privilege boundary (issue 29): what the command does in DIR never makes root
  * write, chown or wait on a file it did not make; readers refuse what is not a regular file; DIR, the control
  * directory and --pid leave nothing behind that blocks a retry. */

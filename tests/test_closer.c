@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_closer.c — the closer process: each fd memtrack hands it is closed, those in flight at memtrack's end too. */
 #include <errno.h>
 #include <fcntl.h>

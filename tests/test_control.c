@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_control.c — integration: record --paused and the control FIFO's windows and marks, --strict's exit code. */
 #include "kernel_test.h"
 
@@ -18,6 +19,7 @@ struct window_log {
 	uint64_t allocs_by_size[4];	/* 1111, 2222, 3333, other */
 	uint64_t frees;
 	uint64_t outside;		/* allocator records not between a start and a stop mark */
+	uint64_t outside_allocs;	/* of them, calls other than releases (recording off keeps releases only) */
 	uint64_t inside;
 	uint32_t marks[4];		/* by enum mt_mark_kind */
 	char label[MT_MARK_LABEL_MAX + 1];
@@ -42,10 +44,11 @@ static int window__on_record(const struct mt_rec_hdr *h, void *ctx)
 		return 0;
 	w->inside += w->on;
 	w->outside += !w->on;
+	w->outside_allocs += !w->on && !mt_func__is_free(a->func);
 	if (a->func == MT_FN_FREE)
 		w->frees++;
 	else
-		w->allocs_by_size[a->size == 1111 ? 0 : a->size == 2222 ? 1 : a->size == 3333 ? 2 : 3]++;
+		w->allocs_by_size[a->size == 1111 ? 0 : a->size == 2222 ? 1 : a->size == 3333 ? 2 : 3]++;	/* other: 3 */
 	return 0;
 }
 
@@ -68,7 +71,7 @@ static void window__check_single(const char *dir)
 	assert_int_equal(w.allocs_by_size[2], 0);
 	assert_int_equal(w.allocs_by_size[3], 0);
 	assert_int_equal(w.frees, 100);
-	assert_int_equal(w.outside, 0);
+	assert_int_equal(w.outside_allocs, 0);
 	assert_int_equal(w.marks[MT_MARK_START], 1);
 	assert_int_equal(w.marks[MT_MARK_LABEL], 1);
 	assert_int_equal(w.marks[MT_MARK_STOP], 1);
@@ -88,8 +91,8 @@ static int control_run(const char *dir, const char *opt, const char *opt2, const
 	argv[n++] = "--";
 	argv[n++] = PROG("control_window");
 	argv[n++] = (char *)mode;
-	snprintf(out, sizeof(out), "%s.out", dir);
-	snprintf(err, sizeof(err), "%s.err", dir);
+	assert_true(snprintf(out, sizeof(out), "%s.out", dir) < (int)sizeof(out));
+	assert_true(snprintf(err, sizeof(err), "%s.err", dir) < (int)sizeof(err));
 	return mt_test__run(argv, out, err);
 }
 
@@ -136,8 +139,8 @@ static void test_unpaused_marks(void **state)
 	assert_int_equal(w.marks[MT_MARK_STOP], 1);
 }
 
-/* A second thread writes start, mark, stop while the first churns: no record outside the window, in the kernel's
- * order (the artifact's). */
+/* A second thread writes start, mark, stop while the first churns: no allocation outside the window, in the kernel's
+ * order (the artifact's); after the stop, releases only. */
 static void test_window_other_thread(void **state)
 {
 	struct window_log w;
@@ -149,7 +152,7 @@ static void test_window_other_thread(void **state)
 		snprintf(dir, sizeof(dir), "%s/threads.%d", mt_test_root, i);
 		assert_int_equal(control_run(dir, "--paused", NULL, "threads"), 0);
 		window__read(dir, &w);
-		assert_int_equal(w.outside, 0);
+		assert_int_equal(w.outside_allocs, 0);
 		assert_true(w.inside > 0);
 		assert_int_equal(w.allocs_by_size[0] + w.allocs_by_size[1] + w.allocs_by_size[2], 0);
 		assert_int_equal(w.marks[MT_MARK_START], 1);
@@ -252,6 +255,48 @@ static void test_held_free_at_stop(void **state)
 	mt_model__free(m);
 }
 
+/*
+ * Issue 32 item 2: 2000 blocks allocated inside a window and freed after its stop (1000 by free, 1000 by realloc)
+ * leak nothing: while recording is off the releases are still recorded, those of blocks allocated while off count
+ * nowhere, and a realloc is kept as the free of its old block.
+ */
+static void test_window_freed_after_stop(void **state)
+{
+	const struct mt_heap_stats *h;
+	struct mt_read_status st;
+	struct window_log w;
+	struct mt_model *m;
+	char dir[512], out[600], *text;
+	char *argv[] = { MT_BINARY, "report", dir, NULL };
+
+	(void)state;
+	mt_test__path(dir, sizeof(dir), "freed_after");
+	assert_int_equal(control_run(dir, "--paused", NULL, "freed_after"), 0);
+	window__read(dir, &w);
+	assert_int_equal(w.inside, 2000);
+	assert_int_equal(w.allocs_by_size[3], 2000);	/* 6666 B: no allocation of recording off was written */
+	assert_int_equal(w.allocs_by_size[0], 0);
+	assert_int_equal(w.frees, w.outside);		/* off: releases only */
+	assert_true(w.outside >= 2000);
+	assert_int_equal(mt_model__load(dir, &m, &st), 0);
+	h = &mt_model__totals(m)->heap;
+	assert_int_equal(h->allocations, 2000);
+	assert_int_equal(h->allocated_bytes, 2000 * 6666);
+	assert_int_equal(h->frees, 2000);
+	assert_int_equal(h->freed_bytes, 2000 * 6666);
+	assert_int_equal(h->leaked_allocations, 0);
+	assert_int_equal(h->leaked_bytes, 0);
+	assert_int_equal(h->still_live_allocations, 0);
+	assert_int_equal(h->unknown_frees, 0);
+	assert_int_equal(h->paused_frees, 0);
+	mt_model__free(m);
+	snprintf(out, sizeof(out), "%s.report", dir);
+	assert_int_equal(mt_test__run(argv, out, NULL), 0);
+	text = mt_test__read_file(out);
+	assert_non_null(strstr(text, "\n  leaked at exit:     0 blocks, 0 B\n"));
+	free(text);
+}
+
 /* The FIFO is the command's user's (--user nobody here), 0600 in a 0700 directory, and both go at the end. */
 static void test_fifo_owner(void **state)
 {
@@ -293,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_between_marks),
 		cmocka_unit_test(test_fifo_owner),
 		cmocka_unit_test(test_held_free_at_stop),
+		cmocka_unit_test(test_window_freed_after_stop),
 	};
 
 	return mt_test__main("test_control", tests, sizeof(tests) / sizeof(tests[0]));

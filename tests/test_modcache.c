@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_modcache.c — lean artifacts: modules kept once in the module cache, `pack`, `record --portable`. */
 #include "kernel_test.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_order.c — the tracer's reordering of ring records by their sequence numbers (tracer/order.c). */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_pidns.c — recording inside a nested PID namespace (unshare --pid): exact counts, the namespace's pids. */
 #include "kernel_test.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_privstacks.c — integration: with --stacks and --user, a setuid program's stack bytes stay out of the artifact. */
 #include "kernel_test.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_probe_site.c — tracer/probe_site.c: where a probe goes in a function, moved onto an emulated instruction only
  * when that is safe. */
 #include <errno.h>

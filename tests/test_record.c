@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_record.c — integration tests: `memtrack record` traces real programs on the real kernel, exact counts. */
 #include "kernel_test.h"
 
@@ -24,7 +25,9 @@
 #include "artifact/artifact.h"
 #include "model/model.h"
 #include "cli/summary.h"
+#include "report/leaks.h"
 #include "report/report.h"
+#include "report/sites.h"
 #include "common/elf.h"
 #include "common/u64map.h"
 
@@ -1229,13 +1232,14 @@ static const struct mt_proc *tree_only_child(const struct mt_model *m, uint32_t 
 	return found;
 }
 
-/* inherited + allocations - frees - replaced - exec_discarded - leaked = 0 once finished, blocks and bytes. */
+/* inherited + allocations - frees - replaced - exec_discarded - leaked - inherited_live = 0 once finished, blocks
+ * and bytes. */
 static void tree_identity(const struct mt_heap_stats *h)
 {
 	assert_int_equal(h->inherited_allocations + h->allocations - h->frees - h->replaced -
-			 h->exec_discarded_allocations - h->leaked_allocations, 0);
+			 h->exec_discarded_allocations - h->leaked_allocations - h->inherited_live_allocations, 0);
 	assert_int_equal(h->inherited_bytes + h->allocated_bytes - h->freed_bytes - h->replaced_bytes -
-			 h->exec_discarded_bytes - h->leaked_bytes, 0);
+			 h->exec_discarded_bytes - h->leaked_bytes - h->inherited_live_bytes, 0);
 }
 
 static void tree_identities(const struct mt_model *m)
@@ -1299,7 +1303,31 @@ static void test_tree_vfork_exec(void **state)
 	mt_model__free(m);
 }
 
-/* 100 children, each freeing one of the 100 blocks it inherited: matched frees, the other 99 leaked. */
+/* A vfork child that allocates before _exit runs in its parent's memory, whose probes are the parent's too (a
+ * perf-event uprobe's filter is the memory): each of its calls counts once, as the child's. */
+static void test_tree_vfork_alloc(void **state)
+{
+	char *argv[] = { PROG("tree_vfork_alloc"), NULL };
+	struct mt_model *m = tree_record("tree_vfork_alloc", argv);
+	const struct mt_proc *root = mt_model__find_proc(m, mt_model__session(m)->root_pid), *child;
+
+	(void)state;
+	child = tree_only_child(m, root->pid);
+	assert_int_equal(child->heap.allocations, 6);
+	assert_int_equal(child->heap.allocated_bytes, 5 * 3333 + 4444);
+	assert_int_equal(child->heap.frees, 5);
+	assert_int_equal(child->heap.inherited_allocations, 1);
+	assert_int_equal(child->heap.leaked_allocations, 1);	/* its 4444 */
+	assert_int_equal(child->heap.inherited_live_allocations, 1);	/* the 3200 it inherited */
+	assert_int_equal(root->heap.allocations, 2);
+	assert_int_equal(root->heap.frees, 2);
+	assert_int_equal(mt_model__totals(m)->heap.unknown_frees, 0);
+	tree_identities(m);
+	mt_model__free(m);
+}
+
+/* 100 children, each freeing one of the 100 blocks it inherited: matched frees, the other 99 inherited and still
+ * live at the exit, not leaked (the parent's). */
 static void test_tree_fork_100(void **state)
 {
 	char *argv[] = { PROG("tree_fork_100"), NULL };
@@ -1319,7 +1347,8 @@ static void test_tree_fork_100(void **state)
 		assert_int_equal(p->heap.inherited_bytes, 100 * 2000 + 99 * 100 / 2);
 		assert_int_equal(p->heap.frees, 1);
 		assert_int_equal(p->heap.unknown_frees, 0);
-		assert_int_equal(p->heap.leaked_allocations, 99);
+		assert_int_equal(p->heap.leaked_allocations, 0);
+		assert_int_equal(p->heap.inherited_live_allocations, 99);
 	}
 	assert_int_equal(children, 100);
 	assert_int_equal(mt_model__find_proc(m, root)->heap.frees, 100);
@@ -1565,6 +1594,132 @@ static void test_suppress_builtin(void **state)
 	assert_non_null(strstr(out, "  leaked at exit:     2 blocks, 75.1 KiB (76946 B)\n"));
 	assert_non_null(strstr(out, "  #1   71.0 KiB (72704 B) in 1 block; pid "));
 	assert_non_null(strstr(out, "  #2   4.1 KiB (4242 B) in 1 block; pid "));
+}
+
+/* The entries' leaked and suppressed bytes, by the one rule (what pprof's inuse_space and speedscope sum). */
+static void stacks_leaks(const char *dir, bool builtins, uint64_t *leaked, uint64_t *suppressed)
+{
+	struct mt_suppressions *sup = mt_suppressions__new(builtins);
+	struct mt_read_status st;
+	struct mt_stacks *s;
+	size_t i;
+	int err;
+
+	assert_non_null(sup);
+	s = mt_sites__load(dir, sup, false, "test", &err, &st);
+	assert_non_null(s);
+	*leaked = *suppressed = 0;
+	for (i = 0; i < mt_stacks__count(s); i++) {
+		*leaked += mt_stacks__entry(s, i)->leaked_bytes;
+		*suppressed += mt_stacks__entry(s, i)->suppressed_bytes;
+	}
+	mt_stacks__free(s);
+	mt_suppressions__free(sup);
+}
+
+/*
+ * Issue 32 item 1: one DIR, one number. cxx_leak_one leaks 4242 B of its own and libstdc++'s 72,704-byte pool;
+ * record's summary, report (text and JSON), diff, flamegraph --weight leaked and the stacks pprof and speedscope
+ * write all say 4242 B leaked and 72704 B suppressed; with --no-default-suppress all say 76946 B and none.
+ */
+static void test_leaks_one_number(void **state)
+{
+	char dir[256], out[32768], *argv[] = { MT_BINARY, "record", "--stacks", "-o", dir, "--",
+					       PROG("cxx_leak_one"), NULL };
+	char *report[] = { "report", "--json", "--sites", "0", dir, NULL };
+	char *report_all[] = { "report", "--json", "--sites", "0", "--no-default-suppress", dir, NULL };
+	char *diff[] = { "diff", "--json", dir, dir, NULL };
+	char *diff_all[] = { "diff", "--json", "--no-default-suppress", dir, dir, NULL };
+	char *flame[] = { "flamegraph", "--collapsed", "--weight", "leaked", dir, NULL };
+	char *flame_all[] = { "flamegraph", "--collapsed", "--weight", "leaked", "--no-default-suppress", dir, NULL };
+	uint64_t leaked, suppressed;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "leaks_one_number");
+	assert_int_equal(run_named("leaks_one_number", argv), 0);
+	read_file("leaks_one_number", "err", out, sizeof(out));
+	assert_non_null(strstr(out, "memtrack: leaked at exit 1 block (4.1 KiB), suppressed 1 block (71.0 KiB: runtime "
+				    "one-offs)"));
+	assert_int_equal(memtrack_run("leaks_one_report", out, sizeof(out), report), 0);
+	assert_non_null(strstr(out, "    \"leaked_allocations\": 1,\n    \"leaked_bytes\": 4242,\n"
+				    "    \"suppressed_allocations\": 1,\n    \"suppressed_bytes\": 72704,\n"));
+	assert_int_equal(memtrack_run("leaks_one_report_all", out, sizeof(out), report_all), 0);
+	assert_non_null(strstr(out, "    \"leaked_allocations\": 2,\n    \"leaked_bytes\": 76946,\n"
+				    "    \"suppressed_allocations\": 0,\n    \"suppressed_bytes\": 0,\n"));
+	assert_int_equal(memtrack_run("leaks_one_diff", out, sizeof(out), diff), 0);
+	assert_non_null(strstr(out, "      \"leaked_allocations\": 1,\n      \"leaked_bytes\": 4242,\n"
+				    "      \"suppressed_allocations\": 1,\n      \"suppressed_bytes\": 72704\n"));
+	assert_int_equal(memtrack_run("leaks_one_diff_all", out, sizeof(out), diff_all), 0);
+	assert_non_null(strstr(out, "      \"leaked_allocations\": 2,\n      \"leaked_bytes\": 76946,\n"
+				    "      \"suppressed_allocations\": 0,\n      \"suppressed_bytes\": 0\n"));
+	assert_int_equal(memtrack_run("leaks_one_flame", out, sizeof(out), flame), 0);
+	assert_non_null(strstr(out, " 4242\n"));
+	assert_int_equal(strchr(out, '\n') - out + 1, (long)strlen(out));	/* one stack: the pool's is left out */
+	assert_int_equal(memtrack_run("leaks_one_flame_all", out, sizeof(out), flame_all), 0);
+	assert_non_null(strstr(out, " 4242\n"));
+	assert_non_null(strstr(out, " 72704\n"));
+	stacks_leaks(dir, true, &leaked, &suppressed);
+	assert_int_equal(leaked, 4242);
+	assert_int_equal(suppressed, 72704);
+	stacks_leaks(dir, false, &leaked, &suppressed);
+	assert_int_equal(leaked, 76946);
+	assert_int_equal(suppressed, 0);
+}
+
+/* The sum of the weights of collapsed flame graph lines ("path N"). */
+static uint64_t collapsed_sum(const char *text)
+{
+	const char *p, *nl;
+	uint64_t sum = 0;
+
+	for (p = text; (nl = strchr(p, '\n')); p = nl + 1)
+		sum += strtoull(memrchr(p, ' ', nl - p) + 1, NULL, 10);
+	return sum;
+}
+
+/*
+ * Issue 32 item 3: the README's example forks a child that builds and frees a table of its own and never touches
+ * the 10,001 blocks it inherited (the parent's table and rows): it leaks nothing, and holds 10,001 blocks
+ * inherited and still live at its exit, which no command calls its leaks.
+ */
+static void test_fork_child_inherited_live(void **state)
+{
+	char dir[256], out[65536], *argv[] = { MT_BINARY, "record", "--stacks", "-o", dir, "--", PROG("example"), NULL };
+	char *report[] = { "report", "--json", "--sites", "0", dir, NULL };
+	char *flame[] = { "flamegraph", "--collapsed", "--weight", "leaked", dir, NULL };
+	const char *child;
+	uint64_t inherited = 0;
+	struct mt_suppressions *sup;
+	struct mt_read_status st;
+	struct mt_stacks *s;
+	size_t i;
+	int err;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "inherited_live");
+	assert_int_equal(run_named("inherited_live", argv), 0);
+	read_file("inherited_live", "err", out, sizeof(out));
+	assert_non_null(strstr(out, "memtrack: leaked at exit 11 blocks (78.8 KiB), suppressed 1 block (4.0 KiB: "
+				    "runtime one-offs), inherited and still live 10001 blocks (3.1 MiB: fork children's, "
+				    "their parent's blocks);"));
+	assert_int_equal(memtrack_run("inherited_live_report", out, sizeof(out), report), 0);
+	assert_non_null(strstr(out, "    \"leaked_allocations\": 11,\n    \"leaked_bytes\": 80685,\n"));
+	assert_non_null(strstr(out, "    \"inherited_live_allocations\": 10001,\n"
+				    "    \"inherited_live_bytes\": 3242360,\n"));
+	child = strstr(out, "\"inherited_allocations\": 10001,");	/* the child's row */
+	assert_non_null(child);
+	assert_non_null(strstr(child, "      \"leaked_allocations\": 0,\n      \"leaked_bytes\": 0,\n"));
+	assert_non_null(strstr(child, "      \"inherited_live_allocations\": 10001,\n"));
+	assert_int_equal(memtrack_run("inherited_live_flame", out, sizeof(out), flame), 0);
+	assert_int_equal(collapsed_sum(out), 80685);
+	sup = mt_suppressions__new(true);
+	s = mt_sites__load(dir, sup, false, "test", &err, &st);
+	assert_non_null(s);
+	for (i = 0; i < mt_stacks__count(s); i++)
+		inherited += mt_stacks__entry(s, i)->inherited_live_allocations;
+	assert_int_equal(inherited, 10001);
+	mt_stacks__free(s);
+	mt_suppressions__free(sup);
 }
 
 /* Failed calls (addr 0) by func and size; size ANY_SIZE is any, so calloc's saturated UINT64_MAX is asked by func. */
@@ -2617,6 +2772,7 @@ int main(void)
 		cmocka_unit_test(test_subreaper_no_closer),
 		cmocka_unit_test(test_tree_fork_exec),
 		cmocka_unit_test(test_tree_vfork_exec),
+		cmocka_unit_test(test_tree_vfork_alloc),
 		cmocka_unit_test(test_tree_fork_100),
 		cmocka_unit_test(test_tree_threads_frees),
 		cmocka_unit_test(test_tree_threads_no_unknown_frees),
@@ -2626,6 +2782,8 @@ int main(void)
 		cmocka_unit_test(test_window_real),
 		cmocka_unit_test(test_suppress_site),
 		cmocka_unit_test(test_suppress_builtin),
+		cmocka_unit_test(test_leaks_one_number),
+		cmocka_unit_test(test_fork_child_inherited_live),
 		cmocka_unit_test(test_failed_calls),		 cmocka_unit_test(test_failed_calls_each),
 		cmocka_unit_test(test_failed_new_nothrow),	 cmocka_unit_test(test_cxx_new_tcmalloc),
 		cmocka_unit_test(test_cxx_new_mimalloc),	 cmocka_unit_test(test_bad_alloc_libstdcxx),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_report.c — the model's accounting on synthetic records, the reorder window, JSON, and golden report/dump. */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +21,7 @@
 #include "artifact/artifact.h"
 #include "cli/commands.h"
 #include "common/json.h"
+#include "common/text.h"
 #include "common/u64map.h"
 #include "model/model.h"
 #include "model/pmap.h"
@@ -1215,15 +1217,18 @@ static void put_thread_exit(struct sink *s, uint64_t ts, uint32_t pid, uint32_t 
 	put(s, &t, sizeof(t));
 }
 
-/* start_live + inherited + allocations - frees - replaced - exec_discarded - leaked - still_live = live. */
+/*
+ * start_live + inherited + allocations - frees - replaced - exec_discarded - leaked - inherited_live - still_live
+ * = live.
+ */
 static void assert_identity(const struct mt_heap_stats *h)
 {
 	assert_int_equal(h->start_live_allocations + h->inherited_allocations + h->allocations - h->frees -
-			 h->replaced - h->exec_discarded_allocations - h->leaked_allocations - h->still_live_allocations,
-			 h->live_allocations);
+			 h->replaced - h->exec_discarded_allocations - h->leaked_allocations -
+			 h->inherited_live_allocations - h->still_live_allocations, h->live_allocations);
 	assert_int_equal(h->start_live_bytes + h->inherited_bytes + h->allocated_bytes - h->freed_bytes -
-			 h->replaced_bytes - h->exec_discarded_bytes - h->leaked_bytes - h->still_live_bytes,
-			 h->live_bytes);
+			 h->replaced_bytes - h->exec_discarded_bytes - h->leaked_bytes - h->inherited_live_bytes -
+			 h->still_live_bytes, h->live_bytes);
 }
 
 /* Every process, image and the totals add up. */
@@ -1326,8 +1331,9 @@ static void test_fork_100_children(void **state)
 		assert_int_equal(c->heap.inherited_bytes, 200 * 16 + i * 16);	/* i blocks of 16 became 32 */
 		assert_int_equal(c->heap.frees, 1);
 		assert_int_equal(c->heap.unknown_frees, 0);
-		assert_int_equal(c->heap.leaked_allocations, 199);
-		assert_int_equal(c->heap.leaked_bytes, 200 * 16 + i * 16 - 16);
+		assert_int_equal(c->heap.leaked_allocations, 0);	/* the parent's blocks, never its own */
+		assert_int_equal(c->heap.inherited_live_allocations, 199);
+		assert_int_equal(c->heap.inherited_live_bytes, 200 * 16 + i * 16 - 16);
 	}
 	assert_int_equal(parent->heap.allocations, 300);
 	assert_int_equal(parent->heap.frees, 100);
@@ -1376,8 +1382,10 @@ static void test_fork_grandchild_isolation(void **state)
 	assert_int_equal(c->heap.inherited_bytes, 100);
 	assert_int_equal(c->heap.frees, 1);
 	assert_int_equal(c->heap.unknown_frees, 1 + 1);
-	assert_int_equal(c->heap.leaked_allocations, 3);
-	assert_int_equal(c->heap.leaked_bytes, 150);
+	assert_int_equal(c->heap.leaked_allocations, 1);		/* 0x6000, its own */
+	assert_int_equal(c->heap.leaked_bytes, 60);
+	assert_int_equal(c->heap.inherited_live_allocations, 2);	/* 0x4000 and 0x5000: 11's */
+	assert_int_equal(c->heap.inherited_live_bytes, 90);
 	assert_identities(f->m);
 }
 
@@ -1540,6 +1548,8 @@ struct ref_proc {
 	struct mt_u64map live;		/* addr → size */
 	struct mt_u64map freed;		/* addr → tid that freed it last, since the image began */
 	struct mt_u64map held;		/* tid → 1 */
+	struct mt_u64map inh;		/* addr → size: inherited at the fork, held since */
+	uint64_t inh_bytes;
 	struct mt_heap_stats h;
 };
 
@@ -1564,16 +1574,29 @@ static void ref_end(struct ref_proc *p, char how)
 		p->h.exec_discarded_allocations += p->live.count;
 		p->h.exec_discarded_bytes += p->h.live_bytes;
 	} else if (how == 'e') {
-		p->h.leaked_allocations += p->live.count;
-		p->h.leaked_bytes += p->h.live_bytes;
+		p->h.leaked_allocations += p->live.count - p->inh.count;
+		p->h.leaked_bytes += p->h.live_bytes - p->inh_bytes;
+		p->h.inherited_live_allocations += p->inh.count;
+		p->h.inherited_live_bytes += p->inh_bytes;
 	} else {
 		p->h.still_live_allocations += p->live.count;
 		p->h.still_live_bytes += p->h.live_bytes;
 	}
 	p->h.live_bytes = 0;
+	p->inh_bytes = 0;
 	mt_u64map__release(&p->live);
 	mt_u64map__release(&p->freed);
 	mt_u64map__release(&p->held);
+	mt_u64map__release(&p->inh);
+}
+
+/* The block at addr left p: when it was an inherited one, p holds one fewer. */
+static void ref_inh_gone(struct ref_proc *p, uint64_t addr)
+{
+	uint64_t size;
+
+	if (mt_u64map__del(&p->inh, addr, &size))
+		p->inh_bytes -= size;
 }
 
 static void ref_alloc(struct ref *r, struct ref_proc *p, uint32_t tid, uint64_t addr, uint64_t size)
@@ -1583,6 +1606,7 @@ static void ref_alloc(struct ref *r, struct ref_proc *p, uint32_t tid, uint64_t 
 	put_alloc_tid(&r->f->s, r->ts++, p->pid, tid, MT_FN_MALLOC, addr, size, 0);
 	if (mt_u64map__del(&p->held, tid, NULL))
 		p->h.unknown_frees++;
+	ref_inh_gone(p, addr);
 	if (mt_u64map__put(&p->live, addr, size, &old) == 1) {
 		p->h.replaced++;
 		p->h.replaced_bytes += old;
@@ -1600,6 +1624,7 @@ static void ref_free(struct ref *r, struct ref_proc *p, uint32_t tid, uint64_t a
 
 	put_alloc_tid(&r->f->s, r->ts++, p->pid, tid, MT_FN_FREE, addr, 0, 0);
 	if (mt_u64map__del(&p->live, addr, &size)) {
+		ref_inh_gone(p, addr);
 		p->h.frees++;
 		p->h.freed_bytes += size;
 		p->h.live_bytes -= size;
@@ -1620,6 +1645,8 @@ static void ref_fork(struct ref *r, struct ref_proc *p)
 	c->alive = true;
 	put_fork(&r->f->s, r->ts++, p->pid, c->pid);
 	assert_int_equal(mt_u64map__copy(&c->live, &p->live), 0);
+	assert_int_equal(mt_u64map__copy(&c->inh, &p->live), 0);
+	c->inh_bytes = p->h.live_bytes;
 	c->h.inherited_allocations = p->live.count;
 	c->h.inherited_bytes = c->h.live_bytes = p->h.live_bytes;
 }
@@ -1679,6 +1706,8 @@ static void ref_compare(const struct ref_proc *p, const struct mt_proc *q)
 	assert_int_equal(a->exec_discarded_bytes, b->exec_discarded_bytes);
 	assert_int_equal(a->leaked_allocations, b->leaked_allocations);
 	assert_int_equal(a->leaked_bytes, b->leaked_bytes);
+	assert_int_equal(a->inherited_live_allocations, b->inherited_live_allocations);
+	assert_int_equal(a->inherited_live_bytes, b->inherited_live_bytes);
 	assert_int_equal(a->still_live_allocations, b->still_live_allocations);
 	assert_int_equal(a->still_live_bytes, b->still_live_bytes);
 }
@@ -2091,6 +2120,34 @@ static void test_leaks_listing(void **state)
 	free(out);
 }
 
+/* Issue 32 item 4: C++ names with their template arguments elided, operators' '<' kept, literally. */
+static void test_elide_templates(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "std::vector<int, std::allocator<int> >::push_back", "std::vector<\u2026>::push_back" },
+		{ "std::vector<int, std::allocator<int> >::_M_realloc_insert<int const&>",
+		  "std::vector<\u2026>::_M_realloc_insert<\u2026>" },
+		{ "std::map<std::string, int>::operator[]", "std::map<\u2026>::operator[]" },
+		{ "std::operator<< <std::char_traits<char> >", "std::operator<< <\u2026>" },
+		{ "app::Key::operator<", "app::Key::operator<" },
+		{ "app::Key::operator<=>", "app::Key::operator<=>" },
+		{ "std::function<void (int)>::operator()", "std::function<\u2026>::operator()" },
+		{ "core::ptr::drop_in_place::<mycrate::Foo>", "core::ptr::drop_in_place::<\u2026>" },
+		{ "plain_c_function", "plain_c_function" },
+		{ "broken<", "broken<" },
+	};
+	size_t i;
+	char *o;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		o = mt_text__elide_templates(cases[i][0]);
+		assert_non_null(o);
+		assert_string_equal(o, cases[i][1]);
+		free(o);
+	}
+}
+
 /* Without an END record and with processes that never exited: "still live", never "leaked at exit". */
 static void test_still_live_unfinished(void **state)
 {
@@ -2116,6 +2173,7 @@ static void test_still_live_unfinished(void **state)
 	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", "--json", s->dir, NULL);
 	assert_non_null(strstr(out, "    \"leaked_allocations\": 1,\n    \"leaked_bytes\": 22,\n"
 				    "    \"suppressed_allocations\": 0,\n    \"suppressed_bytes\": 0,\n"
+				    "    \"inherited_live_allocations\": 0,\n    \"inherited_live_bytes\": 0,\n"
 				    "    \"still_live_allocations\": 1,\n    \"still_live_bytes\": 100,\n"));
 	free(out);
 }
@@ -2241,8 +2299,10 @@ static void test_filter_window(void **state)
 	h = &mt_model__totals(m)->heap;
 	assert_int_equal(h->start_live_allocations, 3);
 	assert_int_equal(h->allocations, 0);
-	assert_int_equal(h->leaked_allocations, 3);
-	assert_int_equal(h->leaked_bytes, 370);
+	assert_int_equal(h->leaked_allocations, 2);		/* b and d, 10's */
+	assert_int_equal(h->leaked_bytes, 270);
+	assert_int_equal(h->inherited_live_allocations, 1);	/* a, which 11 inherited and never freed */
+	assert_int_equal(h->inherited_live_bytes, 100);
 	assert_int_equal(h->still_live_allocations, 0);
 	assert_false(mt_model__image(m, 1)->open_end);
 	mt_model__free(m);
@@ -2506,6 +2566,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_suppress_file, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_leaks_listing, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_still_live_unfinished, scratch_setup, scratch_teardown),
+		cmocka_unit_test(test_elide_templates),
 		cmocka_unit_test(test_filter_pid_exe),
 		cmocka_unit_test(test_filter_window),
 		cmocka_unit_test_setup_teardown(test_filter_report, scratch_setup, scratch_teardown),

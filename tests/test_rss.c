@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_rss.c — integration: resident memory records from the rss_stat tracepoint, their rate, model, dump, timeline. */
 #include "kernel_test.h"
 
@@ -90,8 +91,8 @@ static int rss_run(const char *dir, const char *opt)
 		argv[n++] = (char *)opt;
 	argv[n++] = "--";
 	argv[n++] = PROG("rss_touch");
-	snprintf(out, sizeof(out), "%s.out", dir);
-	snprintf(err, sizeof(err), "%s.err", dir);
+	assert_true(snprintf(out, sizeof(out), "%s.out", dir) < (int)sizeof(out));
+	assert_true(snprintf(err, sizeof(err), "%s.err", dir) < (int)sizeof(err));
 	return mt_test__run(argv, out, err);
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_seize.c — tracer/seize.c on the real kernel: record --pid seizes a running process, counts exactly from
  * "attached", detaches. */
 #include "kernel_test.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_stacks.c — stacks offline: captured stacks symbolized, reported, DWARF-unwound, checked against FP chains. */
 /* The stacks are real (tests/stacks/stackprog); the address-space model and accounting also get synthetic ones. */
 #include <errno.h>
@@ -1275,7 +1276,8 @@ static void test_aspace_fork_exec_munmap(void **state)
 			assert_int_equal(e->allocations, 2);	/* both allocations named hash 1 */
 			assert_int_equal(e->bytes, 20);
 			assert_int_equal(e->discarded_bytes, 10);	/* pid 101's at its exec */
-			assert_int_equal(e->leaked_bytes, 10);		/* pid 100's at the end */
+			assert_int_equal(e->leaked_bytes, 0);
+			assert_int_equal(e->still_live_bytes, 10);	/* pid 100's at the end: no exit record */
 		} else if (e->hash == 2) {
 			assert_int_equal(e->nframes, 0);	/* in no mapping: not a return address */
 			assert_true(e->fp_broken);
@@ -1284,7 +1286,7 @@ static void test_aspace_fork_exec_munmap(void **state)
 			assert_int_equal(e->hash, 3);
 			assert_int_equal(e->nframes, 0);
 			assert_true(e->fp_broken);
-			assert_int_equal(e->leaked_bytes, 30);
+			assert_int_equal(e->still_live_bytes, 30);	/* no exit record */
 		}
 	}
 	assert_int_equal(mt_stacks__count(s), 3);
@@ -1432,8 +1434,9 @@ static void test_stacks_40_children(void **state)
 {
 	static const char *const funcs[] = { "f19", "f20" };
 	static const uint64_t x[14] = { 1, 10, 40, 400, 40, 400, 0, 0, 1, 10, 0, 0, 41, 410 };
-	/* Y was the parent's last allocation when it freed it: temporary */
-	static const uint64_t y[14] = { 1, 20, 40, 800, 1, 20, 0, 0, 40, 800, 1, 20, 41, 820 };
+	/* Y was the parent's last allocation when it freed it: temporary; the children held it, inherited, to their
+	 * exits: not their leaks */
+	static const uint64_t y[14] = { 1, 20, 40, 800, 1, 20, 0, 0, 0, 0, 1, 20, 41, 820 };
 	struct mt_mapping map;
 	struct synth w = { 0 };
 	struct mt_stacks *s;
@@ -1459,6 +1462,9 @@ static void test_stacks_40_children(void **state)
 	s = load(dir);
 	assert_counts(entry_of(s, 1), x);
 	assert_counts(entry_of(s, 2), y);
+	assert_int_equal(entry_of(s, 2)->inherited_live_allocations, 40);
+	assert_int_equal(entry_of(s, 2)->inherited_live_bytes, 800);
+	assert_int_equal(entry_of(s, 1)->inherited_live_allocations, 0);
 	assert_int_equal(mt_stack_heap__nr_procs(mt_stacks__heap(s)), 41);
 	assert_int_equal(mt_stack_heap__peak_bytes(mt_stacks__heap(s)), 41 * 30);
 	mt_stacks__free(s);
@@ -1501,9 +1507,10 @@ static void test_stacks_out_of_order(void **state)
 	assert_int_equal(t->heap.unknown_frees, 4096);
 	assert_int_equal(e->allocations, 5000);
 	assert_int_equal(e->frees, t->heap.frees);
-	/* no exit record: the model calls the blocks left still live; a site counts them with its leaks */
-	assert_int_equal(e->leaked_allocations, t->heap.leaked_allocations + t->heap.still_live_allocations);
-	assert_int_equal(e->frees + e->leaked_allocations, 5000);
+	/* no exit record: the model calls the blocks left still live, and so does the stack */
+	assert_int_equal(e->leaked_allocations, t->heap.leaked_allocations);
+	assert_int_equal(e->still_live_allocations, t->heap.still_live_allocations);
+	assert_int_equal(e->frees + e->still_live_allocations, 5000);
 	mt_model__free(m);
 	mt_stacks__free(s);
 }
@@ -1723,8 +1730,8 @@ static void test_peak_sites(void **state)
 	free(out);
 	out = sites_json(mt_sites__json_sections, sites, 10);
 	assert_int_equal(strncmp(out, "{\"peak_live_bytes\":4000,\"peak_ts_ns\":", 37), 0);
-	assert_non_null(strstr(out, ",\"sites_at_peak\":[{\"bytes\":3000,\"count\":3,\"leaked_bytes\":1000,\"stacks\":1,"
-				    "\"peak_bytes\":3000,\"peak_allocations\":3,"));
+	assert_non_null(strstr(out, ",\"sites_at_peak\":[{\"bytes\":3000,\"count\":3,\"leaked_bytes\":1000,"
+				    "\"suppressed_bytes\":0,\"stacks\":1,\"peak_bytes\":3000,\"peak_allocations\":3,"));
 	free(out);
 	mt_sites__free(sites);
 	out = collapsed(s, MT_FG_PEAK);
@@ -1769,7 +1776,8 @@ static void test_temporaries(void **state)
 	free(out);
 	out = sites_json(mt_sites__json_sections, sites, 10);
 	assert_non_null(strstr(out, ",\"temporary_allocations\":100,\"temporary_bytes\":3200,\"sites_by_temporary\":"
-				    "[{\"bytes\":3200,\"count\":100,\"leaked_bytes\":0,\"stacks\":1,\"peak_bytes\":"));
+				    "[{\"bytes\":3200,\"count\":100,\"leaked_bytes\":0,\"suppressed_bytes\":0,\"stacks\":1,"
+				    "\"peak_bytes\":"));
 	free(out);
 	out = sites_json(json_site_keys_of, sites, (size_t)(one - sites->sites));
 	assert_non_null(strstr(out, ",\"temporary_allocations\":100,\"temporary_bytes\":3200,"));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_stacks_record.c — `record --stacks` on the real kernel: call paths hashed by path, symbolized offline. */
 #include "kernel_test.h"
 

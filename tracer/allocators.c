@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* allocators.c — classifies an ELF file by the allocator it defines and lists the entry points to probe. */
 #include <errno.h>
 #include <fcntl.h>
@@ -474,7 +475,7 @@ static void kinds__warn_many(const char *path, unsigned int kinds, uint8_t prima
 		kinds & 1u << MT_ALLOCATOR_TCMALLOC ? "tcmalloc" : "", mt_allocator__name(primary));
 }
 
-int mt_allocators__plan(const char *path, struct mt_probe_plan *plan)
+int mt_allocators__plan(const char *path, const char *name, struct mt_probe_plan *plan)
 {
 	struct symset s = { .fd = -1 };
 	const char *je_prefix = "";
@@ -491,7 +492,7 @@ int mt_allocators__plan(const char *path, struct mt_probe_plan *plan)
 	plan->kind = kinds__primary(kinds);
 	if (plan->kind) {
 		plan__build(plan, &s, kinds, je_prefix);
-		kinds__warn_many(path, kinds, plan->kind);
+		kinds__warn_many(name, kinds, plan->kind);
 	}
 free_set:
 	if (s.fd >= 0)

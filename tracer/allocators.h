@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* allocators.h — what to probe in a file: the allocator it defines and one probe site per entry point. */
 #ifndef MEMTRACK_TRACER_ALLOCATORS_H
 #define MEMTRACK_TRACER_ALLOCATORS_H
@@ -29,8 +30,9 @@ struct mt_probe_plan {
 	uint64_t forwarders[MT_PROBE_FORWARDERS_MAX];	/* frees not probed: each jumps to one that is */
 };
 
-/* The plan for the ELF file at path (kind 0 and no sites when it holds no allocator). 0 or -errno. */
-int mt_allocators__plan(const char *path, struct mt_probe_plan *plan);
+/* The plan for the ELF file at path (kind 0 and no sites when it holds no allocator); name: what messages call it
+ * (path may be /proc/self/fd/N, the mapped file itself). 0 or -errno. */
+int mt_allocators__plan(const char *path, const char *name, struct mt_probe_plan *plan);
 /*
  * With --stacks, every C++ runtime's operator new is marked at its entry (AS_MARK) instead of being told by its
  * malloc's return address: the call path is captured at the mark, where it starts at the program's call; from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* attach.c — the attach worker: each requested file is classified once, probed, and its held threads resumed. */
 #include <errno.h>
 #include <fcntl.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "artifact/artifact.h"
@@ -105,47 +107,84 @@ static void req__proc_path(const struct mt_attach_req *r, int k, const char *wha
 	snprintf(path, n, "/proc/%u/%s", k ? r->pid : r->tid, what);
 }
 
-/*
- * /proc/TID/map_files/START-END opens the very file that is mapped, even when it was deleted or lives in an overlay;
- * the record keeps the name it links to. The uprobe goes by that name when it still is the same inode. By the
- * mapping thread's id, not the process's: a leader that called pthread_exit is a zombie without memory.
- */
-static void file__paths(const struct mt_attach_req *r, char *map_path, size_t mlen, char *name, size_t nlen)
+/* fd's file is the mapped one: its inode, and its device in either encoding (the kernel's s_dev packs major:minor
+ * as 12:20 bits, stat's st_dev as glibc's makedev()). An overlay's file shows the overlay's device, not the layer's
+ * that BPF sees: through map_files (the mapping's own file) the inode suffices. */
+static bool file__is_mapped(int fd, const struct mt_attach_req *r, bool by_mapping)
 {
-	char what[64];
 	struct stat st;
-	ssize_t n = 0;
+	uint64_t kdev;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_ino != r->ino)
+		return false;
+	kdev = ((uint64_t)major(st.st_dev) << MT_KDEV_MINOR_BITS) | minor(st.st_dev);
+	return by_mapping || st.st_dev == r->dev || kdev == r->dev;
+}
+
+/* The path the mapping's map_files entry links to, for the record ("" when the mapping is gone). By the mapping
+ * thread's id, not the process's: a leader that called pthread_exit is a zombie without memory. */
+static void file__name(const struct mt_attach_req *r, char *name, size_t nlen)
+{
+	char what[64], map_path[96];
+	ssize_t n = -1;
 	int k;
 
 	snprintf(what, sizeof(what), "map_files/%llx-%llx", (unsigned long long)r->start, (unsigned long long)r->end);
 	for (k = 0; k < 2 && n <= 0; k++) {
-		req__proc_path(r, k, what, map_path, mlen);
+		req__proc_path(r, k, what, map_path, sizeof(map_path));
 		n = readlink(map_path, name, nlen - 1);
 	}
 	name[n > 0 ? n : 0] = 0;
-	if (n <= 0) {
+	if (n <= 0)
 		pr_warn("cannot resolve %s: %s\n", map_path, strerror(errno));
-		return;
+}
+
+/*
+ * The mapped file, opened once and never again by name: /proc/TID/map_files/START-END opens the very file that is
+ * mapped, even when it was deleted or lives in an overlay (it needs CAP_CHECKPOINT_RESTORE: without it, name, the
+ * path it links to, is opened instead). Either way the descriptor's inode must be the mapping's, so that a name
+ * renamed or swapped for a symlink meanwhile cannot pass another file off as the module. The descriptor, or -errno.
+ */
+static int file__open(const struct mt_attach_req *r, const char *name)
+{
+	char what[64], map_path[96];
+	bool by_mapping = true;
+	int k, fd = -1;
+
+	snprintf(what, sizeof(what), "map_files/%llx-%llx", (unsigned long long)r->start, (unsigned long long)r->end);
+	for (k = 0; k < 2 && fd < 0; k++) {
+		req__proc_path(r, k, what, map_path, sizeof(map_path));
+		fd = open(map_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	}
-	if (stat(name, &st) || st.st_ino != r->ino) {
-		pr_warn("%s is deleted or not the mapped file (overlay?): attaching through %s\n", name, map_path);
-		return;
+	if (fd < 0 && (errno == EPERM || errno == EACCES) && name[0]) {
+		fd = open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		by_mapping = false;
 	}
-	snprintf(map_path, mlen, "%s", name);
+	if (fd < 0)
+		return -errno;
+	if (!file__is_mapped(fd, r, by_mapping)) {
+		pr_warn("%s: not the mapped file (replaced meanwhile): not looked at\n", name[0] ? name : map_path);
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
 }
 
 /* The first request for a file: classify it once; it is known from now on, whatever the outcome. */
-static ssize_t file__classify(struct mt_attach_worker *a, const char *open_path, struct mt_attach *rec)
+static ssize_t file__classify(struct mt_attach_worker *a, int fd, struct mt_attach *rec)
 {
 	struct seen_file f = { .dev = rec->dev, .ino = rec->ino, .fd = -1 };
 	struct mt_probe_plan plan;
-	int err = mt_allocators__plan(open_path, &plan);
+	char fd_path[32];
+	int err;
 
+	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
+	err = mt_allocators__plan(fd_path, rec->path, &plan);
 	if (err)
 		pr_warn("%s: cannot read its symbols: %s\n", rec->path, strerror(-err));
 	if (!err && plan.n) {
 		f.plan = malloc(sizeof(plan));
-		f.fd = open(open_path, O_RDONLY | O_CLOEXEC);
+		f.fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 		if (!f.plan || f.fd < 0) {
 			free(f.plan);
 			f.plan = NULL;
@@ -159,8 +198,8 @@ static ssize_t file__classify(struct mt_attach_worker *a, const char *open_path,
 	err = mt_bpf_session__file_state(a->bpf, f.dev, f.ino, f.plan ? MT_FILE_ALLOCATOR : MT_FILE_NONE);
 	if (err)
 		pr_warn("cannot mark %s known: %s\n", rec->path, strerror(-err));
-	mt_module_files__add(a->mods, a->w, open_path, rec, f.kind);
-	mt_kunwind__add(a->kun, open_path, f.dev, f.ino);	/* before the held thread runs its code */
+	mt_module_files__add(a->mods, a->w, fd, rec, f.kind);
+	mt_kunwind__add(a->kun, fd, rec->path, f.dev, f.ino);	/* before the held thread runs its code */
 	if (mt_array__grow((void **)&a->files, &a->cap_files, a->nfiles, sizeof(*a->files))) {
 		free(f.plan);
 		if (f.fd >= 0)
@@ -178,19 +217,29 @@ static const char *bind__why(int err)
 		return "its main thread has exited, and the kernel binds probes to that thread: its calls into this "
 		       "file go unrecorded";
 	if (err == -EMFILE)
-		return "too many open files (each live process holds two per allocator file: raise `ulimit -Hn`)";
+		return "too many open files (each live process holds two per allocator file, one per probe site "
+		       "without uprobe_multi links: raise `ulimit -Hn`)";
 	return strerror(-err);
 }
 
-/* Bind the file's probes to the requesting process (each process has its own: untracked ones never trap). */
-static void file__handle(struct mt_attach_worker *a, const char *open_path, struct mt_attach *rec)
+/* Bind the file's probes to the requesting process (each process has its own: untracked ones never trap). The file
+ * is opened only the first time (file__open). */
+static void file__handle(struct mt_attach_worker *a, const struct mt_attach_req *r, struct mt_attach *rec)
 {
 	ssize_t i = files__find(a, rec->dev, rec->ino);
 	struct mt_link_file lf;
-	int err;
+	int err, fd;
 
-	if (i < 0)
-		i = file__classify(a, open_path, rec);
+	file__name(r, rec->path, sizeof(rec->path));
+	if (i < 0) {
+		fd = file__open(r, rec->path);
+		if (fd < 0) {
+			rec->err = fd;
+			return;
+		}
+		i = file__classify(a, fd, rec);
+		close(fd);
+	}
 	if (i < 0 || !a->files[i].plan)
 		return;
 	rec->kind = a->files[i].kind;
@@ -343,7 +392,6 @@ static int req__resolve(struct mt_attach_worker *a, struct mt_attach_req *r)
 int mt_attach__on_request(struct mt_attach_worker *a, const struct mt_attach_req *in)
 {
 	struct mt_attach_req req = *in, *r = &req;
-	char open_path[PATH_MAX];
 	struct mt_attach *rec;
 	bool file;
 
@@ -358,10 +406,8 @@ int mt_attach__on_request(struct mt_attach_worker *a, const struct mt_attach_req
 	rec->dev = r->dev;
 	rec->ino = r->ino;
 	rec->reason = r->reason;
-	if (file) {
-		file__paths(r, open_path, sizeof(open_path), rec->path, sizeof(rec->path));
-		file__handle(a, open_path, rec);
-	}
+	if (file)
+		file__handle(a, r, rec);
 	a->late_binds += r->foreign && rec->probes;
 	a->npend++;
 	/* A thread BPF could not hold has been running all along: there is no stop to wait for. */

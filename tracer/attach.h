@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* attach.h — the attach worker: looks at each requested file once, probes it, lets its held threads go. */
 #ifndef MEMTRACK_TRACER_ATTACH_H
 #define MEMTRACK_TRACER_ATTACH_H

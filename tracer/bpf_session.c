@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* bpf_session.c — the BPF programs' lifecycle: open, size the ring, load, attach, track pids, read drops, destroy. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include <linux/bpf.h>
+#include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <zlib.h>
@@ -37,6 +40,8 @@ struct mt_bpf_session {
 	size_t nlinks;
 	uint64_t tick_ns;	/* the records' clock ticks this often; 0: the precise clock */
 	uint64_t last_now;	/* mt_bpf_session__now's last reading */
+	bool per_probe;		/* a perf-event uprobe link per site: no uprobe_multi with a process filter */
+	int uprobe_pmu;		/* with per_probe: the uprobe PMU's perf type */
 };
 
 /* libbpf speaks through the same pr_* family; its debug chatter only with -v. */
@@ -255,6 +260,91 @@ uint64_t mt_bpf_session__tick_ns(const struct mt_bpf_session *s)
 	return s->tick_ns;
 }
 
+/* A program that does nothing, loaded as an uprobe_multi one: its link tells whether the kernel has those. */
+static int probe__multi_prog(void)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = MT_BPF_TRACE_UPROBE_MULTI);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", insns, 2, &opts);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Whether the kernel has uprobe_multi links (6.6) whose pid filter is the process's, as libbpf probes it: a link
+ * on "/" fails with EBADF where they exist, and pid -1 with EINVAL once the filter was fixed (6.10, and the stable
+ * kernels it went to); the first ones filtered by thread, which would miss every thread but the leader.
+ */
+static bool kernel__has_uprobe_multi(void)
+{
+	unsigned long off = 0;
+	int prog = probe__multi_prog(), fd;
+	bool has = false;
+
+	if (prog < 0)
+		return false;
+	fd = mt_bpf_session__uprobe_multi(prog, "/", &off, NULL, 1, false, 0);
+	if (fd == -EBADF) {
+		fd = mt_bpf_session__uprobe_multi(prog, "/", &off, NULL, 1, false, -1);
+		has = fd == -EINVAL;
+	}
+	if (fd >= 0)
+		close(fd);
+	close(prog);
+	return has;
+}
+
+/* The uprobe PMU's perf event type (4.17+), which perf-event uprobes are opened with. */
+static int uprobe__pmu_type(void)
+{
+	FILE *f = fopen("/sys/bus/event_source/devices/uprobe/type", "re");
+	int type = -1;
+
+	if (!f)
+		return -errno;
+	if (fscanf(f, "%d", &type) != 1)
+		type = -EINVAL;
+	fclose(f);
+	return type;
+}
+
+/*
+ * uprobe_multi links where the kernel has them, else one perf-event uprobe link per site. MEMTRACK_ATTACH=legacy
+ * forces the latter (the tests run both here), =multi the former.
+ */
+static int session__choose_links(struct mt_bpf_session *s)
+{
+	const char *mode = getenv("MEMTRACK_ATTACH");
+
+	if (mode && *mode && strcmp(mode, "legacy") && strcmp(mode, "multi")) {
+		pr_err("MEMTRACK_ATTACH=%s: expected legacy or multi\n", mode);
+		return -EINVAL;
+	}
+	s->per_probe = mode && *mode ? !strcmp(mode, "legacy") : !kernel__has_uprobe_multi();
+	if (!s->per_probe) {
+		bpf_program__set_expected_attach_type(s->skel->progs.alloc_enter, MT_BPF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(s->skel->progs.alloc_return, MT_BPF_TRACE_UPROBE_MULTI);
+		return 0;
+	}
+	s->uprobe_pmu = uprobe__pmu_type();
+	if (s->uprobe_pmu < 0) {
+		pr_err("the kernel has neither uprobe_multi links nor the uprobe perf PMU: %s\n",
+		       strerror(-s->uprobe_pmu));
+		return s->uprobe_pmu;
+	}
+	pr_info("allocator probes: one perf-event uprobe link per site (%s)\n", mode && *mode ?
+		"MEMTRACK_ATTACH=legacy" : "this kernel has no uprobe_multi links with a process filter");
+	return 0;
+}
+
+bool mt_bpf_session__per_probe(const struct mt_bpf_session *s)
+{
+	return s->per_probe;
+}
+
 struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o, uid_t owner_uid, gid_t owner_gid)
 {
 	struct mt_bpf_session *s = calloc(1, sizeof(*s));
@@ -270,8 +360,9 @@ struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o, uid_t ow
 		goto free_session;
 	}
 	session__size_maps(s, o);
-	bpf_program__set_expected_attach_type(s->skel->progs.alloc_enter, MT_BPF_TRACE_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(s->skel->progs.alloc_return, MT_BPF_TRACE_UPROBE_MULTI);
+	err = session__choose_links(s);
+	if (err)
+		goto destroy_skel;
 	session__choose_syscall_hooks(s, o->syscall_tracepoints);
 	bpf_program__set_autoload(s->skel->progs.rss_stat, !o->no_rss);
 	s->skel->rodata->cfg_wakeup_bytes = o->ring_bytes / SESSION_WAKEUP_PARTS / (ncpus > 0 ? ncpus : 1);
@@ -361,8 +452,52 @@ static void plan__explain(const char *path, int err)
 		       path, strerror(-err));
 }
 
+/*
+ * Kernels before 6.6: a perf-event uprobe on one site, for process pid (its perf filter plants the breakpoint only
+ * in that process's memory), as libbpf's bpf_program__attach_uprobe_opts makes it. The BPF link holds the perf
+ * event: its fd alone is the probe, which the closer can take like a uprobe_multi link's.
+ */
+static int uprobe__perf_link(const struct mt_bpf_session *s, int prog_fd, const char *path, unsigned long off,
+			     __u64 cookie, bool ret, pid_t pid)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr), .type = s->uprobe_pmu, .config = ret,
+					.config1 = (unsigned long)path, .config2 = off };
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .perf_event.bpf_cookie = cookie);
+	int pfd, fd;
+
+	pfd = syscall(SYS_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	fd = bpf_link_create(prog_fd, pfd, BPF_PERF_EVENT, &opts);
+	fd = fd < 0 ? -errno : fd;
+	close(pfd);
+	return fd;
+}
+
+/* The plan's sites, one link each, returns first: fds[] gets them (at most MT_LINK_FDS_MAX), *nfds their count. */
+static int plan__link_per_probe(struct mt_bpf_session *s, const char *path, const struct mt_probe_plan *plan,
+				pid_t pid, int *fds, int *nfds)
+{
+	int enter = bpf_program__fd(s->skel->progs.alloc_enter), ret = bpf_program__fd(s->skel->progs.alloc_return);
+	const struct mt_probe_site *site;
+	int pass, fd;
+	size_t i;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < plan->n; i++) {
+			site = &plan->sites[i];
+			if (!pass && !site->ret)
+				continue;
+			fd = uprobe__perf_link(s, pass ? enter : ret, path, site->offset, site->cookie, !pass, pid);
+			if (fd < 0)
+				return fd;
+			fds[(*nfds)++] = fd;
+		}
+	return 0;
+}
+
 int mt_bpf_session__link_plan(struct mt_bpf_session *s, const char *path, const struct mt_probe_plan *plan,
-			      pid_t pid, int fds[2], int *nfds)
+			      pid_t pid, int *fds, int *nfds)
 {
 	unsigned long offs[MT_PROBE_PLAN_MAX], roffs[MT_PROBE_PLAN_MAX];
 	__u64 cookies[MT_PROBE_PLAN_MAX], rcookies[MT_PROBE_PLAN_MAX];
@@ -370,6 +505,12 @@ int mt_bpf_session__link_plan(struct mt_bpf_session *s, const char *path, const 
 	int fd;
 
 	*nfds = 0;
+	if (s->per_probe) {
+		fd = plan__link_per_probe(s, path, plan, pid, fds, nfds);
+		if (fd < 0)
+			goto fail;
+		return 0;
+	}
 	for (i = 0; i < plan->n; i++) {
 		offs[n] = plan->sites[i].offset;
 		cookies[n++] = plan->sites[i].cookie;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bpf_session.h — the loaded BPF programs: open, link probes, the maps the tracer writes, the records' clock. */
 #ifndef MEMTRACK_TRACER_BPF_SESSION_H
 #define MEMTRACK_TRACER_BPF_SESSION_H
@@ -28,9 +29,14 @@ void mt_bpf_session__close(struct mt_bpf_session *s, int closer);
  * returns, bound to process pid (0: every process). The link's fd, or -errno. */
 int mt_bpf_session__uprobe_multi(int prog_fd, const char *path, const unsigned long *offs, const __u64 *cookies,
 				 size_t n, bool ret, pid_t pid);
-/* Probes of a plan bound to process pid (uprobe_multi links, returns first): fds[] gets the links, *n their count. */
+/* The links a plan may take: two uprobe_multi ones, or one perf-event uprobe per entry and per return. */
+#define MT_LINK_FDS_MAX (2 * MT_PROBE_PLAN_MAX)
+/* Probes of a plan bound to process pid (returns first): fds[] (MT_LINK_FDS_MAX) gets the links, *n their count;
+ * on failure the links made are in fds[] too, for the caller to close. */
 int mt_bpf_session__link_plan(struct mt_bpf_session *s, const char *path, const struct mt_probe_plan *plan,
-			      pid_t pid, int fds[2], int *n);
+			      pid_t pid, int *fds, int *n);
+/* Whether probes are one perf-event uprobe link per site (kernels without uprobe_multi, or MEMTRACK_ATTACH=legacy). */
+bool mt_bpf_session__per_probe(const struct mt_bpf_session *s);
 
 /* The maps the tracer keeps: a file's MT_FILE_* state, a process's linked files, the tracked processes. */
 int mt_bpf_session__file_state(struct mt_bpf_session *s, uint64_t dev, uint64_t ino, uint32_t state);

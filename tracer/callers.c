@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* callers.c — a process's C++ runtime operator new code, told to BPF: a malloc returning there was a new. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* callers.h — a process's C++ runtime operator new code, told to BPF: a malloc returning there was a new. */
 #ifndef MEMTRACK_TRACER_CALLERS_H
 #define MEMTRACK_TRACER_CALLERS_H

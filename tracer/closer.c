@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* closer.c — closes probe links in the background: in threads, and in a process of memtrack's that outlives it. */
 #include <errno.h>
 #include <poll.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* closer.h — probe link fds closed in the background, where their RCU grace periods hold no one up. */
 #ifndef MEMTRACK_TRACER_CLOSER_H
 #define MEMTRACK_TRACER_CLOSER_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmdlines.c — each image's command line, read at its exec stop, for DIR/memory_metadata.json. */
 #include <errno.h>
 #include <fcntl.h>

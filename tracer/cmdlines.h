@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* cmdlines.h — each image's command line, read at its exec stop, for DIR/memory_metadata.json. */
 #ifndef MEMTRACK_TRACER_CMDLINES_H
 #define MEMTRACK_TRACER_CMDLINES_H

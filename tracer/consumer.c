@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* consumer.c — drains the BPF ring buffer into the artifact and learns from fork records which pids are processes. */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,6 +39,7 @@ struct mt_consumer {
 	void *untraced_ctx;
 	uint64_t malformed;	/* records not written: the end record counts them as drops */
 	bool paused;		/* between a stop mark (or --paused's start) and a start mark, in the records' order */
+	bool was_on;		/* recording was on at some point: a release while off may be of a block it saw */
 	uint64_t after_stop;	/* allocator records of calls that found recording on, numbered after a stop */
 	int err;		/* the first writer failure, said once: recording goes on */
 };
@@ -86,21 +88,47 @@ static void consumer__malformed(struct mt_consumer *c, const void *data, size_t 
 			"all such as dropped (malformed)\n", size >= sizeof(*h) ? h->type : 0, size);
 }
 
+/* What a record's turn does with it. */
+enum window_verdict {
+	WINDOW_KEEP,
+	WINDOW_DROP,
+	WINDOW_FREE_OLD,	/* recording off: a realloc-like call given a block is kept as its free side */
+};
+
+/*
+ * While recording is off BPF also sends the releases and the realloc-like calls given a block (control.bpf.h): a
+ * block allocated while it was on may end while it is off, and without its free the window would leak it. A realloc
+ * is kept as a free of its old block (the new one is not recorded); a failed one released nothing. Before recording
+ * was ever on (--paused) no block is known: nothing is kept.
+ */
+static enum window_verdict consumer__paused_alloc(const struct mt_consumer *c, const struct mt_alloc *a)
+{
+	if (!c->was_on || a->hdr.size < sizeof(*a))
+		return WINDOW_DROP;
+	if (mt_func__is_free(a->func))
+		return WINDOW_KEEP;
+	return a->old_addr && (a->addr || !a->size) ? WINDOW_FREE_OLD : WINDOW_DROP;
+}
+
 /*
  * The recording window in the records' order: BPF tests its switch before it takes a record's number, so a call on
- * another thread that found recording on may be numbered after the stop. Its record goes, so that the window is
+ * another thread that found recording on may be numbered after the stop. Its allocation goes, so that the window is
  * exact in the kernel's order (a start takes its number before it switches: none comes too early).
  */
-static bool consumer__windowed_out(struct mt_consumer *c, const struct mt_rec_hdr *h)
+static enum window_verdict consumer__window(struct mt_consumer *c, const struct mt_rec_hdr *h)
 {
 	const struct mt_mark *mk = (const void *)h;
+	enum window_verdict v;
 
-	if (h->type == MT_REC_MARK && h->size >= sizeof(*mk) && mk->kind != MT_MARK_LABEL)
+	if (h->type == MT_REC_MARK && h->size >= sizeof(*mk) && mk->kind != MT_MARK_LABEL) {
 		c->paused = mk->kind == MT_MARK_STOP;
+		c->was_on |= !c->paused;
+	}
 	if (h->type != MT_REC_ALLOC || !c->paused)
-		return false;
-	c->after_stop++;
-	return true;
+		return WINDOW_KEEP;
+	v = consumer__paused_alloc(c, (const void *)h);
+	c->after_stop += v == WINDOW_DROP;
+	return v;
 }
 
 /* A record in its turn: written with its number cleared (the artifact has 0 there). */
@@ -109,9 +137,11 @@ static void consumer__emit(void *ctx, const void *data, size_t size)
 	struct mt_consumer *c = ctx;
 	const struct mt_rec_hdr *h = data;
 	struct mt_rec_hdr *out = (struct mt_rec_hdr *)c->pack;
+	enum window_verdict v = consumer__window(c, h);
+	struct mt_alloc *a = (struct mt_alloc *)out;
 	int err;
 
-	if (consumer__windowed_out(c, h))
+	if (v == WINDOW_DROP)
 		return;
 	if (h->type == MT_REC_STACK) {
 		if (!stack__pack(c, data, h->size)) {
@@ -121,6 +151,8 @@ static void consumer__emit(void *ctx, const void *data, size_t size)
 	} else {
 		memcpy(out, data, h->size);
 	}
+	if (v == WINDOW_FREE_OLD)
+		*a = (struct mt_alloc){ .hdr = a->hdr, .addr = a->old_addr, .func = MT_FN_FREE, .allocator = a->allocator };
 	out->seq = 0;
 	err = mt_writer__append(c->w, out, out->size);
 	if (err == -EINVAL) {
@@ -387,6 +419,7 @@ pid_t mt_consumer__parent(const struct mt_consumer *c, pid_t pid, uint32_t *flag
 void mt_consumer__set_paused(struct mt_consumer *c, bool paused)
 {
 	c->paused = paused;
+	c->was_on = !paused;
 }
 
 uint64_t mt_consumer__malformed_records(const struct mt_consumer *c)

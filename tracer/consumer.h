@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* consumer.h — the ring's records into the artifact, in order; the process tree learnt from them on the way. */
 #ifndef MEMTRACK_TRACER_CONSUMER_H
 #define MEMTRACK_TRACER_CONSUMER_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* control.c — the control FIFO: a private directory, the FIFO in it, a thread that drains it. */
 #include <errno.h>
 #include <fcntl.h>

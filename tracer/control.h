@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* control.h — the control FIFO the command writes start, stop and mark lines to (MEMTRACK_CONTROL). */
 #ifndef MEMTRACK_TRACER_CONTROL_H
 #define MEMTRACK_TRACER_CONTROL_H

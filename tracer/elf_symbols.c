@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* elf_symbols.c — turns defined function symbols of an ELF file into file offsets for uprobes (libelf). */
 #include <errno.h>
 #include <gelf.h>

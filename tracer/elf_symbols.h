@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* elf_symbols.h — the defined function symbols of an ELF file, with the file offsets uprobes take. */
 #ifndef MEMTRACK_TRACER_ELF_SYMBOLS_H
 #define MEMTRACK_TRACER_ELF_SYMBOLS_H

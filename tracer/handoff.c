@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* handoff.c — lets a tracee go when a descendant asks to ptrace it, and follows what memtrack records untraced. */
 #include <errno.h>
 #include <inttypes.h>

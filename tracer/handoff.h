@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* handoff.h — tracees let go to a descendant's ptrace, and the processes memtrack records without tracing them. */
 #ifndef MEMTRACK_TRACER_HANDOFF_H
 #define MEMTRACK_TRACER_HANDOFF_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kunwind.c — the in-kernel unwinder's tables: a file's CFI (libdw) turned into rows and pages in BPF maps. */
 #include <bpf/bpf.h>
 #include <dwarf.h>
@@ -240,10 +241,10 @@ static int rows__build(struct rows_build *b)
 	return err;
 }
 
-int mt_kunwind__rows(const char *path, struct mt_urow **rows, size_t *n, uint64_t *eh_bytes)
+int mt_kunwind__rows(int fd, const char *name, struct mt_urow **rows, size_t *n, uint64_t *eh_bytes)
 {
 	struct rows_build b = { 0 };
-	int fd, err = mt_elf__open(path, &fd, &b.elf);
+	int err = mt_elf__begin(fd, name, &b.elf);
 
 	if (err)
 		return err;
@@ -253,7 +254,6 @@ int mt_kunwind__rows(const char *path, struct mt_urow **rows, size_t *n, uint64_
 	if (b.cfi)
 		dwarf_cfi_end(b.cfi);
 	elf_end(b.elf);
-	close(fd);
 	if (err) {
 		free(b.rows);
 		return err;
@@ -342,12 +342,12 @@ static uint64_t now__ns(void)
 }
 
 /* Rows, then pages, then the module entry that makes BPF use them: a walk never sees half a table. */
-static int kunwind__load(struct mt_kunwind *k, const char *path, uint64_t dev, uint64_t ino)
+static int kunwind__load(struct mt_kunwind *k, int fd, const char *path, uint64_t dev, uint64_t ino)
 {
 	struct mt_urow *rows = NULL;
 	uint64_t eh = 0;
 	size_t n = 0;
-	int err = mt_kunwind__rows(path, &rows, &n, &eh);
+	int err = mt_kunwind__rows(fd, path, &rows, &n, &eh);
 
 	k->st.eh_frame_bytes += eh;
 	if (!err && n > MT_UROWS_MAX - k->next_row)
@@ -366,7 +366,7 @@ static int kunwind__load(struct mt_kunwind *k, const char *path, uint64_t dev, u
 	return err;
 }
 
-int mt_kunwind__add(struct mt_kunwind *k, const char *path, uint64_t dev, uint64_t ino)
+int mt_kunwind__add(struct mt_kunwind *k, int fd, const char *path, uint64_t dev, uint64_t ino)
 {
 	uint64_t t0 = now__ns();
 	int err;
@@ -374,7 +374,7 @@ int mt_kunwind__add(struct mt_kunwind *k, const char *path, uint64_t dev, uint64
 	if (!k)
 		return 0;
 	k->next_id++;
-	err = kunwind__load(k, path, dev, ino);
+	err = kunwind__load(k, fd, path, dev, ino);
 	if (err) {
 		if (err != -ENODATA)
 			pr_warn("%s: no in-kernel unwind table (%s): its frames are walked by frame pointer\n", path,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* links.c — each tracked process's probe links, per allocator file; handed to the closer when it exits. */
 #include <dirent.h>
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include "common/array.h"
 #include "common/log.h"
 #include "common/proc.h"
+#include "tracer/allocators.h"
 #include "tracer/bpf_session.h"
 #include "tracer/callers.h"
 #include "tracer/closer.h"
@@ -19,7 +21,7 @@ struct bound {
 	pid_t pid;
 	size_t file;		/* the attach worker's index of the file */
 	uint64_t dev, ino;
-	int fds[2];
+	int *fds;		/* its links: two uprobe_multi ones, or one per site (mt_bpf_session__per_probe) */
 	int nfds;
 };
 
@@ -157,10 +159,37 @@ static uint64_t links__given_up(struct mt_links *l)
 	return l->released + mt_close_pool__closed(l->pool);
 }
 
+/* The links made for b, kept in b; fds is the caller's scratch array of MT_LINK_FDS_MAX. */
+static int bound__link(struct mt_links *l, struct bound *b, const struct mt_link_file *f, int *fds)
+{
+	int err = mt_bpf_session__link_plan(l->bpf, f->path, f->plan, b->pid, fds, &b->nfds);
+
+	b->fds = b->nfds ? malloc(b->nfds * sizeof(*fds)) : NULL;
+	if (b->nfds && !b->fds) {
+		while (b->nfds)
+			links__close_fd(l, fds[--b->nfds]);
+		return -ENOMEM;
+	}
+	memcpy(b->fds, fds, b->nfds * sizeof(*fds));
+	return err;
+}
+
+static void bound__close(struct mt_links *l, struct bound *b)
+{
+	int i;
+
+	for (i = 0; i < b->nfds; i++)	/* in the background: each close waits for RCU (see below) */
+		links__close_fd(l, b->fds[i]);
+	free(b->fds);
+	b->fds = NULL;
+	b->nfds = 0;
+}
+
 int mt_links__bind(struct mt_links *l, pid_t pid, const struct mt_link_file *f)
 {
 	struct bound b = { .pid = pid, .file = f->index, .dev = f->dev, .ino = f->ino };
-	int err, i;
+	int fds[MT_LINK_FDS_MAX];
+	int err;
 
 	if (mt_links__has(l, pid, f->index))
 		return 0;
@@ -168,7 +197,7 @@ int mt_links__bind(struct mt_links *l, pid_t pid, const struct mt_link_file *f)
 	 * them out again. While no link fd was given up since, the next would fail alike. */
 	if (l->full_mark && l->full_mark == 1 + links__given_up(l))
 		return -EMFILE;
-	err = mt_bpf_session__link_plan(l->bpf, f->path, f->plan, pid, b.fds, &b.nfds);
+	err = bound__link(l, &b, f, fds);
 	l->full_mark = err == -EMFILE ? 1 + links__given_up(l) : 0;
 	if (!err)
 		err = mt_bpf_session__proc_file(l->bpf, pid, f->dev, f->ino, true);
@@ -178,8 +207,7 @@ int mt_links__bind(struct mt_links *l, pid_t pid, const struct mt_link_file *f)
 		err = links__add(l, &b);
 	if (err) {
 		mt_bpf_session__proc_file(l->bpf, pid, f->dev, f->ino, false);
-		for (i = 0; i < b.nfds; i++)	/* in the background: each close waits for RCU (see below) */
-			links__close_fd(l, b.fds[i]);
+		bound__close(l, &b);
 	}
 	return err;
 }
@@ -209,14 +237,12 @@ static void links__close_fd(struct mt_links *l, int fd)
 void mt_links__release(struct mt_links *l, pid_t pid)
 {
 	size_t i = l->n;
-	int j;
 
 	while (i--) {
 		if (l->v[i].pid != pid)
 			continue;
 		mt_bpf_session__proc_file(l->bpf, pid, l->v[i].dev, l->v[i].ino, false);
-		for (j = 0; j < l->v[i].nfds; j++)
-			links__close_fd(l, l->v[i].fds[j]);
+		bound__close(l, &l->v[i]);
 		l->v[i] = l->v[--l->n];
 	}
 }

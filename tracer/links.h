@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* links.h — which allocator files each process has probes for; their links, given to the closer at exit. */
 #ifndef MEMTRACK_TRACER_LINKS_H
 #define MEMTRACK_TRACER_LINKS_H

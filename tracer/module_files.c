@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* module_files.c — module metadata for offline analysis: a file record per file, and with --stacks the ELF files
  * kept: in the module cache by build-id, or copied into DIR/modules (--portable, or a file without a build-id). */
 #include <errno.h>
@@ -6,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +17,7 @@
 #include "common/filecopy.h"
 #include "common/log.h"
 #include "common/modcache.h"
+#include "common/sha256.h"
 #include "tracer/module_files.h"
 #include "tracer/outdir.h"
 #include "tracer/user.h"
@@ -32,9 +33,8 @@ struct module {
 struct mt_module_files {
 	const struct mt_outdir *out;	/* DIR (the caller's): DIR/modules is made and written through its fd */
 	enum mt_module_keep keep;
-	bool as_user;		/* the cache is uid's and written as uid (setfsuid): sudo's user, or --user */
-	uid_t uid;
-	gid_t gid;
+	bool as_user;		/* the cache is user's and written as user: sudo's user, or --user */
+	struct mt_user user;	/* a copy, groups included */
 	struct module *v;
 	size_t n, cap;
 };
@@ -49,13 +49,57 @@ struct mt_module_files *mt_module_files__new(const struct mt_outdir *out, enum m
 	m->out = out;
 	m->keep = keep;
 	m->as_user = user && user->set;
-	m->uid = m->as_user ? user->uid : 0;
-	m->gid = m->as_user ? user->gid : 0;
+	if (m->as_user) {
+		m->user = *user;
+		m->user.groups = malloc((user->ngroups ? user->ngroups : 1) * sizeof(gid_t));
+		if (!m->user.groups) {
+			free(m);
+			return NULL;
+		}
+		memcpy(m->user.groups, user->groups, user->ngroups * sizeof(gid_t));
+	}
 	return m;
 }
 
-void mt_module_files__add(struct mt_module_files *m, struct mt_writer *w, const char *open_path,
-			  const struct mt_attach *rec, uint8_t kind)
+/*
+ * Whether the recording user could read the file of fd: opened again through /proc/self/fd as that user (the kernel
+ * checks the inode's mode, ACLs and security modules with the user's ids and groups; root's capabilities are off).
+ * Not knowing is no: the copy would be the user's.
+ */
+static bool user__may_read(const struct mt_module_files *m, int fd)
+{
+	struct mt_user_fs saved;
+	char path[32];
+	int rfd;
+
+	if (!m->as_user)
+		return true;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (mt_user__fs_enter(&m->user, &saved))
+		return false;
+	rfd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	mt_user__fs_leave(&saved);
+	if (rfd < 0)
+		return false;
+	close(rfd);
+	return true;
+}
+
+/* With modules kept: the content's hash, so that readers know a copy for the file; and whether the user may have
+ * a copy at all (C11: an execute-only program is not theirs to read). */
+static void file__check(const struct mt_module_files *m, int fd, struct mt_file *f)
+{
+	if (!mt_sha256__fd(fd, f->sha256))
+		f->flags |= MT_FILE_HASHED;
+	if (user__may_read(m, fd))
+		return;
+	f->flags |= MT_FILE_WITHHELD;
+	pr_warn("%s: withheld from DIR and the module cache: uid %u may not read it (its path and build-id are "
+		"recorded)\n", f->path, (unsigned int)m->user.uid);
+}
+
+void mt_module_files__add(struct mt_module_files *m, struct mt_writer *w, int fd, const struct mt_attach *rec,
+			  uint8_t kind)
 {
 	struct mt_file f = { .hdr = rec->hdr };
 	int len;
@@ -66,12 +110,15 @@ void mt_module_files__add(struct mt_module_files *m, struct mt_writer *w, const 
 	f.ino = rec->ino;
 	f.kind = kind;
 	memcpy(f.path, rec->path, sizeof(f.path));
-	len = mt_elf__file_build_id(open_path, f.build_id, sizeof(f.build_id));
+	len = mt_elf__fd_build_id(fd, f.build_id, sizeof(f.build_id));
 	f.build_id_len = len > 0 ? len : 0;
+	if (m->keep != MT_MODULES_NONE)
+		file__check(m, fd, &f);
 	mt_writer__append(w, &f, sizeof(f));
-	if (m->keep == MT_MODULES_NONE || mt_array__grow((void **)&m->v, &m->cap, m->n, sizeof(*m->v)))
+	if (m->keep == MT_MODULES_NONE || (f.flags & MT_FILE_WITHHELD) ||
+	    mt_array__grow((void **)&m->v, &m->cap, m->n, sizeof(*m->v)))
 		return;
-	m->v[m->n].fd = open(open_path, O_RDONLY | O_CLOEXEC);
+	m->v[m->n].fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	m->v[m->n].rec = f;
 	m->v[m->n].cached = false;
 	if (m->v[m->n].fd >= 0)
@@ -89,10 +136,28 @@ static int module__copy_one(const struct mt_module_files *m, int mdir, const cha
 	return err == -EEXIST ? 0 : err;
 }
 
+/* The system's debug file of build-id hex, when the user may read it (opened as memtrack: the check is the user's).
+ * Its descriptor, or -1. */
+static int debug__open(const struct mt_module_files *m, const char *hex)
+{
+	char debug[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	snprintf(debug, sizeof(debug), MT_DEBUG_DIR "/%.2s/%s.debug", hex, hex + 2);
+	fd = open(debug, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && user__may_read(m, fd))
+		return fd;
+	close(fd);
+	return -1;
+}
+
 /* DIR/modules/<build-id>, or dev<dev>-ino<ino> without one; <build-id>.debug when the system has debug info. */
 static int module__copy(const struct mt_module_files *m, int mdir, const struct module *mod)
 {
-	char hex[2 * MT_BUILD_ID_MAX + 1], name[2 * MT_BUILD_ID_MAX + 64], debug[PATH_MAX];
+	char hex[2 * MT_BUILD_ID_MAX + 1], name[2 * MT_BUILD_ID_MAX + 64];
 	int fd, err;
 
 	mt_elf__build_id_hex(mod->rec.build_id, mod->rec.build_id_len, hex);
@@ -104,8 +169,7 @@ static int module__copy(const struct mt_module_files *m, int mdir, const struct 
 	err = module__copy_one(m, mdir, name, mod->fd);
 	if (err || !hex[0])
 		return err;
-	snprintf(debug, sizeof(debug), MT_DEBUG_DIR "/%.2s/%s.debug", hex, hex + 2);
-	fd = open(debug, O_RDONLY | O_CLOEXEC);
+	fd = debug__open(m, hex);
 	if (fd < 0)
 		return 0;
 	snprintf(name, sizeof(name), "%s.debug", hex);
@@ -141,18 +205,17 @@ static void modules__copy_all(const struct mt_module_files *m, int mdir, size_t 
 		pr_warn("DIR/modules keeps %zu of the %zu module files: %s\n", copied, want, strerror(-err));
 }
 
-/* This thread's file accesses as the cache's user (on) or as memtrack again (off); nothing without a user. */
-static void fs__as_user(const struct mt_module_files *m, bool on)
+/* This thread's file accesses as the cache's user, when there is one (the kernel checks what the user may do). */
+static int fs__enter(const struct mt_module_files *m, struct mt_user_fs *saved)
 {
-	if (!m->as_user)
-		return;
-	if (on) {
-		setfsgid(m->gid);
-		setfsuid(m->uid);
-	} else {
-		setfsuid(geteuid());
-		setfsgid(getegid());
-	}
+	saved->groups = NULL;
+	return m->as_user ? mt_user__fs_enter(&m->user, saved) : 0;
+}
+
+static void fs__leave(const struct mt_module_files *m, struct mt_user_fs *saved)
+{
+	if (m->as_user)
+		mt_user__fs_leave(saved);
 }
 
 /*
@@ -162,17 +225,22 @@ static void fs__as_user(const struct mt_module_files *m, bool on)
  */
 static int module__cache(const struct mt_module_files *m, int cache_fd, const struct module *mod)
 {
-	char hex[2 * MT_BUILD_ID_MAX + 1], debug[PATH_MAX];
+	char hex[2 * MT_BUILD_ID_MAX + 1];
+	struct mt_user_fs saved;
 	int fd, err;
 
 	mt_elf__build_id_hex(mod->rec.build_id, mod->rec.build_id_len, hex);
-	snprintf(debug, sizeof(debug), MT_DEBUG_DIR "/%.2s/%s.debug", hex, hex + 2);
-	fd = open(debug, O_RDONLY | O_CLOEXEC);
-	fs__as_user(m, true);
-	err = mt_modcache__insert(cache_fd, hex, MT_MODCACHE_FILE, mod->fd);
+	fd = debug__open(m, hex);
+	err = fs__enter(m, &saved);
+	if (!err && (mod->rec.flags & MT_FILE_HASHED) &&
+	    mt_modcache__evict_other(cache_fd, hex, MT_MODCACHE_FILE, mod->rec.sha256) == 1)
+		pr_warn("the module cache's entry of %s (build-id %s) was not the module (other content): replaced\n",
+			mod->rec.path, hex);
+	if (!err)
+		err = mt_modcache__insert(cache_fd, hex, MT_MODCACHE_FILE, mod->fd);
 	if (!err && fd >= 0)
 		err = mt_modcache__insert(cache_fd, hex, MT_MODCACHE_DEBUG, fd);
-	fs__as_user(m, false);
+	fs__leave(m, &saved);
 	if (fd >= 0)
 		close(fd);
 	return err;
@@ -182,16 +250,18 @@ static int module__cache(const struct mt_module_files *m, int cache_fd, const st
 static int modules__cache_dir(const struct mt_module_files *m)
 {
 	char cache[PATH_MAX];
-	int fd = mt_modcache__dir(m->as_user ? &m->uid : NULL, cache, sizeof(cache));
+	struct mt_user_fs saved;
+	int fd = mt_modcache__dir(m->as_user ? &m->user.uid : NULL, cache, sizeof(cache));
 
 	if (fd) {
 		pr_warn("no module cache (%s): the modules are copied into DIR/modules\n",
 			fd == -ENOENT ? "no home directory" : strerror(-fd));
 		return fd;
 	}
-	fs__as_user(m, true);
-	fd = mt_modcache__open(cache);
-	fs__as_user(m, false);
+	fd = fs__enter(m, &saved);
+	if (!fd)
+		fd = mt_modcache__open(cache);
+	fs__leave(m, &saved);
 	if (fd < 0)
 		pr_warn("no module cache (%s: %s): the modules are copied into DIR/modules\n", cache, strerror(-fd));
 	return fd;
@@ -235,6 +305,7 @@ int mt_module_files__finish(struct mt_module_files *m)
 	if (left && mdir >= 0)
 		close(mdir);
 	free(m->v);
+	free(m->user.groups);
 	free(m);
 	return mdir < 0 ? mdir : 0;
 }

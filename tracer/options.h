@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* options.h — what `memtrack record` was asked for: filled by the CLI, read by the recording and the BPF session. */
 #ifndef MEMTRACK_TRACER_OPTIONS_H
 #define MEMTRACK_TRACER_OPTIONS_H

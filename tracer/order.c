@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* order.c — puts the ring's records back in the order of their sequence numbers before they are written. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* order.h — the ring's records in the order of their sequence numbers, whatever order their batches came in. */
 #ifndef MEMTRACK_TRACER_ORDER_H
 #define MEMTRACK_TRACER_ORDER_H

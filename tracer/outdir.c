@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* outdir.c — DIR made or taken safely for the user it belongs to; what memtrack creates in it, created safely. */
 #include <dirent.h>
 #include <errno.h>

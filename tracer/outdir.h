@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* outdir.h — DIR: made (or taken) for the user it belongs to, never through a symlink; what memtrack writes in it
  * is created through DIR's descriptor and handed to that user by its own descriptor, nothing else touched. */
 #ifndef MEMTRACK_TRACER_OUTDIR_H

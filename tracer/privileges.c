@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* privileges.c — checks before anything is loaded: BPF and uprobes allowed here, and a /proc of our pids. */
 #include <errno.h>
 #include <linux/capability.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* privileges.h — what recording needs of the machine, checked before anything is loaded. */
 #ifndef MEMTRACK_TRACER_PRIVILEGES_H
 #define MEMTRACK_TRACER_PRIVILEGES_H

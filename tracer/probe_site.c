@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* probe_site.c — where in an allocator function its probe goes: past a straight-line prologue onto an emulated instruction. */
 #include <stdbool.h>
 #include <stddef.h>

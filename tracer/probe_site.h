@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* probe_site.h — where in an allocator function its probe goes, and what a probe site is. */
 #ifndef MEMTRACK_TRACER_PROBE_SITE_H
 #define MEMTRACK_TRACER_PROBE_SITE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* ptrace_loop.c — handles every stop of every tracee, forwards signals, keeps job control, ends with the tree. */
 #include <errno.h>
 #include <signal.h>

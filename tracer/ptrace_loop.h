@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* ptrace_loop.h — every stop of every tracee handled, signals forwarded, until the tree (or the command) ends. */
 #ifndef MEMTRACK_TRACER_PTRACE_LOOP_H
 #define MEMTRACK_TRACER_PTRACE_LOOP_H

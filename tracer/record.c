@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* record.c — one recording: load BPF, spawn the command held before exec, trace the tree, finish the artifact. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* record.h — one recording, from spawning the command to the finished artifact in DIR. */
 #ifndef MEMTRACK_TRACER_RECORD_H
 #define MEMTRACK_TRACER_RECORD_H

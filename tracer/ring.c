@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* ring.c — reads the events ring buffer in place and hands the producer back its space once per batch, not per record. */
 #include <errno.h>
 #include <sched.h>

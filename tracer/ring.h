@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* ring.h — a BPF ring buffer map read in place, its space handed back once per batch of records. */
 #ifndef MEMTRACK_TRACER_RING_H
 #define MEMTRACK_TRACER_RING_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* seccomp.c — the filter on ptrace(TRACEME, ATTACH, SEIZE) that lets memtrack hand a tracee off; its listener. */
 #include <errno.h>
 #include <linux/audit.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* seccomp.h — the seccomp filter that holds a descendant's ptrace hand-off requests, and its listener's calls. */
 #ifndef MEMTRACK_TRACER_SECCOMP_H
 #define MEMTRACK_TRACER_SECCOMP_H

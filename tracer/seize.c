@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* seize.c — record --pid: seizes a running process thread by thread, and lets every tracee go cleanly at the end. */
 #include <dirent.h>
 #include <errno.h>

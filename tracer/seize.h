@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* seize.h — record --pid: a running process's threads seized, and at the end every tracee let go, none stopped. */
 #ifndef MEMTRACK_TRACER_SEIZE_H
 #define MEMTRACK_TRACER_SEIZE_H

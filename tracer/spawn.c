@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* spawn.c — starts the command without a shell: held in a TRACEME stop before exec, then seized for job control. */
 #include <errno.h>
 #include <fcntl.h>

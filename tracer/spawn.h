@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* spawn.h — the command, held in its TRACEME stop before exec, then turned into a seized tracee. */
 #ifndef MEMTRACK_TRACER_SPAWN_H
 #define MEMTRACK_TRACER_SPAWN_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* thp.c — the tracer's malloc heap in transparent huge pages while libbpf parses the kernel's BTF. */
 #include <errno.h>
 #include <malloc.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* thp.h — the tracer's malloc heap in transparent huge pages for a while (libbpf's load of the kernel's BTF). */
 #ifndef MEMTRACK_TRACER_THP_H
 #define MEMTRACK_TRACER_THP_H

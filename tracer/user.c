@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* user.c — the user the command runs as: sudo's invoking user (SUDO_UID, SUDO_GID) or --user, with its groups. */
 #include <errno.h>
 #include <grp.h>
@@ -5,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -106,4 +109,42 @@ void mt_user__release(struct mt_user *u)
 	free(u->groups);
 	u->groups = NULL;
 	u->set = false;
+}
+
+/* This thread's groups, by the raw call: glibc's setgroups() sets every thread's (the tracer's other threads stay). */
+static int thread__setgroups(int n, const gid_t *groups)
+{
+	return syscall(SYS_setgroups, (size_t)n, groups) ? -errno : 0;
+}
+
+int mt_user__fs_enter(const struct mt_user *u, struct mt_user_fs *saved)
+{
+	int n = getgroups(0, NULL), err;
+
+	saved->groups = NULL;
+	saved->ngroups = 0;
+	if (n < 0 || !(saved->groups = malloc((n ? n : 1) * sizeof(gid_t))))
+		return n < 0 ? -errno : -ENOMEM;
+	saved->ngroups = getgroups(n, saved->groups);
+	err = saved->ngroups < 0 ? -errno : thread__setgroups(u->ngroups, u->groups);
+	if (!err) {
+		setfsgid(u->gid);
+		setfsuid(u->uid);
+		/* setfsuid says nothing of a failure: the ids read back (an invalid id changes nothing) must be u's */
+		if ((uid_t)setfsuid(-1) != u->uid || (gid_t)setfsgid(-1) != u->gid)
+			err = -EPERM;
+	}
+	if (err)
+		mt_user__fs_leave(saved);
+	return err;
+}
+
+void mt_user__fs_leave(struct mt_user_fs *saved)
+{
+	setfsuid(geteuid());
+	setfsgid(getegid());
+	if (saved->groups && saved->ngroups >= 0)
+		thread__setgroups(saved->ngroups, saved->groups);
+	free(saved->groups);
+	saved->groups = NULL;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* user.h — who the command runs as, and whom DIR belongs to: the user sudo was run by, or `record --user`. */
 #ifndef MEMTRACK_TRACER_USER_H
 #define MEMTRACK_TRACER_USER_H
@@ -17,5 +18,18 @@ struct mt_user {
  * the reason said. */
 int mt_user__resolve(const char *name, struct mt_user *u);
 void mt_user__release(struct mt_user *u);
+
+/* What mt_user__fs_enter changed, to be put back. */
+struct mt_user_fs {
+	gid_t *groups;
+	int ngroups;
+};
+/*
+ * This thread's file accesses as u's, the kernel checking them with u's ids and groups (fsuid, fsgid, groups: root's
+ * file capabilities go with fsuid 0), the tracer's other threads untouched. 0, or -errno with nothing changed.
+ */
+int mt_user__fs_enter(const struct mt_user *u, struct mt_user_fs *saved);
+/* This thread's file accesses as memtrack's again. */
+void mt_user__fs_leave(struct mt_user_fs *saved);
 
 #endif /* MEMTRACK_TRACER_USER_H */

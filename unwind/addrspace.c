@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* addrspace.c — per-process mapping tables: sorted arrays, edited the way the kernel edits a process's VMAs. */
 #include <errno.h>
 #include <stdlib.h>
@@ -218,9 +219,7 @@ int mt_aspaces__apply(struct mt_aspaces *as, const struct mt_rec_hdr *rec)
 
 	switch (rec->type) {
 	case MT_REC_FILE:
-		if (rec->size < sizeof(struct mt_file))
-			return 0;
-		return mt_modules__describe(as->mods, (const struct mt_file *)rec);
+		return mt_modules__describe_rec(as->mods, rec);
 	case MT_REC_MAPPING:
 		if (rec->size < sizeof(struct mt_mapping))
 			return 0;

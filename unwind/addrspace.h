@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* addrspace.h — the executable file mappings of every recorded process, followed through fork, exec and munmap. */
 #ifndef MEMTRACK_ADDRSPACE_H
 #define MEMTRACK_ADDRSPACE_H

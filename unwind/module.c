@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* module.c — finds each recorded ELF file (DIR/modules copy, the module cache's, else a matching original), maps it,
  * reads it once. */
 #include <dwarf.h>
@@ -20,6 +21,9 @@
 #include "common/elf_syms.h"
 #include "common/log.h"
 #include "common/modcache.h"
+#include "common/openreg.h"
+#include "common/sha256.h"
+#include "common/text.h"
 #include "common/u64map.h"
 #include "unwind/module.h"
 
@@ -62,6 +66,7 @@ struct mt_modules {
 	char *dir;
 	char cache[PATH_MAX];	/* the module cache (common/modcache.h); "" without one */
 	bool raw_names;
+	bool full_names;
 	struct mt_module **mods;
 	size_t count;
 	size_t cap;
@@ -181,6 +186,7 @@ static struct mt_module *modules_add(struct mt_modules *ms, uint64_t dev, uint64
 	m->dir = ms->dir;
 	m->cache = ms->cache;
 	m->raw_names = ms->raw_names;
+	m->full_names = ms->full_names;
 	m->fd = m->debug_fd = -1;
 	snprintf(m->devino_name, sizeof(m->devino_name), "dev%llu-ino%llu", (unsigned long long)dev,
 		 (unsigned long long)ino);
@@ -223,20 +229,48 @@ int mt_modules__describe(struct mt_modules *ms, const struct mt_file *f)
 	module_set_name(m);
 	m->build_id_len = f->build_id_len > MT_BUILD_ID_MAX ? MT_BUILD_ID_MAX : f->build_id_len;
 	memcpy(m->build_id, f->build_id, m->build_id_len);
+	m->hashed = f->flags & MT_FILE_HASHED;
+	m->withheld = f->flags & MT_FILE_WITHHELD;
+	memcpy(m->sha256, f->sha256, sizeof(m->sha256));
 	m->described = true;
 	return 0;
 }
 
-void mt_modules__set_raw_names(struct mt_modules *ms, bool raw)
+int mt_modules__describe_rec(struct mt_modules *ms, const struct mt_rec_hdr *rec)
+{
+	struct mt_file f = { 0 };
+
+	if (rec->type != MT_REC_FILE || rec->size < MT_FILE_SIZE_V1)
+		return 0;
+	memcpy(&f, rec, rec->size < sizeof(f) ? rec->size : sizeof(f));
+	if (rec->size < sizeof(f))
+		f.flags &= ~MT_FILE_HASHED;	/* the record has no hash to go by */
+	return mt_modules__describe(ms, &f);
+}
+
+/* Every module names as ms says from now on: the names made so far go. */
+static void names_reset(struct mt_modules *ms)
 {
 	size_t i;
 
-	ms->raw_names = raw;
 	for (i = 0; i < ms->count; i++) {
-		ms->mods[i]->raw_names = raw;
+		ms->mods[i]->raw_names = ms->raw_names;
+		ms->mods[i]->full_names = ms->full_names;
 		names_free(ms->mods[i]->names);
 		ms->mods[i]->names = NULL;
 	}
+}
+
+void mt_modules__set_full_names(struct mt_modules *ms, bool full)
+{
+	ms->full_names = full;
+	names_reset(ms);
+}
+
+void mt_modules__set_raw_names(struct mt_modules *ms, bool raw)
+{
+	ms->raw_names = raw;
+	names_reset(ms);
 }
 
 /* ---- finding the file ---- */
@@ -261,20 +295,61 @@ static bool same_file(const struct mt_module *m, const char *path)
 	return sb.st_ino == m->ino && (sb.st_dev == m->dev || kdev == m->dev);
 }
 
-/* Tries one candidate; 0 when it was taken (m->fd, m->elf, m->file set). */
-static int module_try(struct mt_module *m, const char *path, bool check_id)
+/* A candidate's content against the recorded hash: a file forged with the module's build-id is not the module. */
+static int content_matches(const struct mt_module *m, int fd, const char *path)
 {
-	Elf *elf = NULL;
-	int fd = -1, err;
+	uint8_t sum[MT_SHA256_LEN];
+	int err;
 
-	err = mt_elf__open(path, &fd, &elf);
+	if (!m->hashed)
+		return 0;
+	err = mt_sha256__fd(fd, sum);
 	if (err)
 		return err;
+	if (!memcmp(sum, m->sha256, sizeof(sum)))
+		return 0;
+	pr_warn("%s: not the module %s recorded (its content's hash differs, though its build-id is the same): "
+		"ignored\n", path, m->path[0] ? m->path : m->name);
+	return -ESTALE;
+}
+
+/* A regular file opened for reading, without waiting on a FIFO (one planted is said and refused); entry: DIR's or
+ * the cache's, not through a symlink. The descriptor, or -errno. */
+static int candidate_open(const char *path, bool entry)
+{
+	char why[96];
+	struct stat st;
+	int fd = mt_openreg__at(AT_FDCWD, path, entry ? O_NOFOLLOW : 0, &st);
+
+	if (fd == -EINVAL || fd == -EISDIR)
+		pr_warn("%s: %s: not read\n", path, mt_openreg__why(fd, &st, why, sizeof(why)));
+	return fd;
+}
+
+/* Tries one candidate; 0 when it was taken (m->fd, m->elf, m->file set). */
+static int module_try(struct mt_module *m, const char *path, bool check_id, bool entry)
+{
+	Elf *elf = NULL;
+	int fd = candidate_open(path, entry), err;
+
+	if (fd < 0)
+		return fd;
+	err = mt_elf__begin(fd, path, &elf);
+	if (err) {
+		close(fd);
+		return err;
+	}
 	if (check_id && !build_id_matches(m, elf)) {
 		pr_debug("%s: build-id differs from the recorded one: not used for %s\n", path, m->path);
 		elf_end(elf);
 		close(fd);
 		return -ESTALE;
+	}
+	err = content_matches(m, fd, path);
+	if (err) {
+		elf_end(elf);
+		close(fd);
+		return err;
 	}
 	m->file = strdup(path);
 	if (!m->file) {
@@ -309,30 +384,35 @@ static int module_find_file(struct mt_module *m, const char *dir)
 	if (m->build_id_len) {
 		mt_elf__build_id_hex(m->build_id, m->build_id_len, hex);
 		snprintf(path, sizeof(path), "%s/" MT_MODULES_SUBDIR "/%s", dir, hex);
-		if (!module_try(m, path, true))
+		if (!module_try(m, path, true, true))
 			return 0;
-		if (cache_entry(m, hex, MT_MODCACHE_FILE, path, sizeof(path)) && !(cache_err = module_try(m, path, true)))
+		if (cache_entry(m, hex, MT_MODCACHE_FILE, path, sizeof(path)) &&
+		    !(cache_err = module_try(m, path, true, true)))
 			return 0;
-		if (m->path[0] && !module_try(m, m->path, true))
+		if (m->path[0] && !module_try(m, m->path, true, false))
 			return 0;
 		return not_found(cache_err);
 	}
 	snprintf(path, sizeof(path), "%s/" MT_MODULES_SUBDIR "/%s", dir, m->devino_name);
-	if (!module_try(m, path, false))
+	if (!module_try(m, path, false, true))
 		return 0;
-	if (m->path[0] && same_file(m, m->path) && !module_try(m, m->path, false))
+	if (m->path[0] && same_file(m, m->path) && !module_try(m, m->path, false, false))
 		return 0;
 	return -ENOENT;
 }
 
-/* One debug file candidate, taken when its build-id is m's. */
-static bool debug_try(struct mt_module *m, const char *path)
+/* One debug file candidate, taken when its build-id is m's (entry: DIR's or the cache's, as in module_try). */
+static bool debug_try(struct mt_module *m, const char *path, bool entry)
 {
 	Elf *elf;
-	int fd;
+	int fd = candidate_open(path, entry);
 
-	if (mt_elf__open(path, &fd, &elf))
+	if (fd < 0)
 		return false;
+	if (mt_elf__begin(fd, path, &elf)) {
+		close(fd);
+		return false;
+	}
 	if (!build_id_matches(m, elf) || !(m->debug_file = strdup(path))) {
 		elf_end(elf);
 		close(fd);
@@ -352,12 +432,12 @@ static void module_find_debug(struct mt_module *m, const char *dir)
 		return;
 	mt_elf__build_id_hex(m->build_id, m->build_id_len, hex);
 	snprintf(path, sizeof(path), "%s/" MT_MODULES_SUBDIR "/%s.debug", dir, hex);
-	if (debug_try(m, path))
+	if (debug_try(m, path, true))
 		return;
-	if (cache_entry(m, hex, MT_MODCACHE_DEBUG, path, sizeof(path)) && debug_try(m, path))
+	if (cache_entry(m, hex, MT_MODCACHE_DEBUG, path, sizeof(path)) && debug_try(m, path, true))
 		return;
 	snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
-	debug_try(m, path);
+	debug_try(m, path, false);
 }
 
 int mt_module__find(struct mt_module *m)
@@ -563,11 +643,19 @@ int mt_module__open(struct mt_module *m)
 		return m->err;
 	m->tried = true;
 	err = mt_module__find(m);
+	if (err && m->withheld) {
+		pr_warn("%s: withheld at recording (the recording user may not read it, so no copy was kept) and not "
+			"readable here: not symbolized\n", m->path[0] ? m->path : m->name);
+		return m->err = err == -ENOMEM ? err : -ENOENT;
+	}
 	if (err) {
 		pr_warn("%s: no copy in %s/" MT_MODULES_SUBDIR ", none in the module cache and no original with its "
 			"build-id: not symbolized\n", m->path[0] ? m->path : m->name, m->dir);
 		return m->err = err == -ENOMEM ? err : -ENOENT;
 	}
+	if (m->withheld)
+		pr_warn("%s: withheld at recording (the recording user may not read it): symbolized from %s\n",
+			m->path[0] ? m->path : m->name, m->file);
 	m->image = (const uint8_t *)elf_rawfile(m->elf, &size);
 	m->image_size = size;
 	if (!m->image)
@@ -741,6 +829,13 @@ static const char *name_intern(struct mt_module *m, const char *raw, bool elf_sy
 	if (!m->raw_names && (dem = mt_symbol__demangle(copy))) {
 		free(copy);
 		copy = dem;
+	}
+	if (!m->raw_names && !m->full_names && strchr(copy, '<')) {
+		dem = mt_text__elide_templates(copy);
+		free(copy);
+		copy = dem;
+		if (!copy)
+			return NULL;
 	}
 	if (mt_u64map__put(&nm->by_raw, (uintptr_t)raw, nm->count, NULL) < 0) {
 		free(copy);

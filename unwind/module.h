@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* module.h — the ELF files a recording mapped: found once, opened once, asked for segments, symbols and lines. */
 #ifndef MEMTRACK_MODULE_H
 #define MEMTRACK_MODULE_H
@@ -57,6 +58,9 @@ struct mt_module {
 	uint8_t build_id[MT_BUILD_ID_MAX];
 	uint8_t build_id_len;
 	bool described;			/* an MT_REC_FILE was seen */
+	bool hashed;			/* sha256 is the recorded content's: a candidate of other content is ignored */
+	bool withheld;			/* the recording user could not read it: nothing was copied (MT_FILE_WITHHELD) */
+	uint8_t sha256[32];
 
 	/* set by mt_module__open() */
 	bool tried;
@@ -82,6 +86,7 @@ struct mt_module {
 	bool lines_tried;
 
 	bool raw_names;			/* mt_modules__set_raw_names(): names as the ELF file spells them */
+	bool full_names;		/* mt_modules__set_full_names(): template arguments kept */
 	struct mt_module_names *names;	/* demangled names and inline chains, made on first use */
 };
 
@@ -92,6 +97,8 @@ struct mt_modules *mt_modules__new(const char *dir);
 void mt_modules__free(struct mt_modules *ms);
 /* Records what an MT_REC_FILE says about dev/ino (the first record wins). 0 or -ENOMEM. */
 int mt_modules__describe(struct mt_modules *ms, const struct mt_file *f);
+/* The same for an MT_REC_FILE record as read, of either size (MT_FILE_SIZE_V1 has no hash). */
+int mt_modules__describe_rec(struct mt_modules *ms, const struct mt_rec_hdr *rec);
 /* The module of dev/ino, created (not opened) when new; NULL on ENOMEM. */
 struct mt_module *mt_modules__get(struct mt_modules *ms, uint64_t dev, uint64_t ino);
 /*
@@ -99,11 +106,16 @@ struct mt_module *mt_modules__get(struct mt_modules *ms, uint64_t dev, uint64_t 
  * present and future. The names made before are dropped: pointers returned earlier by this file dangle.
  */
 void mt_modules__set_raw_names(struct mt_modules *ms, bool raw);
+/* Demangled names whole (true: `--full-names`), or with their template arguments elided (the default: "<…>",
+ * mt_text__elide_templates), for every module of ms, present and future. */
+void mt_modules__set_full_names(struct mt_modules *ms, bool full);
 
 /*
  * Finds and opens the module's file, once: DIR/modules/<build-id> (or DIR/modules/dev<dev>-ino<ino> without a
  * build-id), else the module cache's entry, else the original path, each when its build-id matches (without one:
- * DIR's copy, or the original when its dev and inode match). Returns m->err: 0, -ENOENT (nothing usable: the reason
+ * DIR's copy, or the original when its dev and inode match) and, when the recording kept the content's hash, its
+ * content is the recorded one: a mismatch is said (a warning) and the candidate ignored. DIR's and the cache's
+ * entries are not taken through a symlink. Returns m->err: 0, -ENOENT (nothing usable: the reason
  * was logged once at debug level), -ENOEXEC, -ENOMEM.
  */
 int mt_module__open(struct mt_module *m);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* unwind_records.h — the records of DIR/unwind.mtz: `memtrack unwind`'s DWARF chains (userspace-only types, 64+). */
 #ifndef MEMTRACK_UNWIND_RECORDS_H
 #define MEMTRACK_UNWIND_RECORDS_H

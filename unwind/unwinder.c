@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* unwinder.c — DWARF unwinding of a captured stack with libunwind's remote API and accessors of our own. */
 /*
  * Registers and stack bytes come from the record, code and .eh_frame/.eh_frame_hdr from the module files through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* unwinder.h — DWARF unwinding of captured stacks with libunwind's remote API, offline. */
 #ifndef MEMTRACK_UNWINDER_H
 #define MEMTRACK_UNWINDER_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # memleak.py — runs bcc's memleak (bpfcc-tools' /usr/sbin/memleak-bpfcc) with the fix of bcc issue #5236 applied.
 # bcc 0.26's Python binding declares bpf_attach_uprobe without its last argument, ref_ctr_offset, so the C side
 # reads whatever the register holds, and the kernel refuses the uprobe (EINVAL) when that is not 0 or aligned.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # cmds.sh — the shell workload: N short commands (default 500), a fixed mix of coreutils, pipes and substitutions.
 n=${1:-500}
 t=$(mktemp -d)

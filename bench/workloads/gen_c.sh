@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # gen_c.sh — writes a deterministic C file of about LINES lines (default 2000) for `gcc -O2 -c`: structs, loops,
 # switches and calls, so the optimiser has work in each function.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # gen_data.sh — writes MIB mebibytes (default 20) of deterministic text to stdout for `xz -9`: log-like lines of
 # words drawn by a fixed linear congruential generator (exact in awk's doubles), three in four of them a repeat of
 # one of the last 256 new lines, so it compresses like a log (~26:1), neither like zeros nor like noise.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # gen_project.sh — writes a deterministic C project into DIR: FILES source files (default 20) of about LINES lines
 # (default 300) each (gen_c.sh's functions, renamed per file), a main and a Makefile, for `make -j2`.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # gen_sql.sh — writes the SQL of the sqlite3 workload: ROWS rows (default 100000) inserted in one transaction, an
 # index, then aggregate, join and range queries. Deterministic: the values come from the row number.
 set -euo pipefail

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # pyjson.py — the python3 workload: dicts of strings and numbers built, JSON-encoded, decoded, merged and sorted.
 # Deterministic with PYTHONHASHSEED=0 (bench/programs.sh sets it): the same objects, the same allocations.
 import json

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* artifact.h — the public API of src/artifact: DIR/events.mtz, a versioned header, then records in zstd frames. */
 #ifndef MEMTRACK_ARTIFACT_H
 #define MEMTRACK_ARTIFACT_H

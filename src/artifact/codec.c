@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* codec.c — reading LEB128 numbers (any length up to 10 bytes, none past 64 bits), and CRC-32. */
 #include "artifact/codec.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* codec.h — the number encodings of events.mtz's columns: LEB128 and zigzag (docs/FORMAT.md, "Encodings"). */
 #ifndef MEMTRACK_ARTIFACT_CODEC_H
 #define MEMTRACK_ARTIFACT_CODEC_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* decoder.c — the columns of a version 2 to 4 frame back into the records a version 1 frame holds. */
 #include <errno.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* decoder.h — the columns of a version 2 to 4 frame back into records (docs/FORMAT.md, "Frame content"). */
 #ifndef MEMTRACK_ARTIFACT_DECODER_H
 #define MEMTRACK_ARTIFACT_DECODER_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* encoder.c — a writer's open frame, in columns: each record coded against the frame's state as the decoder keeps it. */
 #include <errno.h>
 #include <stdlib.h>

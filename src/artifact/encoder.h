@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* encoder.h — records into the columns of one version 4 frame (docs/FORMAT.md, "Frame content, version 3" and 4). */
 #ifndef MEMTRACK_ARTIFACT_ENCODER_H
 #define MEMTRACK_ARTIFACT_ENCODER_H

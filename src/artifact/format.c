@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* format.c — the tables docs/FORMAT.md defines: record types' minimum sizes, column names. */
 #include <stddef.h>
 
@@ -36,7 +37,7 @@ size_t mt_rec__min_size(unsigned int type)
 	case MT_REC_END: return sizeof(struct mt_end);
 	case MT_REC_ATTACH: return sizeof(struct mt_attach);
 	case MT_REC_MAPPING: return sizeof(struct mt_mapping);
-	case MT_REC_FILE: return sizeof(struct mt_file);
+	case MT_REC_FILE: return MT_FILE_SIZE_V1;	/* a later field is read when the record has it */
 	case MT_REC_STACK: return sizeof(struct mt_stack);
 	case MT_REC_MARK: return sizeof(struct mt_mark);
 	case MT_REC_RSS: return sizeof(struct mt_rss);

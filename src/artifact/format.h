@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* format.h — the on-disk layout of events.mtz (docs/FORMAT.md): file header, framing, columns, their bits. */
 #ifndef MEMTRACK_ARTIFACT_FORMAT_H
 #define MEMTRACK_ARTIFACT_FORMAT_H

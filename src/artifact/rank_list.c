@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* rank_list.c — a bitmap with counts per word and per block of words: rank and select from the newest end. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* rank_list.h — the live and freed lists of the column codec: entries named by rank, newest first. */
 #ifndef MEMTRACK_ARTIFACT_RANK_LIST_H
 #define MEMTRACK_ARTIFACT_RANK_LIST_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* reader.c — events.mtz frame by frame: framing, checksums, decoding, record checks, and where damage starts. */
 #include <errno.h>
 #include <fcntl.h>

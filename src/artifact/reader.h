@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* reader.h — reading DIR/events.mtz: every record of every whole, valid frame, and where damage starts. */
 #ifndef MEMTRACK_ARTIFACT_READER_H
 #define MEMTRACK_ARTIFACT_READER_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* writer.c — DIR/events.mtz: the header, then each frame's columns compressed into one checksummed zstd frame. */
 #include <errno.h>
 #include <fcntl.h>

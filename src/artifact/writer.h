@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* writer.h — writing DIR/events.mtz: records in, checksummed zstd frames of columns out. */
 #ifndef MEMTRACK_ARTIFACT_WRITER_H
 #define MEMTRACK_ARTIFACT_WRITER_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* checkfp.c — `memtrack check-fp`: its options and exit status; the printing is src/report/checkfp.c */
 #include <errno.h>
 #include <getopt.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* checkstacks.c — `memtrack check-stacks`: its options and exit status; the printing is src/report/checkstacks.c */
 #include <errno.h>
 #include <getopt.h>

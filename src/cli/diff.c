@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* diff.c — `memtrack diff`: its options and exit status; the comparison is src/report/diff.c */
 #include <errno.h>
 #include <getopt.h>
@@ -7,10 +8,11 @@
 #include "common/args.h"
 #include "common/log.h"
 #include "report/diff.h"
+#include "report/leaks.h"
 #include "report/report.h"
 #include "report/sites.h"
 
-#define DIFF_USAGE "memtrack diff [--json] [--sites N] [--no-demangle] BEFORE AFTER"
+#define DIFF_USAGE "memtrack diff [--json] [--sites N] [--no-demangle] [--full-names] [SUPPRESS...] BEFORE AFTER"
 
 static void diff_usage(FILE *f)
 {
@@ -22,6 +24,8 @@ static void diff_usage(FILE *f)
 	      "                  \"leaked_bytes_delta\", \"before\", \"after\"}]} instead of text\n"
 	      "  --sites N       sites shown (default 10; 0 leaves them out)\n"
 	      "  --no-demangle   names as the ELF files spell them (_ZN...)\n"
+	      "  --full-names    C++ names whole: template arguments are elided by default (std::vector<…>::push_back)\n"
+	      MT_SUPPRESS_USAGE
 	      "  -h, --help      this text\n"
 	      "Exit status: 0; 1 when a DIR is damaged (the diff covers the records before the damage);\n"
 	      "2 when a DIR cannot be read, was recorded without --stacks, or the command line is wrong.\n", f);
@@ -29,8 +33,9 @@ static void diff_usage(FILE *f)
 
 struct diff_args {
 	bool json;
-	bool raw_names;
+	unsigned int names;	/* MT_NAMES_* */
 	unsigned long long top;
+	struct mt_suppress_args sup;
 	const char *dirs[2];
 };
 
@@ -40,8 +45,10 @@ static int diff_option(void *ctx, int val, const char *name, const char *arg)
 
 	if (val == 'j')
 		a->json = true;
-	else if (val == 'n')
-		a->raw_names = true;
+	else if (val == 'n' || val == 'F')
+		a->names |= val == 'n' ? MT_NAMES_RAW : MT_NAMES_FULL;
+	else if (val == 'S' || val == 'N')
+		return mt_suppress_args__add(&a->sup, "diff", val == 'S' ? arg : NULL);
 	else
 		return mt_args__number(name, arg, 0, 1000000, false, &a->top);
 	return 0;
@@ -54,6 +61,9 @@ static int diff_args(int argc, char **argv, struct diff_args *a)
 		{ "json", no_argument, NULL, 'j' },
 		{ "sites", required_argument, NULL, 's' },
 		{ "no-demangle", no_argument, NULL, 'n' },
+		{ "full-names", no_argument, NULL, 'F' },
+		{ "suppress", required_argument, NULL, 'S' },
+		{ "no-default-suppress", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -78,7 +88,7 @@ struct diff_side {
 	int err;
 };
 
-static int side_load(const char *dir, bool raw_names, struct diff_side *d)
+static int side_load(const char *dir, const struct mt_suppressions *sup, unsigned int names, struct diff_side *d)
 {
 	static const struct mt_sites_opts by_functions = { .no_offsets = true };
 	struct mt_read_status sst;
@@ -88,7 +98,7 @@ static int side_load(const char *dir, bool raw_names, struct diff_side *d)
 	d->err = mt_model__load(dir, &d->model, &d->st);
 	if (!d->model)
 		return mt_report__exit_status(dir, d->err, &d->st, "diff");
-	s = mt_sites__load(dir, raw_names, "diff", &serr, &sst);
+	s = mt_sites__load(dir, sup, names, "diff", &serr, &sst);
 	if (!s)
 		return 2;
 	d->sites = mt_sites__build_with(s, &by_functions);
@@ -125,13 +135,18 @@ int mt_cmd_diff(int argc, char **argv)
 {
 	struct diff_args a = { .top = 10 };
 	struct diff_side sd[2] = { 0 };
+	struct mt_suppressions *sup;
 	int ret, i, st;
 
 	ret = diff_args(argc, argv, &a);
 	if (ret)
 		return ret > 0 ? 0 : 2;
+	sup = mt_suppressions__from_args(&a.sup);
+	if (!sup)
+		return 2;
 	for (i = 0, ret = 0; i < 2 && !ret; i++)
-		ret = side_load(a.dirs[i], a.raw_names, &sd[i]);
+		ret = side_load(a.dirs[i], sup, a.names, &sd[i]);
+	mt_suppressions__free(sup);
 	if (!ret && (ret = diff_write(&a, sd))) {
 		pr_err("diff: %s\n", strerror(-ret));
 		ret = 2;

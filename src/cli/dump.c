@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* dump.c — `memtrack dump`: its options and exit status; the printing is src/report/dump.c */
 #include <errno.h>
 #include <getopt.h>

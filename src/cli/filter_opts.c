@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* filter_opts.c — a FILTER option as getopt names it ("pid") given to the model's filter as the user wrote it. */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* filter_opts.h — the FILTER options of report, dump, flamegraph and timeline (--pid, --exe, --from, --to), once. */
 #ifndef MEMTRACK_FILTER_OPTS_H
 #define MEMTRACK_FILTER_OPTS_H

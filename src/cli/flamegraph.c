@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* flamegraph.c — `memtrack flamegraph`: its options and exit status; the printing is src/report/flamegraph.c */
 #include <errno.h>
 #include <getopt.h>
@@ -9,12 +10,14 @@
 #include "common/args.h"
 #include "common/log.h"
 #include "report/flamegraph.h"
+#include "report/leaks.h"
 #include "report/report.h"
 #include "report/sites.h"
 #include "report/speedscope.h"
 
 #define FG_USAGE "memtrack flamegraph [--format svg|collapsed|speedscope] [--weight W] [--fp] [--no-demangle] " \
-		 "[FILTER...] (DIR | --diff BEFORE AFTER)"
+		 "[--full-names] " \
+		 "[FILTER...] [SUPPRESS...] (DIR | --diff BEFORE AFTER)"
 
 static void flamegraph_usage(FILE *f)
 {
@@ -27,20 +30,24 @@ static void flamegraph_usage(FILE *f)
 	      "  --format F      svg (default); collapsed: \"outermost;...;innermost N\" lines (flamegraph.pl);\n"
 	      "                  speedscope: speedscope's JSON file format, one profile per weight\n"
 	      "  --collapsed     the same as --format collapsed\n"
-	      "  --weight W      bytes allocated (default), count of allocations, leaked bytes, or peak: the bytes\n"
-	      "                  live when the total live bytes first reached their peak\n"
+	      "  --weight W      bytes allocated (default), count of allocations, leaked bytes (leaked at exit,\n"
+	      "                  suppressed leaks left out, as `report` counts them), peak: the bytes live\n"
+	      "                  when the total live bytes first reached their peak, or live: the bytes still\n"
+	      "                  held at the end (processes without an exit record, or the window's end)\n"
 	      "  --fp            the frame-pointer chains the kernel walked, not DWARF's\n"
 	      "  --diff          BEFORE AFTER: AFTER's graph, frames red where they grew since BEFORE, blue where\n"
 	      "                  they shrank (matched by function names); collapsed: \"path BEFORE AFTER\" lines\n"
 	      "  --no-demangle   names as the ELF files spell them (_ZN...)\n"
+	      "  --full-names    C++ names whole: template arguments are elided by default (std::vector<…>::push_back)\n"
+	      MT_SUPPRESS_USAGE
 	      "  -h, --help      this text\n"
 	      "FILTER (whose stacks, and when; --pid and --exe repeat; with --diff, for both runs):\n"
 	      "  --pid P         process P's allocations only\n"
 	      "  --exe NAME      those of images of that executable only: a path, or its base name\n"
 	      "  --from T, --to T\n"
 	      "                  what happened from T to T seconds after the session started (decimals allowed):\n"
-	      "                  allocations in it; leaked: what leaked at exits in it or was held at its end; peak:\n"
-	      "                  what was live at the highest live total inside it\n"
+	      "                  allocations in it; leaked: what leaked at exits in it; live: what was held at\n"
+	      "                  its end; peak: what was live at the highest live total inside it\n"
 	      "Exit status: 0; 1 when DIR is damaged (the graph covers the records before the damage);\n"
 	      "2 when DIR cannot be read, was recorded without --stacks, or the command line is wrong.\n", f);
 }
@@ -50,13 +57,14 @@ enum fg_format { FG_SVG, FG_COLLAPSED, FG_SPEEDSCOPE };
 struct fg_args {
 	enum fg_format format;
 	enum mt_fg_weight weight;
-	bool raw_names;
+	unsigned int names;	/* MT_NAMES_* */
 	bool fp;
 	bool diff;
 	const char *dir;
 	const char *before;	/* --diff */
 	struct mt_filter filter;
 	bool filtered;		/* a FILTER option was given */
+	struct mt_suppress_args sup;
 };
 
 static int parse_format(const char *arg, enum fg_format *out)
@@ -78,6 +86,7 @@ static int parse_weight(const char *arg, enum mt_fg_weight *out)
 {
 	static const struct { const char *name; enum mt_fg_weight w; } weights[] = {
 		{ "bytes", MT_FG_BYTES }, { "count", MT_FG_COUNT }, { "leaked", MT_FG_LEAKED }, { "peak", MT_FG_PEAK },
+		{ "live", MT_FG_LIVE },
 	};
 	size_t i;
 
@@ -87,7 +96,7 @@ static int parse_weight(const char *arg, enum mt_fg_weight *out)
 			return 0;
 		}
 	}
-	pr_err("flamegraph: --weight is bytes, count, leaked or peak, not '%s'\n", arg);
+	pr_err("flamegraph: --weight is bytes, count, leaked, peak or live, not '%s'\n", arg);
 	return -EINVAL;
 }
 
@@ -117,8 +126,11 @@ static int flamegraph_option(void *ctx, int val, const char *name, const char *a
 	case 'f': return parse_format(arg, &a->format);
 	case 'w': return parse_weight(arg, &a->weight);
 	case 'd': a->diff = true; return 0;
-	case 'n': a->raw_names = true; return 0;
+	case 'n': a->names |= MT_NAMES_RAW; return 0;
+	case 'F': a->names |= MT_NAMES_FULL; return 0;
 	case 'p': a->fp = true; return 0;
+	case 'S': return mt_suppress_args__add(&a->sup, "flamegraph", arg);
+	case 'N': return mt_suppress_args__add(&a->sup, "flamegraph", NULL);
 	default:	/* MT_FILTER_OPT */
 		a->filtered = true;
 		return mt_filter_opts__take(&a->filter, "flamegraph", name, arg);
@@ -134,7 +146,10 @@ static int flamegraph_args(int argc, char **argv, struct fg_args *a)
 		{ "weight", required_argument, NULL, 'w' },
 		{ "diff", no_argument, NULL, 'd' },
 		{ "no-demangle", no_argument, NULL, 'n' },
+		{ "full-names", no_argument, NULL, 'F' },
 		{ "fp", no_argument, NULL, 'p' },
+		{ "suppress", required_argument, NULL, 'S' },
+		{ "no-default-suppress", no_argument, NULL, 'N' },
 		MT_FILTER_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -171,12 +186,17 @@ static int flamegraph_run(const struct fg_args *a)
 {
 	struct mt_stacks_opts opts = { .fp_chains = a->fp, .filter = a->filtered ? &a->filter : NULL };
 	struct mt_read_status st, bst;
-	struct mt_stacks *s, *before = NULL;
+	struct mt_stacks *s = NULL, *before = NULL;
+	struct mt_suppressions *sup = mt_suppressions__from_args(&a->sup);
 	int err, berr = 0, ret;
 
-	if (a->diff && !(before = mt_sites__load_with(a->before, &opts, a->raw_names, "flame graph", &berr, &bst)))
+	if (!sup || (a->diff && !(before = mt_sites__load_with(a->before, &opts, sup, a->names, "flame graph",
+								&berr, &bst)))) {
+		mt_suppressions__free(sup);
 		return 2;
-	s = mt_sites__load_with(a->dir, &opts, a->raw_names, "flame graph", &err, &st);
+	}
+	s = mt_sites__load_with(a->dir, &opts, sup, a->names, "flame graph", &err, &st);
+	mt_suppressions__free(sup);
 	if (!s) {
 		mt_stacks__free(before);
 		return 2;

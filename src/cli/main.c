@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* main.c — the memtrack command line: dispatches to the subcommands; `help [COMMAND]` is their --help. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ static void usage(FILE *f)
 	      "  unwind [--stats] [--list] DIR                DWARF-unwind the recorded stacks into DIR/unwind.mtz\n"
 	      "  check-fp [--json] [--strict] DIR             where frame-pointer chains differ from DWARF ones, and why\n"
 	      "  check-stacks [--json] [--strict] DIR         in-kernel chains against DWARF's and the FP chains\n"
+	      "  view [-o FILE.html] DIR                      an interactive HTML page: timeline, flame graph, sites\n"
 	      "  pack DIR                                     copy the module files DIR uses into it, to move it elsewhere\n"
 	      "  help [COMMAND], --help, --version\n"
 	      "`memtrack help COMMAND` (or `memtrack COMMAND --help`) tells more.\n",
@@ -40,7 +42,7 @@ int main(int argc, char **argv)
 		     { "flamegraph", mt_cmd_flamegraph }, { "unwind", mt_cmd_unwind }, { "check-fp", mt_cmd_check_fp },
 		     { "check-stacks", mt_cmd_check_stacks },
 		     { "diff", mt_cmd_diff }, { "pprof", mt_cmd_pprof }, { "timeline", mt_cmd_timeline },
-		     { "pack", mt_cmd_pack } };
+		     { "pack", mt_cmd_pack }, { "view", mt_cmd_view } };
 	size_t i;
 
 	if (argc < 2) {

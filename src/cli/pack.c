@@ -1,7 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* pack.c — `memtrack pack DIR`: the module files DIR references copied into DIR/modules, to read DIR elsewhere. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +31,8 @@ static void pack_usage(FILE *f)
 	      "references into DIR/modules, so that DIR can be analysed on another machine. record keeps them once\n"
 	      "per machine in the module cache ($MEMTRACK_CACHE, else ~/.cache/memtrack) unless it was given\n"
 	      "--portable. Each is looked for in DIR/modules, the cache, then at its original path when its build-id\n"
-	      "matches. Running it again copies nothing more.\n"
+	      "and content match. Running it again copies nothing more. A file withheld at recording (its user may\n"
+	      "not read it) is not copied.\n"
 	      "  -h, --help  this text\n"
 	      "Exit status: 0; 1 when some module was found nowhere (each is named) or DIR is damaged;\n"
 	      "2 when DIR cannot be read or written, a cache entry cannot be read, or the command line is wrong.\n", f);
@@ -46,7 +49,7 @@ struct pack {
 	size_t n, cap;
 	int mdir;		/* DIR/modules */
 	struct stat owner;	/* DIR's: the copies become its owner's when root packs */
-	size_t missing, copied;
+	size_t missing, withheld, copied;
 };
 
 static int pack__on_record(const struct mt_rec_hdr *h, void *ctx)
@@ -62,17 +65,38 @@ static int pack__on_record(const struct mt_rec_hdr *h, void *ctx)
 		return -ENOMEM;
 	if (!m->described)
 		p->v[p->n++] = (struct devino){ f->dev, f->ino };
-	return mt_modules__describe(p->ms, f);
+	return mt_modules__describe_rec(p->ms, h);
 }
 
-/* fd into DIR/modules/name (atomically: a pack cut short leaves no partial copy behind), then DIR's owner's. */
-static int pack__copy(struct pack *p, int fd, const char *name)
+/* Whether DIR/modules/name is the very file chosen (found: m->file or m->debug_file): opened without following a
+ * link, its build-id and content checked. */
+static bool pack__is_entry(const struct pack *p, const char *found, const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/" MT_MODULES_SUBDIR "/%s", p->dir, name);
+	return found && !strcmp(found, path);
+}
+
+/*
+ * fd into DIR/modules/name (atomically: a pack cut short leaves no partial copy behind), then DIR's owner's. An entry
+ * there already counts when it is the verified file found; anything else under that name (a symlink, other content)
+ * is said and replaced: the link goes, never followed.
+ */
+static int pack__copy(struct pack *p, int fd, const char *found, const char *name)
 {
 	struct stat st;
 	int err;
 
-	if (!fstatat(p->mdir, name, &st, AT_SYMLINK_NOFOLLOW))
-		return 0;
+	if (!fstatat(p->mdir, name, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (pack__is_entry(p, found, name))
+			return 0;
+		pr_warn("pack: %s/" MT_MODULES_SUBDIR "/%s is not the module recorded (%s): replaced by %s\n", p->dir,
+			name, S_ISLNK(st.st_mode) ? "a symbolic link" : S_ISREG(st.st_mode) ? "other content" :
+			"not a regular file", found);
+		if (unlinkat(p->mdir, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0))
+			return -errno;
+	}
 	err = mt_filecopy__copy(fd, p->mdir, name, PACK_MODE, true);
 	if (!err && geteuid() == 0 && fchownat(p->mdir, name, p->owner.st_uid, p->owner.st_gid, AT_SYMLINK_NOFOLLOW))
 		err = -errno;
@@ -84,9 +108,16 @@ static int pack__copy(struct pack *p, int fd, const char *name)
 static int pack__module(struct pack *p, struct mt_module *m)
 {
 	char hex[2 * MT_BUILD_ID_MAX + 1], name[2 * MT_BUILD_ID_MAX + 16];
-	int err = mt_module__find(m);
+	int err;
 
 	mt_elf__build_id_hex(m->build_id, m->build_id_len, hex);
+	if (m->withheld) {	/* root may read it; the user DIR is for may not: the recording kept it from them */
+		pr_warn("pack: %s (build-id %s): withheld at recording, its user may not read it: not copied\n",
+			m->path[0] ? m->path : m->name, hex[0] ? hex : "none");
+		p->withheld++;
+		return 0;
+	}
+	err = mt_module__find(m);
 	if (err == -ENOENT) {
 		pr_err("pack: %s (build-id %s): not in %s/" MT_MODULES_SUBDIR ", the module cache or at its path\n",
 		       m->path[0] ? m->path : m->name, hex[0] ? hex : "none", p->dir);
@@ -99,10 +130,10 @@ static int pack__module(struct pack *p, struct mt_module *m)
 		return err;
 	}
 	snprintf(name, sizeof(name), "%s", hex[0] ? hex : m->devino_name);
-	err = pack__copy(p, m->fd, name);
+	err = pack__copy(p, m->fd, m->file, name);
 	snprintf(name, sizeof(name), "%s.debug", hex);
 	if (!err && m->debug_fd >= 0)
-		err = pack__copy(p, m->debug_fd, name);
+		err = pack__copy(p, m->debug_fd, m->debug_file, name);
 	if (err)
 		pr_err("pack: cannot copy %s into %s/" MT_MODULES_SUBDIR ": %s\n", m->file, p->dir, strerror(-err));
 	return err;
@@ -134,6 +165,7 @@ static int pack__modules_dir(struct pack *p)
 
 static int pack__all(struct pack *p)
 {
+	char withheld[64] = "";
 	size_t i;
 	int err = pack__modules_dir(p);
 
@@ -141,10 +173,13 @@ static int pack__all(struct pack *p)
 		err = pack__module(p, mt_modules__get(p->ms, p->v[i].dev, p->v[i].ino));
 	if (p->mdir >= 0)
 		close(p->mdir);
+	if (p->withheld)
+		snprintf(withheld, sizeof(withheld), ", %zu withheld", p->withheld);
 	if (!err)
-		printf("%s: %zu %s of %zu in %s/" MT_MODULES_SUBDIR " (%zu %s now)\n", p->dir, p->n - p->missing,
-		       mt_plural__of(p->n - p->missing, "module", "modules"), p->n, p->dir, p->copied,
-		       mt_plural__of(p->copied, "file copied", "files copied"));
+		printf("%s: %zu %s of %zu in %s/" MT_MODULES_SUBDIR " (%zu %s now%s)\n", p->dir,
+		       p->n - p->missing - p->withheld, mt_plural__of(p->n - p->missing - p->withheld, "module",
+		       "modules"), p->n, p->dir, p->copied, mt_plural__of(p->copied, "file copied", "files copied"),
+		       withheld);
 	return err;
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* record.c — `memtrack record`: its options, the model kept while the artifact is written, the summary. */
 #include <errno.h>
 #include <getopt.h>

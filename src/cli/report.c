@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* report.c — `memtrack report`: its options and exit status; the printing is src/report/report.c */
 #include <errno.h>
 #include <getopt.h>
@@ -16,20 +17,17 @@
 #include "report/sizes.h"
 #include "report/sites.h"
 
-#define SUPPRESS_MAX 16		/* --suppress files */
-
 struct report_args {
 	bool json;
 	bool attach;
 	bool full_paths;
 	bool sites_given;
 	bool leaks;
-	bool no_default_suppress;
 	bool sizes;
 	bool fp;
+	bool full_names;
 	size_t top;
-	const char *suppress[SUPPRESS_MAX];
-	size_t nsuppress;
+	struct mt_suppress_args sup;
 	struct mt_filter filter;
 	char filtered[16];		/* the first of --pid, --exe, --from, --to and --between given, or "" */
 	const char *dir;
@@ -49,7 +47,7 @@ struct report_parts {
 
 static void report_usage(FILE *f)
 {
-	fputs("usage: memtrack report [--json] [--sites N] [--full-paths] [--sizes] [--fp] [FILTER...] [SUPPRESS...] DIR\n"
+	fputs("usage: memtrack report [--json] [--sites N] [--full-paths] [--sizes] [--fp] [--full-names] [FILTER...] [SUPPRESS...] DIR\n"
 	      "       memtrack report --leaks [--json] [--sites N] [FILTER...] [SUPPRESS...] DIR\n"
 	      "       memtrack report --attach [--json] DIR\n"
 	      "Heap allocation statistics of a recorded run: totals, then one row per process image (a process that\n"
@@ -60,6 +58,7 @@ static void report_usage(FILE *f)
 	      "  --full-paths  source files by their whole path, not relative to their compilation directory\n"
 	      "  --sizes       also a histogram by power-of-two size class and the 20 largest allocations\n"
 	      "  --fp          the frame-pointer chains, not the DWARF ones (which are unwound on first use)\n"
+	      "  --full-names  C++ names whole: template arguments are elided by default (std::vector<…>::push_back)\n"
 	      "  --leaks       the leaked blocks instead, by allocation site (by process without stacks), largest\n"
 	      "                first; with --json: {\"totals\", \"leaks\", \"still_live\"}\n"
 	      "  --attach      the attach log instead: each file looked at, its probes, how long its thread was held\n"
@@ -73,12 +72,9 @@ static void report_usage(FILE *f)
 	      "  --between A B what happened from the first `mark A` line written to the control FIFO (record\n"
 	      "                --paused, MEMTRACK_CONTROL) to the next `mark B`, in the records' order (both\n"
 	      "                must be there)\n"
-	      "SUPPRESS (leaks not reported):\n"
-	      "  --suppress FILE         one `leak:PATTERN` a line (LSan's and heaptrack's format): leaks with a\n"
-	      "                          frame whose function, module or source file matches (`*` any run, `^` `$`\n"
-	      "                          anchors); without stacks PATTERN can only match the exe\n"
-	      "  --no-default-suppress   report runtime one-offs too (libstdc++'s emergency pool, stdio buffers,\n"
-	      "                          ld.so's own), which are suppressed by default (they need stacks)\n"
+	      "SUPPRESS (leaks not reported; `*` any run, `^` `$` anchors; without stacks PATTERN can only match\n"
+	      "the exe):\n"
+	      MT_SUPPRESS_USAGE
 	      "  -h, --help    this text\n"
 	      "Exit status: 0 (a filter that matches nothing included); 1 when DIR is damaged (the report covers the\n"
 	      "records before the damage); 2 when DIR cannot be read or the command line is wrong.\n", f);
@@ -88,7 +84,7 @@ static void report_usage(FILE *f)
 static int report_conflicts(const struct report_args *a)
 {
 	const char *other = a->sites_given ? "--sites" : a->full_paths ? "--full-paths" : a->leaks ? "--leaks" :
-			    a->nsuppress ? "--suppress" : a->no_default_suppress ? "--no-default-suppress" :
+			    a->sup.nfiles ? "--suppress" : a->sup.no_default ? "--no-default-suppress" :
 			    a->filtered[0] ? a->filtered : NULL;
 
 	if (a->attach && other) {
@@ -110,16 +106,11 @@ static int report_option(void *ctx, int val, const char *name, const char *arg)
 	case 'a': a->attach = true; return 0;
 	case 'f': a->full_paths = true; return 0;
 	case 'l': a->leaks = true; return 0;
-	case 'n': a->no_default_suppress = true; return 0;
+	case 'n': return mt_suppress_args__add(&a->sup, "report", NULL);
 	case 'z': a->sizes = true; return 0;
 	case 'F': a->fp = true; return 0;
-	case 'S':
-		if (a->nsuppress == SUPPRESS_MAX) {
-			pr_err("report: --suppress: at most %d files\n", SUPPRESS_MAX);
-			return -EINVAL;
-		}
-		a->suppress[a->nsuppress++] = arg;
-		return 0;
+	case 'N': a->full_names = true; return 0;
+	case 'S': return mt_suppress_args__add(&a->sup, "report", arg);
 	case MT_FILTER_OPT:
 		if (!a->filtered[0])
 			snprintf(a->filtered, sizeof(a->filtered), "--%s", name);
@@ -149,6 +140,7 @@ static int report_args(int argc, char **argv, struct report_args *a)
 		{ "no-default-suppress", no_argument, NULL, 'n' },
 		{ "sizes", no_argument, NULL, 'z' },
 		{ "fp", no_argument, NULL, 'F' },
+		{ "full-names", no_argument, NULL, 'N' },
 		MT_FILTER_OPTIONS,
 		{ "between", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
@@ -208,7 +200,6 @@ static int report_extras(const struct report_args *a, struct report_parts *p)
 {
 	struct mt_stacks_opts opts = { .full_paths = a->full_paths, .fp_chains = a->fp };
 	struct mt_read_status st;
-	size_t i;
 	int err;
 
 	err = mt_stacks__load(a->dir, &opts, &p->stacks, &st);
@@ -216,13 +207,14 @@ static int report_extras(const struct report_args *a, struct report_parts *p)
 		pr_err("%s: stacks: %s\n", a->dir, st.reason[0] ? st.reason : strerror(-err));
 		return 2;
 	}
-	p->sup = mt_suppressions__new(!a->no_default_suppress);
-	for (i = 0; p->sup && i < a->nsuppress; i++)
-		if (mt_suppressions__load(p->sup, a->suppress[i]))
-			return 2;
-	if (p->sup && !a->leaks)
+	p->sup = mt_suppressions__from_args(&a->sup);
+	if (!p->sup)
+		return 2;
+	mt_modules__set_full_names(mt_stacks__modules(p->stacks), a->full_names);
+	mt_suppressions__apply(p->sup, p->stacks);
+	if (!a->leaks)
 		p->sites = mt_sites__build(p->stacks);
-	if (p->sup && (a->leaks || p->sites))
+	if (a->leaks || p->sites)
 		p->leaks = mt_leaks__build(p->m, p->stacks, p->sup);
 	if (!p->leaks) {
 		pr_err("%s: %s\n", a->dir, strerror(errno));

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* summary.h — the end-of-run summary of `memtrack record`. */
 #ifndef MEMTRACK_SUMMARY_H
 #define MEMTRACK_SUMMARY_H

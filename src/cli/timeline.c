@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* timeline.c — `memtrack timeline [--json] DIR > out.svg`: its options and exit status; the work is src/report. */
 #include <errno.h>
 #include <getopt.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* unwind.c — `memtrack unwind [--stats] [--list] DIR`: DWARF-unwinds every stack definition into DIR/unwind.mtz. */
 #include <errno.h>
 #include <getopt.h>

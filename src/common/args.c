@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* args.c — one wording for the command-line errors of the subcommands, and one number parser. */
 #include <errno.h>
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* args.h — what every subcommand's option parsing shares: the refused option, the one DIR operand, numbers. */
 #ifndef MEMTRACK_ARGS_H
 #define MEMTRACK_ARGS_H

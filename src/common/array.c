@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* array.c — doubling growth for dynamic arrays. */
 #include <errno.h>
 #include <stdlib.h>

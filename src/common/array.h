@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* array.h — growth of the plain dynamic arrays used across memtrack (pointer, count, capacity). */
 #ifndef MEMTRACK_ARRAY_H
 #define MEMTRACK_ARRAY_H

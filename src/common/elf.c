@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* elf.c — opens ELF files with libelf and reads their GNU build-id note (the tracer's and the unwinder's). */
 #include <errno.h>
 #include <fcntl.h>
@@ -114,4 +115,33 @@ char *mt_elf__build_id_hex(const uint8_t *id, size_t len, char *buf)
 		sprintf(buf + 2 * i, "%02x", id[i]);
 	buf[2 * len] = '\0';
 	return buf;
+}
+
+int mt_elf__begin(int fd, const char *what, Elf **elf)
+{
+	int err = elf__init();
+
+	if (err)
+		return err;
+	*elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (*elf && elf_kind(*elf) == ELF_K_ELF)
+		return 0;
+	pr_debug("%s: not an ELF file: %s\n", what, elf_errmsg(-1));
+	if (*elf)
+		elf_end(*elf);
+	*elf = NULL;
+	return -ENOEXEC;
+}
+
+int mt_elf__fd_build_id(int fd, uint8_t *id, size_t max)
+{
+	Elf *elf;
+	size_t len;
+	int err = mt_elf__begin(fd, "module", &elf);
+
+	if (err)
+		return err;
+	len = mt_elf__build_id(elf, id, max);
+	elf_end(elf);
+	return (int)len;
 }

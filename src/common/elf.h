@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* elf.h — ELF files through libelf: opening one, and its GNU build-id note. */
 #ifndef MEMTRACK_ELF_H
 #define MEMTRACK_ELF_H
@@ -15,6 +16,10 @@ int mt_elf__open(const char *path, int *fd, Elf **elf);
 size_t mt_elf__build_id(Elf *elf, uint8_t *id, size_t max);
 /* The build-id of the ELF file at path: its length, 0 without one, or -errno (-ENOEXEC: not an ELF file). */
 int mt_elf__file_build_id(const char *path, uint8_t *id, size_t max);
+/* ELF begun on fd, which stays the caller's (what names it in the debug line). 0 or -ENOEXEC. */
+int mt_elf__begin(int fd, const char *what, Elf **elf);
+/* The build-id of the ELF file open as fd, as mt_elf__file_build_id: a file opened once is the file asked about. */
+int mt_elf__fd_build_id(int fd, uint8_t *id, size_t max);
 /* Lowercase hex of a build-id into buf (2 * len + 1 bytes). */
 char *mt_elf__build_id_hex(const uint8_t *id, size_t len, char *buf);
 

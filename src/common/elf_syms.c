@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* elf_syms.c — the defined function symbols of .symtab and .dynsym, walked with libelf. */
 #include <errno.h>
 #include <gelf.h>

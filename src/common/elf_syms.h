@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* elf_syms.h — one walk over the defined function symbols of an ELF file (the tracer's probes, the unwinder's names). */
 #ifndef MEMTRACK_ELF_SYMS_H
 #define MEMTRACK_ELF_SYMS_H

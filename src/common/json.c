@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* json.c — the JSON writer behind report --json and dump: comma/indent bookkeeping and string escaping. */
 #include <errno.h>
 #include <string.h>

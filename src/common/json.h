@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* json.h — a small JSON writer over a FILE*: escaped strings, nested objects and arrays, compact or indented. */
 #ifndef MEMTRACK_JSON_H
 #define MEMTRACK_JSON_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* log.c — writes pr_* messages to stderr with the program's prefix. */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* log.h — the one pr_* family: every diagnostic goes to stderr as "memtrack: ...". */
 #ifndef MEMTRACK_LOG_H
 #define MEMTRACK_LOG_H

@@ -1,10 +1,13 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* modcache.c — where the module cache is for whom, its layout by build-id, and entries added atomically. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +15,7 @@
 
 #include "common/filecopy.h"
 #include "common/modcache.h"
+#include "common/sha256.h"
 
 #define MODCACHE_MODE 0700	/* modules may be private programs: the user's alone, as DIR/modules is */
 
@@ -126,6 +130,43 @@ int mt_modcache__insert(int cache_fd, const char *hex, const char *what, int in)
 	if (fd < 0)
 		return fd;
 	err = mt_filecopy__copy(in, fd, what, 0600, true);
+	close(fd);
+	return err;
+}
+
+/* Whether the entry open as dir_fd/what is a regular file of the content hashed sha256. */
+static bool entry__is(int dir_fd, const char *what, const uint8_t *sha256)
+{
+	uint8_t sum[MT_SHA256_LEN];
+	struct stat st;
+	bool same;
+	int fd = openat(dir_fd, what, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	same = !fstat(fd, &st) && S_ISREG(st.st_mode) && !mt_sha256__fd(fd, sum) && !memcmp(sum, sha256, sizeof(sum));
+	close(fd);
+	return same;
+}
+
+int mt_modcache__evict_other(int cache_fd, const char *hex, const char *what, const uint8_t *sha256)
+{
+	char top[3];
+	struct stat st;
+	int top_fd, fd, err = 0;
+
+	if (strlen(hex) < 3)
+		return -EINVAL;
+	snprintf(top, sizeof(top), "%.2s", hex);
+	top_fd = openat(cache_fd, top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (top_fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	fd = openat(top_fd, hex + 2, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(top_fd);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!fstatat(fd, what, &st, AT_SYMLINK_NOFOLLOW) && !entry__is(fd, what, sha256))
+		err = unlinkat(fd, what, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) ? -errno : 1;
 	close(fd);
 	return err;
 }

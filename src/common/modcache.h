@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* modcache.h — the module cache: one copy per machine of each module file (and debug file), by build-id. */
 #ifndef MEMTRACK_MODCACHE_H
 #define MEMTRACK_MODCACHE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define MT_MODCACHE_ENV "MEMTRACK_CACHE"	/* the cache directory, when set and not empty */
@@ -25,5 +27,12 @@ int mt_modcache__open(const char *cache);
  * renamed into place whole, so concurrent recordings may insert the same entry. 0 or -errno.
  */
 int mt_modcache__insert(int cache_fd, const char *hex, const char *what, int in);
+
+/*
+ * The entry <hex>/<what>, when it is there and not a regular file of the content hashed sha256 (a forgery under the
+ * module's build-id, a symlink, a damaged copy), removed without following it, so that an insert puts the module
+ * there. 1 when it was removed, 0 when there was none or it is the module, or -errno.
+ */
+int mt_modcache__evict_other(int cache_fd, const char *hex, const char *what, const uint8_t *sha256);
 
 #endif /* MEMTRACK_MODCACHE_H */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* names.c — the names report, dump and the tracer give the values of the shared enums, and wait statuses. */
 #include <stddef.h>
 #include <sys/wait.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* names.h — names of the values of bpf/memtrack.h's enums, and what a wait status means to a shell. */
 #ifndef MEMTRACK_NAMES_H
 #define MEMTRACK_NAMES_H

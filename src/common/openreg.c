@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* openreg.c — files memtrack did not create (DIR's, the module cache's), opened to read without blocking. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* openreg.h — a file memtrack did not create, opened to read: never blocking on a FIFO, a regular file or refused. */
 #ifndef MEMTRACK_OPENREG_H
 #define MEMTRACK_OPENREG_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* plural.c — English plurals for counts in the commands' output. */
 #include "common/plural.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* plural.h — the noun that goes with a count, so that output says "1 process" and "2 processes". */
 #ifndef MEMTRACK_PLURAL_H
 #define MEMTRACK_PLURAL_H

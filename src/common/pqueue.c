@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* pqueue.c — the binary min-heap behind mt_pqueue, ordered by key, then by push. */
 #include <errno.h>
 #include <stdbool.h>

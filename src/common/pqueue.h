@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pqueue.h — a min-priority queue of (key, item) pairs, a binary heap: equal keys leave in the order they came. */
 #ifndef MEMTRACK_PQUEUE_H
 #define MEMTRACK_PQUEUE_H

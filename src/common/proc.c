@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* proc.c — /proc/PID/maps lines and /proc/TID/status fields, for the tracer's readers of both. */
 #include <errno.h>
 #include <stdio.h>

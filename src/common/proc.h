@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* proc.h — the /proc files memtrack parses in more than one place: a line of PID/maps, a field of TID/status. */
 #ifndef MEMTRACK_PROC_H
 #define MEMTRACK_PROC_H

@@ -1,4 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* text.c — strings for text reports and SVG: valid UTF-8 passes, control characters and stray bytes become '?'. */
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/json.h"
@@ -54,4 +57,43 @@ void mt_text__put_xml(FILE *f, const char *s, size_t max)
 		s += n;
 		len -= n;
 	}
+}
+
+/* The '<' at s[i] belongs to an operator's name ("operator<", "operator<<", "operator<=", "operator<=>"). */
+static bool operator_lt(const char *s, size_t i)
+{
+	size_t k = i;
+
+	while (k && s[k - 1] == '<')
+		k--;
+	return k >= 8 && !strncmp(s + k - 8, "operator", 8) && i - k < 2;
+}
+
+char *mt_text__elide_templates(const char *name)
+{
+	size_t len = strlen(name), i, o = 0, depth = 0;
+	char *out = malloc(2 * len + 1);	/* "<x>" grows by 2 bytes to "<…>" at most */
+
+	if (!out)
+		return NULL;
+	for (i = 0; i < len; i++) {
+		if (name[i] == '<' && !operator_lt(name, i)) {
+			if (!depth++) {
+				memcpy(out + o, "<\u2026", strlen("<\u2026"));
+				o += strlen("<\u2026");
+			}
+			continue;
+		}
+		if (name[i] == '>' && depth && !(i && name[i - 1] == '-')) {
+			if (!--depth)
+				out[o++] = '>';
+			continue;
+		}
+		if (!depth)
+			out[o++] = name[i];
+	}
+	if (depth)	/* unbalanced: not a list after all, the name as it was */
+		return memcpy(out, name, len + 1);
+	out[o] = '\0';
+	return out;
 }

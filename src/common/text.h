@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* text.h — strings as text reports and SVG print them: control characters and bytes that are not UTF-8 as '?'. */
 #ifndef MEMTRACK_TEXT_H
 #define MEMTRACK_TEXT_H
@@ -11,5 +12,12 @@ void mt_text__put_n(FILE *f, const char *s, size_t len);
 void mt_text__put(FILE *f, const char *s);
 /* s (at most max bytes, up to its NUL) as XML character data or an attribute value: & < > " ' as entities. */
 void mt_text__put_xml(FILE *f, const char *s, size_t max);
+
+/*
+ * A C++ (or Rust) function name with each outermost template argument list elided, as heaptrack -t and pprof
+ * print them: "std::vector<int, std::allocator<int> >::push_back" → "std::vector<…>::push_back". The '<' of an
+ * operator (operator<, <<, <=, <=>) is the name's own, not a list. Malloc'd; NULL on ENOMEM.
+ */
+char *mt_text__elide_templates(const char *name);
 
 #endif /* MEMTRACK_TEXT_H */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* u64map.c — open addressing with linear probing and backward-shift deletion (no tombstones). */
 #include <errno.h>
 #include <stdlib.h>

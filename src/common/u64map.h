@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* u64map.h — the u64 → u64 hash table (open addressing) for live blocks, pids, stack hashes and module keys. */
 #ifndef MEMTRACK_U64MAP_H
 #define MEMTRACK_U64MAP_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* blocks.c — the live blocks of one process image: its own, those inherited at fork (shared), who freed which. */
 #include <errno.h>
 #include <stdlib.h>
@@ -36,6 +37,11 @@ struct mt_blocks {
 	bool folded;			/* dirty is kept (the first fold scans own) */
 	bool dirty_full;		/* dirty missed some: the next fold scans own */
 	struct mt_u64map held;		/* tid → 1: its last release matched no block, maybe libc's last */
+	struct mt_pmap *inh;		/* the blocks inherited at the fork (a share of the parent's base) */
+	struct mt_u64map inh_gone;	/* addresses of inherited blocks freed or replaced since: no longer held */
+	uint64_t inh_n, inh_b;		/* inherited blocks still held, and their bytes */
+	uint64_t left[2];		/* inherited blocks that left in the current record (mt_blocks__left_inherited) */
+	size_t nleft;
 };
 
 #define ADD MT_ACCT_ADD
@@ -67,6 +73,8 @@ static void blocks_clear(struct mt_blocks *b)
 	mt_u64map__release(&b->own);
 	mt_u64map__release(&b->held);
 	mt_pmap__release(b->base);
+	mt_pmap__release(b->inh);
+	mt_u64map__release(&b->inh_gone);
 	free(b->kills);
 	free(b->dirty);
 	*b = (struct mt_blocks){ 0 };
@@ -118,6 +126,24 @@ static void block_gone(const struct mt_blocks_acct *a, uint64_t word)
 	ADD(a, live_bytes, -SIZE_MASK(word));
 }
 
+/*
+ * A base block at addr left (freed or replaced): when it is one the image inherited, the image holds one fewer. An
+ * inherited block is never in own; an own block at its address (folded into base at a later fork) comes only after
+ * it left, which inh_gone says.
+ */
+static int inh_leave(struct mt_blocks *b, uint64_t addr, uint64_t word)
+{
+	if (!b->inh_n || !mt_pmap__find(b->inh, addr, NULL) || mt_u64map__find(&b->inh_gone, addr))
+		return 0;
+	if (mt_u64map__put(&b->inh_gone, addr, 1, NULL) < 0)
+		return -ENOMEM;
+	b->inh_n--;
+	b->inh_b -= SIZE_MASK(word);
+	if (b->nleft < 2)
+		b->left[b->nleft++] = addr;
+	return 0;
+}
+
 void mt_blocks__on_call(struct mt_blocks *b, const struct mt_blocks_acct *a, uint32_t tid)
 {
 	if (b->held.count && mt_u64map__del(&b->held, tid, NULL))
@@ -144,7 +170,7 @@ int mt_blocks__on_alloc(struct mt_blocks *b, const struct mt_blocks_acct *a, uin
 		b->own_live++;
 		note_dirty(b, addr);
 		if (!ret && b->base && mt_pmap__find(b->base, addr, &gone)) {
-			if (list_add(&b->kills, &b->nr_kills, &b->cap_kills, addr))
+			if (list_add(&b->kills, &b->nr_kills, &b->cap_kills, addr) || inh_leave(b, addr, gone))
 				return -ENOMEM;
 			ADD(a, replaced, 1);
 			ADD(a, replaced_bytes, SIZE_MASK(gone));
@@ -175,6 +201,8 @@ static int free_unknown(struct mt_blocks *b, const struct mt_blocks_acct *a, uin
 {
 	int ret;
 
+	if (a->paused)	/* while recording is off only releases are recorded: those of blocks it saw count */
+		return 0;
 	if (!hold) {
 		unknown_free(a, 1);
 		return 0;
@@ -205,7 +233,7 @@ int mt_blocks__on_free(struct mt_blocks *b, const struct mt_blocks_acct *a, uint
 	}
 	if (!e && b->base && mt_pmap__find(b->base, addr, &word)) {
 		if (list_add(&b->kills, &b->nr_kills, &b->cap_kills, addr) ||
-		    mt_u64map__put(&b->own, addr, FREED | tid, NULL) < 0)
+		    mt_u64map__put(&b->own, addr, FREED | tid, NULL) < 0 || inh_leave(b, addr, word))
 			return -ENOMEM;
 		block_freed(a, word);
 		return 0;
@@ -305,6 +333,10 @@ int mt_blocks__inherit(struct mt_blocks *child, const struct mt_blocks_acct *a, 
 	}
 	mt_pmap__release(child->base);
 	child->base = mt_pmap__share(parent->base);
+	mt_pmap__release(child->inh);
+	child->inh = mt_pmap__share(parent->base);
+	child->inh_n = n;
+	child->inh_b = bytes;
 	ADD(a, inherited_allocations, n);
 	ADD(a, inherited_bytes, bytes);
 	ADD(a, live_allocations, n);
@@ -327,8 +359,10 @@ void mt_blocks__end(struct mt_blocks *b, const struct mt_blocks_acct *a, enum mt
 		ADD(a, exec_discarded_allocations, n);
 		ADD(a, exec_discarded_bytes, bytes);
 	} else if (how == MT_BLOCKS_EXIT) {
-		ADD(a, leaked_allocations, n);
-		ADD(a, leaked_bytes, bytes);
+		ADD(a, leaked_allocations, n - b->inh_n);
+		ADD(a, leaked_bytes, bytes - b->inh_b);
+		ADD(a, inherited_live_allocations, b->inh_n);
+		ADD(a, inherited_live_bytes, b->inh_b);
 	} else {
 		ADD(a, still_live_allocations, n);
 		ADD(a, still_live_bytes, bytes);
@@ -340,7 +374,7 @@ void mt_blocks__end(struct mt_blocks *b, const struct mt_blocks_acct *a, enum mt
 
 struct live_walk {
 	const struct mt_blocks *b;
-	void (*fn)(uint64_t size, uint32_t stack, void *ctx);
+	void (*fn)(uint64_t size, uint32_t stack, bool inherited, void *ctx);
 	void *ctx;
 };
 
@@ -350,7 +384,7 @@ static void walk_own(uint64_t key, uint64_t w, void *ctx)
 
 	(void)key;
 	if (!(w & FREED))
-		lw->fn(SIZE_MASK(w), word_stack(w), lw->ctx);
+		lw->fn(SIZE_MASK(w), word_stack(w), false, lw->ctx);
 }
 
 /* A base block is live unless own has an entry at its address (freed, or replaced there). */
@@ -358,15 +392,41 @@ static void walk_base(uint64_t key, uint64_t w, void *ctx)
 {
 	const struct live_walk *lw = ctx;
 
-	if (!mt_u64map__find(&lw->b->own, key))
-		lw->fn(SIZE_MASK(w), word_stack(w), lw->ctx);
+	const struct mt_blocks *b = lw->b;
+	bool inherited;
+
+	if (mt_u64map__find(&b->own, key))
+		return;
+	inherited = b->inh_n && mt_pmap__find(b->inh, key, NULL) && !mt_u64map__find(&b->inh_gone, key);
+	lw->fn(SIZE_MASK(w), word_stack(w), inherited, lw->ctx);
 }
 
-void mt_blocks__for_each_live(const struct mt_blocks *b, void (*fn)(uint64_t size, uint32_t stack, void *ctx),
-			      void *ctx)
+void mt_blocks__for_each_live(const struct mt_blocks *b,
+			      void (*fn)(uint64_t size, uint32_t stack, bool inherited, void *ctx), void *ctx)
 {
 	struct live_walk lw = { b, fn, ctx };
 
 	mt_u64map__for_each(&b->own, walk_own, &lw);
 	mt_pmap__for_each(b->base, walk_base, &lw);
+}
+
+uint64_t mt_blocks__inherited_live(const struct mt_blocks *b, uint64_t *bytes)
+{
+	*bytes = b->inh_b;
+	return b->inh_n;
+}
+
+void mt_blocks__record_begin(struct mt_blocks *b)
+{
+	b->nleft = 0;
+}
+
+bool mt_blocks__left_inherited(const struct mt_blocks *b, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < b->nleft; i++)
+		if (b->left[i] == addr)
+			return true;
+	return false;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* blocks.h — the live blocks of one process image: its own, those inherited at fork (shared), who freed which. */
 #ifndef MEMTRACK_BLOCKS_H
 #define MEMTRACK_BLOCKS_H
@@ -15,6 +16,8 @@ struct mt_blocks_acct {
 	struct mt_heap_stats *proc;
 	struct mt_heap_stats *tot;	/* a scratch when the image is filtered out */
 	bool resumed;			/* a start mark was seen: unknown frees count as paused_frees too */
+	bool paused;			/* recording off (after a stop mark): an unknown free is of a block allocated
+					 * while off, and counts nowhere */
 	bool pre_attach;		/* record --pid, an image not started by an exec: unknown frees are
 					 * pre_attach_frees instead */
 };
@@ -68,10 +71,19 @@ int mt_blocks__inherit(struct mt_blocks *child, const struct mt_blocks_acct *a, 
 		       const struct mt_heap_stats *parent_heap);
 /* Recording stopped (a stop mark): held frees become unknown, since their threads go on, unrecorded. */
 void mt_blocks__end_holds(struct mt_blocks *b, const struct mt_blocks_acct *a);
-/* The image ends: held frees become unknown, the live blocks count as `how` says and are dropped. */
+/*
+ * The image ends: held frees become unknown, the live blocks count as `how` says and are dropped; at an exit those
+ * inherited at the fork and never freed are inherited_live, not leaked.
+ */
 void mt_blocks__end(struct mt_blocks *b, const struct mt_blocks_acct *a, enum mt_blocks_end how);
-/* Visits every live block, own and inherited, with its size and stack id (order unspecified). */
-void mt_blocks__for_each_live(const struct mt_blocks *b, void (*fn)(uint64_t size, uint32_t stack, void *ctx),
-			      void *ctx);
+/* Visits every live block, own and inherited (so flagged), with its size and stack id (order unspecified). */
+void mt_blocks__for_each_live(const struct mt_blocks *b,
+			      void (*fn)(uint64_t size, uint32_t stack, bool inherited, void *ctx), void *ctx);
+/* The blocks inherited at the fork the image still holds (never freed), and their bytes. */
+uint64_t mt_blocks__inherited_live(const struct mt_blocks *b, uint64_t *bytes);
+/* A record begins: mt_blocks__left_inherited forgets the previous one's. */
+void mt_blocks__record_begin(struct mt_blocks *b);
+/* During the current record, the inherited block at addr left the image (freed or replaced). */
+bool mt_blocks__left_inherited(const struct mt_blocks *b, uint64_t addr);
 
 #endif /* MEMTRACK_BLOCKS_H */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* filter.c — the pid, exe and time-window filters of report and dump. */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* filter.h — what a report or dump is narrowed to: processes by pid, images by exe, a time window. */
 #ifndef MEMTRACK_FILTER_H
 #define MEMTRACK_FILTER_H

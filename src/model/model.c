@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* model.c — the record stream as heap accounting per image, per process and in total, filtered on request. */
 /*
  * The counting rules are docs/REPORT.md's "Semantics used by reports", their one statement: change them there with
@@ -178,15 +179,18 @@ struct collect {
 	const struct mt_model *m;
 	struct image *img;
 	struct mt_u64map by_id;		/* stack id → index in img->leaks */
+	bool exit;			/* leaks: the blocks inherited and never freed are not the image's */
 	int err;
 };
 
-static void collect_one(uint64_t size, uint32_t stack, void *ctx)
+static void collect_one(uint64_t size, uint32_t stack, bool inherited, void *ctx)
 {
 	struct collect *c = ctx;
 	struct image *img = c->img;
 	uint64_t *at = mt_u64map__find(&c->by_id, stack), idx;
 
+	if (inherited && c->exit)
+		return;
 	if (!at) {
 		if (c->err || mt_array__grow((void **)&img->leaks, &img->cap_leaks, img->nleaks, sizeof(*img->leaks)) ||
 		    mt_u64map__put(&c->by_id, stack, img->nleaks, NULL) < 0) {
@@ -202,19 +206,25 @@ static void collect_one(uint64_t size, uint32_t stack, void *ctx)
 	img->leaks[idx].bytes += size;
 }
 
-/* What p's current image holds as it ends by exit or with the stream, by stack, when that is asked for. */
-static int image_collect(struct mt_model *m, struct proc *p)
+/*
+ * What p's current image holds as it ends with the stream, or leaks at its exit (its own blocks: not those
+ * inherited and never freed), by stack, when that is asked for.
+ */
+static int image_collect(struct mt_model *m, struct proc *p, bool exit)
 {
 	struct image *img = cur_image(m, p);
-	struct collect c = { m, img, { 0 }, 0 };
+	struct collect c = { m, img, { 0 }, exit, 0 };
 	const struct mt_heap_stats *h = &img->pub.heap;
+	uint64_t inh_n = 0, inh_b = 0;
 
-	if (!m->opts.leak_sites || !img->pub.selected || !mt_window__peaks_counted(m) || !h->live_allocations)
+	if (exit)
+		inh_n = mt_blocks__inherited_live(p->blocks, &inh_b);
+	if (!m->opts.leak_sites || !img->pub.selected || !mt_window__peaks_counted(m) || h->live_allocations == inh_n)
 		return 0;
 	if (!m->nr_stacks) {
-		collect_one(h->live_bytes, 0, &c);
+		collect_one(h->live_bytes - inh_b, 0, false, &c);
 		if (!c.err)
-			img->leaks[0].count = h->live_allocations;
+			img->leaks[0].count = h->live_allocations - inh_n;
 	} else {
 		mt_blocks__for_each_live(p->blocks, collect_one, &c);
 	}
@@ -235,6 +245,7 @@ static int apply_alloc(struct mt_model *m, const struct mt_alloc *a)
 	if (!p)
 		return -ENOMEM;
 	ac = image_acct(m, p);
+	mt_blocks__record_begin(p->blocks);
 	if (mt_func__is_free(a->func))
 		return a->addr ? mt_blocks__on_free(p->blocks, &ac, a->hdr.tid, a->addr, false) : 0;
 	if (is_realloc && a->old_addr && (a->addr || !a->size)) {
@@ -401,7 +412,7 @@ static int image_end(struct mt_model *m, struct proc *p, enum mt_blocks_end how,
 	int err = 0;
 
 	if (img->pub.end == MT_IMAGE_LIVE) {
-		err = image_collect(m, p);
+		err = image_collect(m, p, how == MT_BLOCKS_EXIT);
 		if (how == MT_BLOCKS_EXIT) {
 			img->pub.end = MT_IMAGE_EXIT;
 			img->pub.end_ns = ts;
@@ -541,7 +552,9 @@ static void apply_end(struct mt_model *m, const struct mt_end *e)
 }
 
 /*
- * A start makes the unknown frees after it paused_frees too. A stop ends every thread's held release (see
+ * A start makes the unknown frees after it paused_frees too; after a stop the recording has releases only (the
+ * tracer keeps them: a block allocated while on may end while off) and an unknown one counts nowhere. A stop ends
+ * every thread's held release (see
  * mt_blocks__on_free): the thread goes on unrecorded, so that release cannot be known to be its last.
  */
 static void apply_mark(struct mt_model *m, const struct mt_mark *k)
@@ -551,6 +564,8 @@ static void apply_mark(struct mt_model *m, const struct mt_mark *k)
 
 	m->tot.marks++;
 	m->resumed |= k->kind == MT_MARK_START;
+	if (k->kind != MT_MARK_LABEL)
+		m->paused = k->kind == MT_MARK_STOP;
 	if (k->kind != MT_MARK_STOP)
 		return;
 	for (i = 0; i < m->nr_procs; i++) {
@@ -748,6 +763,13 @@ const struct mt_proc *mt_model__find_proc(const struct mt_model *m, uint32_t pid
 	const struct proc *p = proc_lookup(m, pid);
 
 	return p ? &p->pub : NULL;
+}
+
+bool mt_model__left_inherited(const struct mt_model *m, uint32_t pid, uint64_t addr)
+{
+	const struct proc *p = proc_lookup(m, pid);
+
+	return p && p->blocks && mt_blocks__left_inherited(p->blocks, addr);
 }
 
 size_t mt_model__nr_images(const struct mt_model *m)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* model.h — heap accounting from the record stream: per image, per process and in total, filtered on request. */
 #ifndef MEMTRACK_MODEL_H
 #define MEMTRACK_MODEL_H
@@ -37,8 +38,11 @@ struct mt_heap_stats {
 	uint64_t peak_ts_ns;		/* when the peak was first reached, relative to the session start */
 	uint64_t exec_discarded_allocations;	/* live when an exec replaced the image: not leaks */
 	uint64_t exec_discarded_bytes;
-	uint64_t leaked_allocations;	/* live when the last image exited */
+	uint64_t leaked_allocations;	/* live when the last image exited, allocated by the process itself */
 	uint64_t leaked_bytes;
+	uint64_t inherited_live_allocations;	/* live when the last image exited, inherited at the fork and never
+						 * freed: the parent's, not leaks of this process */
+	uint64_t inherited_live_bytes;
 	uint64_t still_live_allocations;	/* live at the end of the stream (no exit record), or of the window */
 	uint64_t still_live_bytes;
 	uint64_t start_live_allocations;	/* with a time window: live when it began */
@@ -189,6 +193,12 @@ size_t mt_model__nr_procs(const struct mt_model *m);
 const struct mt_proc *mt_model__proc(const struct mt_model *m, size_t idx);
 /* The latest process with that pid, or NULL. */
 const struct mt_proc *mt_model__find_proc(const struct mt_model *m, uint32_t pid);
+/*
+ * Right after the model accounted an allocator record of pid: the block at addr that it freed or replaced was one
+ * the process inherited at its fork and had held since (so that what it still holds of them at its exit is told
+ * apart from its leaks: unwind/stack_heap.c follows the model by it).
+ */
+bool mt_model__left_inherited(const struct mt_model *m, uint32_t pid, uint64_t addr);
 /* Images in the order they began (a process's in their order). */
 size_t mt_model__nr_images(const struct mt_model *m);
 const struct mt_image *mt_model__image(const struct mt_model *m, size_t idx);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* model_internal.h — what model.c and window.c share: the model's structs, and its time window's entry points. */
 #ifndef MEMTRACK_MODEL_INTERNAL_H
 #define MEMTRACK_MODEL_INTERNAL_H
@@ -51,6 +52,7 @@ struct mt_model {
 	size_t nr_stacks, cap_stacks;
 	struct mt_u64map withheld;	/* hashes of the MT_STACK_WITHHELD definitions seen (value unused) */
 	bool resumed;			/* a start mark was seen */
+	bool paused;			/* a stop mark was the last mark: recording is off */
 	uint64_t last_rel;		/* the latest record's time, relative to base_ts */
 	bool have_base;
 	uint64_t base_ts;		/* what peak timestamps are relative to */
@@ -75,7 +77,7 @@ static inline struct mt_blocks_acct image_acct(struct mt_model *m, struct proc *
 	struct image *img = cur_image(m, p);
 
 	return (struct mt_blocks_acct){ &img->pub.heap, &p->pub.heap,
-					img->pub.selected ? &m->tot.heap : &m->left_out, m->resumed,
+					img->pub.selected ? &m->tot.heap : &m->left_out, m->resumed, m->paused,
 					m->session.attached && !img->pub.from_exec };
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* pmap.c — the persistent map: a hash array mapped trie whose shared nodes are copied when written. */
 #include <errno.h>
 #include <stdlib.h>

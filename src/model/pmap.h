@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pmap.h — a persistent u64 → u64 map: a copy costs O(1) and shares every node until one side changes it. */
 #ifndef MEMTRACK_PMAP_H
 #define MEMTRACK_PMAP_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* reorder.c — the time-order window every reader puts the record stream through (semantics: model.c, "Order"). */
 #include <errno.h>
 #include <stdbool.h>
@@ -142,13 +143,14 @@ static void rec_release(struct mt_reorder *r, void *rec)
 		free(rec);
 }
 
-/* Emits the smallest record, which there is. */
+/* Emits the smallest record; the callers hold one at least (none: nothing to emit). */
 static int emit_min(struct mt_reorder *r)
 {
 	struct held h;
 	int err;
 
-	take_min(r, &h);
+	if (!take_min(r, &h))
+		return 0;
 	if (h.key < r->last_ts)
 		r->late++;
 	else

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* reorder.h — the time-order window: records back in ts_ns order before anything accounts or prints them. */
 #ifndef MEMTRACK_REORDER_H
 #define MEMTRACK_REORDER_H

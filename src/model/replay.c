@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* replay.c — the model fed record by record, with a callback right after it has accounted each record. */
 #include <errno.h>
 #include <stdio.h>

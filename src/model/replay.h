@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* replay.h — the model fed record by record, with a callback right after it has accounted each record. */
 #ifndef MEMTRACK_REPLAY_H
 #define MEMTRACK_REPLAY_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* window.c — the model's time window (--from/--to, --between A B): counts at its start and end, peaks inside. */
 #include <stdbool.h>
 #include <stdint.h>

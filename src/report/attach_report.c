@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* attach_report.c — `memtrack report --attach DIR`: the attach log as a table, for debugging attach races. */
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* checkfp.c — `memtrack check-fp [--json] [--strict] DIR`: where frame-pointer chains go wrong, and whose fault. */
 /*
  * The rule. The FP walk reads frame k+1's return address at [rbp_k + 8], rbp_k being the rbp that frame k (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* checkfp.h — `memtrack check-fp`: each stack's frame-pointer chain against its DWARF chain. */
 #ifndef MEMTRACK_CHECKFP_H
 #define MEMTRACK_CHECKFP_H

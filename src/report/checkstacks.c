@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* checkstacks.c — `memtrack check-stacks`: each in-kernel CFI chain against the DWARF chain and the FP chain. */
 /*
  * The kernel walks a stack with the tables the tracer made from each module's CFI; libunwind walks the raw bytes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* checkstacks.h — `memtrack check-stacks`: the kernel's CFI chains against DWARF's and the FP chains, per module. */
 #ifndef MEMTRACK_CHECKSTACKS_H
 #define MEMTRACK_CHECKSTACKS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* diff.c — two runs' totals and sites side by side: sites matched by their frame names, ranked by the change. */
 #include <errno.h>
 #include <inttypes.h>
@@ -125,6 +126,14 @@ struct mt_diff *mt_diff__build(const struct mt_totals *before, const struct mt_s
 		return NULL;
 	d->before = before->heap;
 	d->after = after->heap;
+	d->suppressed_allocations[0] = bs->suppressed_allocations;
+	d->suppressed_bytes[0] = bs->suppressed_bytes;
+	d->suppressed_allocations[1] = as->suppressed_allocations;
+	d->suppressed_bytes[1] = as->suppressed_bytes;
+	d->before.leaked_allocations -= bs->suppressed_allocations;
+	d->before.leaked_bytes -= bs->suppressed_bytes;
+	d->after.leaked_allocations -= as->suppressed_allocations;
+	d->after.leaked_bytes -= as->suppressed_bytes;
 	d->sites = calloc(bs->count + as->count + 1, sizeof(*d->sites));
 	err = d->sites ? diff_match(d, bs, as) : -ENOMEM;
 	if (err) {
@@ -212,6 +221,8 @@ int mt_diff__text(FILE *f, const struct mt_diff *d, const char *before, const ch
 	total_row(f, "peak live:", d->before.peak_live_bytes, d->after.peak_live_bytes, true);
 	total_row(f, "leaked blocks:", d->before.leaked_allocations, d->after.leaked_allocations, false);
 	total_row(f, "leaked:", d->before.leaked_bytes, d->after.leaked_bytes, true);
+	if (d->suppressed_allocations[0] || d->suppressed_allocations[1])
+		total_row(f, "suppressed:", d->suppressed_bytes[0], d->suppressed_bytes[1], true);
 	if (top) {
 		fprintf(f, "\nsites by change in bytes (%zu of %zu, matched by their functions):\n", n, d->count);
 		for (i = 0; i < n; i++)
@@ -222,7 +233,8 @@ int mt_diff__text(FILE *f, const struct mt_diff *d, const char *before, const ch
 
 /* ---- JSON ---- */
 
-static void heap_json(struct mt_json *j, const char *key, const struct mt_heap_stats *h)
+static void heap_json(struct mt_json *j, const char *key, const struct mt_heap_stats *h, uint64_t sup_n,
+		      uint64_t sup_b)
 {
 	mt_json__key(j, key);
 	mt_json__begin_object(j);
@@ -231,6 +243,8 @@ static void heap_json(struct mt_json *j, const char *key, const struct mt_heap_s
 	mt_json__kv_u64(j, "peak_bytes", h->peak_live_bytes);
 	mt_json__kv_u64(j, "leaked_allocations", h->leaked_allocations);
 	mt_json__kv_u64(j, "leaked_bytes", h->leaked_bytes);
+	mt_json__kv_u64(j, "suppressed_allocations", sup_n);
+	mt_json__kv_u64(j, "suppressed_bytes", sup_b);
 	mt_json__end_object(j);
 }
 
@@ -270,8 +284,8 @@ int mt_diff__json(FILE *f, const struct mt_diff *d, size_t top)
 	mt_json__begin_object(&j);
 	mt_json__key(&j, "totals");
 	mt_json__begin_object(&j);
-	heap_json(&j, "before", &d->before);
-	heap_json(&j, "after", &d->after);
+	heap_json(&j, "before", &d->before, d->suppressed_allocations[0], d->suppressed_bytes[0]);
+	heap_json(&j, "after", &d->after, d->suppressed_allocations[1], d->suppressed_bytes[1]);
 	mt_json__kv_i64(&j, "count_delta", delta(d->before.allocations, d->after.allocations));
 	mt_json__kv_i64(&j, "bytes_delta", delta(d->before.allocated_bytes, d->after.allocated_bytes));
 	mt_json__kv_i64(&j, "peak_bytes_delta", delta(d->before.peak_live_bytes, d->after.peak_live_bytes));

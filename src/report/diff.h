@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* diff.h — `memtrack diff`: two runs compared, in total and per allocation site matched by its call path. */
 #ifndef MEMTRACK_DIFF_H
 #define MEMTRACK_DIFF_H
@@ -18,8 +19,10 @@ struct mt_diff_site {
 };
 
 struct mt_diff {
-	struct mt_heap_stats before;
+	struct mt_heap_stats before;	/* leaked_*: suppressed leaks left out (docs/REPORT.md, "Leak suppressions") */
 	struct mt_heap_stats after;
+	uint64_t suppressed_allocations[2];	/* before, after */
+	uint64_t suppressed_bytes[2];
 	struct mt_diff_site *sites;	/* by |bytes_delta|, then |count_delta|, |leaked_bytes_delta|, descending */
 	size_t count;
 };

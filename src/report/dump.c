@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* dump.c — `memtrack dump DIR`: every record, in time order, as one JSON object per line. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* flamegraph.c — `memtrack flamegraph`: stacks merged into collapsed lines, or drawn as an interactive SVG. */
 #include <errno.h>
 #include <inttypes.h>
@@ -40,6 +41,7 @@ const char *mt_fg_weight__unit(enum mt_fg_weight w)
 	case MT_FG_COUNT: return "allocations";
 	case MT_FG_LEAKED: return "leaked bytes";
 	case MT_FG_PEAK: return "bytes live at the peak";
+	case MT_FG_LIVE: return "bytes still live at the end";
 	default: return "bytes";
 	}
 }
@@ -50,6 +52,7 @@ uint64_t mt_fg_weight__of(const struct mt_stack_entry *e, enum mt_fg_weight w)
 	case MT_FG_COUNT: return e->allocations;
 	case MT_FG_LEAKED: return e->leaked_bytes;
 	case MT_FG_PEAK: return e->peak_bytes;
+	case MT_FG_LIVE: return e->still_live_bytes;
 	default: return e->bytes;
 	}
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* flamegraph.h — `memtrack flamegraph`: allocation stacks as collapsed lines or as an interactive SVG. */
 #ifndef MEMTRACK_FLAMEGRAPH_H
 #define MEMTRACK_FLAMEGRAPH_H
@@ -9,11 +10,12 @@
 enum mt_fg_weight {
 	MT_FG_BYTES,	/* bytes allocated (the default) */
 	MT_FG_COUNT,	/* allocation calls */
-	MT_FG_LEAKED,	/* bytes of blocks still live at exit or the end */
+	MT_FG_LEAKED,	/* bytes leaked at exit, suppressed leaks left out (mt_suppressions__apply) */
 	MT_FG_PEAK,	/* bytes live when the total live bytes first reached their peak */
+	MT_FG_LIVE,	/* bytes still live at the end of the recording or of the window: not leaks */
 };
 
-/* "bytes", "allocations", "leaked bytes" or "bytes live at the peak": what a weight counts. */
+/* "bytes", "allocations", "leaked bytes", "bytes live at the peak" or "bytes still live at the end". */
 const char *mt_fg_weight__unit(enum mt_fg_weight w);
 /* The weight of one stack. */
 uint64_t mt_fg_weight__of(const struct mt_stack_entry *e, enum mt_fg_weight w);

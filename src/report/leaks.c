@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* leaks.c — leaked blocks by allocation site: which are suppressed (a file's patterns, the built-in list), listing. */
 /*
  * The model keeps each live block's stack id and hands over, per image, what it held when it exited (leaked) or
@@ -257,6 +258,62 @@ static int rule_of(const struct mt_suppressions *sup, struct mt_stacks *s, const
 			return (int)i;
 	}
 	return -1;
+}
+
+int mt_suppressions__apply(const struct mt_suppressions *sup, struct mt_stacks *s)
+{
+	const struct mt_stack_entry *e;
+	size_t i, n = s && mt_stacks__any(s) ? mt_stacks__count(s) : 0;
+
+	for (i = 0; sup && i < n; i++) {
+		e = mt_stacks__entry(s, i);
+		if (e->leaked_allocations && e->nframes && rule_of(sup, s, e, NULL) >= 0)
+			mt_stacks__suppress(s, i);
+	}
+	return 0;
+}
+
+void mt_suppressions__stacks_total(const struct mt_stacks *s, uint64_t *count, uint64_t *bytes)
+{
+	size_t i, n = s ? mt_stacks__count(s) : 0;
+
+	*count = *bytes = 0;
+	for (i = 0; i < n; i++) {
+		*count += mt_stacks__entry(s, i)->suppressed_allocations;
+		*bytes += mt_stacks__entry(s, i)->suppressed_bytes;
+	}
+}
+
+int mt_suppress_args__add(struct mt_suppress_args *a, const char *cmd, const char *file)
+{
+	if (!file) {
+		a->no_default = true;
+		return 0;
+	}
+	if (a->nfiles == MT_SUPPRESS_MAX) {
+		pr_err("%s: --suppress: at most %d files\n", cmd, MT_SUPPRESS_MAX);
+		return -EINVAL;
+	}
+	a->files[a->nfiles++] = file;
+	return 0;
+}
+
+struct mt_suppressions *mt_suppressions__from_args(const struct mt_suppress_args *a)
+{
+	struct mt_suppressions *sup = mt_suppressions__new(!a->no_default);
+	size_t i;
+
+	if (!sup) {
+		pr_err("suppressions: %s\n", strerror(errno));
+		return NULL;
+	}
+	for (i = 0; i < a->nfiles; i++) {
+		if (mt_suppressions__load(sup, a->files[i])) {
+			mt_suppressions__free(sup);
+			return NULL;
+		}
+	}
+	return sup;
 }
 
 /* ---- the sites ---- */

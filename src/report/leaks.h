@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* leaks.h — leaked blocks by allocation site: suppressions (a file's and the built-in list), `report --leaks`. */
 #ifndef MEMTRACK_LEAKS_H
 #define MEMTRACK_LEAKS_H
@@ -22,6 +23,37 @@ struct mt_suppressions *mt_suppressions__new(bool builtins);
  */
 int mt_suppressions__load(struct mt_suppressions *s, const char *path);
 void mt_suppressions__free(struct mt_suppressions *s);
+
+/* The suppression options of every command that shows leaks (report, diff, flamegraph, pprof). */
+#define MT_SUPPRESS_MAX 16
+struct mt_suppress_args {
+	bool no_default;			/* --no-default-suppress */
+	const char *files[MT_SUPPRESS_MAX];	/* --suppress FILE, in order */
+	size_t nfiles;
+};
+
+/* The long options' usage lines, for the commands' --help. */
+#define MT_SUPPRESS_USAGE \
+	"  --suppress FILE         one `leak:PATTERN` a line (LSan's and heaptrack's format): leaks with a\n" \
+	"                          matching frame (function, module or source file) are not counted as leaked\n" \
+	"  --no-default-suppress   count runtime one-offs as leaks too (libstdc++'s emergency pool, stdio\n" \
+	"                          buffers, ld.so's own), which are suppressed by default (they need stacks)\n"
+
+/* One suppression option of cmd: file is --suppress's (NULL: --no-default-suppress). 0 or -EINVAL after one line. */
+int mt_suppress_args__add(struct mt_suppress_args *a, const char *cmd, const char *file);
+/* The suppressions the options ask for. NULL after one error line (a file that cannot be read, ENOMEM). */
+struct mt_suppressions *mt_suppressions__from_args(const struct mt_suppress_args *a);
+
+/*
+ * The one rule of what is leaked (docs/REPORT.md, "Leak suppressions"): what a process's last image held at its
+ * exit, less the blocks whose allocation stack a suppression takes. Applied to the accounting by stack: every
+ * entry of s with leaks that sup suppresses gets them moved to its suppressed_* (mt_stacks__suppress), so that
+ * every command reading the entries (sites, flame graphs, pprof, speedscope, diff) counts the same. 0 (sup NULL:
+ * nothing to do).
+ */
+int mt_suppressions__apply(const struct mt_suppressions *sup, struct mt_stacks *s);
+/* What the entries of s hold as suppressed (after mt_suppressions__apply), in all. */
+void mt_suppressions__stacks_total(const struct mt_stacks *s, uint64_t *count, uint64_t *bytes);
 
 struct mt_leaks;
 

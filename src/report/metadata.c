@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* metadata.c — DIR/memory_metadata.json: who each process was (name, exe, cmdline, ppid, start and exit times). */
 #include <ctype.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* metadata.h — DIR/memory_metadata.json, from the model and the command lines the tracer read. */
 #ifndef MEMTRACK_METADATA_H
 #define MEMTRACK_METADATA_H

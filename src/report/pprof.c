@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* pprof.c — profile.proto written by a small protobuf encoder (varints, length-delimited fields), gzipped by zlib. */
 /*
  * Field numbers from pprof's proto/profile.proto. Repeated numbers are written unpacked, which every protobuf

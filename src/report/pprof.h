@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pprof.h — `memtrack pprof`: the allocation stacks as a gzipped profile.proto, pprof's format. */
 #ifndef MEMTRACK_PPROF_H
 #define MEMTRACK_PPROF_H

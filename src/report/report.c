@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* report.c — `memtrack report [--json] DIR`: totals and one row per process image, as text or one JSON object. */
 #include <errno.h>
 #include <inttypes.h>
@@ -368,6 +369,9 @@ static void text_heap(FILE *f, const struct mt_model *m, const struct mt_report_
 		mt_leaks__suppressions_text(f, x->leaks);
 		fputc('\n', f);
 	}
+	if (h->inherited_live_allocations)
+		blocks_text(f, "inherited, live:", h->inherited_live_allocations, h->inherited_live_bytes,
+			    " (held at exit by fork children that never freed them: their parent's, not leaks)");
 	if (h->still_live_allocations || !t->complete)
 		blocks_text(f, "still live:", h->still_live_allocations, h->still_live_bytes, still_live_why(t, x));
 }
@@ -551,6 +555,8 @@ static void json_heap(struct mt_json *j, const struct mt_heap_stats *h, uint64_t
 	mt_json__kv_u64(j, "leaked_bytes", h->leaked_bytes - sup_b);
 	mt_json__kv_u64(j, "suppressed_allocations", sup_n);
 	mt_json__kv_u64(j, "suppressed_bytes", sup_b);
+	mt_json__kv_u64(j, "inherited_live_allocations", h->inherited_live_allocations);
+	mt_json__kv_u64(j, "inherited_live_bytes", h->inherited_live_bytes);
 	mt_json__kv_u64(j, "still_live_allocations", h->still_live_allocations);
 	mt_json__kv_u64(j, "still_live_bytes", h->still_live_bytes);
 	mt_json__kv_u64(j, "unknown_frees", h->unknown_frees);
@@ -812,6 +818,8 @@ static void text_site(FILE *f, size_t rank, const struct mt_site *site, bool by_
 			mt_plural__of(site->count, "allocation", "allocations"));
 	if (site->leaked_bytes)
 		fprintf(f, ", %s leaked", mt_report__human(b, site->leaked_bytes));
+	if (site->suppressed_bytes)
+		fprintf(f, ", %s of suppressed leaks", mt_report__human(b, site->suppressed_bytes));
 	fputc('\n', f);
 	mt_report__frames_text(f, site);
 }
@@ -915,6 +923,7 @@ static void json_site(struct mt_json *j, const struct mt_sites *sites, const str
 	mt_json__kv_u64(j, "bytes", site->bytes);
 	mt_json__kv_u64(j, "count", site->count);
 	mt_json__kv_u64(j, "leaked_bytes", site->leaked_bytes);
+	mt_json__kv_u64(j, "suppressed_bytes", site->suppressed_bytes);
 	mt_json__kv_u64(j, "stacks", site->stacks);
 	mt_sites__json_processes(j, sites, site);
 	mt_sites__json_frame_keys(j, site);

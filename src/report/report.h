@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* report.h — the printers behind `memtrack report` and `memtrack dump`, on any FILE* so tests can capture them. */
 #ifndef MEMTRACK_REPORT_H
 #define MEMTRACK_REPORT_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* site_groups.c — the text report's top allocation sites grouped by the executable whose processes made them. */
 /*
  * By exe rather than by process: a build or a test suite runs hundreds of processes of a few programs, and a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* sites.c — top allocation sites: the stacks of an artifact merged by their symbolized frames, ranked. */
 #include <errno.h>
 #include <inttypes.h>
@@ -9,6 +10,7 @@
 #include "common/plural.h"
 #include "common/text.h"
 #include "report/report.h"
+#include "report/leaks.h"
 #include "report/sites.h"
 
 #define NAME_MAX_LEN 1024	/* C++ template names run long; past this they are cut */
@@ -213,6 +215,8 @@ static int site_count(struct site_build *b, struct mt_site *t, const struct mt_s
 	t->count += e->allocations;
 	t->leaked_bytes += e->leaked_bytes;
 	t->leaked_allocations += e->leaked_allocations;
+	t->suppressed_bytes += e->suppressed_bytes;
+	t->suppressed_allocations += e->suppressed_allocations;
 	t->peak_bytes += e->peak_bytes;
 	t->peak_allocations += e->peak_allocations;
 	t->temporary_allocations += e->temporary_allocations;
@@ -464,6 +468,7 @@ struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites
 	out->dwarf = mt_stacks__has_dwarf(s);
 	out->chains = mt_stacks__chains(s);
 	out->chains_key = mt_stacks__chains_key(s);
+	mt_suppressions__stacks_total(s, &out->suppressed_allocations, &out->suppressed_bytes);
 	err = sites_collect(&b, s);
 	if (!err) {
 		mt_array__sort(out->sites, out->count, sizeof(*out->sites), by_bytes);
@@ -502,14 +507,15 @@ void mt_sites__json_frames(struct mt_json *j, const struct mt_site *site)
 }
 
 /* No allocation named a stack: --stacks was not given (or nothing was allocated at all). */
-struct mt_stacks *mt_sites__load(const char *dir, bool raw_names, const char *what, int *err,
-				 struct mt_read_status *st)
+struct mt_stacks *mt_sites__load(const char *dir, const struct mt_suppressions *sup, unsigned int names,
+				 const char *what, int *err, struct mt_read_status *st)
 {
-	return mt_sites__load_with(dir, NULL, raw_names, what, err, st);
+	return mt_sites__load_with(dir, NULL, sup, names, what, err, st);
 }
 
-struct mt_stacks *mt_sites__load_with(const char *dir, const struct mt_stacks_opts *opts, bool raw_names,
-				      const char *what, int *err, struct mt_read_status *st)
+struct mt_stacks *mt_sites__load_with(const char *dir, const struct mt_stacks_opts *opts,
+				      const struct mt_suppressions *sup, unsigned int names, const char *what, int *err,
+				      struct mt_read_status *st)
 {
 	struct mt_stacks *s;
 
@@ -525,7 +531,9 @@ struct mt_stacks *mt_sites__load_with(const char *dir, const struct mt_stacks_op
 		*err = -ENODATA;
 		return NULL;
 	}
-	mt_modules__set_raw_names(mt_stacks__modules(s), raw_names);
+	mt_suppressions__apply(sup, s);
+	mt_modules__set_raw_names(mt_stacks__modules(s), names & MT_NAMES_RAW);
+	mt_modules__set_full_names(mt_stacks__modules(s), names & MT_NAMES_FULL);
 	return s;
 }
 
@@ -582,6 +590,7 @@ void mt_sites__json_site(struct mt_json *j, const struct mt_sites *sites, const 
 	mt_json__kv_u64(j, "bytes", site->bytes);
 	mt_json__kv_u64(j, "count", site->count);
 	mt_json__kv_u64(j, "leaked_bytes", site->leaked_bytes);
+	mt_json__kv_u64(j, "suppressed_bytes", site->suppressed_bytes);
 	mt_json__kv_u64(j, "stacks", site->stacks);
 	mt_sites__json_site_keys(j, sites, site);
 	mt_sites__json_frame_keys(j, site);

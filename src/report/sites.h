@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* sites.h — allocation sites: an artifact's stacks merged by identical symbolized frames, ranked. */
 #ifndef MEMTRACK_SITES_H
 #define MEMTRACK_SITES_H
@@ -8,6 +9,8 @@
 
 #include "common/json.h"
 #include "stacks/stacks.h"
+
+struct mt_suppressions;
 
 struct mt_site_frame {
 	char *name;		/* "func+0xOFF" ("func" when inlined, or without offsets), demangled by default */
@@ -30,6 +33,8 @@ struct mt_site {
 	uint64_t count;
 	uint64_t leaked_bytes;
 	uint64_t leaked_allocations;
+	uint64_t suppressed_bytes;	/* leaked, but suppressed (mt_suppressions__apply) */
+	uint64_t suppressed_allocations;
 	uint64_t peak_bytes;		/* live when the total live bytes first reached their peak */
 	uint64_t peak_allocations;
 	uint64_t temporary_allocations;	/* freed by their thread before its next allocation (heaptrack's) */
@@ -57,6 +62,8 @@ struct mt_sites {
 	struct mt_site **by_count;	/* the same, sorted by count, then bytes, descending */
 	struct mt_site **by_peak;	/* by peak_bytes, then peak_allocations, descending */
 	struct mt_site **by_temporary;	/* by temporary_allocations, then temporary_bytes, descending */
+	uint64_t suppressed_allocations;	/* leaks that suppressions took (mt_suppressions__apply), in all */
+	uint64_t suppressed_bytes;
 	uint64_t undefined_allocations;	/* allocations naming a stack whose definition is missing */
 	uint64_t undefined_bytes;
 	bool any;			/* stack definitions were seen */
@@ -123,15 +130,19 @@ struct mt_site_frames {
  * ("file.c:12"). 0 or -ENOMEM. */
 int mt_site__add_frame(const struct mt_frame_line *fl, void *ctx);
 /*
- * mt_stacks__load(dir) for a command that needs stacks (what: "flame graph", ...), names kept raw when raw_names.
+ * mt_stacks__load(dir) for a command that needs stacks (what: "flame graph", ...), names as `names` says (MT_NAMES_*),
+ * the leaks that sup suppresses moved out of the entries' leaked_* (mt_suppressions__apply; sup NULL: none).
  * NULL after one error line when DIR cannot be read (*err: the load's return) or holds no allocation stacks
  * (-ENODATA: "DIR: recorded without --stacks: ..."). Otherwise *err is 0 or -EBADMSG (see mt_report__exit_status).
  */
-struct mt_stacks *mt_sites__load(const char *dir, bool raw_names, const char *what, int *err,
-				 struct mt_read_status *st);
+#define MT_NAMES_RAW 1		/* `--no-demangle`: names as the ELF files spell them */
+#define MT_NAMES_FULL 2		/* `--full-names`: template arguments kept (elided by default) */
+struct mt_stacks *mt_sites__load(const char *dir, const struct mt_suppressions *sup, unsigned int names,
+				 const char *what, int *err, struct mt_read_status *st);
 /* The same with load options (NULL: the defaults), e.g. frame-pointer chains only. */
-struct mt_stacks *mt_sites__load_with(const char *dir, const struct mt_stacks_opts *opts, bool raw_names,
-				      const char *what, int *err, struct mt_read_status *st);
+struct mt_stacks *mt_sites__load_with(const char *dir, const struct mt_stacks_opts *opts,
+				      const struct mt_suppressions *sup, unsigned int names, const char *what, int *err,
+				      struct mt_read_status *st);
 /* A site's frames as a JSON array of {"name", "srcline" (or null), "inlined"} objects. */
 void mt_sites__json_frames(struct mt_json *j, const struct mt_site *site);
 

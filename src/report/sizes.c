@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* sizes.c — allocation sizes: a histogram by power-of-two class, and the largest allocations with their sites. */
 #include <errno.h>
 #include <inttypes.h>

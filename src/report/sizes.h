@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* sizes.h — `report --sizes`: allocations by power-of-two size class, and the largest ones with their sites. */
 #ifndef MEMTRACK_SIZES_H
 #define MEMTRACK_SIZES_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* speedscope.c — stacks as speedscope's JSON: frames shared by (function, file), a sampled profile per weight. */
 #include <errno.h>
 #include <stdlib.h>

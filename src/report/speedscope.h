@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* speedscope.h — `memtrack flamegraph --format speedscope`: the stacks in speedscope's file format (JSON). */
 #ifndef MEMTRACK_SPEEDSCOPE_H
 #define MEMTRACK_SPEEDSCOPE_H

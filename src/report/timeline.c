@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* timeline.c — live heap bytes over time from the model, record by record: the series, their JSON and an SVG. */
 /*
  * The live bytes are the model's (src/model: inherited blocks count in each holder, an exec discards, libc's own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* timeline.h — `memtrack timeline`: live heap bytes over time, in total and per process, as JSON or an SVG. */
 #ifndef MEMTRACK_TIMELINE_H
 #define MEMTRACK_TIMELINE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* load.c — which DWARF chains a stacks load uses: a hook's, DIR/unwind.mtz, or unwound now and cached there. */
 /*
  * The policy sits above both the reader (stacks.c) and the unwind run (unwind_run.c, which reads through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* stack_heap.c — each process's live blocks with their stacks, following the model's decisions record by record. */
 /*
  * The rules are src/model's, and the decisions that are not plain lookups come from the model itself (a replay,
@@ -35,6 +36,7 @@ enum block_end { END_FREED, END_REPLACED };
 
 struct cell {
 	uint64_t live_n, live_b;
+	uint64_t inh_n, inh_b;		/* of them, inherited at the fork and held since (the model says which) */
 	uint64_t peak_n, peak_b;	/* at the holder's peak */
 	uint64_t snap;			/* the peak (a record number) that peak_n and peak_b belong to */
 	uint64_t made_n, made_b;	/* allocations the holder made with the stack (counted ones) */
@@ -95,6 +97,7 @@ struct mt_stack_heap {
 	size_t nimages;
 	size_t *image_start;		/* by index in procs: its image 0's index in images */
 	const struct mt_filter *filter;	/* NULL: everything counts */
+	const struct mt_model *model;	/* the one of the record being applied */
 	uint64_t now;			/* the time of the record being applied */
 	uint64_t live_taken;		/* the live bytes of the processes the filter takes */
 	bool opened;			/* the filter's window has begun */
@@ -275,14 +278,22 @@ static int block_remove(struct hproc *p, uint64_t addr)
 	return mt_u64map__put(&p->own, addr, TOMB, NULL) < 0 ? -ENOMEM : 0;
 }
 
-static int block_end(struct mt_stack_heap *h, struct hproc *p, uint64_t val, enum block_end how)
+static int block_end(struct mt_stack_heap *h, struct hproc *p, uint64_t addr, uint64_t val, enum block_end how)
 {
 	struct mt_stack_counts *c;
+	struct cell *cell;
 	uint64_t size;
 	uint32_t stack;
 
 	block_unpack(h, val, &size, &stack);
 	c = &h->counts[stack];
+	if (mt_model__left_inherited(h->model, p->mp->pid, addr)) {
+		cell = pcell_get(h, p, stack);
+		if (!cell)
+			return -ENOMEM;
+		cell->inh_n--;
+		cell->inh_b -= size;
+	}
 	if (how == END_FREED && counted(h, p)) {
 		c->frees++;
 		c->freed_bytes += size;
@@ -330,10 +341,16 @@ static struct hproc *proc_of(struct mt_stack_heap *h, const struct mt_model *m, 
 	return h->last_proc;
 }
 
+enum image_end_how {
+	IMG_EXEC,	/* discarded */
+	IMG_EXIT,	/* leaked */
+	IMG_END,	/* still live: the stream ended */
+};
+
 struct image_end {
 	struct mt_stack_heap *h;
 	struct hproc *p;
-	bool exec;
+	enum image_end_how how;
 };
 
 static void cell_end(uint64_t stack, uint64_t idx, void *ctx)
@@ -345,13 +362,20 @@ static void cell_end(uint64_t stack, uint64_t idx, void *ctx)
 
 	if (!n && !b)
 		return;
-	if (x->exec && counted(x->h, x->p)) {
+	if (!counted(x->h, x->p)) {
+	} else if (x->how == IMG_EXEC) {
 		k->discarded_allocations += n;
 		k->discarded_bytes += b;
-	} else if (counted(x->h, x->p)) {
-		k->leaked_allocations += n;
-		k->leaked_bytes += b;
+	} else if (x->how == IMG_EXIT) {
+		k->leaked_allocations += n - c->inh_n;
+		k->leaked_bytes += b - c->inh_b;
+		k->inherited_live_allocations += c->inh_n;
+		k->inherited_live_bytes += c->inh_b;
+	} else {
+		k->still_live_allocations += n;
+		k->still_live_bytes += b;
 	}
+	c->inh_n = c->inh_b = 0;
 	cell_add(c, x->p->peak_seq, -n, -b);
 	if (x->p->sel) {
 		cell_add(&x->h->gcells[stack], x->h->peak_seq, -n, -b);
@@ -359,10 +383,10 @@ static void cell_end(uint64_t stack, uint64_t idx, void *ctx)
 	}
 }
 
-/* The image ends (exec: discarded, else leaked): every stack's live blocks in it, and the blocks themselves. */
-static void image_end(struct mt_stack_heap *h, struct hproc *p, bool exec)
+/* The image ends (discarded, leaked or still live): every stack's live blocks in it, and the blocks themselves. */
+static void image_end(struct mt_stack_heap *h, struct hproc *p, enum image_end_how how)
 {
-	struct image_end x = { h, p, exec };
+	struct image_end x = { h, p, how };
 
 	mt_u64map__for_each(&p->cells, cell_end, &x);
 	mt_u64map__release(&p->own);
@@ -402,11 +426,18 @@ static void cell_inherit(uint64_t stack, uint64_t idx, void *ctx)
 
 	if ((!n && !b) || x->err)
 		return;
+	struct cell *cc;
+
 	if (counted(x->h, x->child)) {
 		k->inherited_allocations += n;
 		k->inherited_bytes += b;
 	}
 	x->err = live_change(x->h, x->child, stack, n, b);
+	cc = x->err ? NULL : pcell_get(x->h, x->child, stack);
+	if (cc) {
+		cc->inh_n += n;
+		cc->inh_b += b;
+	}
 }
 
 /*
@@ -532,7 +563,7 @@ static int heap_free(struct mt_stack_heap *h, struct hproc *p, const struct mt_a
 		c->temporary_bytes += size;
 	}
 	err = block_remove(p, addr);
-	return err ? err : block_end(h, p, val, END_FREED);
+	return err ? err : block_end(h, p, addr, val, END_FREED);
 }
 
 /* One more allocation of size made by p's current image with the cell's stack. */
@@ -551,7 +582,7 @@ static int heap_alloc(struct mt_stack_heap *h, struct hproc *p, const struct mt_
 	int err;
 
 	if (block_find(p, a->addr, &old)) {
-		err = block_end(h, p, old, END_REPLACED);	/* its free was lost */
+		err = block_end(h, p, a->addr, old, END_REPLACED);	/* its free was lost */
 		if (err)
 			return err;
 	}
@@ -579,15 +610,15 @@ static void cell_held(uint64_t stack, uint64_t idx, void *ctx)
 	const struct cell *c = &((struct image_end *)ctx)->h->pcells[idx];
 	struct mt_stack_counts *k = &((struct image_end *)ctx)->h->counts[stack];
 
-	k->leaked_allocations += c->live_n;
-	k->leaked_bytes += c->live_b;
+	k->still_live_allocations += c->live_n;
+	k->still_live_bytes += c->live_b;
 }
 
-/* The window ends: what the processes it takes hold is left as report --leaks leaves it, leaked; nothing counts
+/* The window ends: what the processes it takes hold is still live, as report has it; nothing counts
  * from now on. */
 static void window_close(struct mt_stack_heap *h)
 {
-	struct image_end x = { h, NULL, false };
+	struct image_end x = { h, NULL, IMG_END };
 	size_t i;
 
 	for (i = 0; i < h->nprocs; i++)
@@ -662,6 +693,7 @@ int mt_stack_heap__apply(struct mt_stack_heap *h, const struct mt_rec_hdr *rec, 
 
 	h->seq++;
 	h->now = rel_ts;
+	h->model = m;
 	if (h->filter && !h->opened && rel_ts >= h->filter->from_ns)
 		window_open(h);
 	if (h->filter && !h->closed && rel_ts >= h->filter->to_ns)
@@ -688,7 +720,7 @@ int mt_stack_heap__apply(struct mt_stack_heap *h, const struct mt_rec_hdr *rec, 
 		p = proc_of(h, m, rec->pid);
 		if (!p)
 			return -ENOMEM;
-		image_end(h, p, rec->type == MT_REC_EXEC);
+		image_end(h, p, rec->type == MT_REC_EXEC ? IMG_EXEC : IMG_EXIT);
 		if (h->filter)	/* the model has the new image's exe now */
 			p->sel = mt_filter__matches(h->filter, p->mp->pid, p->mp->exe, p->mp->comm);
 		p = NULL;
@@ -833,7 +865,7 @@ int mt_stack_heap__finish(struct mt_stack_heap *h, const struct mt_model *m)
 	if (h->pp_start)
 		return 0;
 	for (i = 0; i < h->nprocs; i++)
-		image_end(h, h->procs[i], false);
+		image_end(h, h->procs[i], IMG_END);
 	err = stacks_reserve(h, 0);
 	if (err)
 		return err;

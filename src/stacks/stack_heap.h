@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* stack_heap.h — heap accounting per allocation stack, by the model's rules; peaks, temporaries, sizes. */
 #ifndef MEMTRACK_STACK_HEAP_H
 #define MEMTRACK_STACK_HEAP_H
@@ -12,8 +13,9 @@
 /*
  * One stack's blocks, counted as src/model counts a process's (docs/REPORT.md, "Semantics used by reports"): a
  * block inherited at a fork counts once more for each child holding it, its frees there are the child's, and what a
- * process still holds at an exec is discarded, at its exit (or the end) leaked. In blocks and in bytes:
- *   inherited + allocations - frees - replaced - discarded - leaked = 0
+ * process still holds at an exec is discarded, at its exit leaked, at the end (of the stream or the window) still
+ * live. In blocks and in bytes:
+ *   inherited + allocations - frees - replaced - discarded - leaked - inherited_live - still_live = 0
  */
 struct mt_stack_counts {
 	uint64_t allocations;		/* successful allocation calls, realloc included */
@@ -26,8 +28,13 @@ struct mt_stack_counts {
 	uint64_t replaced_bytes;
 	uint64_t discarded_allocations;	/* live when an exec replaced the image */
 	uint64_t discarded_bytes;
-	uint64_t leaked_allocations;	/* live at the exit, or at the end of the stream */
+	uint64_t leaked_allocations;	/* live at the exit of their holder, which allocated them */
 	uint64_t leaked_bytes;
+	uint64_t inherited_live_allocations;	/* live at the exit of their holder, which inherited them at its fork
+						 * and never freed them: not its leaks */
+	uint64_t inherited_live_bytes;
+	uint64_t still_live_allocations;	/* live at the end of the stream or the window: not leaks */
+	uint64_t still_live_bytes;
 	uint64_t temporary_allocations;	/* freed by the thread that allocated them, before its next allocation */
 	uint64_t temporary_bytes;
 	uint64_t peak_allocations;	/* live when the total live bytes first reached their peak */
@@ -86,7 +93,7 @@ struct mt_stack_heap *mt_stack_heap__new(void);
 void mt_stack_heap__free(struct mt_stack_heap *h);
 /*
  * Before the first record: count only what the processes whose current image f takes (pid, exe) did in f's
- * [from_ns, to_ns) window; what they held when it closed counts as leaked (as `report --leaks` does), and the peak
+ * [from_ns, to_ns) window; what they held when it closed is still live (as `report --leaks` has it), and the peak
  * is the one of their live sum inside it, the model's (which must have the same filter). f must outlive h.
  */
 void mt_stack_heap__set_filter(struct mt_stack_heap *h, const struct mt_filter *f);
@@ -96,7 +103,8 @@ void mt_stack_heap__set_filter(struct mt_stack_heap *h, const struct mt_filter *
  */
 int mt_stack_heap__apply(struct mt_stack_heap *h, const struct mt_rec_hdr *rec, uint32_t stack,
 			 const struct mt_model *m, uint64_t rel_ts);
-/* After the model finished: what is still live is leaked, the peaks settle. 0 or -ENOMEM. */
+/* After the model finished: what processes without an exit record hold is still live, the peaks settle. 0 or
+ * -ENOMEM. */
 int mt_stack_heap__finish(struct mt_stack_heap *h, const struct mt_model *m);
 
 /* The counts of stack index + 1 (0: the allocations made without a stack); zeros for one never seen. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* stacks.c — one pass over an artifact: stacks resolved with the mappings of their moment, accounted per stack. */
 /*
  * The accounting is src/model's, record by record (src/stacks/stack_heap.c); DWARF chains (a hook's, or an index of
@@ -289,6 +290,11 @@ static int apply_record(struct mt_stacks *s, const struct mt_rec_hdr *rec, const
 			return -ENOMEM;
 		stack = idx + 1;
 	}
+	if (s->opts.observe) {
+		err = s->opts.observe(s->opts.observe_ctx, s, mt_replay__rel_ts(s->replay, rec->ts_ns));
+		if (err)
+			return err;
+	}
 	return mt_stack_heap__apply(s->heap, rec, stack, m, mt_replay__rel_ts(s->replay, rec->ts_ns));
 }
 
@@ -316,6 +322,10 @@ static void entries_count(struct mt_stacks *s)
 		e->bytes = c->bytes;
 		e->leaked_allocations = c->leaked_allocations;
 		e->leaked_bytes = c->leaked_bytes;
+		e->still_live_allocations = c->still_live_allocations;
+		e->still_live_bytes = c->still_live_bytes;
+		e->inherited_live_allocations = c->inherited_live_allocations;
+		e->inherited_live_bytes = c->inherited_live_bytes;
 		e->inherited_allocations = c->inherited_allocations;
 		e->inherited_bytes = c->inherited_bytes;
 		e->frees = c->frees;
@@ -561,6 +571,18 @@ const struct mt_stack_entry *mt_stacks__entry(const struct mt_stacks *s, size_t 
 struct mt_modules *mt_stacks__modules(const struct mt_stacks *s)
 {
 	return s->mods;
+}
+
+void mt_stacks__suppress(struct mt_stacks *s, size_t idx)
+{
+	struct mt_stack_entry *e = idx < s->count ? &s->entries[idx] : NULL;
+
+	if (!e)
+		return;
+	e->suppressed_allocations += e->leaked_allocations;
+	e->suppressed_bytes += e->leaked_bytes;
+	e->leaked_allocations = 0;
+	e->leaked_bytes = 0;
 }
 
 /* ---- symbols ---- */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* stacks.h — the allocation stacks of an artifact: definitions, resolved chains, per-stack accounting, sites. */
 #ifndef MEMTRACK_STACKS_H
 #define MEMTRACK_STACKS_H
@@ -67,8 +68,15 @@ struct mt_stack_entry {
 	/* the accounting, by src/model's rules (struct mt_stack_counts says more) */
 	uint64_t allocations;		/* successful allocation calls with this stack */
 	uint64_t bytes;
-	uint64_t leaked_allocations;	/* blocks still live at the exit of their holder, or at the end */
+	uint64_t leaked_allocations;	/* blocks live at the exit of their holder, not suppressed (docs/REPORT.md,
+					 * "Leaks": mt_stacks__suppress moves a stack's into suppressed_*) */
 	uint64_t leaked_bytes;
+	uint64_t suppressed_allocations;	/* leaked, but a leak suppression takes the stack */
+	uint64_t suppressed_bytes;
+	uint64_t still_live_allocations;	/* live at the end of the stream or the window: not leaks */
+	uint64_t still_live_bytes;
+	uint64_t inherited_live_allocations;	/* inherited at a fork, never freed by the child, live at its exit */
+	uint64_t inherited_live_bytes;
 	uint64_t inherited_allocations;	/* blocks fork children started with (each child counts) */
 	uint64_t inherited_bytes;
 	uint64_t frees;
@@ -85,6 +93,14 @@ struct mt_stack_entry {
  * Called at each stack's first definition, in time order, with the process's address space at that moment.
  * Returns a DWARF result for it (valid until the next call; NULL when there is none) and sets *err on failure.
  */
+struct mt_stacks;
+/*
+ * Called before each record's accounting by stack, in time order (rel_ts: since the session start), so that the
+ * counts (mt_stacks__heap) are those of the records before it: `memtrack view` samples them over time. Its
+ * non-zero return stops the load.
+ */
+typedef int (*mt_stack_observe_fn)(void *ctx, const struct mt_stacks *s, uint64_t rel_ts);
+
 typedef const struct mt_unwind_rec *(*mt_stack_hook_fn)(void *ctx, const struct mt_stack *rec, uint32_t rec_size,
 							 struct mt_aspace *as, int *err);
 
@@ -96,6 +112,8 @@ struct mt_stacks_opts {
 	bool full_paths;		/* mt_sym__srcline: source files by their whole path */
 	mt_stack_hook_fn hook;		/* when set, DWARF chains come from it instead of the file */
 	void *hook_ctx;
+	mt_stack_observe_fn observe;	/* when set, called before each record is accounted (NULL: none) */
+	void *observe_ctx;
 	const struct mt_unwind_index *dwarf;	/* mt_stacks__read without a hook: DWARF chains from it (NULL: none) */
 	const struct mt_filter *filter;	/* the counts are the pids, exes and --from/--to window it takes
 					 * (mt_stack_heap__set_filter; --between is not followed); NULL: all */
@@ -145,6 +163,8 @@ const struct mt_stack_heap *mt_stacks__heap(const struct mt_stacks *s);
 size_t mt_stacks__count(const struct mt_stacks *s);
 const struct mt_stack_entry *mt_stacks__entry(const struct mt_stacks *s, size_t idx);
 struct mt_modules *mt_stacks__modules(const struct mt_stacks *s);
+/* The leaks of entry idx are suppressed (src/report/leaks.c decides which): its leaked_* move into suppressed_*. */
+void mt_stacks__suppress(struct mt_stacks *s, size_t idx);
 
 /* What a frame symbolizes to. */
 struct mt_sym {

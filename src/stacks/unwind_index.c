@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* unwind_index.c — DIR/unwind.mtz as a table by stack hash, for the readers that prefer DWARF chains. */
 #include <errno.h>
 #include <stdlib.h>

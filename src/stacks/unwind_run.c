@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* unwind_run.c — every stack definition of an artifact DWARF-unwound: in memory, into DIR/unwind.mtz, or cached. */
 #include <dirent.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* unwind_run.h — DWARF-unwinding every stack of an artifact: in memory, into unwind.mtz, or cached on first use. */
 #ifndef MEMTRACK_UNWIND_RUN_H
 #define MEMTRACK_UNWIND_RUN_H

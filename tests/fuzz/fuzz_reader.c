@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * fuzz_reader.c — libFuzzer target: any bytes through the artifact reader, which must never crash or misreport.
  * An input that starts with MEMTRACK is read as a file. Any other is frame contents, so that mutations get past zstd's

@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // kst_cxx.cpp — C++ call paths through libstdc++ (no frame pointers in Debian's) for test_kstacks: std::ostream::write
 // (libstdc++'s) calls our streambuf's xsputn, which allocates with new; caller k writes 10 + k times, each write one
 // new char[16 + k].
 #include <ostream>
 #include <streambuf>
-
 class alloc_buf : public std::streambuf {
 public:
 	explicit alloc_buf(int k) : k_(k) {}

@@ -1,8 +1,8 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kst_lib.c — libkst.so for test_kstacks: the allocating leaf, with a frame larger than 128 bytes, and two frames
  * on the way to it; built -O2 -fomit-frame-pointer. */
 #include <stdlib.h>
 #include <string.h>
-
 /* 384 bytes of locals that change with every call: no frame pointer, a CFA far above sp. */
 __attribute__((noinline)) void *kst_leaf(size_t n, unsigned salt)
 {

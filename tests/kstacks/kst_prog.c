@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kst_prog.c — call paths for the in-kernel unwinder (test_kstacks), built -O2 -fomit-frame-pointer (kst_omit) and
  * with frame pointers (kst_fp). Modes: chains (8 callers into one leaf of libkst.so: chain k allocates 100 + 10k
  * blocks of 24 + 8k bytes), deep (a 200-frame recursion into malloc(4242)), locals (one path, 100,000 times,
@@ -6,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 void *kst_lib_alloc(size_t n, unsigned salt);
 void *kst_nocfi_alloc(size_t n);
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* oracle.c — liboracle.so: an LD_PRELOAD counter of allocator calls per process image, apart from memtrack. */
 /*
  * The rules memtrack's model states (docs/REPORT.md, "Semantics" and "The oracle"), counted at the source: each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* oracle.h — the file liboracle.so keeps per process image, read by test_oracle.c (the two share only this). */
 #ifndef MEMTRACK_ORACLE_H
 #define MEMTRACK_ORACLE_H

@@ -1,6 +1,6 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* alloc_ctor.c — allocations in a constructor, before main: 3 x malloc(1111) kept, then 1 x malloc(2222) freed. */
 #include <stdlib.h>
-
 static void *kept[3];
 void *(*volatile mt_malloc)(size_t) = malloc;
 

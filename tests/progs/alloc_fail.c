@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* alloc_fail.c — allocation calls that fail, each recorded with addr 0 and the size asked (see test_record.c). */
 #include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
 #define HUGE (1ull << 62)
 
 /* Through volatile pointers so that the compiler cannot know the calls fail. */

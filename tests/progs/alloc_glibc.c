@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* alloc_glibc.c — every glibc allocation entry point with exactly known counts and sizes (see test_record.c). */
 #include <malloc.h>
 #include <stdlib.h>
-
 /* Through volatile pointers so that the compiler cannot pair and drop malloc/free. */
 void *(*volatile v_malloc)(size_t) = malloc;
 void *(*volatile v_calloc)(size_t, size_t) = calloc;

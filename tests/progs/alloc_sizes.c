@@ -1,6 +1,6 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* alloc_sizes.c — malloc, calloc, realloc, posix_memalign and free with exactly known counts and sizes, for whichever allocator is preloaded. */
 #include <stdlib.h>
-
 /* Through volatile pointers so that the compiler cannot pair and drop malloc/free. */
 void *(*volatile v_malloc)(size_t) = malloc;
 void *(*volatile v_calloc)(size_t, size_t) = calloc;

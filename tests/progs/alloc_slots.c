@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* alloc_slots.c — a thread whose tid shares memtrack's BPF call slot with its main thread's (the kernel is asked for
  * that tid through ns_last_pid), both allocating at once; then a thread that is not the leader execs. */
 #include <errno.h>
@@ -10,7 +11,6 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
 #define SLOTS 32768		/* bpf/memtrack.bpf.c: MT_CALL_SLOTS */
 #define PAIRS 2000
 #define TRIES 50

@@ -1,8 +1,8 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* alloc_threads.c — 8 threads allocating at once: 10,000 x malloc(64 + thread index) + free each. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
-
 #define THREADS 8
 #define PER_THREAD 10000
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* alloc_tree.c — a fork child, a vfork+exec child and a posix_spawn child, each allocating a known amount; the vfork
  * child also allocates twice before its exec, in its parent's memory. */
 #include <spawn.h>
@@ -6,7 +7,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
 extern char **environ;
 void *(*volatile v_malloc)(size_t) = malloc;
 void (*volatile v_free)(void *) = free;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* attach_wait.c — for record --pid: malloc(1234) first, then creates argv[1] and waits for SIGUSR1; then frees that
  * block, and two threads make 500 malloc(4321)+free each; exit 7. With "fork" as argv[2], a child forked then frees
  * the block and makes 100 malloc(4321)+free instead, exit 3; then the parent exits 7. */
@@ -8,7 +9,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
 #define PAIRS_PER_THREAD 500
 
 static volatile sig_atomic_t got;

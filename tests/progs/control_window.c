@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* control_window.c — writes start, mark and stop lines to $MEMTRACK_CONTROL around known allocations. */
 #include <fcntl.h>
 #include <pthread.h>
@@ -8,7 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
 static int ctl = -1;
 static volatile int done, calls;
 static void *volatile sink;
@@ -116,6 +116,30 @@ static int held(void)
 	return 0;
 }
 
+/*
+ * A window whose blocks end after its stop: 2000 x 6666 allocated inside it, then, recording off, 100 x 1111
+ * allocated and freed, 1000 of the window's freed and the other 1000 realloc'd to 100000 B (freed by the move, or
+ * resized in place) and freed.
+ */
+static int freed_after(void)
+{
+	static void *a[2000], *b[100];
+
+	line("start\n");
+	allocs(a, 2000, 6666);
+	line("stop\n");
+	allocs(b, 100, 1111);
+	for (int i = 0; i < 100; i++)
+		free(b[i]);
+	for (int i = 0; i < 1000; i++)
+		free(a[i]);
+	for (int i = 1000; i < 2000; i++) {
+		a[i] = realloc(a[i], 100000);
+		free(a[i]);
+	}
+	return 0;
+}
+
 /* The tracer stopped while a burst fills its ring: events are dropped. */
 static int burst(void)
 {
@@ -192,5 +216,7 @@ int main(int argc, char **argv)
 		return between();
 	if (argc > 1 && !strcmp(argv[1], "lines"))
 		return lines();
+	if (argc > 1 && !strcmp(argv[1], "freed_after"))
+		return freed_after();
 	return argc > 1 && !strcmp(argv[1], "threads") ? threads() : single();
 }

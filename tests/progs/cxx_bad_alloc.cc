@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // cxx_bad_alloc.cc — operator new's std::bad_alloc caught: 3 new[] and 1 aligned new of 2^62 bytes, then 5 new[]/delete[].
 #include <cstddef>
 #include <new>
-
 static volatile std::size_t huge = std::size_t(1) << 62;
 
 // Exits 0 when the 4 failures were caught (a return probe on a new that throws would end the program instead).

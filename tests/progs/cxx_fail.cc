@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // cxx_fail.cc — operator new(nothrow) returning NULL: each a failed call of its own (see test_record.c).
 #include <cstddef>
 #include <new>
-
 static volatile std::size_t huge = std::size_t(1) << 62;
 
 // 3 new(nothrow), 2 new[](nothrow), 1 aligned new(nothrow); exits with the calls that did not fail.

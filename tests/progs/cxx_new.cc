@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // cxx_new.cc — C++ new/new[]/delete/delete[] and their variants, each counted once (not again as the malloc/free inside).
 #include <cstddef>
 #include <new>
-
 struct Obj {
 	char bytes[7073];
 };

@@ -1,8 +1,8 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // cxx_pairs.cc — 1,000 new[]/delete[] and 500 new/delete of known sizes: each block allocated once, released once.
 // `cxx_pairs exec`: 10 new/delete of 3003 bytes, then the same program is exec'd, without the argument.
 #include <cstring>
 #include <unistd.h>
-
 struct Obj {
 	char bytes[3002];
 };

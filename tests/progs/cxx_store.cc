@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // cxx_store.cc — a std::map<std::string, std::vector<int>> filled through an inline member function (for --stacks).
 // cxx_store N: N keys "k<i>" (short: no heap string), one int each, so per key one map node and one 4-byte vector
 // buffer; every block stays live to the end (the map is leaked on purpose, so leaked bytes scale with N too).
@@ -5,7 +6,6 @@
 #include <map>
 #include <string>
 #include <vector>
-
 namespace app {
 
 class Store {

@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* dlopen_both.c — dlopens libfake_both.so (two allocators in one file): 10 x mi_malloc(3333), 10 x tc_malloc(3434). */
 #include <dlfcn.h>
 #include <stdio.h>
-
 int main(int argc, char **argv)
 {
 	char path[4096];

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* dlopen_copies.c — dlopens DIR/lib0.so ... DIR/lib<N-1>.so, copies of one small library: each a file memtrack has
  * not seen, so a hold each, 5 ms apart. Its pid goes to PIDFILE first. FLAGS: f forks first (the parent exits at
  * once, the child outlives it), w waits for DIR/go before the first dlopen, b blocks SIGURG, SIGWINCH and SIGCHLD
@@ -9,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
 static void pid__write(const char *path)
 {
 	char tmp[512];

@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* dlopen_mi.c — dlopens libmimalloc and makes exactly 100 mi_malloc(4242) + 100 mi_free. */
 #include <dlfcn.h>
 #include <stdio.h>
-
 int main(void)
 {
 	void *lib = dlopen("libmimalloc.so.2", RTLD_NOW | RTLD_LOCAL);

@@ -1,10 +1,10 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* dlopen_two.c — two threads dlopen two allocator libraries at the same moment, then allocate through them:
  * thread 0: libfake_mi.so, 300 x mi_malloc(3131) + mi_free; thread 1: libfake_tc.so, 300 x tc_malloc(3232) + tc_free. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-
 static pthread_barrier_t start;
 static const char *dir;
 

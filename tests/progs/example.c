@@ -1,10 +1,10 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* example.c — the README's demo: a small workload with a child, a peak and a leak, to show a report. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
 static char **build_table(int n)
 {
 	char **rows = malloc(n * sizeof(*rows));

@@ -1,8 +1,8 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* exec_child.c — a parent that forks and execs argv[1..] and exits with its status (a static allocator's child). */
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
 int main(int argc, char **argv)
 {
 	int status;

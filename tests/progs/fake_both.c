@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fake_both.c — one test library holding two allocators' trigger symbols (mimalloc's and tcmalloc's). */
 #define FAKE_PREFIX mi_
 #include "fake_alloc.c"

@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fork_many.c — N children alive at once, a malloc of 5151 bytes each: a tree holding 2N links (test_record.c). */
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
 /* Through volatile pointers so that the compiler cannot pair and drop malloc/free. */
 void *(*volatile v_malloc)(size_t) = malloc;
 void (*volatile v_free)(void *) = free;

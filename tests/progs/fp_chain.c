@@ -1,8 +1,8 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fp_chain.c — f1 -> ... -> f20 -> malloc(7171) x 5, built with frame pointers except fp_f10.c (see there);
  * `qsort` allocates from a comparator called inside Debian's libc, which is built without frame pointers. */
 #include <stdlib.h>
 #include <string.h>
-
 #include "fp_chain.h"
 
 void *(*volatile v_malloc)(size_t) = malloc;

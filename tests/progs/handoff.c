@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* handoff.c — one thread on CPU 0 mallocs 20,000 blocks of 48 bytes, another on CPU 1 frees each, passed through a pipe. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
-
 #define BLOCKS 20000
 #define SIZE 48
 

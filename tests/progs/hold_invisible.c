@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* hold_invisible.c — while its child's libraries are attached (the child is held), the parent must see nothing:
  * waitpid(WUNTRACED) reports only the exit, and exactly one SIGCHLD arrives. */
 #include <dlfcn.h>
@@ -6,7 +7,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
 static volatile sig_atomic_t sigchld;
 
 static void on_chld(int sig)

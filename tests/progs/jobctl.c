@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* jobctl.c — a parent stops and continues its child: both transitions must be seen, and the stop must hold. */
 #include <signal.h>
 #include <stdlib.h>
@@ -6,7 +7,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
 static void nap_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* leader_exit.c — the main thread calls pthread_exit; the other one makes 50 malloc(4343) + free, then dlopens
  * libmimalloc, which the kernel can no longer probe for this process, and makes 100 mi_malloc(4242) + mi_free; a
  * child it forks then makes 7 mi_malloc(4141) + mi_free. */
@@ -8,7 +9,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
 void *(*volatile v_malloc)(size_t) = malloc;
 void (*volatile v_free)(void *) = free;
 static pthread_t main_thread;

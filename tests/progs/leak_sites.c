@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* leak_sites.c — leaks from two call paths: leak_keep (3 x 100 bytes) and leak_drop (2 x 200 bytes), and frees a
  * block; built with frame pointers so that each path is its own site. No stdio. */
 #include <stdlib.h>
-
 void *(*volatile v_malloc)(size_t) = malloc;
 void (*volatile v_free)(void *) = free;
 

@@ -1,8 +1,8 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* mem_syscalls.c — each recorded memory syscall once with sizes no loader uses, for exact checks of their fields. */
 #include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
 int main(void)
 {
 	void *p = mmap(NULL, 7 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *q, *brk0;

@@ -1,8 +1,8 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* orphan.c — leaves a child behind: it makes one malloc(4545), writes its pid to argv[1] and waits forever. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
 void *(*volatile v_malloc)(size_t) = malloc;
 
 int main(int argc, char **argv)

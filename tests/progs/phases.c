@@ -1,8 +1,8 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* phases.c — three phases 200 ms apart, for time windows: 10 blocks; then 5 of them freed and 3 more allocated;
  * then 2 freed. The 6 left leak. No stdio. */
 #include <stdlib.h>
 #include <time.h>
-
 void *(*volatile v_malloc)(size_t) = malloc;
 void (*volatile v_free)(void *) = free;
 

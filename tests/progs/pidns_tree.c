@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* pidns_tree.c — a process, its thread (which dlopens libmimalloc, held at the mapping), a fork child and its own
  * child, each allocating a known amount and printing the pid or tid it has in its PID namespace. */
 #include <dlfcn.h>
@@ -6,7 +7,6 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
 void *(*volatile v_malloc)(size_t) = malloc;
 void (*volatile v_free)(void *) = free;
 

@@ -1,10 +1,10 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* priv_stack.c — reads a file onto its stack, then allocates from two call sites (see test_privstacks.c). With a
  * second argument, it creates that file once it has read, and waits for SIGUSR1 to allocate (for record --pid). */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
-
 static volatile sig_atomic_t got;
 
 static void on_usr1(int sig)

@@ -1,10 +1,10 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* rows_fork_exec.c — one image row each: the parent (3 blocks), its fork child before and after it execs itself
  * with "--child" "x y". No stdio: nothing else is allocated. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
 void *(*volatile v_malloc)(size_t) = malloc;
 void (*volatile v_free)(void *) = free;
 

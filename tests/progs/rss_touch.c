@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* rss_touch.c — touches a 64 MiB block page by page, sleeps 150 ms holding it, then frees it. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
 #define BLOCK (64u << 20)
 
 int main(void)

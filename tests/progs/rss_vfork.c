@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* rss_vfork.c — touches 32 MiB, then vforks a child that touches 4 MiB more of that memory and execs /bin/true. */
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
 #define HELD (32u << 20)
 #define MORE (4u << 20)
 

@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* sigwait.c — waits for SIGTERM (handled: malloc(7777), exit 3) after creating the file named by argv[1]. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
-
 static volatile sig_atomic_t got;
 
 static void on_term(int sig)

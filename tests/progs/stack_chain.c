@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* stack_chain.c — call paths with known shapes for --stacks: `chain` f1 -> ... -> f20 -> malloc(6061) x 10;
  * `locals` one path 100,000 times with changing locals; `callers` 64 distinct callers of one allocating function;
  * `tree` the same from a fork child (f_child) and an exec'd child (f_exec). Built with frame pointers. */
@@ -5,7 +6,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
 #define NOINLINE __attribute__((noinline))
 
 void *(*volatile v_malloc)(size_t) = malloc;

@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* static_alloc.c — linked with a static allocator (libjemalloc.a or libtcmalloc_minimal.a): 50 x malloc(SIZE) + free,
  * and with jemalloc 20 x mallocx(SIZE + 1) + dallocx. SIZE comes from the build (5151 jemalloc, 5252 tcmalloc). */
 #include <stdlib.h>
-
 void *(*volatile v_malloc)(size_t) = malloc;
 void (*volatile v_free)(void *) = free;
 

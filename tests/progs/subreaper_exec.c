@@ -1,8 +1,8 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* subreaper_exec.c — execs argv[1...] as a child subreaper, as a service manager may start memtrack. */
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <unistd.h>
-
 int main(int argc, char **argv)
 {
 	if (argc < 2 || prctl(PR_SET_CHILD_SUBREAPER, 1))

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* traceme_child.c — a child that calls PTRACE_TRACEME and stops; its parent traces it (waits for the stop,
  * PTRACE_CONT) as gdb does. The child then mallocs 5 x 3333 (frees 2) and exits 7; exit 0 when all of it went as
  * it does without memtrack. */
@@ -9,7 +10,6 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
 void *(*volatile v_malloc)(size_t) = malloc;
 
 static void __attribute__((noreturn)) child(void)

@@ -1,8 +1,8 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* tree_fork_100.c — 100 blocks, then 100 children one after another, child i freeing inherited block i. */
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
 #define CHILDREN 100
 
 void *(*volatile v_malloc)(size_t) = malloc;

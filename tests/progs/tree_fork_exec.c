@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* tree_fork_exec.c — 10 blocks, a fork: the child frees the 10 it inherited, allocates 5555 bytes and execs
  * /bin/true; the parent frees its 10. No stdio: nothing else is allocated (issue 18's program). */
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
 void *(*volatile v_malloc)(size_t) = malloc;
 void (*volatile v_free)(void *) = free;
 

@@ -1,8 +1,8 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* tree_vfork_exec.c — 7 blocks, a vfork whose child execs /bin/true at once; the parent then frees its 7. */
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
 void *(*volatile v_malloc)(size_t) = malloc;
 void (*volatile v_free)(void *) = free;
 

@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // wrap_new_preload.cc — an LD_PRELOAD wrapper as leak checkers are, whose operator new forwards to the next one
 // (dlsym(RTLD_NEXT)): libstdc++'s std::bad_alloc comes out through the wrapper's frame.
 #include <cstddef>
 #include <dlfcn.h>
 #include <new>
-
 extern "C" void *__libc_malloc(std::size_t size);
 extern "C" void __libc_free(void *ptr);
 

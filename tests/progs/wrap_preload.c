@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* wrap_preload.c — an LD_PRELOAD wrapper as leak checkers are: malloc/free and operator new/delete, forwarding to
  * glibc. Each operator goes through the one below it (sized delete[] -> delete[] -> delete -> free -> glibc's). */
 #include <stddef.h>
-
 void *__libc_malloc(size_t size);
 void *__libc_calloc(size_t nmemb, size_t size);
 void *__libc_realloc(void *ptr, size_t size);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* capture.c — the fake tracer: /proc/self/maps → mapping and file records + DIR/modules, stacks at fake_alloc. */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +11,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
 #include "artifact/artifact.h"
 #include "capture.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* capture.h — a userspace stand-in for `memtrack record --stacks`, for the tests: stacks captured at fake_alloc. */
 /* It writes the artifact the tracer would: session, mappings, files, stacks, allocations, DIR/modules copies. */
 #ifndef MT_TEST_CAPTURE_H

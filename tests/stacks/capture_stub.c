@@ -1,5 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* capture_stub.c — fake_alloc's entry: saves the registers an allocator uprobe would see, before anything moves. */
-
 /* Top-level asm, with CFI so DWARF unwinding can start at fake_alloc's first instruction as it does at malloc's. */
 __asm__(
 	"	.text\n"

@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* chain.c — f1 … f20 except f10, with frame pointers (-O1 -fno-omit-frame-pointer); f20 allocates 100 bytes. */
 /* Also a frame whose rbp points at data (a broken FP chain) and a recursion deeper than MT_FP_MAX frames. */
 #include <stdlib.h>
-
 #include "capture.h"
 #include "chain.h"
 

@@ -1,11 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* chain.h — the call paths of the stack test program: f1 → … → f20 → fake_alloc, 64 callers, a qsort comparator. */
 #ifndef MT_TEST_CHAIN_H
 #define MT_TEST_CHAIN_H
 
 #include <stddef.h>
 
-/* noipa: no inlining, no cloning, no interprocedural shortcuts: every call in the source stays a call. */
+/* noipa: no inlining, no cloning, no interprocedural shortcuts: every call in the source stays a call (clang has
+ * no noipa: noinline there). */
+#ifdef __clang__
+#define NOIPA __attribute__((noinline))
+#else
 #define NOIPA __attribute__((noipa))
+#endif
 
 int f1(int n);
 int f2(int n);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* stackprog.c — writes a stacks artifact the way `memtrack record --stacks` will, from known call paths. */
 /*
  * stackprog DIR [-b BYTES] [-n] MODE...: MODE is chain (3 x 100 bytes through f1 … f20, one freed), callers (64
@@ -8,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 #include "capture.h"
 #include "chain.h"
 

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* view.c — `memtrack view`'s page: report's, timeline's and the stacks' numbers as JSON inside one HTML file. */
+#include "report/view.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/array.h"
+#include "common/json.h"
+#include "common/text.h"
+#include "common/u64map.h"
+#include "stacks/stack_heap.h"
+
+/* The page's own CSS and JS, src/report/view/view.{css,js} as arrays (CMake makes view_assets.h). */
+#include "view_assets.h"
+
+#define VIEW_STEP_FIELDS 5	/* edge, stack, allocations, bytes, live bytes: each a change since the edge before */
+
+struct view_prev {
+	uint64_t allocations;
+	uint64_t bytes;
+	int64_t live_bytes;
+};
+
+struct mt_view_steps {
+	uint64_t *edges;		/* nedges + 1 instants, since the session start */
+	size_t nedges;
+	size_t next;			/* the first edge not sampled yet */
+	struct view_prev *prev;		/* by stack index + 1 (0: no stack) */
+	size_t nprev, cap_prev;
+	int64_t *steps;			/* VIEW_STEP_FIELDS a change */
+	size_t nsteps, cap_steps;	/* in int64_t */
+};
+
+struct mt_view_steps *mt_view_steps__new(uint64_t end_ns, size_t nedges)
+{
+	struct mt_view_steps *v = calloc(1, sizeof(*v));
+	size_t i;
+
+	if (!v)
+		return NULL;
+	v->nedges = nedges ? nedges : MT_VIEW_EDGES;
+	v->edges = calloc(v->nedges + 1, sizeof(*v->edges));
+	if (!v->edges) {
+		free(v);
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* rounded up, so that a record at end_ns * i / nedges is before edge i ... and the last edge past them all */
+	for (i = 0; i <= v->nedges; i++)
+		v->edges[i] = (uint64_t)(((unsigned __int128)end_ns * i + v->nedges - 1) / v->nedges) + (i == v->nedges);
+	return v;
+}
+
+void mt_view_steps__free(struct mt_view_steps *v)
+{
+	if (!v)
+		return;
+	free(v->edges);
+	free(v->prev);
+	free(v->steps);
+	free(v);
+}
+
+static int64_t counts_live_bytes(const struct mt_stack_counts *c)
+{
+	return (int64_t)(c->inherited_bytes + c->bytes) -
+	       (int64_t)(c->freed_bytes + c->replaced_bytes + c->discarded_bytes + c->leaked_bytes);
+}
+
+static int steps_add(struct mt_view_steps *v, size_t edge, size_t stack, const struct view_prev *now)
+{
+	const struct view_prev *p = &v->prev[stack];
+	int64_t *s;
+
+	if (!memcmp(p, now, sizeof(*p)))
+		return 0;
+	if (mt_array__grow((void **)&v->steps, &v->cap_steps, v->nsteps + VIEW_STEP_FIELDS, sizeof(*v->steps)))
+		return -ENOMEM;
+	s = &v->steps[v->nsteps];
+	s[0] = (int64_t)edge;
+	s[1] = (int64_t)stack;
+	s[2] = (int64_t)(now->allocations - p->allocations);
+	s[3] = (int64_t)(now->bytes - p->bytes);
+	s[4] = now->live_bytes - p->live_bytes;
+	v->nsteps += VIEW_STEP_FIELDS;
+	v->prev[stack] = *now;
+	return 0;
+}
+
+/* Edge v->next: every stack's counts now, as changes since the edge before. */
+static int steps_sample(struct mt_view_steps *v, const struct mt_stacks *s)
+{
+	const struct mt_stack_heap *h = mt_stacks__heap(s);
+	size_t n = mt_stacks__count(s) + 1, i;
+	const struct mt_stack_counts *c;
+	struct view_prev now;
+	int err;
+
+	if (n > v->nprev) {
+		while (v->cap_prev < n)	/* mt_array__grow doubles once: the stacks may have grown more */
+			if (mt_array__grow((void **)&v->prev, &v->cap_prev, v->cap_prev, sizeof(*v->prev)))
+				return -ENOMEM;
+		memset(&v->prev[v->nprev], 0, (n - v->nprev) * sizeof(*v->prev));
+		v->nprev = n;
+	}
+	for (i = 0; i < n; i++) {
+		c = mt_stack_heap__counts(h, (uint32_t)i);
+		now = (struct view_prev){ c->allocations, c->bytes, counts_live_bytes(c) };
+		err = steps_add(v, v->next, i, &now);
+		if (err)
+			return err;
+	}
+	v->next++;
+	return 0;
+}
+
+int mt_view_steps__observe(void *ctx, const struct mt_stacks *s, uint64_t rel_ts)
+{
+	struct mt_view_steps *v = ctx;
+	int err;
+
+	while (v->next <= v->nedges && rel_ts >= v->edges[v->next]) {
+		err = steps_sample(v, s);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int mt_view_steps__finish(struct mt_view_steps *v, const struct mt_stacks *s)
+{
+	int err;
+
+	while (v->next <= v->nedges) {
+		err = steps_sample(v, s);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ---- the stacks' frames, as a table of distinct frames ---- */
+
+struct view_frames {
+	struct mt_json *j;		/* "frames": written as they are first seen */
+	struct mt_u64map index;		/* hash of name, srcline, module → index */
+	size_t count;
+	size_t *path;			/* one stack's, innermost first */
+	size_t npath, cap_path;
+	const char *module;		/* of the return address being expanded */
+};
+
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return (h ^ 0xff) * 0x100000001b3ULL;	/* a separator, so that "ab" "c" differs from "a" "bc" */
+}
+
+static void frame_json(struct mt_json *j, const char *name, const char *srcline, const char *module)
+{
+	mt_json__begin_array(j);
+	mt_json__string(j, name);
+	if (srcline)
+		mt_json__string(j, srcline);
+	else
+		mt_json__null(j);
+	if (module)
+		mt_json__string(j, module);
+	else
+		mt_json__null(j);
+	mt_json__end_array(j);
+}
+
+/* An mt_frame_line_fn: the frame's index (a new one written to "frames") onto the path. */
+static int frame_add(const struct mt_frame_line *fl, void *ctx)
+{
+	struct view_frames *vf = ctx;
+	char srcline[4096];
+	const char *base = fl->file ? strrchr(fl->file, '/') : NULL;
+	uint64_t h, *found;
+
+	if (fl->file)
+		snprintf(srcline, sizeof(srcline), "%s:%d", base ? base + 1 : fl->file, fl->line);
+	h = fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ULL, fl->name), fl->file ? srcline : NULL), vf->module);
+	found = mt_u64map__find(&vf->index, h);
+	if (!found) {
+		if (mt_u64map__put(&vf->index, h, vf->count, NULL))
+			return -ENOMEM;
+		frame_json(vf->j, fl->name, fl->file ? srcline : NULL, vf->module);
+	}
+	if (mt_array__grow((void **)&vf->path, &vf->cap_path, vf->npath, sizeof(*vf->path)))
+		return -ENOMEM;
+	vf->path[vf->npath++] = found ? *found : vf->count++;
+	return 0;
+}
+
+static int stack_path(struct mt_stacks *s, const struct mt_stack_entry *e, struct view_frames *vf)
+{
+	size_t i;
+	int err = 0;
+
+	vf->npath = 0;
+	if (!e->defined) {
+		vf->module = NULL;
+		return frame_add(&(struct mt_frame_line){ .name = "[stack not recorded]" }, vf);
+	}
+	for (i = 0; !err && i < e->nframes; i++) {
+		vf->module = e->frames[i].mod ? e->frames[i].mod->name : NULL;
+		err = mt_sites__expand_frame(s, &e->frames[i], false, frame_add, vf);
+	}
+	return err;
+}
+
+/* "frames": [[name, srcline, module]], then "stacks": [[frame, ...] outermost first], index 0 the no-stack one. */
+static int view_stacks_json(struct mt_json *j, struct mt_stacks *s)
+{
+	struct view_frames vf = { .j = j };
+	size_t n = mt_stacks__count(s), i, k, first;
+	int err = 0;
+
+	mt_json__key(j, "frames");
+	mt_json__begin_array(j);
+	vf.module = NULL;
+	err = frame_add(&(struct mt_frame_line){ .name = "[no stack]" }, &vf);
+	first = 0;
+	for (i = 0; !err && i < n; i++)
+		err = stack_path(s, mt_stacks__entry(s, i), &vf);
+	mt_json__end_array(j);
+	/* the paths again, now that every frame has its index */
+	mt_json__key(j, "stacks");
+	mt_json__begin_array(j);
+	for (i = 0; !err && i <= n; i++) {
+		if (i)
+			err = stack_path(s, mt_stacks__entry(s, i - 1), &vf);
+		else
+			vf.path[0] = first, vf.npath = 1;
+		mt_json__begin_array(j);
+		for (k = vf.npath; !err && k > 0; k--)
+			mt_json__u64(j, vf.path[k - 1]);
+		mt_json__end_array(j);
+	}
+	mt_json__end_array(j);
+	mt_u64map__release(&vf.index);
+	free(vf.path);
+	return err;
+}
+
+/* "stack_peak", "stack_leaked" (bytes, by stack index + 1), "edges" and "steps". */
+static void view_counts_json(struct mt_json *j, const struct mt_stacks *s, const struct mt_view_steps *v)
+{
+	const struct mt_stack_heap *h = mt_stacks__heap(s);
+	size_t n = mt_stacks__count(s), i;
+
+	mt_json__key(j, "stack_peak");
+	mt_json__begin_array(j);
+	for (i = 0; i <= n; i++)
+		mt_json__u64(j, mt_stack_heap__counts(h, (uint32_t)i)->peak_bytes);
+	mt_json__end_array(j);
+	mt_json__key(j, "stack_leaked");
+	mt_json__begin_array(j);
+	for (i = 0; i <= n; i++)
+		mt_json__u64(j, mt_stack_heap__counts(h, (uint32_t)i)->leaked_bytes);
+	mt_json__end_array(j);
+	mt_json__key(j, "edges");
+	mt_json__begin_array(j);
+	for (i = 0; i <= v->nedges; i++)
+		mt_json__u64(j, v->edges[i]);
+	mt_json__end_array(j);
+	mt_json__key(j, "steps");
+	mt_json__begin_array(j);
+	for (i = 0; i < v->nsteps; i++)
+		mt_json__i64(j, v->steps[i]);
+	mt_json__end_array(j);
+}
+
+/* What report --json (sites: the top 50) and report print, and timeline --json, each as written to a FILE. */
+static int view_embedded(FILE *f, const struct mt_view_input *in, int which)
+{
+	switch (which) {
+	case 0: return mt_report__json_with(f, in->m, in->extra, in->sites, 50);
+	case 1: return mt_report__text_with(f, in->m, in->dir, in->extra);
+	default: return mt_timeline__json(f, in->timeline);
+	}
+}
+
+/* The data object into f: the embedded outputs as values of its keys, then the stacks. */
+static int view_data(FILE *f, const struct mt_view_input *in)
+{
+	static const char *const keys[] = { "report", "report_text", "timeline" };
+	struct mt_json j;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *mf;
+	int err = 0;
+
+	fputs("{\"dir\":", f);
+	mt_json__write_string(f, in->dir, strlen(in->dir));
+	for (i = 0; !err && i < 3; i++) {
+		mf = open_memstream(&buf, &len);
+		if (!mf)
+			return -ENOMEM;
+		err = view_embedded(mf, in, (int)i);
+		if (fclose(mf) && !err)
+			err = -ENOMEM;
+		while (!err && len && buf[len - 1] == '\n')
+			len--;
+		fprintf(f, ",\"%s\":", keys[i]);
+		if (!err && i == 1)
+			mt_json__write_string(f, buf, len);
+		else if (!err)
+			fwrite(buf, 1, len, f);
+		free(buf);
+		buf = NULL;
+	}
+	if (err)
+		return err;
+	mt_json__init(&j, f, 0);
+	j.depth = 1;	/* the keys below go into the object opened above, after its first: a comma first */
+	j.has_items[1] = true;
+	err = view_stacks_json(&j, in->stacks);
+	view_counts_json(&j, in->stacks, in->steps);
+	fputc('}', f);
+	return err ? err : mt_json__error(&j);
+}
+
+/* buf into f with every '<' as \u003c: the JSON stays the same, and no "</script>" can end its element early. */
+static void put_script_safe(FILE *f, const char *buf, size_t len)
+{
+	const char *lt;
+
+	while (len && (lt = memchr(buf, '<', len))) {
+		fwrite(buf, 1, (size_t)(lt - buf), f);
+		fputs("\\u003c", f);
+		len -= (size_t)(lt - buf) + 1;
+		buf = lt + 1;
+	}
+	fwrite(buf, 1, len, f);
+}
+
+int mt_view__html(FILE *f, const struct mt_view_input *in)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&buf, &len);
+	int err;
+
+	if (!mf)
+		return -ENOMEM;
+	err = view_data(mf, in);
+	if (fclose(mf) && !err)
+		err = -ENOMEM;
+	if (!err) {
+		fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>memtrack view: ", f);
+		mt_text__put_xml(f, in->dir, strlen(in->dir));
+		fputs("</title>\n<style>\n", f);
+		fwrite(mt_view_css, 1, sizeof(mt_view_css), f);
+		fputs("</style></head>\n<body>\n<script id=\"mt-data\" type=\"application/json\">", f);
+		put_script_safe(f, buf, len);
+		fputs("</script>\n<script>\n", f);
+		fwrite(mt_view_js, 1, sizeof(mt_view_js), f);
+		fputs("</script>\n</body></html>\n", f);
+	}
+	free(buf);
+	if (!err && ferror(f))
+		err = -EIO;
+	return err;
+}
+
+uint64_t mt_view__end_ns(const struct mt_model *m)
+{
+	const struct mt_session_info *si = mt_model__session(m);
+	const struct mt_proc *p;
+	uint64_t end = 0, base = si->present ? si->ts_ns : 0;
+	size_t i;
+
+	for (i = 0; i < mt_model__nr_procs(m); i++) {
+		p = mt_model__proc(m, i);
+		end = p->exit_ns > end ? p->exit_ns : end;
+		end = p->start_ns > end ? p->start_ns : end;
+	}
+	for (i = 0; i < mt_model__nr_images(m); i++)
+		end = mt_model__image(m, i)->end_ns > end ? mt_model__image(m, i)->end_ns : end;
+	return end > base ? end - base : 0;
+}

@@ -1,0 +1,553 @@
+/* view.js — memtrack view's page: draws the data src/report/view.c embeds; no network, no library. */
+"use strict";
+
+const D = JSON.parse(document.getElementById("mt-data").textContent);
+const SVGNS = "http://www.w3.org/2000/svg";
+const EDGES = D.edges;
+const LAST = EDGES.length - 1;
+const WEIGHTS = {
+	bytes: "bytes allocated in the window",
+	count: "allocations in the window",
+	live: "bytes live at the instant",
+	peak: "bytes live at the peak",
+	leaked: "bytes leaked",
+};
+
+/* ---- helpers ---- */
+
+/* As report prints sizes: below 1 KiB "N B", else one decimal of the largest binary unit. */
+function human(bytes) {
+	const units = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+	if (bytes < 1024)
+		return bytes + " B";
+	let v = bytes / 1024, u = 0;
+	while (v >= 1024 && u < units.length - 1) {
+		v /= 1024;
+		u++;
+	}
+	return v.toFixed(1) + " " + units[u];
+}
+function seconds(ns) {
+	return (ns / 1e9).toFixed(3) + " s";
+}
+/* "S.NNNNNNNNN", as --from and --to take it. */
+function secondsExact(ns) {
+	return Math.floor(ns / 1e9) + "." + String(ns % 1e9).padStart(9, "0");
+}
+/* A process's colour, the same in every view: from its pid alone. */
+function pidColour(pid) {
+	return "hsl(" + ((pid * 137.508) % 360).toFixed(0) + ",65%,42%)";
+}
+function el(tag, attrs, text) {
+	const e = tag.startsWith("svg:") ? document.createElementNS(SVGNS, tag.slice(4)) : document.createElement(tag);
+	for (const k in attrs || {})
+		e.setAttribute(k, attrs[k]);
+	if (text !== undefined)
+		e.textContent = text;
+	return e;
+}
+function svgTitle(node, text) {
+	node.appendChild(el("svg:title", {}, text));
+}
+
+/* ---- state: the window, the instant, the weight, search, zoom, inverted; mirrored in location.hash ---- */
+
+const state = { weight: "peak", from: 0, to: LAST, at: -1, search: "", zoom: [], invert: false };
+
+/* The edge at or before ns (up: at or after). */
+function edgeOf(ns, up) {
+	let i = 0;
+	while (i < LAST && EDGES[i + 1] <= ns)
+		i++;
+	if (up && EDGES[i] < ns && i < LAST)
+		i++;
+	return i;
+}
+function readHash() {
+	const h = new URLSearchParams(location.hash.slice(1));
+	if (h.has("from") || h.has("to")) {
+		state.from = edgeOf(Number(h.get("from") || 0), false);
+		state.to = h.has("to") ? edgeOf(Number(h.get("to")), true) : LAST;
+		state.weight = "bytes";
+	}
+	if (h.has("at") && h.get("at") !== "peak") {
+		state.at = edgeOf(Number(h.get("at")), true);
+		state.weight = "live";
+	}
+	if (h.has("weight") && WEIGHTS[h.get("weight")])
+		state.weight = h.get("weight");
+	state.search = h.get("search") || "";
+	state.zoom = h.has("zoom") ? h.get("zoom").split(";") : [];
+	state.invert = h.get("invert") === "1";
+}
+function writeHash() {
+	const h = new URLSearchParams();
+	h.set("weight", state.weight);
+	if (state.from > 0 || state.to < LAST) {
+		h.set("from", EDGES[state.from]);
+		h.set("to", EDGES[state.to]);
+	}
+	if (state.at >= 0)
+		h.set("at", EDGES[state.at]);
+	if (state.search)
+		h.set("search", state.search);
+	if (state.zoom.length)
+		h.set("zoom", state.zoom.join(";"));
+	if (state.invert)
+		h.set("invert", "1");
+	history.replaceState(null, "", "#" + h.toString());
+}
+
+/* ---- weights by stack, from the steps (changes at each edge) ---- */
+
+/* {w: the chosen weight, count: allocations in the window} by stack index. */
+function stackWeights() {
+	const n = D.stacks.length, w = new Float64Array(n), count = new Float64Array(n), s = D.steps;
+	if (state.weight === "peak" || state.weight === "leaked") {
+		const src = state.weight === "peak" ? D.stack_peak : D.stack_leaked;
+		for (let i = 0; i < n; i++)
+			w[i] = src[i];
+	}
+	for (let k = 0; k < s.length; k += 5) {
+		const edge = s[k], st = s[k + 1];
+		if (edge > state.from && edge <= state.to)
+			count[st] += s[k + 2];
+		if (state.weight === "bytes" && edge > state.from && edge <= state.to)
+			w[st] += s[k + 3];
+		else if (state.weight === "live" && edge <= state.at)
+			w[st] += s[k + 4];
+	}
+	if (state.weight === "count")
+		w.set(count);
+	return { w: w, count: count };
+}
+
+/* ---- the flame graph ---- */
+
+function newNode(name, frame) {
+	return { name: name, frame: frame, w: 0, count: 0, children: new Map() };
+}
+function buildTree(sw) {
+	const root = newNode("all", -1);
+	D.stacks.forEach(function (path, i) {
+		if (!sw.w[i] && !sw.count[i])
+			return;
+		const p = state.invert ? path.slice().reverse() : path;
+		let node = root;
+		root.w += sw.w[i];
+		root.count += sw.count[i];
+		for (const f of p) {
+			const name = D.frames[f][0];
+			if (!node.children.has(name))
+				node.children.set(name, newNode(name, f));
+			node = node.children.get(name);
+			node.w += sw.w[i];
+			node.count += sw.count[i];
+		}
+	});
+	return root;
+}
+function searchRe() {
+	try {
+		return state.search ? new RegExp(state.search) : null;
+	} catch (e) {
+		return null;
+	}
+}
+/* The weight of the outermost nodes whose name matches: what the search covers, counted once. */
+function matched(node, re) {
+	if (node.frame >= 0 && re.test(node.name))
+		return node.w;
+	let sum = 0;
+	for (const c of node.children.values())
+		sum += matched(c, re);
+	return sum;
+}
+function fmtWeight(v) {
+	return state.weight === "count" ? v + " allocations" : human(v) + " (" + v + " B)";
+}
+function tooltip(node, total) {
+	const f = node.frame >= 0 ? D.frames[node.frame] : null;
+	let t = node.name + "\n" + fmtWeight(node.w) + ", " + (total ? (100 * node.w / total).toFixed(2) : "0.00") + "%";
+	if (state.weight === "bytes" || state.weight === "count")
+		t += "\n" + node.count + " allocations";
+	if (f && f[2])
+		t += "\nmodule: " + f[2];
+	if (f && f[1])
+		t += "\nsource: " + f[1];
+	return t;
+}
+
+const FG = { width: 1200, row: 17 };
+
+function drawNode(svg, node, x, y, scale, total, re, path) {
+	const wpx = node.w * scale;
+	if (wpx < 0.5 || !node.w)
+		return;
+	const g = el("svg:g", { class: "fg-frame" });
+	const hit = re && node.frame >= 0 && re.test(node.name);
+	const r = el("svg:rect", { x: x, y: y, width: Math.max(wpx - 0.5, 0.5), height: FG.row - 1,
+				    fill: hit ? "#e040e0" : frameColour(node) });
+	g.appendChild(r);
+	svgTitle(g, tooltip(node, total));
+	if (wpx > 30)
+		g.appendChild(el("svg:text", { x: x + 3, y: y + FG.row - 5 }, clip(node.name, wpx)));
+	g.addEventListener("click", function () {
+		state.zoom = path;
+		update();
+	});
+	svg.appendChild(g);
+	let cx = x;
+	for (const c of sortedChildren(node)) {
+		drawNode(svg, c, cx, state.invert ? y + FG.row : y - FG.row, scale, total, re, path.concat([c.name]));
+		cx += c.w * scale;
+	}
+}
+function sortedChildren(node) {
+	return Array.from(node.children.values()).sort(function (a, b) {
+		return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+	});
+}
+function frameColour(node) {
+	const f = node.frame >= 0 ? D.frames[node.frame] : null;
+	if (!f)
+		return "#c0c0c0";
+	let h = 0;
+	for (const ch of f[2] || "")
+		h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+	return "hsl(" + (10 + h % 50) + ",80%," + (55 + h % 15) + "%)";
+}
+function clip(s, px) {
+	const n = Math.floor(px / 7);
+	return s.length <= n ? s : s.slice(0, Math.max(n - 2, 0)) + "..";
+}
+function depthOf(node) {
+	let d = 0;
+	for (const c of node.children.values())
+		d = Math.max(d, depthOf(c));
+	return d + 1;
+}
+/* The zoomed node (state.zoom: the names from the root), or the root when the path is not there. */
+function zoomed(root) {
+	let node = root;
+	for (const name of state.zoom) {
+		if (!node.children.has(name))
+			return { node: root, path: [] };
+		node = node.children.get(name);
+	}
+	return { node: node, path: state.zoom.slice() };
+}
+function drawFlame(root) {
+	const box = document.getElementById("flame");
+	const z = zoomed(root), depth = depthOf(root) + 1, re = searchRe();
+	const h = depth * FG.row + 4;
+	const svg = el("svg:svg", { width: FG.width, height: h, viewBox: "0 0 " + FG.width + " " + h });
+	const scale = z.node.w ? FG.width / z.node.w : 0;
+	/* the zoomed node's ancestors full width, then it and its descendants to scale */
+	let node = root, y = state.invert ? 0 : h - FG.row - 2;
+	const step = state.invert ? FG.row : -FG.row;
+	for (let i = 0; i < z.path.length; i++) {
+		const anc = el("svg:g", { class: "fg-frame fg-ancestor" });
+		anc.appendChild(el("svg:rect", { x: 0, y: y, width: FG.width, height: FG.row - 1, fill: "#e8e8e8" }));
+		anc.appendChild(el("svg:text", { x: 3, y: y + FG.row - 5 }, clip(node.name, FG.width)));
+		svgTitle(anc, tooltip(node, root.w));
+		const upTo = z.path.slice(0, i);
+		anc.addEventListener("click", function () {
+			state.zoom = upTo;
+			update();
+		});
+		svg.appendChild(anc);
+		node = node.children.get(z.path[i]);
+		y += step;
+	}
+	drawNode(svg, z.node, 0, y, scale, root.w, re, z.path);
+	box.replaceChildren(svg);
+	return { shown: z.node.w, matched: re ? matched(z.node, re) : 0, zoomName: z.node.name };
+}
+
+/* ---- the top sites: stacks merged by their frames' names, sortable ---- */
+
+const table = { key: "w", desc: true };
+
+function siteRows(sw) {
+	const rows = new Map();
+	D.stacks.forEach(function (path, i) {
+		if (!sw.w[i] && !sw.count[i] && !D.stack_leaked[i] && !D.stack_peak[i])
+			return;
+		const names = path.map(function (f) { return D.frames[f][0]; });
+		const key = path.join(",");	/* distinct frames: name, source line and module */
+		if (!rows.has(key)) {
+			const inner = D.frames[path[path.length - 1]];
+			rows.set(key, { site: inner[0], src: inner[1] || "", module: inner[2] || "", names: names,
+					w: 0, count: 0, peak: 0, leaked: 0 });
+		}
+		const r = rows.get(key);
+		r.w += sw.w[i];
+		r.count += sw.count[i];
+		r.peak += D.stack_peak[i];
+		r.leaked += D.stack_leaked[i];
+	});
+	return Array.from(rows.values());
+}
+function drawSites(sw) {
+	const cols = [["site", "site"], ["src", "source"], ["module", "module"], ["w", WEIGHTS[state.weight]],
+		      ["count", "allocations in the window"], ["peak", "live at the peak"], ["leaked", "leaked"]];
+	const rows = siteRows(sw).sort(function (a, b) {
+		const x = a[table.key], y = b[table.key];
+		const c = x < y ? -1 : x > y ? 1 : 0;
+		return table.desc ? -c : c;
+	}).slice(0, 100);
+	const t = el("table", { id: "sites-table" });
+	const head = el("tr");
+	for (const c of cols) {
+		const th = el("th", { "data-key": c[0] }, c[1] + (table.key === c[0] ? (table.desc ? " ▼" : " ▲") : ""));
+		th.addEventListener("click", function () {
+			table.desc = table.key === c[0] ? !table.desc : true;
+			table.key = c[0];
+			drawSites(sw);
+		});
+		head.appendChild(th);
+	}
+	t.appendChild(head);
+	for (const r of rows) {
+		const tr = el("tr");
+		for (const c of cols) {
+			const v = r[c[0]];
+			const bytes = typeof v === "number" && !(c[0] === "count" || (c[0] === "w" && state.weight === "count"));
+			tr.appendChild(el("td", { class: typeof v === "number" ? "num" : "" }, bytes ? human(v) : String(v)));
+		}
+		tr.title = r.names.join("\n");
+		tr.addEventListener("click", function () {	/* its frames in the flame graph */
+			state.search = "^" + r.site.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "$";
+			document.getElementById("search").value = state.search;
+			update();
+		});
+		t.appendChild(tr);
+	}
+	document.getElementById("sites").replaceChildren(t);
+}
+
+/* ---- the header: report's numbers, report's words ---- */
+
+function drawHeader() {
+	const t = D.report.totals, box = document.getElementById("header");
+	const line = function (label, value) {
+		const p = el("div", { class: "kv" });
+		p.appendChild(el("span", { class: "k" }, label));
+		p.appendChild(el("span", { class: "v" }, value));
+		box.appendChild(p);
+	};
+	box.appendChild(el("h1", {}, "memtrack: " + (t.command || []).join(" ")));
+	line("artifact", D.dir + (t.complete ? "" : " (the recording did not finish)"));
+	line("processes", t.processes + " (" + t.images + " images)");
+	line("allocations", t.allocations + ", " + human(t.allocated_bytes) + " (" + t.allocated_bytes + " B)");
+	line("frees", t.frees + ", " + human(t.freed_bytes) + " (" + t.freed_bytes + " B)");
+	line("peak live", human(t.peak_live_bytes) + " (" + t.peak_live_bytes + " B) at " + seconds(t.peak_ts_ns));
+	if (t.rss_records)
+		line("peak RSS", human(t.peak_rss_bytes) + " (" + t.peak_rss_bytes + " B) at " + seconds(t.peak_rss_ts_ns));
+	line("leaked", t.leaked_allocations + " blocks, " + human(t.leaked_bytes) + " (" + t.leaked_bytes + " B)" +
+	     (t.suppressed_allocations ? "; suppressed " + t.suppressed_allocations + " blocks, " +
+	      human(t.suppressed_bytes) : ""));
+	const warn = [];
+	if (t.dropped_events)
+		warn.push("dropped events: " + t.dropped_events + " (" + Object.keys(t.drops).filter(function (k) {
+			return t.drops[k];
+		}).map(function (k) { return k + " " + t.drops[k]; }).join(", ") + ")");
+	if (t.stacks_withheld)
+		warn.push("stacks withheld: " + t.stacks_withheld);
+	if (t.late_records)
+		warn.push("late records: " + t.late_records);
+	if (t.bad_records)
+		warn.push("bad records: " + t.bad_records);
+	for (const w of warn)
+		box.appendChild(el("div", { class: "warn" }, w));
+	const det = el("details");
+	det.appendChild(el("summary", {}, "memtrack report " + D.dir));
+	det.appendChild(el("pre", { id: "report-text" }, D.report_text));
+	box.appendChild(det);
+}
+
+/* ---- the timeline: live heap per process and in total, RSS on its own axis; drag a window, click an instant ---- */
+
+const TL = { width: 1200, height: 240, left: 70, right: 80, top: 10, bottom: 40 };
+
+function tlX(ns) {
+	return TL.left + (TL.width - TL.left - TL.right) * ns / Math.max(EDGES[LAST], 1);
+}
+function tlNs(x) {
+	return Math.max(0, (x - TL.left) / (TL.width - TL.left - TL.right) * EDGES[LAST]);
+}
+function polyline(t, v, max, colour, cls, label) {
+	const h = TL.height - TL.top - TL.bottom;
+	let d = "";
+	for (let i = 0; i < t.length; i++) {
+		const x = tlX(t[i]).toFixed(1), y = (TL.top + h - h * v[i] / Math.max(max, 1)).toFixed(1);
+		d += (i ? " L" : "M") + x + " " + (i ? (TL.top + h - h * v[i - 1] / Math.max(max, 1)).toFixed(1) : y) +
+		     " L" + x + " " + y;	/* steps: a value holds until the next sample */
+	}
+	const p = el("svg:path", { d: d, stroke: colour, fill: "none", class: cls });
+	svgTitle(p, label);
+	return p;
+}
+function axisLabels(svg, max, right) {
+	const h = TL.height - TL.top - TL.bottom;
+	for (let i = 0; i <= 4; i++) {
+		const y = TL.top + h - h * i / 4;
+		svg.appendChild(el("svg:text", { x: right ? TL.width - TL.right + 4 : 4, y: y + 4,
+						  class: right ? "axis rss" : "axis" }, human(Math.round(max * i / 4))));
+	}
+}
+function drawTimelineSeries(svg) {
+	const tl = D.timeline;
+	const max = tl.peak ? tl.peak.bytes : Math.max.apply(null, tl.total.concat([1]));
+	axisLabels(svg, max, false);
+	for (const p of tl.processes)
+		svg.appendChild(polyline(tl.t_ns, p.live_bytes, max, pidColour(p.pid), "series",
+					 p.pid + " " + p.exe + ": peak " + human(p.peak_bytes)));
+	if (tl.others)
+		svg.appendChild(polyline(tl.t_ns, tl.others, max, "#999", "series", "other processes"));
+	svg.appendChild(polyline(tl.t_ns, tl.total, max, "#000", "series total", "total live heap"));
+	if (tl.rss) {
+		axisLabels(svg, tl.rss.peak.bytes, true);
+		svg.appendChild(polyline(tl.rss.t_ns, tl.rss.total, tl.rss.peak.bytes, "#2060c0", "series rss",
+					 "total RSS: peak " + human(tl.rss.peak.bytes)));
+	}
+	const px = tlX(D.report.totals.peak_ts_ns);
+	const peak = el("svg:circle", { cx: px, cy: TL.top, r: 4, class: "peak" });
+	svgTitle(peak, "peak live " + human(D.report.totals.peak_live_bytes) + " at " + seconds(D.report.totals.peak_ts_ns));
+	svg.appendChild(peak);
+}
+function drawTimelineEvents(svg) {
+	const y = TL.height - TL.bottom;
+	for (const e of D.timeline.events || []) {
+		const x = tlX(e.t_ns);
+		const m = el("svg:line", { x1: x, x2: x, y1: y, y2: y + (e.event === "exit" ? 8 : 14),
+					  stroke: pidColour(e.pid), class: "event " + e.event });
+		svgTitle(m, e.event + " " + e.pid + (e.child ? " → " + e.child : "") + (e.path ? " " + e.path : "") +
+			 " at " + seconds(e.t_ns));
+		svg.appendChild(m);
+	}
+	svg.appendChild(el("svg:text", { x: TL.left, y: TL.height - 4, class: "axis" }, "0 s"));
+	svg.appendChild(el("svg:text", { x: TL.width - TL.right - 60, y: TL.height - 4, class: "axis" },
+			   seconds(EDGES[LAST])));
+}
+function drawTimelineSelection(svg) {
+	const h = TL.height - TL.top - TL.bottom;
+	if (state.from > 0 || state.to < LAST)
+		svg.appendChild(el("svg:rect", { x: tlX(EDGES[state.from]), y: TL.top, height: h, class: "window",
+						  width: Math.max(tlX(EDGES[state.to]) - tlX(EDGES[state.from]), 1) }));
+	if (state.at >= 0 && state.weight === "live")
+		svg.appendChild(el("svg:line", { x1: tlX(EDGES[state.at]), x2: tlX(EDGES[state.at]), y1: TL.top,
+						  y2: TL.top + h, class: "instant" }));
+}
+function drawTimeline() {
+	const svg = el("svg:svg", { width: TL.width, height: TL.height, id: "timeline-svg" });
+	svg.appendChild(el("svg:rect", { x: 0, y: 0, width: TL.width, height: TL.height, fill: "#fff" }));
+	drawTimelineSeries(svg);
+	drawTimelineEvents(svg);
+	drawTimelineSelection(svg);
+	let down = null;
+	svg.addEventListener("mousedown", function (ev) { down = ev.offsetX; });
+	svg.addEventListener("mouseup", function (ev) {
+		if (down === null)
+			return;
+		const a = Math.min(down, ev.offsetX), b = Math.max(down, ev.offsetX);
+		down = null;
+		if (b - a > 3) {	/* a span: the allocations in it */
+			state.from = edgeOf(tlNs(a), false);
+			state.to = Math.max(edgeOf(tlNs(b), true), state.from + 1);
+			state.weight = state.weight === "count" ? "count" : "bytes";
+		} else {		/* an instant: what was live then */
+			state.at = edgeOf(tlNs(a), true);
+			state.weight = "live";
+		}
+		state.zoom = [];
+		update();
+	});
+	const legend = el("div", { class: "legend" });
+	for (const p of D.timeline.processes) {
+		const s = el("span", { class: "key" }, p.pid + " " + p.exe.split("/").pop());
+		s.style.borderColor = pidColour(p.pid);
+		legend.appendChild(s);
+	}
+	document.getElementById("timeline").replaceChildren(svg, legend);
+}
+
+/* ---- controls, and the state the page is in, for its reader and for tests ---- */
+
+function drawControls() {
+	const box = document.getElementById("controls");
+	const sel = el("select", { id: "weight" });
+	for (const k in WEIGHTS)
+		sel.appendChild(el("option", { value: k }, WEIGHTS[k]));
+	sel.addEventListener("change", function () {
+		state.weight = sel.value;
+		if (state.weight === "live" && state.at < 0)
+			state.at = edgeOf(D.report.totals.peak_ts_ns, false) + 1;
+		update();
+	});
+	const inv = el("input", { type: "checkbox", id: "invert" });
+	inv.addEventListener("change", function () {
+		state.invert = inv.checked;
+		state.zoom = [];
+		update();
+	});
+	const search = el("input", { type: "search", id: "search", placeholder: "search (regular expression)" });
+	search.addEventListener("change", function () {
+		state.search = search.value;
+		update();
+	});
+	const reset = el("button", { id: "reset" }, "reset zoom and window");
+	reset.addEventListener("click", function () {
+		Object.assign(state, { from: 0, to: LAST, at: -1, zoom: [], weight: "peak" });
+		update();
+	});
+	const lab = el("label", {}, " inverted ");
+	lab.appendChild(inv);
+	box.replaceChildren(sel, lab, search, reset, el("span", { id: "status" }));
+}
+function describe() {
+	if (state.weight === "live")
+		return "live at " + seconds(EDGES[state.at]);
+	if (state.weight === "bytes" || state.weight === "count")
+		return "from " + seconds(EDGES[state.from]) + " to " + seconds(EDGES[state.to]);
+	return state.weight === "peak" ? "at the peak, " + seconds(D.report.totals.peak_ts_ns) : "at exit or the end";
+}
+function update() {
+	if (state.weight === "live" && state.at < 0)
+		state.weight = "peak";
+	writeHash();
+	document.getElementById("weight").value = state.weight;
+	document.getElementById("invert").checked = state.invert;
+	document.getElementById("search").value = state.search;
+	drawTimeline();
+	const sw = stackWeights(), root = buildTree(sw), f = drawFlame(root);
+	drawSites(sw);
+	const out = {
+		weight: state.weight, invert: state.invert, search: state.search, zoom: state.zoom,
+		from_ns: EDGES[state.from], to_ns: EDGES[state.to], at_ns: state.at >= 0 ? EDGES[state.at] : null,
+		from: secondsExact(EDGES[state.from]), to: secondsExact(EDGES[state.to]),
+		total: root.w, allocations: root.count, shown: f.shown, shown_name: f.zoomName, matched: f.matched,
+		top: sortedChildren(root).map(function (c) { return c.name; }),
+	};
+	document.getElementById("status").textContent = " " + WEIGHTS[state.weight] + " " + describe() + ": " +
+		fmtWeight(root.w) + (state.search ? "; search matched " + fmtWeight(f.matched) + " (" +
+		(root.w ? (100 * f.matched / root.w).toFixed(2) : "0.00") + "%)" : "");
+	document.getElementById("mt-state").textContent = JSON.stringify(out);
+}
+
+function main() {
+	const body = document.body;
+	for (const id of ["header", "timeline", "controls", "flame", "sites"])
+		body.appendChild(el("div", { id: id }));
+	body.appendChild(el("pre", { id: "mt-state", hidden: "" }));
+	drawHeader();
+	drawControls();
+	readHash();
+	update();
+	window.addEventListener("hashchange", function () {
+		readHash();
+		update();
+	});
+}
+main();

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* test_view.c — `memtrack view`: the page opened in headless Chromium agrees with `report --json`, bad input. */
+/*
+ * tests/progs/phases recorded with --stacks (1000 B x 10; 5 freed, 3000 B x 3; 2 freed; 10000 B leaked). The page
+ * takes its window, instant, weight, search, zoom and inverted view from its URL's hash and writes what it shows
+ * into <pre id="mt-state"> as JSON; --dump-dom reads it back. Every number is checked against `report --json` with
+ * the window the page snapped to, and against the program's known sizes. A screenshot of each view is kept in
+ * MT_VIEW_SHOTS for review.
+ */
+#include "kernel_test.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef MT_VIEW_SHOTS
+#define MT_VIEW_SHOTS "."
+#endif
+
+static char dir[256];		/* the recording */
+static char page[300];		/* its page */
+static char from_s[32], to_s[32];	/* phase 2's start and phase 3's, "S.NNNNNNNNN" */
+
+/* ---- helpers ---- */
+
+/* The number after "key": (spaces allowed) in s, as JSON writes it; the test fails without one. */
+static uint64_t num_after(const char *s, const char *key)
+{
+	char k[64];
+	const char *p;
+
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	p = strstr(s, k);
+	if (!p)
+		fail_msg("no %s in %s", k, s);
+	return strtoull(p + strlen(k) + strspn(p + strlen(k), " "), NULL, 10);
+}
+
+/* The string value of "key" in the page's compact state, into buf. */
+static void str_after(const char *s, const char *key, char *buf, size_t len)
+{
+	char k[64];
+	const char *p;
+	size_t n;
+
+	snprintf(k, sizeof(k), "\"%s\":\"", key);
+	p = strstr(s, k);
+	assert_non_null(p);
+	p += strlen(k);
+	n = strcspn(p, "\"");
+	assert_true(n < len);
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+}
+
+static uint64_t ns_of(const char *seconds)
+{
+	char *end;
+	uint64_t s = strtoull(seconds, &end, 10);
+
+	assert_int_equal(*end, '.');
+	return s * 1000000000ULL + strtoull(end + 1, NULL, 10);
+}
+
+/* Chromium is needed (a failure under CI=true, else the test is skipped). */
+static bool have_chromium(void)
+{
+	const char *ci = getenv("CI");
+
+	if (!system("command -v chromium > /dev/null 2>&1"))
+		return true;
+	if (ci && !strcmp(ci, "true"))
+		fail_msg("chromium not found: install the chromium package");
+	print_message("chromium not found: skipped\n");
+	skip();
+	return false;
+}
+
+/* The page at hash, its state JSON (malloc'd); a screenshot of it as MT_VIEW_SHOTS/view-NAME.png. */
+static char *open_page(const char *name, const char *hash)
+{
+	char cmd[2048], out[512], *dom, *state, *end;
+	struct stat sb;
+
+	snprintf(out, sizeof(out), "%s/%s.dom", mt_test_root, name);
+	snprintf(cmd, sizeof(cmd), "HOME='%s' timeout 120 chromium --headless --no-sandbox --disable-gpu "
+		 "--disable-background-networking --disable-component-update --disable-sync --no-first-run "
+		 "--user-data-dir='%s/chromium' %s 'file://%s#%s' > '%s' 2> /dev/null", mt_test_root, mt_test_root,
+		 "--dump-dom", page, hash, out);
+	assert_int_equal(system(cmd), 0);
+	dom = mt_test__read_file(out);
+	state = strstr(dom, "id=\"mt-state\" hidden=\"\">");
+	if (!state)
+		fail_msg("no state in the page's DOM (%s)", out);
+	state = strdup(strchr(state, '>') + 1);
+	end = strchr(state, '<');
+	assert_non_null(end);
+	*end = '\0';
+	free(dom);
+	snprintf(out, sizeof(out), "%s/view-%s.png", MT_VIEW_SHOTS, name);
+	snprintf(cmd, sizeof(cmd), "HOME='%s' timeout 120 chromium --headless --no-sandbox --disable-gpu "
+		 "--no-first-run --user-data-dir='%s/chromium' --window-size=1250,800 --screenshot='%s' "
+		 "'file://%s#%s' > /dev/null 2>&1", mt_test_root, mt_test_root, out, page, hash);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(stat(out, &sb), 0);
+	assert_true(sb.st_size > 1000);
+	return state;
+}
+
+/* `memtrack report --json --sites 0 [--from F --to T] DIR`'s output (F NULL: no window). */
+static char *report_json(const char *name, const char *from, const char *to)
+{
+	char *win[] = { MT_BINARY, "report", "--json", "--sites", "0", "--from", (char *)from, "--to", (char *)to,
+			dir, NULL };
+	char *all[] = { MT_BINARY, "report", "--json", "--sites", "0", dir, NULL };
+	char out[512];
+
+	snprintf(out, sizeof(out), "%s/%s.json", mt_test_root, name);
+	assert_int_equal(mt_test__run(from ? win : all, out, NULL), 0);
+	return mt_test__read_file(out);
+}
+
+static int setup(void **state)
+{
+	char *rec[] = { MT_BINARY, "record", "-q", "--stacks", "-o", dir, "--", PROG("phases"), NULL };
+	char *view[] = { MT_BINARY, "view", "-o", page, dir, NULL };
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/phases", mt_test_root);
+	snprintf(page, sizeof(page), "%s/phases.html", mt_test_root);
+	if (mt_test__run(rec, "/dev/null", NULL))
+		return -1;
+	mt_test__phase_times(dir, from_s, to_s, sizeof(from_s));
+	return mt_test__run(view, "/dev/null", NULL);
+}
+
+/* ---- the page ---- */
+
+/* Opened as it is: the header's numbers, the flame graph of what was live at the peak (14000 B). */
+static void test_view_default_is_peak(void **state)
+{
+	char *st, *rep = report_json("all", NULL, NULL), *html = mt_test__read_file(page);
+
+	(void)state;
+	if (!have_chromium())
+		return;
+	st = open_page("peak", "");
+	assert_non_null(strstr(st, "\"weight\":\"peak\""));
+	assert_int_equal(num_after(st, "total"), num_after(rep, "peak_live_bytes"));
+	assert_int_equal(num_after(st, "total"), 14000);
+	/* report's own text, and its --json object, are in the page as they are */
+	assert_non_null(strstr(html, "\"allocated_bytes\": 19000,"));
+	assert_null(strstr(html, "src=\"http"));
+	assert_null(strstr(html, "href=\"http"));
+	free(html);
+	free(rep);
+	free(st);
+}
+
+/* Phase 2 as the window: the flame graph's total is report's allocations in the window the page snapped to. */
+static void test_view_window_matches_report(void **state)
+{
+	char hash[128], from[32], to[32], *st, *rep;
+
+	(void)state;
+	if (!have_chromium())
+		return;
+	snprintf(hash, sizeof(hash), "from=%" PRIu64 "&to=%" PRIu64, ns_of(from_s), ns_of(to_s));
+	st = open_page("window", hash);
+	str_after(st, "from", from, sizeof(from));
+	str_after(st, "to", to, sizeof(to));
+	assert_true(ns_of(from) <= ns_of(from_s));	/* snapped outwards, to the edges around the phase */
+	assert_true(ns_of(to) >= ns_of(to_s));
+	rep = report_json("window", from, to);
+	assert_int_equal(num_after(st, "total"), num_after(rep, "allocated_bytes"));
+	assert_int_equal(num_after(st, "allocations"), num_after(rep, "allocations"));
+	assert_int_equal(num_after(st, "total"), 9000);
+	assert_int_equal(num_after(st, "allocations"), 3);
+	free(rep);
+	free(st);
+	snprintf(hash, sizeof(hash), "weight=count&from=%" PRIu64 "&to=%" PRIu64, ns_of(from_s), ns_of(to_s));
+	st = open_page("window-count", hash);
+	assert_int_equal(num_after(st, "total"), 3);
+	free(st);
+}
+
+/* An instant in phase 2 (after its frees... of phase 1's blocks): what was live then, as report --to says. */
+static void test_view_instant_matches_live(void **state)
+{
+	char hash[64], at[32], *st, *rep;
+	uint64_t at_ns;
+
+	(void)state;
+	if (!have_chromium())
+		return;
+	snprintf(hash, sizeof(hash), "at=%" PRIu64, ns_of(from_s) / 2);	/* in phase 1: 10 x 1000 B live */
+	st = open_page("instant", hash);
+	assert_non_null(strstr(st, "\"weight\":\"live\""));
+	at_ns = num_after(st, "at_ns");
+	snprintf(at, sizeof(at), "%" PRIu64 ".%09" PRIu64, at_ns / 1000000000, at_ns % 1000000000);
+	rep = report_json("instant", "0", at);
+	assert_int_equal(num_after(st, "total"), num_after(rep, "still_live_bytes"));
+	assert_int_equal(num_after(st, "total"), 10000);
+	free(rep);
+	free(st);
+}
+
+/* Search, zoom and the inverted view on the whole recording's allocations (19000 B, all under main). */
+static void test_view_search_zoom_invert(void **state)
+{
+	char *st;
+
+	(void)state;
+	if (!have_chromium())
+		return;
+	st = open_page("search", "weight=bytes&search=%5Emain%24");
+	assert_int_equal(num_after(st, "total"), 19000);
+	assert_int_equal(num_after(st, "matched"), 19000);
+	free(st);
+	st = open_page("zoom", "weight=bytes&zoom=_start%3B__libc_start_main%3B__libc_start_call_main%3Bmain");
+	assert_non_null(strstr(st, "\"shown_name\":\"main\""));
+	assert_int_equal(num_after(st, "shown"), 19000);
+	free(st);
+	st = open_page("invert", "weight=leaked&invert=1");
+	assert_non_null(strstr(st, "\"top\":[\"main\"]"));
+	assert_int_equal(num_after(st, "total"), 10000);
+	free(st);
+}
+
+/* ---- bad input ---- */
+
+/* -o onto a symlink replaces the link, never writes through it; a missing DIR is one error line and exit 2. */
+static void test_view_bad_input(void **state)
+{
+	char link[300], target[300], err[512];
+	char *view[] = { MT_BINARY, "view", "-o", link, dir, NULL };
+	char *missing[] = { MT_BINARY, "view", "-o", link, "/nonexistent-memtrack-dir", NULL };
+	struct stat sb;
+	FILE *f;
+
+	(void)state;
+	snprintf(link, sizeof(link), "%s/link.html", mt_test_root);
+	snprintf(target, sizeof(target), "%s/target", mt_test_root);
+	f = fopen(target, "w");
+	assert_non_null(f);
+	fputs("keep", f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(symlink(target, link), 0);
+	assert_int_equal(mt_test__run(view, "/dev/null", NULL), 0);
+	assert_int_equal(lstat(link, &sb), 0);
+	assert_true(S_ISREG(sb.st_mode));
+	assert_int_equal(stat(target, &sb), 0);
+	assert_int_equal(sb.st_size, 4);
+	assert_int_equal(mt_test__run_named("missing", missing), 2);
+	mt_test__read_named("missing", "err", err, sizeof(err));
+	assert_non_null(strstr(err, "memtrack: "));
+	assert_ptr_equal(strchr(err, '\n'), err + strlen(err) - 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_view_default_is_peak, setup),
+		cmocka_unit_test(test_view_window_matches_report),
+		cmocka_unit_test(test_view_instant_matches_live),
+		cmocka_unit_test(test_view_search_zoom_invert),
+		cmocka_unit_test(test_view_bad_input),
+	};
+
+	return mt_test__main("test_view", tests, sizeof(tests) / sizeof(tests[0]));
+}
