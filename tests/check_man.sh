@@ -51,6 +51,6 @@ expect "--leaks " memtrack report --le
 expect "--paused --pid --portable --precise-time " memtrack record --p
 expect "$dir/run1 $dir/run2 " memtrack report "$dir/r"
 expect "$dir/run1 $dir/run2 " memtrack record -o "$dir/r"
-expect "check-fp " memtrack help che
+expect "check-fp check-stacks " memtrack help che
 rm -r "$dir"
 exit $fail
