@@ -83,7 +83,8 @@ int mt_cmd_check_stacks(int argc, char **argv)
 		ret = -errno;
 	mt_stacks__free(s);
 	if (ret) {
-		pr_err("check-fp: %s\n", strerror(-ret));
+		pr_err("check-stacks: %s\n", strerror(-ret));
+		mt_checkstacks__release(&c);
 		return 2;
 	}
 	ret = mt_report__exit_status(a.dir, err, &st, "check");
