@@ -43,7 +43,7 @@ int mt_proc__status_text(const char *path, const char *name, char *line, size_t 
 
 int mt_proc__status_field(const char *path, const char *name, int base, unsigned long long *v)
 {
-	const char *text;
+	const char *text = NULL;
 	char line[256];
 	int err = mt_proc__status_text(path, name, line, sizeof(line), &text);
 
