@@ -900,11 +900,19 @@ static int fork_many_run(const char *dir, const char *name, unsigned int soft, c
 	char n[16], want[32], lim[64];
 	char *argv[] = { "/usr/bin/prlimit", lim, MT_BINARY, "record", "-q", "-o", (char *)dir, "--", PROG("fork_many"),
 			 n, want, NULL };
+	int rc;
 
 	snprintf(n, sizeof(n), "%d", FORK_MANY);
 	snprintf(want, sizeof(want), "%u", soft);
 	snprintf(lim, sizeof(lim), "--nofile=%u:%s", soft, hard);
-	return run_named(name, argv);
+	rc = run_named(name, argv);
+	if (rc) {	/* memtrack's own failure or a failed child of fork_many's: its stderr says which */
+		static char err[16384];
+
+		read_file(name, "err", err, sizeof(err));
+		print_message("memtrack exited %d; its stderr:\n%s\n", rc, err);
+	}
+	return rc;
 }
 
 /* 300 live processes hold 600 links, past a soft limit of 256: memtrack raises its own, and the command still

@@ -184,6 +184,10 @@ static void foreign__add(struct mt_handoff *h, pid_t pid)
 		if (h->fo[i].pid == pid)
 			return;
 	fd = syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0 && errno != ESRCH) {	/* alive but not followable (EMFILE): its links stay until the end */
+		pr_warn("cannot follow the exit of %d: %s\n", pid, strerror(errno));
+		return;
+	}
 	if (fd < 0 || mt_array__grow((void **)&h->fo, &h->cap_fo, h->nfo, sizeof(*h->fo))) {
 		if (fd >= 0)
 			close(fd);

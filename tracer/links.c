@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "common/array.h"
@@ -185,6 +186,30 @@ static void bound__close(struct mt_links *l, struct bound *b)
 	b->nfds = 0;
 }
 
+/* fds that links never take: the tracer's other work (a pidfd per untraced process, /proc reads, the artifact)
+ * would meet EMFILE in a table that links had filled, and a failed pidfd_open drops a live process's links. */
+#define LINKS_FD_RESERVE 32
+
+/* 0 when need links leave the reserve free under the soft limit, else -EMFILE. Counted in /proc/self/fd: exact,
+ * and cheap beside a link's making. */
+static int links__headroom(size_t need)
+{
+	struct rlimit r;
+	struct dirent *d;
+	size_t open = 0;
+	DIR *dir;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) || r.rlim_cur == RLIM_INFINITY || r.rlim_cur > 1u << 20)
+		return 0;
+	dir = opendir("/proc/self/fd");
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir)))
+		open += d->d_name[0] != '.';
+	closedir(dir);
+	return open + need + LINKS_FD_RESERVE > r.rlim_cur ? -EMFILE : 0;
+}
+
 int mt_links__bind(struct mt_links *l, pid_t pid, const struct mt_link_file *f)
 {
 	struct bound b = { .pid = pid, .file = f->index, .dev = f->dev, .ino = f->ino };
@@ -197,6 +222,9 @@ int mt_links__bind(struct mt_links *l, pid_t pid, const struct mt_link_file *f)
 	 * them out again. While no link fd was given up since, the next would fail alike. */
 	if (l->full_mark && l->full_mark == 1 + links__given_up(l))
 		return -EMFILE;
+	err = links__headroom(mt_bpf_session__per_probe(l->bpf) ? 2 * f->plan->n : 2);
+	if (err)
+		return err;
 	err = bound__link(l, &b, f, fds);
 	l->full_mark = err == -EMFILE ? 1 + links__given_up(l) : 0;
 	if (!err)
