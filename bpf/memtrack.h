@@ -397,6 +397,10 @@ struct mt_stack {
 };
 
 #define MT_STACK_F_KCHAIN 1	/* the raw bytes are followed by a struct mt_kchain and its return addresses */
+#define MT_STACK_F_BRIEF 2	/* a whole kernel chain outside the raw-bytes sample: no FP chain, no raw bytes, no
+				 * registers but ip (nfp = nbytes = 0) */
+#define MT_STACK_SAMPLE_FIRST 1000	/* the first definitions of a recording keep their raw bytes... */
+#define MT_STACK_SAMPLE_DEFAULT 100	/* ...then one in this many (--stack-sample N; 1: all) */
 #define MT_KCHAIN_MAX 255	/* return addresses the in-kernel unwinder follows */
 
 /* Why the in-kernel walk of a stack (mt_kchain.stop) ended. */

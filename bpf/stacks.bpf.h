@@ -11,7 +11,7 @@
 #include "core.bpf.h"
 #include "maps.bpf.h"
 
-#define MT_STACKS_SEEN_MAX 65536
+#define MT_STACKS_SEEN_MAX (1u << 22)
 #define MT_RI_MAX 8			/* pending uretprobes looked at to repair a trampoline address */
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
@@ -20,6 +20,14 @@
 /* Set by the tracer before load: raw stack bytes per definition (--stack-bytes); 0 without --stacks (no stack code
  * runs). */
 const volatile __u32 cfg_stack_bytes = 0;
+
+/* Set by the tracer before load (--stack-sample): a definition whose kernel chain is whole keeps its raw bytes and
+ * FP chain when it is among the first MT_STACK_SAMPLE_FIRST of the recording or one in cfg_stack_sample after them;
+ * the others are brief (MT_STACK_F_BRIEF). 1: every definition keeps them. */
+const volatile __u32 cfg_stack_sample = MT_STACK_SAMPLE_DEFAULT;
+
+/* Definitions emitted so far: BPF numbers them for the sample (atomically: any CPU may define). */
+__u64 stack_defs = 0;
 
 /*
  * Set by the tracer before load, with --stacks when the recording user (sudo's, --user's, else memtrack's own) is
@@ -74,11 +82,13 @@ static __always_inline void privileged__inherit(__u32 parent, __u32 child)
 		bpf_map_update_elem(&privileged, &child, &one, BPF_ANY);
 }
 
-/* hash -> 1: call paths whose definition BPF emitted, added at the first allocation on the path. LRU: an evicted
- * path is defined again (readers accept it). The tracer sizes it to 1 before load without --stacks: an LRU map is
- * always preallocated. */
+/* hash -> 1: call paths whose definition BPF emitted, added at the first allocation on the path (the one whose
+ * insertion wins defines it: exactly once). Not preallocated: an entry costs kernel memory only once a path is seen,
+ * so 10^6 paths fit without a start-up cost. When full, a new path is defined at each allocation (readers accept a
+ * definition again). The tracer sizes it to 1 before load without --stacks. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, MT_STACKS_SEEN_MAX);
 	__type(key, __u64);
 	__type(value, __u8);
@@ -363,7 +373,7 @@ static __always_inline void stack__withhold(struct mt_stack *s, struct pt_regs *
  * The first time a path is seen its definition goes out: registers, the FP chain, the CFI chain walked again into
  * the record (same registers, same memory: the same path), the raw stack for offline validation.
  */
-static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *wp)
+static __always_inline void stack__define_full(struct pt_regs *ctx, struct mt_walk *wp)
 {
 	struct mt_stack *s = rec__reserve(MT_STACK_RESERVE, MT_REC_STACK);
 	struct mt_walk w = *wp;
@@ -408,6 +418,55 @@ static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w
 	rec__submit(s, MT_STACK_RESERVE);
 }
 
+/* A brief definition: the record (ip alone of the registers), then the CFI chain, nothing else. */
+#define MT_STACK_RESERVE_BRIEF (sizeof(struct mt_stack) + sizeof(struct mt_kchain) + (MT_KCHAIN_MAX + 1) * 8)
+
+static __always_inline void stack__define_brief(struct pt_regs *ctx, __u64 tramp)
+{
+	struct mt_stack *s = rec__reserve(MT_STACK_RESERVE_BRIEF, MT_REC_STACK);
+	struct mt_kchain *k;
+	struct mt_uwalk *uw;
+
+	if (!s)
+		return;
+	k = (struct mt_kchain *)(s + 1);
+	uw = uw__walk(ctx, tramp, false, (__u64 *)(k + 1));
+	if (!uw) {
+		bpf_ringbuf_discard(s, 0);
+		return;
+	}
+	s->hash = uw->hash;
+	__builtin_memset(s->regs, 0, sizeof(s->regs));
+	s->regs[MT_REG_IP] = ctx->ip;
+	s->nbytes = 0;
+	s->nfp = 0;
+	s->truncated = 0;
+	s->flags = MT_STACK_F_KCHAIN | MT_STACK_F_BRIEF;
+	k->stop_pc = uw->stop_pc;
+	k->fp_pc = uw->fp_pc;
+	k->n = uw->n;
+	k->stop = uw->stop;
+	k->_pad = 0;
+	k->fp_frames = uw->fp_frames;
+	k->_pad2 = 0;
+	rec__submit(s, MT_STACK_RESERVE_BRIEF);
+}
+
+/*
+ * Raw bytes are for offline validation (check-stacks) and for DWARF where the kernel's walk stopped early: a whole
+ * chain keeps them only in the sample, so that a definition of a whole chain costs its return addresses alone.
+ */
+static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w, __u32 stop)
+{
+	__u64 nth = __sync_fetch_and_add(&stack_defs, 1);
+
+	if (stop != MT_KSTOP_END || w->withheld || cfg_stack_sample <= 1 || nth < MT_STACK_SAMPLE_FIRST ||
+	    nth % cfg_stack_sample == 0)
+		stack__define_full(ctx, w);
+	else
+		stack__define_brief(ctx, w->tramp);
+}
+
 /* The call path's hash, its definition emitted the first time. Global: verified once for any caller's state, not
  * once per path through the entry program that reaches it. */
 __noinline __u64 stack__path(struct pt_regs *ctx)
@@ -417,6 +476,7 @@ __noinline __u64 stack__path(struct pt_regs *ctx)
 	struct mt_uwalk *uw;
 	__u8 one = 1;
 	__u64 hash;
+	__u32 stop;
 
 	if (cfg_withhold) {
 		__u32 tgid = current__ids() >> 32;
@@ -429,10 +489,13 @@ __noinline __u64 stack__path(struct pt_regs *ctx)
 	if (!uw)
 		return 0;
 	hash = uw->hash;
+	stop = uw->stop;
 	if (bpf_map_lookup_elem(&stacks_seen, &hash))
 		return hash;
-	bpf_map_update_elem(&stacks_seen, &hash, &one, BPF_ANY);
-	stack__define(ctx, &w);
+	/* Another CPU's insertion of the same path in between: that one defines it. */
+	if (bpf_map_update_elem(&stacks_seen, &hash, &one, BPF_NOEXIST) == -MT_EEXIST)
+		return hash;
+	stack__define(ctx, &w, stop);
 	return hash;
 }
 

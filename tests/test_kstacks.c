@@ -244,6 +244,51 @@ static void test_no_cfi_module_by_frame_pointer(void **state)
 	mt_stacks__free(s);
 }
 
+/* Lines of the file at path that hold needle. */
+static size_t lines_with(const char *path, const char *needle)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0, n = 0;
+
+	assert_non_null(f);
+	while (getline(&line, &cap, f) > 0)
+		n += strstr(line, needle) != NULL;
+	free(line);
+	fclose(f);
+	return n;
+}
+
+/* 10^5 distinct call paths, each taken twice, in a quick configuration (brief definitions but the first 1000 and
+ * one in 1000): --strict says no event was dropped, every path is defined once and counts its two allocations; its
+ * chain is descend, five (level, descend) pairs, paths_round, main and libc's three. */
+static void test_many_paths_each_defined_once(void **state)
+{
+	char dir[256], out[300], *rec[] = { MT_BINARY, "record", "-q", "--stacks", "--strict", "--stack-sample",
+					    "1000", "-o", dir, "--", PROG("kst_omit"), "paths", NULL };
+	char *dump[] = { MT_BINARY, "dump", dir, NULL };
+	const struct mt_stack_entry *e;
+	struct mt_read_status st;
+	struct mt_stacks *s;
+	size_t i, paths = 0;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/paths", tmp_root);
+	snprintf(out, sizeof(out), "%s/paths.dump", tmp_root);
+	assert_int_equal(mt_test__run(rec, NULL, NULL), 0);
+	assert_int_equal(mt_test__run(dump, out, NULL), 0);
+	assert_int_equal(mt_stacks__load(dir, NULL, &s, &st), 0);
+	for (i = 0; i < mt_stacks__count(s); i++) {
+		e = mt_stacks__entry(s, i);
+		assert_true(e->defined);
+		paths += e->allocations == 2 && e->bytes == 128 && e->nk == 1 + 2 * 5 + 2 + 3;
+	}
+	assert_int_equal(paths, 100000);
+	assert_int_equal(lines_with(out, "\"event\":\"stack\""), mt_stacks__count(s));
+	assert_int_equal(lines_with(out, "\"bytes\":0,"), 100000 - 1000 - 99);
+	mt_stacks__free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_fp_program_same_sites),
 		cmocka_unit_test(test_cxx_through_libstdcxx),
 		cmocka_unit_test(test_no_cfi_module_by_frame_pointer),
+		cmocka_unit_test(test_many_paths_each_defined_once),
 	};
 
 	return mt_test__main("test_kstacks", tests, sizeof(tests) / sizeof(tests[0]));

@@ -51,19 +51,20 @@ static uint64_t proc__entry(pid_t parent, uint32_t flags)
 }
 
 /*
- * BPF reserves a stack definition at its largest, each part at a fixed offset (stacks.bpf.h, MT_STACK_RESERVE): pack
- * it to the documented layout (nfp addresses, nbytes raw bytes, then the CFI chain) so that the artifact carries no
- * empty space.
+ * BPF reserves a stack definition at its largest, each part at a fixed offset (stacks.bpf.h, MT_STACK_RESERVE; a
+ * brief one, MT_STACK_F_BRIEF, has its CFI chain right after the record): pack it to the documented layout (nfp
+ * addresses, nbytes raw bytes, then the CFI chain) so that the artifact carries no empty space.
  */
 static const void *stack__pack(struct mt_consumer *c, const struct mt_stack *s, size_t size)
 {
-	size_t fp = s->nfp < MT_FP_MAX ? s->nfp : MT_FP_MAX, kc = sizeof(*s) + MT_FP_MAX * 8;
+	bool brief = s->flags & MT_STACK_F_BRIEF;
+	size_t fp = s->nfp < MT_FP_MAX ? s->nfp : MT_FP_MAX, kc = sizeof(*s) + (brief ? 0 : MT_FP_MAX * 8);
 	size_t raw = kc + sizeof(struct mt_kchain) + (MT_KCHAIN_MAX + 1) * 8, off;
 	const struct mt_kchain *k = (const void *)((const __u8 *)s + kc);
 	struct mt_stack *p = (struct mt_stack *)c->pack;
 	size_t nk;
 
-	if (size < raw || s->nbytes > size - raw || !c->pack)
+	if (size < raw || s->nbytes > size - raw || !c->pack || (brief && (s->nfp || s->nbytes)))
 		return NULL;
 	nk = k->n < MT_KCHAIN_MAX ? k->n : MT_KCHAIN_MAX;
 	memcpy(p, s, sizeof(*s) + fp * 8);

@@ -13,6 +13,7 @@ struct mt_options {
 	int pid;		/* --pid: the running process to attach to (0: run argv) */
 	size_t ring_bytes;	/* BPF ring buffer size, a power of two */
 	uint32_t stack_bytes;	/* --stacks: raw stack bytes per definition (of MT_STACK_CHUNKs); 0: no stacks */
+	uint32_t stack_sample;	/* --stack-sample: whole chains keep raw bytes one in N after the first ones (1: all) */
 	bool exit_with_command;	/* --exit-with-command */
 	bool no_handoff;	/* --no-handoff: no seccomp filter; descendants' ptrace calls fail as under any tracer */
 	const char *user;	/* --user NAME: the command runs as NAME, DIR is NAME's (NULL: sudo's user, if any) */

@@ -22,9 +22,10 @@
 #define MT_TS_RESOLUTION_DEFAULT 1000u
 static void record__usage(FILE *f)
 {
-	fprintf(f, "usage: memtrack record [-o DIR] [-q] [-v] [--stacks [--stack-bytes N]] [--exit-with-command]\n"
-		   "                       [--ring-size MIB] [--precise-time] [--ts-resolution NS] [--syscall-tracepoints]\n"
-		   "                       [--no-handoff] [--user NAME] [--paused] [--strict] [--no-rss]\n"
+	fprintf(f, "usage: memtrack record [-o DIR] [-q] [-v] [--stacks [--stack-bytes N] [--stack-sample N]]\n"
+		   "                       [--exit-with-command] [--ring-size MIB] [--precise-time]\n"
+		   "                       [--ts-resolution NS] [--syscall-tracepoints] [--no-handoff] [--user NAME]\n"
+		   "                       [--paused] [--strict] [--no-rss]\n"
 		   "                       [--portable] [--fast-cxx] -- PROGRAM [ARGS...]\n"
 		   "       memtrack record --pid PID [-o DIR] [-q] [-v] [--stacks ...] [the options above but --paused, --user]\n"
 		   "  -o, --output DIR     write the artifact to DIR (default: memtrack.<pid>)\n"
@@ -36,6 +37,9 @@ static void record__usage(FILE *f)
 		   "      --exit-with-command  stop when PROGRAM exits; descendants still running go on untraced\n"
 		   "                       (default: trace them to their end; SIGINT/SIGTERM then stops waiting)\n"
 		   "      --stack-bytes N  raw stack bytes copied per new call path (default %u, at most %u)\n"
+		   "      --stack-sample N  raw stack bytes (for check-stacks) kept for the first %u new call paths,\n"
+		   "                       then one in N (default %u; 1: every one); the others keep their return\n"
+		   "                       addresses only, when the in-kernel walk reached the stack's end\n"
 		   "      --portable       with --stacks, copy the module files into DIR/modules, so that DIR can be\n"
 		   "                       read on another machine (default: kept once in the module cache,\n"
 		   "                       $MEMTRACK_CACHE or ~/.cache/memtrack; `memtrack pack DIR` copies them later)\n"
@@ -62,7 +66,8 @@ static void record__usage(FILE *f)
 		   "                       new/delete pair costs what malloc/free does; each delete is recorded as\n"
 		   "                       the free it calls, a plain new[] as a new (counts, sizes, peaks and leaks\n"
 		   "                       stay exact)\n",
-		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_RING_DEFAULT >> 20, MT_RING_DEFAULT_STACKS >> 20,
+		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_STACK_SAMPLE_FIRST, MT_STACK_SAMPLE_DEFAULT,
+		MT_RING_DEFAULT >> 20, MT_RING_DEFAULT_STACKS >> 20,
 		MT_TS_RESOLUTION_DEFAULT, MT_EXIT_STRICT);
 }
 
@@ -105,6 +110,11 @@ static int record__number(int val, const char *arg, struct mt_options *o)
 		if (mt_args__number("ts-resolution", arg, 1, UINT64_MAX, false, &n))
 			return -EINVAL;
 		o->ts_resolution = n;
+		return 0;
+	case 'n':
+		if (mt_args__number("stack-sample", arg, 1, UINT32_MAX, false, &n))
+			return -EINVAL;
+		o->stack_sample = n;
 		return 0;
 	case 'b':	/* whole chunks: BPF copies the stack chunk by chunk */
 		if (mt_args__number("stack-bytes", arg, MT_STACK_CHUNK, MT_STACK_BYTES_MAX, false, &n))
@@ -157,12 +167,14 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		{ "user", required_argument, NULL, 'u' },	    { "paused", no_argument, NULL, 'p' },
 		{ "strict", no_argument, NULL, 'S' },	    { "portable", no_argument, NULL, 'D' },
 		{ "no-rss", no_argument, NULL, 'R' },	    { "pid", required_argument, NULL, 'i' },
-		{ "fast-cxx", no_argument, NULL, 'F' },	    {},
+		{ "fast-cxx", no_argument, NULL, 'F' },	    { "stack-sample", required_argument, NULL, 'n' },
+		{},
 	};
 	struct record_args a = { o, false };
 	int ret;
 
 	o->stack_bytes = MT_STACK_BYTES_DEFAULT;
+	o->stack_sample = MT_STACK_SAMPLE_DEFAULT;
 	o->ts_resolution = MT_TS_RESOLUTION_DEFAULT;
 	ret = mt_args__parse_short("record", argc, argv, longopts, "o:qvs", true, record__option, &a, record__usage);
 	if (ret)
