@@ -20,14 +20,14 @@
 #include "report/timeline.h"
 #include "model/replay.h"
 
-enum tl_kind { TL_FORK, TL_EXEC, TL_EXIT };
+enum tl_kind { TL_FORK, TL_EXEC, TL_EXIT, TL_START, TL_STOP, TL_MARK };
 
 struct tl_event {
 	uint64_t t;
 	uint32_t pid;
 	uint32_t child;			/* TL_FORK */
 	enum tl_kind kind;
-	char path[MT_PATH_MAX];		/* TL_EXEC */
+	char path[MT_PATH_MAX];		/* TL_EXEC; TL_MARK: its label */
 };
 
 /* A line of a plot: its value at each of the plot's points, and whose it is. */
@@ -181,6 +181,16 @@ static bool tl_changed(struct tl_pass *p, const struct mt_rec_hdr *rec, const st
 	return true;
 }
 
+/* A control FIFO line: start and stop bound the paused spans, a label is drawn as it is. */
+static void tl_mark(struct tl_event *e, const struct mt_mark *k)
+{
+	size_t n = k->len < MT_MARK_LABEL_MAX ? k->len : MT_MARK_LABEL_MAX;
+
+	e->kind = k->kind == MT_MARK_START ? TL_START : k->kind == MT_MARK_STOP ? TL_STOP : TL_MARK;
+	if (e->kind == TL_MARK)
+		memcpy(e->path, k->label, n < sizeof(e->path) - 1 ? n : sizeof(e->path) - 1);
+}
+
 static int tl_event(struct mt_timeline *t, const struct mt_rec_hdr *rec, uint64_t ts)
 {
 	struct tl_event *e;
@@ -199,6 +209,8 @@ static int tl_event(struct mt_timeline *t, const struct mt_rec_hdr *rec, uint64_
 	} else if (rec->type == MT_REC_EXEC) {
 		e->kind = TL_EXEC;
 		memcpy(e->path, ((const struct mt_exec *)rec)->path, sizeof(e->path) - 1);
+	} else if (rec->type == MT_REC_MARK) {
+		tl_mark(e, (const struct mt_mark *)rec);
 	} else {
 		e->kind = TL_EXIT;
 	}
@@ -232,8 +244,9 @@ static int pass_one(const struct mt_rec_hdr *rec, const struct mt_replay *r, voi
 
 	if (!tl_in_span(p, rec) || !mt_filter__in_window(p->f, ts))
 		return 0;
-	if ((rec->type == MT_REC_FORK || rec->type == MT_REC_EXEC || rec->type == MT_REC_EXIT) &&
-	    tl_event_taken(p, rec, mt_replay__model(r))) {
+	if ((rec->type == MT_REC_MARK ||
+	     ((rec->type == MT_REC_FORK || rec->type == MT_REC_EXEC || rec->type == MT_REC_EXIT) &&
+	      tl_event_taken(p, rec, mt_replay__model(r))))) {
 		err = tl_event(p->t, rec, ts);
 		if (err)
 			return err;
@@ -493,7 +506,7 @@ static void json_series(struct mt_json *j, const char *key, const uint64_t *v, s
 
 static void json_events(struct mt_json *j, const struct mt_timeline *t)
 {
-	static const char *const names[] = { "fork", "exec", "exit" };
+	static const char *const names[] = { "fork", "exec", "exit", "start", "stop", "mark" };
 	const struct tl_event *e;
 	size_t i;
 
@@ -509,6 +522,8 @@ static void json_events(struct mt_json *j, const struct mt_timeline *t)
 			mt_json__kv_u64(j, "child", e->child);
 		if (e->kind == TL_EXEC)
 			mt_json__kv_string_n(j, "path", e->path, sizeof(e->path));
+		if (e->kind == TL_MARK)
+			mt_json__kv_string_n(j, "label", e->path, sizeof(e->path));
 		mt_json__end_object(j);
 	}
 	mt_json__end_array(j);
@@ -687,6 +702,8 @@ static void svg_marks(const struct tl_svg *g)
 
 	for (i = 0; i < g->t->nevents; i++) {
 		e = &g->t->events[i];
+		if (e->kind > TL_EXIT)
+			continue;
 		fprintf(g->f, "<path d=\"M %.1f,%.0f %s\" fill=\"%s\"><title>", sx(g, e->t), MARK_Y, shapes[e->kind],
 			colors[e->kind]);
 		if (e->kind == TL_FORK)
@@ -699,6 +716,41 @@ static void svg_marks(const struct tl_svg *g)
 		}
 		fprintf(g->f, " at %.6f s</title></path>\n", e->t / 1e9);
 	}
+}
+
+/* A paused span (recording off: no allocation recorded) from a stop to the next start, or to the end. */
+static void svg_paused(const struct tl_svg *g, uint64_t from, uint64_t to)
+{
+	fprintf(g->f, "<rect class=\"paused\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\" fill=\"#999\" "
+		"fill-opacity=\"0.2\"><title>paused from %.6f s to %.6f s</title></rect>\n", sx(g, from), PLOT_Y0,
+		sx(g, to) - sx(g, from), PLOT_Y1 - PLOT_Y0, from / 1e9, to / 1e9);
+}
+
+/* The control FIFO's lines: paused spans shaded, each `mark LABEL` a dashed line with its label. */
+static void svg_control(const struct tl_svg *g)
+{
+	const struct tl_event *e;
+	uint64_t stop = 0;
+	bool paused = false, seen = false;	/* a first start with no stop before: record --paused, off from 0 */
+	size_t i;
+
+	for (i = 0; i < g->t->nevents; i++) {
+		e = &g->t->events[i];
+		if (e->kind == TL_STOP && !paused)
+			stop = e->t, paused = true;
+		else if (e->kind == TL_START && (paused || !seen))
+			svg_paused(g, stop, e->t), paused = false;
+		seen |= e->kind == TL_START || e->kind == TL_STOP;
+		if (e->kind != TL_MARK)
+			continue;
+		fprintf(g->f, "<line class=\"mark\" x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#555\"%s/>\n"
+			"<text x=\"%.1f\" y=\"%.0f\" font-size=\"10\" fill=\"#555\">", sx(g, e->t), PLOT_Y0, sx(g, e->t),
+			PLOT_Y1, DASHED, sx(g, e->t) + 2, PLOT_Y0 + 10);
+		mt_text__put_xml(g->f, e->path, sizeof(e->path));
+		fputs("</text>\n", g->f);
+	}
+	if (paused)
+		svg_paused(g, stop, g->t->t_end);
 }
 
 /* A legend row: the series' line, its label (and exe's base name, the whole path on hover), its peak unless 0. */
@@ -791,6 +843,7 @@ int mt_timeline__svg(FILE *f, const struct mt_timeline *t, const char *title)
 	mt_text__put_xml(f, title, SIZE_MAX);
 	fputs("</text>\n", f);
 	svg_axes(&g);
+	svg_control(&g);
 	svg_lines(&g, &t->heap, 2.5, SOLID);
 	svg_peak(&g);
 	svg_marks(&g);

@@ -417,9 +417,40 @@ function drawTimelineSeries(svg) {
 	svgTitle(peak, "peak live " + human(D.report.totals.peak_live_bytes) + " at " + seconds(D.report.totals.peak_ts_ns));
 	svg.appendChild(peak);
 }
+/* The control FIFO's lines: paused spans (a stop to the next start, or the end) shaded, labels as dashed lines. */
+function drawTimelineControl(svg) {
+	const h = TL.height - TL.top - TL.bottom;
+	let stop = -1, seen = false;	/* a first start with no stop before: record --paused, off from 0 */
+	const paused = function (a, b) {
+		const r = el("svg:rect", { x: tlX(a), y: TL.top, width: Math.max(tlX(b) - tlX(a), 1), height: h,
+					   class: "paused" });
+		svgTitle(r, "paused from " + seconds(a) + " to " + seconds(b));
+		svg.appendChild(r);
+	};
+	for (const e of D.timeline.events || []) {
+		const bound = e.event === "start" || e.event === "stop";
+		if (e.event === "stop" && stop < 0)
+			stop = e.t_ns;
+		else if (e.event === "start" && (stop >= 0 || !seen)) {
+			paused(Math.max(stop, 0), e.t_ns);
+			stop = -1;
+		} else if (e.event === "mark") {
+			const x = tlX(e.t_ns), m = el("svg:line", { x1: x, x2: x, y1: TL.top, y2: TL.top + h, class: "mark" });
+			svgTitle(m, "mark " + e.label + " at " + seconds(e.t_ns));
+			svg.appendChild(m);
+			svg.appendChild(el("svg:text", { x: x + 2, y: TL.top + 10, class: "axis" }, e.label));
+		}
+		seen = seen || bound;
+	}
+	if (stop >= 0)
+		paused(stop, EDGES[LAST]);
+}
 function drawTimelineEvents(svg) {
 	const y = TL.height - TL.bottom;
-	for (const e of D.timeline.events || []) {
+	const lifecycle = (D.timeline.events || []).filter(function (x) {
+		return ["fork", "exec", "exit"].includes(x.event);
+	});
+	for (const e of lifecycle) {
 		const x = tlX(e.t_ns);
 		const m = el("svg:line", { x1: x, x2: x, y1: y, y2: y + (e.event === "exit" ? 8 : 14),
 					  stroke: pidColour(e.pid), class: "event " + e.event });
@@ -443,6 +474,7 @@ function drawTimelineSelection(svg) {
 function drawTimeline() {
 	const svg = el("svg:svg", { width: TL.width, height: TL.height, id: "timeline-svg" });
 	svg.appendChild(el("svg:rect", { x: 0, y: 0, width: TL.width, height: TL.height, fill: "#fff" }));
+	drawTimelineControl(svg);
 	drawTimelineSeries(svg);
 	drawTimelineEvents(svg);
 	drawTimelineSelection(svg);
