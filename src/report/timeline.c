@@ -581,7 +581,7 @@ int mt_timeline__json(FILE *f, const struct mt_timeline *t)
 
 /* ---- SVG ---- */
 
-#define SVG_W 1200
+#define SVG_W 1400		/* the legend's rows fit: up to 20 characters of an exe's name */
 #define SVG_H 520
 #define PLOT_X0 90.0
 #define PLOT_X1 930.0
@@ -600,8 +600,9 @@ struct tl_svg {
 	FILE *f;
 	const struct mt_timeline *t;
 	double t_max;			/* ns at the right edge */
-	double y_max;			/* bytes at the top */
-	uint64_t t_step, y_step;	/* between the axes' ticks */
+	double y_max;			/* bytes at the top: the heap's axis, on the left */
+	double r_max;			/* RSS's, on the right: its own, so that the heap's lines do not hug the axis */
+	uint64_t t_step, y_step, r_step;	/* between the axes' ticks */
 };
 
 /* The byte axis in power-of-two steps (1 KiB, 2 KiB, ...), at most 4 of them to the top, which holds v. */
@@ -761,12 +762,12 @@ static void svg_legend_row(const struct tl_svg *g, size_t row, const char *color
 	const char *base = exe && strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
 	char h[MT_HUMAN_MAX];
 
-	fprintf(g->f, "<line x1=\"950\" y1=\"%.0f\" x2=\"975\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"%g\"%s/>\n",
+	fprintf(g->f, "<line x1=\"1010\" y1=\"%.0f\" x2=\"1035\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"%g\"%s/>\n",
 		y, y, color, width, dash);
-	fprintf(g->f, "<text x=\"982\" y=\"%.0f\">%s", y + 4, label);
+	fprintf(g->f, "<text x=\"1042\" y=\"%.0f\">%s", y + 4, label);
 	if (exe) {
 		fputc(' ', g->f);
-		mt_text__put_xml(g->f, base[0] ? base : "?", 32);
+		mt_text__put_xml(g->f, base[0] ? base : "?", 20);
 	}
 	if (peak)
 		fprintf(g->f, " (peak %s)", mt_report__human(h, peak));
@@ -812,26 +813,29 @@ static void svg_peak(const struct tl_svg *g)
 static void svg_rss(const struct tl_svg *g, size_t row)
 {
 	const struct tl_plot *r = &g->t->rss;
+	struct tl_svg rg = *g;
+	char h[MT_HUMAN_MAX];
+	uint64_t v;
 
 	if (!r->nsamples)
 		return;
-	svg_lines(g, r, 2.0, DOTTED);
+	rg.y_max = g->r_max;
+	for (v = 0; v <= rg.y_max; v += g->r_step)
+		fprintf(g->f, "<text x=\"%.0f\" y=\"%.1f\" fill=\"#2060c0\">%s</text>\n", PLOT_X1 + 6,
+			sy(&rg, v) + 4, mt_report__human(h, v));
+	svg_lines(&rg, r, 2.0, DOTTED);
 	svg_legend_row(g, row, "#000", 2.0, DOTTED, "RSS total", NULL, r->total.peak);
-	svg_legend_row(g, row + 1, "#000", 2.0, DOTTED, "dotted: RSS, per pid in its colour", NULL, 0);
-}
-
-/* The top of the byte axis's scale: the heap's peak, or RSS's when higher (0 without RSS). */
-static uint64_t svg_top(const struct mt_timeline *t)
-{
-	return t->rss.total.peak > t->heap.total.peak ? t->rss.total.peak : t->heap.total.peak;
+	svg_legend_row(g, row + 1, "#000", 2.0, DOTTED, "dotted: RSS (right axis), per pid", NULL, 0);
 }
 
 int mt_timeline__svg(FILE *f, const struct mt_timeline *t, const char *title)
 {
-	struct tl_svg g = { .f = f, .t = t, .y_step = bytes_step(svg_top(t)), .t_step = time_step(t->t_end) };
+	struct tl_svg g = { .f = f, .t = t, .y_step = bytes_step(t->heap.total.peak), .t_step = time_step(t->t_end),
+			    .r_step = bytes_step(t->rss.total.peak) };
 
 	/* the top: the tick above the peak, or the next one when the peak sits on it (room for its label) */
-	g.y_max = (double)((svg_top(t) / g.y_step + 1) * g.y_step);
+	g.y_max = (double)((t->heap.total.peak / g.y_step + 1) * g.y_step);
+	g.r_max = (double)((t->rss.total.peak / g.r_step + 1) * g.r_step);
 	g.t_max = (double)((t->t_end + g.t_step - 1) / g.t_step * g.t_step);
 	g.t_max = g.t_max ? g.t_max : 1.0;
 

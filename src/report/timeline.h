@@ -44,7 +44,7 @@ void mt_timeline__free(struct mt_timeline *t);
 int mt_timeline__json(FILE *f, const struct mt_timeline *t);
 /* A standalone SVG: one line per series, the peak marked, fork/exec/exit marks along the time axis, paused spans
  * shaded and each `mark LABEL` a dashed line. 0 or -EIO.
- * RSS, when the recording has it, dotted. */
+ * RSS, when the recording has it, dotted, on a byte axis of its own (on the right). */
 int mt_timeline__svg(FILE *f, const struct mt_timeline *t, const char *title);
 
 #endif /* MEMTRACK_TIMELINE_H */
