@@ -593,8 +593,6 @@ int mt_timeline__json(FILE *f, const struct mt_timeline *t)
 #define DASHED " stroke-dasharray=\"6,3\""	/* others */
 #define DOTTED " stroke-dasharray=\"2,3\""	/* resident memory */
 
-static const char *const palette[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-				       "#e377c2", "#bcbd22", "#17becf" };
 
 struct tl_svg {
 	FILE *f;
@@ -638,9 +636,13 @@ static double sy(const struct tl_svg *g, uint64_t v)
 	return PLOT_Y1 - (PLOT_Y1 - PLOT_Y0) * (double)v / g->y_max;
 }
 
-static const char *color_of(size_t i)
+#define COLOR_MAX 24
+
+/* A process's colour, from its pid alone: the same in every plot and in `memtrack view`'s page (pidColour). */
+static const char *color_of(char buf[COLOR_MAX], uint32_t pid)
 {
-	return palette[i % (sizeof(palette) / sizeof(palette[0]))];
+	snprintf(buf, COLOR_MAX, "hsl(%" PRIu32 ",65%%,42%%)", (uint32_t)((uint64_t)pid * 137 % 360));
+	return buf;
 }
 
 /* A series as steps: 0 until its plot's first point, each value held until the next, the last until the end. */
@@ -663,12 +665,13 @@ static void svg_series(const struct tl_svg *g, const struct tl_plot *pl, const u
 /* A plot's lines, the total's last (on top): others dashed, each process in its colour, in dash. */
 static void svg_lines(const struct tl_svg *g, const struct tl_plot *pl, double total_width, const char *dash)
 {
+	char c[COLOR_MAX];
 	size_t i;
 
 	if (pl->others.v)
 		svg_series(g, pl, pl->others.v, "#888", 1.5, DASHED);
 	for (i = pl->nprocs; i-- > 0;)
-		svg_series(g, pl, pl->procs[i].v, color_of(i), 1.5, dash);
+		svg_series(g, pl, pl->procs[i].v, color_of(c, pl->procs[i].pid), 1.5, dash);
 	svg_series(g, pl, pl->total.v, "#000", total_width, dash);
 }
 
@@ -783,13 +786,14 @@ static void svg_legend_row(const struct tl_svg *g, size_t row, const char *color
 static size_t svg_legend(const struct tl_svg *g)
 {
 	const struct tl_plot *h = &g->t->heap;
-	char label[32];
+	char label[32], c[COLOR_MAX];
 	size_t i;
 
 	svg_legend_row(g, 0, "#000", 2.5, SOLID, "total", NULL, h->total.peak);
 	for (i = 0; i < h->nprocs; i++) {
 		snprintf(label, sizeof(label), "pid %" PRIu32, h->procs[i].pid);
-		svg_legend_row(g, i + 1, color_of(i), 2.5, SOLID, label, h->procs[i].exe, h->procs[i].peak);
+		svg_legend_row(g, i + 1, color_of(c, h->procs[i].pid), 2.5, SOLID, label, h->procs[i].exe,
+			       h->procs[i].peak);
 	}
 	if (h->others.v)
 		svg_legend_row(g, h->nprocs + 1, "#888", 2.5, DASHED, "others", NULL, 0);

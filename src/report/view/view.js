@@ -34,9 +34,9 @@ function seconds(ns) {
 function secondsExact(ns) {
 	return Math.floor(ns / 1e9) + "." + String(ns % 1e9).padStart(9, "0");
 }
-/* A process's colour, the same in every view: from its pid alone. */
+/* A process's colour, the same in every view and in timeline's SVG (color_of): from its pid alone. */
 function pidColour(pid) {
-	return "hsl(" + ((pid * 137.508) % 360).toFixed(0) + ",65%,42%)";
+	return "hsl(" + (pid * 137 % 360) + ",65%,42%)";
 }
 function el(tag, attrs, text) {
 	const e = tag.startsWith("svg:") ? document.createElementNS(SVGNS, tag.slice(4)) : document.createElement(tag);
