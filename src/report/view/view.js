@@ -52,7 +52,7 @@ function svgTitle(node, text) {
 
 /* ---- state: the window, the instant, the weight, search, zoom, inverted; mirrored in location.hash ---- */
 
-const state = { weight: "peak", from: 0, to: LAST, at: -1, search: "", zoom: [], invert: false };
+const state = { weight: "peak", from: 0, to: LAST, at: -1, search: "", zoom: [], invert: false, hide: false };
 
 /* The edge at or before ns (up: at or after). */
 function edgeOf(ns, up) {
@@ -79,6 +79,7 @@ function readHash() {
 	state.search = h.get("search") || "";
 	state.zoom = h.has("zoom") ? h.get("zoom").split(";") : [];
 	state.invert = h.get("invert") === "1";
+	state.hide = h.get("hide") === "1";
 }
 function writeHash() {
 	const h = new URLSearchParams();
@@ -95,6 +96,8 @@ function writeHash() {
 		h.set("zoom", state.zoom.join(";"));
 	if (state.invert)
 		h.set("invert", "1");
+	if (state.hide)
+		h.set("hide", "1");
 	history.replaceState(null, "", "#" + h.toString());
 }
 
@@ -127,12 +130,21 @@ function stackWeights() {
 function newNode(name, frame) {
 	return { name: name, frame: frame, w: 0, count: 0, children: new Map() };
 }
+/* The dynamic loader's frames, and those outside main (_start, __libc_start_main...): the runtime's, not the
+ * program's; a path without main keeps its frames but the loader's. */
+const LOADER = /(^|\/)ld(-linux[^/]*)?\.so/;
+function runtimeHidden(path) {
+	const kept = path.filter(function (f) { return !LOADER.test(D.frames[f][2] || ""); });
+	const m = kept.findIndex(function (f) { return D.frames[f][0] === "main"; });
+	return kept.length ? kept.slice(Math.max(m, 0)) : path;
+}
 function buildTree(sw) {
 	const root = newNode("all", -1);
 	D.stacks.forEach(function (path, i) {
 		if (!sw.w[i] && !sw.count[i])
 			return;
-		const p = state.invert ? path.slice().reverse() : path;
+		const shown = state.hide ? runtimeHidden(path) : path;
+		const p = state.invert ? shown.slice().reverse() : shown;
 		let node = root;
 		root.w += sw.w[i];
 		root.count += sw.count[i];
@@ -524,6 +536,14 @@ function drawControls() {
 		state.zoom = [];
 		update();
 	});
+	const hide = el("input", { type: "checkbox", id: "hide" });
+	hide.addEventListener("change", function () {
+		state.hide = hide.checked;
+		state.zoom = [];
+		update();
+	});
+	const hideLab = el("label", {}, " hide runtime frames ");
+	hideLab.appendChild(hide);
 	const search = el("input", { type: "search", id: "search", placeholder: "search (regular expression)" });
 	search.addEventListener("change", function () {
 		state.search = search.value;
@@ -536,7 +556,7 @@ function drawControls() {
 	});
 	const lab = el("label", {}, " inverted ");
 	lab.appendChild(inv);
-	box.replaceChildren(sel, lab, search, reset, el("span", { id: "status" }));
+	box.replaceChildren(sel, lab, hideLab, search, reset, el("span", { id: "status" }));
 }
 function describe() {
 	if (state.weight === "live")
@@ -551,12 +571,13 @@ function update() {
 	writeHash();
 	document.getElementById("weight").value = state.weight;
 	document.getElementById("invert").checked = state.invert;
+	document.getElementById("hide").checked = state.hide;
 	document.getElementById("search").value = state.search;
 	drawTimeline();
 	const sw = stackWeights(), root = buildTree(sw), f = drawFlame(root);
 	drawSites(sw);
 	const out = {
-		weight: state.weight, invert: state.invert, search: state.search, zoom: state.zoom,
+		weight: state.weight, invert: state.invert, hide: state.hide, search: state.search, zoom: state.zoom,
 		from_ns: EDGES[state.from], to_ns: EDGES[state.to], at_ns: state.at >= 0 ? EDGES[state.at] : null,
 		from: secondsExact(EDGES[state.from]), to: secondsExact(EDGES[state.to]),
 		total: root.w, allocations: root.count, shown: f.shown, shown_name: f.zoomName, matched: f.matched,
