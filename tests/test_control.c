@@ -175,7 +175,7 @@ static void test_strict_drop(void **state)
 	assert_int_equal(control_run(dir, "--strict", NULL, "single"), 0);
 }
 
-/* timeline --between A B: a point per change in the span (20 + 100 + 30 calls), the span's own peak. */
+/* timeline --between A B: a point per change in the span (20 + 100 + 30 calls), the span's own peak, the marks. */
 static void timeline__check(const char *dir)
 {
 	struct mt_timeline_opts o = { .between = { "A", "B" } };
@@ -195,7 +195,31 @@ static void timeline__check(const char *dir)
 	assert_int_equal(strncmp(json, "{\"t_ns\":[", 9), 0);
 	assert_non_null(strstr(json, "\"total\":[272195,"));
 	assert_non_null(strstr(json, ",322190],"));
+	/* the span's marks are events of their own (its bounds included), whoever wrote them */
+	assert_non_null(strstr(json, "\"event\":\"mark\",\"label\":\"A\"}"));
+	assert_non_null(strstr(json, "\"event\":\"mark\",\"label\":\"B\"}"));
 	free(json);
+}
+
+/* timeline's SVG: a shaded span per stretch the recording was off (before the first start under --paused too). */
+static void paused_spans__check(const char *dir, size_t spans)
+{
+	struct mt_timeline_opts o = { 0 };
+	struct mt_timeline *t;
+	char *svg = NULL, *p;
+	size_t len = 0, n = 0;
+	FILE *f;
+
+	assert_int_equal(mt_timeline__build(dir, &o, &t, NULL), 0);
+	f = open_memstream(&svg, &len);
+	assert_non_null(f);
+	assert_int_equal(mt_timeline__svg(f, t, "held"), 0);
+	fclose(f);
+	mt_timeline__free(t);
+	for (p = svg; (p = strstr(p, "class=\"paused\"")); p++)
+		n++;
+	assert_int_equal(n, spans);
+	free(svg);
 }
 
 /* report --between A B: what happened between the marks, frees of older blocks apart. */
@@ -253,6 +277,7 @@ static void test_held_free_at_stop(void **state)
 	assert_int_equal(t->heap.paused_frees, 1);
 	assert_int_equal(t->heap.internal_releases, 0);
 	mt_model__free(m);
+	paused_spans__check(dir, 2);
 }
 
 /*

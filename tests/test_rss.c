@@ -192,6 +192,7 @@ static void test_rss_timeline(void **state)
 	fclose(f);
 	mt_timeline__free(t);
 	assert_non_null(strstr(json, ">RSS total (peak "));
+	assert_non_null(strstr(json, "<text x=\"936\" y=\"444.0\" fill=\"#2060c0\">0 B</text>"));	/* its own axis */
 	assert_int_equal(svg_count(json, "stroke-dasharray=\"2,3\" points="), 2);
 	free(json);
 }

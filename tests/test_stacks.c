@@ -1675,6 +1675,8 @@ static void test_timeline_svg(void **state)
 	assert_non_null(strstr(out, "<title>fork: pid 100 → 101 at 0.000000 s</title>"));
 	assert_non_null(strstr(out, "<title>exec: pid 102 /bin/true at 0.000000 s</title>"));
 	assert_non_null(strstr(out, ">pid 101 cc (peak 1010 B)<title>/usr/bin/cc</title></text>"));
+	/* pid 101's colour from its pid alone (101 * 137 % 360), as memtrack view's page draws it */
+	assert_non_null(strstr(out, "stroke=\"hsl(157,65%,42%)\" stroke-width=\"2.5\"/>"));
 	snprintf(path, sizeof(path), "%s/timeline.svg", dir);
 	f = fopen(path, "w");
 	assert_non_null(f);

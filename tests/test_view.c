@@ -209,7 +209,7 @@ static void test_view_instant_matches_live(void **state)
 	free(st);
 }
 
-/* Search, zoom and the inverted view on the whole recording's allocations (19000 B, all under main). */
+/* Search, zoom, runtime frames hidden and the inverted view on the whole recording's allocations (19000 B, all under main). */
 static void test_view_search_zoom_invert(void **state)
 {
 	char *st;
@@ -224,6 +224,10 @@ static void test_view_search_zoom_invert(void **state)
 	st = open_page("zoom", "weight=bytes&zoom=_start%3B__libc_start_main%3B__libc_start_call_main%3Bmain");
 	assert_non_null(strstr(st, "\"shown_name\":\"main\""));
 	assert_int_equal(num_after(st, "shown"), 19000);
+	free(st);
+	st = open_page("hide", "weight=bytes&hide=1");	/* _start to main hidden: main is the root's one child */
+	assert_non_null(strstr(st, "\"top\":[\"main\"]"));
+	assert_int_equal(num_after(st, "total"), 19000);
 	free(st);
 	st = open_page("invert", "weight=leaked&invert=1");
 	assert_non_null(strstr(st, "\"top\":[\"main\"]"));

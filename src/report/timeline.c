@@ -20,14 +20,14 @@
 #include "report/timeline.h"
 #include "model/replay.h"
 
-enum tl_kind { TL_FORK, TL_EXEC, TL_EXIT };
+enum tl_kind { TL_FORK, TL_EXEC, TL_EXIT, TL_START, TL_STOP, TL_MARK };
 
 struct tl_event {
 	uint64_t t;
 	uint32_t pid;
 	uint32_t child;			/* TL_FORK */
 	enum tl_kind kind;
-	char path[MT_PATH_MAX];		/* TL_EXEC */
+	char path[MT_PATH_MAX];		/* TL_EXEC; TL_MARK: its label */
 };
 
 /* A line of a plot: its value at each of the plot's points, and whose it is. */
@@ -181,6 +181,16 @@ static bool tl_changed(struct tl_pass *p, const struct mt_rec_hdr *rec, const st
 	return true;
 }
 
+/* A control FIFO line: start and stop bound the paused spans, a label is drawn as it is. */
+static void tl_mark(struct tl_event *e, const struct mt_mark *k)
+{
+	size_t n = k->len < MT_MARK_LABEL_MAX ? k->len : MT_MARK_LABEL_MAX;
+
+	e->kind = k->kind == MT_MARK_START ? TL_START : k->kind == MT_MARK_STOP ? TL_STOP : TL_MARK;
+	if (e->kind == TL_MARK)
+		memcpy(e->path, k->label, n < sizeof(e->path) - 1 ? n : sizeof(e->path) - 1);
+}
+
 static int tl_event(struct mt_timeline *t, const struct mt_rec_hdr *rec, uint64_t ts)
 {
 	struct tl_event *e;
@@ -199,6 +209,8 @@ static int tl_event(struct mt_timeline *t, const struct mt_rec_hdr *rec, uint64_
 	} else if (rec->type == MT_REC_EXEC) {
 		e->kind = TL_EXEC;
 		memcpy(e->path, ((const struct mt_exec *)rec)->path, sizeof(e->path) - 1);
+	} else if (rec->type == MT_REC_MARK) {
+		tl_mark(e, (const struct mt_mark *)rec);
 	} else {
 		e->kind = TL_EXIT;
 	}
@@ -232,8 +244,9 @@ static int pass_one(const struct mt_rec_hdr *rec, const struct mt_replay *r, voi
 
 	if (!tl_in_span(p, rec) || !mt_filter__in_window(p->f, ts))
 		return 0;
-	if ((rec->type == MT_REC_FORK || rec->type == MT_REC_EXEC || rec->type == MT_REC_EXIT) &&
-	    tl_event_taken(p, rec, mt_replay__model(r))) {
+	if ((rec->type == MT_REC_MARK ||
+	     ((rec->type == MT_REC_FORK || rec->type == MT_REC_EXEC || rec->type == MT_REC_EXIT) &&
+	      tl_event_taken(p, rec, mt_replay__model(r))))) {
 		err = tl_event(p->t, rec, ts);
 		if (err)
 			return err;
@@ -493,7 +506,7 @@ static void json_series(struct mt_json *j, const char *key, const uint64_t *v, s
 
 static void json_events(struct mt_json *j, const struct mt_timeline *t)
 {
-	static const char *const names[] = { "fork", "exec", "exit" };
+	static const char *const names[] = { "fork", "exec", "exit", "start", "stop", "mark" };
 	const struct tl_event *e;
 	size_t i;
 
@@ -509,6 +522,8 @@ static void json_events(struct mt_json *j, const struct mt_timeline *t)
 			mt_json__kv_u64(j, "child", e->child);
 		if (e->kind == TL_EXEC)
 			mt_json__kv_string_n(j, "path", e->path, sizeof(e->path));
+		if (e->kind == TL_MARK)
+			mt_json__kv_string_n(j, "label", e->path, sizeof(e->path));
 		mt_json__end_object(j);
 	}
 	mt_json__end_array(j);
@@ -566,7 +581,7 @@ int mt_timeline__json(FILE *f, const struct mt_timeline *t)
 
 /* ---- SVG ---- */
 
-#define SVG_W 1200
+#define SVG_W 1400		/* the legend's rows fit: up to 20 characters of an exe's name */
 #define SVG_H 520
 #define PLOT_X0 90.0
 #define PLOT_X1 930.0
@@ -578,15 +593,14 @@ int mt_timeline__json(FILE *f, const struct mt_timeline *t)
 #define DASHED " stroke-dasharray=\"6,3\""	/* others */
 #define DOTTED " stroke-dasharray=\"2,3\""	/* resident memory */
 
-static const char *const palette[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-				       "#e377c2", "#bcbd22", "#17becf" };
 
 struct tl_svg {
 	FILE *f;
 	const struct mt_timeline *t;
 	double t_max;			/* ns at the right edge */
-	double y_max;			/* bytes at the top */
-	uint64_t t_step, y_step;	/* between the axes' ticks */
+	double y_max;			/* bytes at the top: the heap's axis, on the left */
+	double r_max;			/* RSS's, on the right: its own, so that the heap's lines do not hug the axis */
+	uint64_t t_step, y_step, r_step;	/* between the axes' ticks */
 };
 
 /* The byte axis in power-of-two steps (1 KiB, 2 KiB, ...), at most 4 of them to the top, which holds v. */
@@ -622,9 +636,13 @@ static double sy(const struct tl_svg *g, uint64_t v)
 	return PLOT_Y1 - (PLOT_Y1 - PLOT_Y0) * (double)v / g->y_max;
 }
 
-static const char *color_of(size_t i)
+#define COLOR_MAX 24
+
+/* A process's colour, from its pid alone: the same in every plot and in `memtrack view`'s page (pidColour). */
+static const char *color_of(char buf[COLOR_MAX], uint32_t pid)
 {
-	return palette[i % (sizeof(palette) / sizeof(palette[0]))];
+	snprintf(buf, COLOR_MAX, "hsl(%" PRIu32 ",65%%,42%%)", (uint32_t)((uint64_t)pid * 137 % 360));
+	return buf;
 }
 
 /* A series as steps: 0 until its plot's first point, each value held until the next, the last until the end. */
@@ -647,12 +665,13 @@ static void svg_series(const struct tl_svg *g, const struct tl_plot *pl, const u
 /* A plot's lines, the total's last (on top): others dashed, each process in its colour, in dash. */
 static void svg_lines(const struct tl_svg *g, const struct tl_plot *pl, double total_width, const char *dash)
 {
+	char c[COLOR_MAX];
 	size_t i;
 
 	if (pl->others.v)
 		svg_series(g, pl, pl->others.v, "#888", 1.5, DASHED);
 	for (i = pl->nprocs; i-- > 0;)
-		svg_series(g, pl, pl->procs[i].v, color_of(i), 1.5, dash);
+		svg_series(g, pl, pl->procs[i].v, color_of(c, pl->procs[i].pid), 1.5, dash);
 	svg_series(g, pl, pl->total.v, "#000", total_width, dash);
 }
 
@@ -687,6 +706,8 @@ static void svg_marks(const struct tl_svg *g)
 
 	for (i = 0; i < g->t->nevents; i++) {
 		e = &g->t->events[i];
+		if (e->kind > TL_EXIT)
+			continue;
 		fprintf(g->f, "<path d=\"M %.1f,%.0f %s\" fill=\"%s\"><title>", sx(g, e->t), MARK_Y, shapes[e->kind],
 			colors[e->kind]);
 		if (e->kind == TL_FORK)
@@ -701,6 +722,41 @@ static void svg_marks(const struct tl_svg *g)
 	}
 }
 
+/* A paused span (recording off: no allocation recorded) from a stop to the next start, or to the end. */
+static void svg_paused(const struct tl_svg *g, uint64_t from, uint64_t to)
+{
+	fprintf(g->f, "<rect class=\"paused\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\" fill=\"#999\" "
+		"fill-opacity=\"0.2\"><title>paused from %.6f s to %.6f s</title></rect>\n", sx(g, from), PLOT_Y0,
+		sx(g, to) - sx(g, from), PLOT_Y1 - PLOT_Y0, from / 1e9, to / 1e9);
+}
+
+/* The control FIFO's lines: paused spans shaded, each `mark LABEL` a dashed line with its label. */
+static void svg_control(const struct tl_svg *g)
+{
+	const struct tl_event *e;
+	uint64_t stop = 0;
+	bool paused = false, seen = false;	/* a first start with no stop before: record --paused, off from 0 */
+	size_t i;
+
+	for (i = 0; i < g->t->nevents; i++) {
+		e = &g->t->events[i];
+		if (e->kind == TL_STOP && !paused)
+			stop = e->t, paused = true;
+		else if (e->kind == TL_START && (paused || !seen))
+			svg_paused(g, stop, e->t), paused = false;
+		seen |= e->kind == TL_START || e->kind == TL_STOP;
+		if (e->kind != TL_MARK)
+			continue;
+		fprintf(g->f, "<line class=\"mark\" x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#555\"%s/>\n"
+			"<text x=\"%.1f\" y=\"%.0f\" font-size=\"10\" fill=\"#555\">", sx(g, e->t), PLOT_Y0, sx(g, e->t),
+			PLOT_Y1, DASHED, sx(g, e->t) + 2, PLOT_Y0 + 10);
+		mt_text__put_xml(g->f, e->path, sizeof(e->path));
+		fputs("</text>\n", g->f);
+	}
+	if (paused)
+		svg_paused(g, stop, g->t->t_end);
+}
+
 /* A legend row: the series' line, its label (and exe's base name, the whole path on hover), its peak unless 0. */
 static void svg_legend_row(const struct tl_svg *g, size_t row, const char *color, double width, const char *dash,
 			   const char *label, const char *exe, uint64_t peak)
@@ -709,12 +765,12 @@ static void svg_legend_row(const struct tl_svg *g, size_t row, const char *color
 	const char *base = exe && strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
 	char h[MT_HUMAN_MAX];
 
-	fprintf(g->f, "<line x1=\"950\" y1=\"%.0f\" x2=\"975\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"%g\"%s/>\n",
+	fprintf(g->f, "<line x1=\"1010\" y1=\"%.0f\" x2=\"1035\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"%g\"%s/>\n",
 		y, y, color, width, dash);
-	fprintf(g->f, "<text x=\"982\" y=\"%.0f\">%s", y + 4, label);
+	fprintf(g->f, "<text x=\"1042\" y=\"%.0f\">%s", y + 4, label);
 	if (exe) {
 		fputc(' ', g->f);
-		mt_text__put_xml(g->f, base[0] ? base : "?", 32);
+		mt_text__put_xml(g->f, base[0] ? base : "?", 20);
 	}
 	if (peak)
 		fprintf(g->f, " (peak %s)", mt_report__human(h, peak));
@@ -730,13 +786,14 @@ static void svg_legend_row(const struct tl_svg *g, size_t row, const char *color
 static size_t svg_legend(const struct tl_svg *g)
 {
 	const struct tl_plot *h = &g->t->heap;
-	char label[32];
+	char label[32], c[COLOR_MAX];
 	size_t i;
 
 	svg_legend_row(g, 0, "#000", 2.5, SOLID, "total", NULL, h->total.peak);
 	for (i = 0; i < h->nprocs; i++) {
 		snprintf(label, sizeof(label), "pid %" PRIu32, h->procs[i].pid);
-		svg_legend_row(g, i + 1, color_of(i), 2.5, SOLID, label, h->procs[i].exe, h->procs[i].peak);
+		svg_legend_row(g, i + 1, color_of(c, h->procs[i].pid), 2.5, SOLID, label, h->procs[i].exe,
+			       h->procs[i].peak);
 	}
 	if (h->others.v)
 		svg_legend_row(g, h->nprocs + 1, "#888", 2.5, DASHED, "others", NULL, 0);
@@ -760,26 +817,29 @@ static void svg_peak(const struct tl_svg *g)
 static void svg_rss(const struct tl_svg *g, size_t row)
 {
 	const struct tl_plot *r = &g->t->rss;
+	struct tl_svg rg = *g;
+	char h[MT_HUMAN_MAX];
+	uint64_t v;
 
 	if (!r->nsamples)
 		return;
-	svg_lines(g, r, 2.0, DOTTED);
+	rg.y_max = g->r_max;
+	for (v = 0; v <= rg.y_max; v += g->r_step)
+		fprintf(g->f, "<text x=\"%.0f\" y=\"%.1f\" fill=\"#2060c0\">%s</text>\n", PLOT_X1 + 6,
+			sy(&rg, v) + 4, mt_report__human(h, v));
+	svg_lines(&rg, r, 2.0, DOTTED);
 	svg_legend_row(g, row, "#000", 2.0, DOTTED, "RSS total", NULL, r->total.peak);
-	svg_legend_row(g, row + 1, "#000", 2.0, DOTTED, "dotted: RSS, per pid in its colour", NULL, 0);
-}
-
-/* The top of the byte axis's scale: the heap's peak, or RSS's when higher (0 without RSS). */
-static uint64_t svg_top(const struct mt_timeline *t)
-{
-	return t->rss.total.peak > t->heap.total.peak ? t->rss.total.peak : t->heap.total.peak;
+	svg_legend_row(g, row + 1, "#000", 2.0, DOTTED, "dotted: RSS (right axis), per pid", NULL, 0);
 }
 
 int mt_timeline__svg(FILE *f, const struct mt_timeline *t, const char *title)
 {
-	struct tl_svg g = { .f = f, .t = t, .y_step = bytes_step(svg_top(t)), .t_step = time_step(t->t_end) };
+	struct tl_svg g = { .f = f, .t = t, .y_step = bytes_step(t->heap.total.peak), .t_step = time_step(t->t_end),
+			    .r_step = bytes_step(t->rss.total.peak) };
 
 	/* the top: the tick above the peak, or the next one when the peak sits on it (room for its label) */
-	g.y_max = (double)((svg_top(t) / g.y_step + 1) * g.y_step);
+	g.y_max = (double)((t->heap.total.peak / g.y_step + 1) * g.y_step);
+	g.r_max = (double)((t->rss.total.peak / g.r_step + 1) * g.r_step);
 	g.t_max = (double)((t->t_end + g.t_step - 1) / g.t_step * g.t_step);
 	g.t_max = g.t_max ? g.t_max : 1.0;
 
@@ -791,6 +851,7 @@ int mt_timeline__svg(FILE *f, const struct mt_timeline *t, const char *title)
 	mt_text__put_xml(f, title, SIZE_MAX);
 	fputs("</text>\n", f);
 	svg_axes(&g);
+	svg_control(&g);
 	svg_lines(&g, &t->heap, 2.5, SOLID);
 	svg_peak(&g);
 	svg_marks(&g);

@@ -34,9 +34,9 @@ function seconds(ns) {
 function secondsExact(ns) {
 	return Math.floor(ns / 1e9) + "." + String(ns % 1e9).padStart(9, "0");
 }
-/* A process's colour, the same in every view: from its pid alone. */
+/* A process's colour, the same in every view and in timeline's SVG (color_of): from its pid alone. */
 function pidColour(pid) {
-	return "hsl(" + ((pid * 137.508) % 360).toFixed(0) + ",65%,42%)";
+	return "hsl(" + (pid * 137 % 360) + ",65%,42%)";
 }
 function el(tag, attrs, text) {
 	const e = tag.startsWith("svg:") ? document.createElementNS(SVGNS, tag.slice(4)) : document.createElement(tag);
@@ -52,7 +52,7 @@ function svgTitle(node, text) {
 
 /* ---- state: the window, the instant, the weight, search, zoom, inverted; mirrored in location.hash ---- */
 
-const state = { weight: "peak", from: 0, to: LAST, at: -1, search: "", zoom: [], invert: false };
+const state = { weight: "peak", from: 0, to: LAST, at: -1, search: "", zoom: [], invert: false, hide: false };
 
 /* The edge at or before ns (up: at or after). */
 function edgeOf(ns, up) {
@@ -79,6 +79,7 @@ function readHash() {
 	state.search = h.get("search") || "";
 	state.zoom = h.has("zoom") ? h.get("zoom").split(";") : [];
 	state.invert = h.get("invert") === "1";
+	state.hide = h.get("hide") === "1";
 }
 function writeHash() {
 	const h = new URLSearchParams();
@@ -95,6 +96,8 @@ function writeHash() {
 		h.set("zoom", state.zoom.join(";"));
 	if (state.invert)
 		h.set("invert", "1");
+	if (state.hide)
+		h.set("hide", "1");
 	history.replaceState(null, "", "#" + h.toString());
 }
 
@@ -127,12 +130,21 @@ function stackWeights() {
 function newNode(name, frame) {
 	return { name: name, frame: frame, w: 0, count: 0, children: new Map() };
 }
+/* The dynamic loader's frames, and those outside main (_start, __libc_start_main...): the runtime's, not the
+ * program's; a path without main keeps its frames but the loader's. */
+const LOADER = /(^|\/)ld(-linux[^/]*)?\.so/;
+function runtimeHidden(path) {
+	const kept = path.filter(function (f) { return !LOADER.test(D.frames[f][2] || ""); });
+	const m = kept.findIndex(function (f) { return D.frames[f][0] === "main"; });
+	return kept.length ? kept.slice(Math.max(m, 0)) : path;
+}
 function buildTree(sw) {
 	const root = newNode("all", -1);
 	D.stacks.forEach(function (path, i) {
 		if (!sw.w[i] && !sw.count[i])
 			return;
-		const p = state.invert ? path.slice().reverse() : path;
+		const shown = state.hide ? runtimeHidden(path) : path;
+		const p = state.invert ? shown.slice().reverse() : shown;
 		let node = root;
 		root.w += sw.w[i];
 		root.count += sw.count[i];
@@ -417,9 +429,40 @@ function drawTimelineSeries(svg) {
 	svgTitle(peak, "peak live " + human(D.report.totals.peak_live_bytes) + " at " + seconds(D.report.totals.peak_ts_ns));
 	svg.appendChild(peak);
 }
+/* The control FIFO's lines: paused spans (a stop to the next start, or the end) shaded, labels as dashed lines. */
+function drawTimelineControl(svg) {
+	const h = TL.height - TL.top - TL.bottom;
+	let stop = -1, seen = false;	/* a first start with no stop before: record --paused, off from 0 */
+	const paused = function (a, b) {
+		const r = el("svg:rect", { x: tlX(a), y: TL.top, width: Math.max(tlX(b) - tlX(a), 1), height: h,
+					   class: "paused" });
+		svgTitle(r, "paused from " + seconds(a) + " to " + seconds(b));
+		svg.appendChild(r);
+	};
+	for (const e of D.timeline.events || []) {
+		const bound = e.event === "start" || e.event === "stop";
+		if (e.event === "stop" && stop < 0)
+			stop = e.t_ns;
+		else if (e.event === "start" && (stop >= 0 || !seen)) {
+			paused(Math.max(stop, 0), e.t_ns);
+			stop = -1;
+		} else if (e.event === "mark") {
+			const x = tlX(e.t_ns), m = el("svg:line", { x1: x, x2: x, y1: TL.top, y2: TL.top + h, class: "mark" });
+			svgTitle(m, "mark " + e.label + " at " + seconds(e.t_ns));
+			svg.appendChild(m);
+			svg.appendChild(el("svg:text", { x: x + 2, y: TL.top + 10, class: "axis" }, e.label));
+		}
+		seen = seen || bound;
+	}
+	if (stop >= 0)
+		paused(stop, EDGES[LAST]);
+}
 function drawTimelineEvents(svg) {
 	const y = TL.height - TL.bottom;
-	for (const e of D.timeline.events || []) {
+	const lifecycle = (D.timeline.events || []).filter(function (x) {
+		return ["fork", "exec", "exit"].includes(x.event);
+	});
+	for (const e of lifecycle) {
 		const x = tlX(e.t_ns);
 		const m = el("svg:line", { x1: x, x2: x, y1: y, y2: y + (e.event === "exit" ? 8 : 14),
 					  stroke: pidColour(e.pid), class: "event " + e.event });
@@ -443,6 +486,7 @@ function drawTimelineSelection(svg) {
 function drawTimeline() {
 	const svg = el("svg:svg", { width: TL.width, height: TL.height, id: "timeline-svg" });
 	svg.appendChild(el("svg:rect", { x: 0, y: 0, width: TL.width, height: TL.height, fill: "#fff" }));
+	drawTimelineControl(svg);
 	drawTimelineSeries(svg);
 	drawTimelineEvents(svg);
 	drawTimelineSelection(svg);
@@ -492,6 +536,14 @@ function drawControls() {
 		state.zoom = [];
 		update();
 	});
+	const hide = el("input", { type: "checkbox", id: "hide" });
+	hide.addEventListener("change", function () {
+		state.hide = hide.checked;
+		state.zoom = [];
+		update();
+	});
+	const hideLab = el("label", {}, " hide runtime frames ");
+	hideLab.appendChild(hide);
 	const search = el("input", { type: "search", id: "search", placeholder: "search (regular expression)" });
 	search.addEventListener("change", function () {
 		state.search = search.value;
@@ -504,7 +556,7 @@ function drawControls() {
 	});
 	const lab = el("label", {}, " inverted ");
 	lab.appendChild(inv);
-	box.replaceChildren(sel, lab, search, reset, el("span", { id: "status" }));
+	box.replaceChildren(sel, lab, hideLab, search, reset, el("span", { id: "status" }));
 }
 function describe() {
 	if (state.weight === "live")
@@ -519,12 +571,13 @@ function update() {
 	writeHash();
 	document.getElementById("weight").value = state.weight;
 	document.getElementById("invert").checked = state.invert;
+	document.getElementById("hide").checked = state.hide;
 	document.getElementById("search").value = state.search;
 	drawTimeline();
 	const sw = stackWeights(), root = buildTree(sw), f = drawFlame(root);
 	drawSites(sw);
 	const out = {
-		weight: state.weight, invert: state.invert, search: state.search, zoom: state.zoom,
+		weight: state.weight, invert: state.invert, hide: state.hide, search: state.search, zoom: state.zoom,
 		from_ns: EDGES[state.from], to_ns: EDGES[state.to], at_ns: state.at >= 0 ? EDGES[state.at] : null,
 		from: secondsExact(EDGES[state.from]), to: secondsExact(EDGES[state.to]),
 		total: root.w, allocations: root.count, shown: f.shown, shown_name: f.zoomName, matched: f.matched,
