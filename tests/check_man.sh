@@ -48,7 +48,7 @@ mkdir "$dir/run1" "$dir/run2"
 touch "$dir/file"
 expect "record report " memtrack re
 expect "--leaks " memtrack report --le
-expect "--paused --pid --portable --precise-time " memtrack record --p
+expect "--paused --pid --portable --precise-time --python-malloc " memtrack record --p
 expect "$dir/run1 $dir/run2 " memtrack report "$dir/r"
 expect "$dir/run1 $dir/run2 " memtrack record -o "$dir/r"
 expect "check-fp check-stacks " memtrack help che

@@ -557,6 +557,7 @@ static void test_cannot_run(void **state)
 	assert_int_equal(record_run(dir, "missing", missing), 127);
 	read_file("missing", "err", err, sizeof(err));
 	assert_non_null(strstr(err, "memtrack: cannot run 'memtrack-no-such-command': No such file or directory\n"));
+	assert_int_equal(access(dir, F_OK), -1);	/* no DIR left to block the retry */
 
 	snprintf(noexec, sizeof(noexec), "%s/not-executable", tmp_root);
 	fd = open(noexec, O_CREAT | O_WRONLY, 0644);
@@ -568,6 +569,7 @@ static void test_cannot_run(void **state)
 	assert_int_equal(record_run(dir, "noexec", bad), 126);
 	read_file("noexec", "err", err, sizeof(err));
 	assert_non_null(strstr(err, "Permission denied"));
+	assert_int_equal(access(dir, F_OK), -1);
 }
 
 /* jobctl checks from inside: WIFSTOPPED and WIFCONTINUED seen, the stop holds until SIGCONT (exit 0). */

@@ -26,7 +26,7 @@ static void record__usage(FILE *f)
 		   "                       [--exit-with-command] [--ring-size MIB] [--precise-time]\n"
 		   "                       [--ts-resolution NS] [--syscall-tracepoints] [--no-handoff] [--user NAME]\n"
 		   "                       [--paused] [--strict] [--no-rss]\n"
-		   "                       [--portable] [--fast-cxx] -- PROGRAM [ARGS...]\n"
+		   "                       [--portable] [--fast-cxx] [--python-malloc] -- PROGRAM [ARGS...]\n"
 		   "       memtrack record --pid PID [-o DIR] [-q] [-v] [--stacks ...] [the options above but --paused, --user]\n"
 		   "  -o, --output DIR     write the artifact to DIR (default: memtrack.<pid>)\n"
 		   "  -q, --quiet          no summary on stderr when the command ends\n"
@@ -65,19 +65,23 @@ static void record__usage(FILE *f)
 		   "      --fast-cxx       libstdc++'s and libc++'s operator delete and new[] are not probed: a C++\n"
 		   "                       new/delete pair costs what malloc/free does; each delete is recorded as\n"
 		   "                       the free it calls, a plain new[] as a new (counts, sizes, peaks and leaks\n"
-		   "                       stay exact)\n",
+		   "                       stay exact)\n"
+		   "      --python-malloc  PYTHONMALLOC=malloc for the command: CPython's objects come from malloc,\n"
+		   "                       each one counted, instead of from pymalloc's arenas (seen only as mmap)\n",
 		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_STACK_SAMPLE_FIRST, MT_STACK_SAMPLE_DEFAULT,
 		MT_RING_DEFAULT >> 20, MT_RING_DEFAULT_STACKS >> 20,
 		MT_TS_RESOLUTION_DEFAULT, MT_EXIT_STRICT);
 }
 
 /* --pid: no command, and nothing that only a command memtrack starts can have. */
-static int record__parse_pid(int argc, struct mt_options *o)
+static int record__parse_pid(int argc, struct mt_options *o, bool python_malloc)
 {
 	const char *why = NULL;
 
 	if (optind < argc)
 		why = "a command";
+	else if (python_malloc)
+		why = "--python-malloc (a running process keeps the allocator it started with)";
 	else if (o->paused)
 		why = "--paused (the control FIFO is named in the environment of a command memtrack starts)";
 	else if (o->user)
@@ -93,6 +97,7 @@ static int record__parse_pid(int argc, struct mt_options *o)
 struct record_args {
 	struct mt_options *o;
 	bool stacks;
+	bool python_malloc;	/* --python-malloc: PYTHONMALLOC=malloc in the command's environment */
 };
 
 /* A number option's value into *out; 0 or -EINVAL after one error line. */
@@ -147,6 +152,7 @@ static int record__option(void *ctx, int val, const char *name, const char *arg)
 	case 'D': o->portable = true; return 0;
 	case 'R': o->no_rss = true; return 0;
 	case 'F': o->fast_cxx = true; return 0;
+	case 'y': a->python_malloc = true; return 0;
 	case 'o': o->out_dir = arg; return 0;
 	case 'q': o->quiet = true; return 0;
 	case 'v': mt_log_max = mt_log_max < MT_LOG_DEBUG ? mt_log_max + 1 : mt_log_max; return 0;
@@ -168,6 +174,7 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		{ "strict", no_argument, NULL, 'S' },	    { "portable", no_argument, NULL, 'D' },
 		{ "no-rss", no_argument, NULL, 'R' },	    { "pid", required_argument, NULL, 'i' },
 		{ "fast-cxx", no_argument, NULL, 'F' },	    { "stack-sample", required_argument, NULL, 'n' },
+		{ "python-malloc", no_argument, NULL, 'y' },
 		{},
 	};
 	struct record_args a = { o, false };
@@ -184,13 +191,18 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 	if (!o->ring_bytes)
 		o->ring_bytes = a.stacks ? MT_RING_DEFAULT_STACKS : MT_RING_DEFAULT;
 	if (o->pid)
-		return record__parse_pid(argc, o);
+		return record__parse_pid(argc, o, a.python_malloc);
 	if (optind >= argc) {
 		pr_err("record needs a command to run\n");
 		record__usage(stderr);
 		return -EINVAL;
 	}
 	o->argv = argv + optind;
+	/* the command inherits memtrack's environment, as it does MEMTRACK_CONTROL */
+	if (a.python_malloc && setenv("PYTHONMALLOC", "malloc", 1)) {
+		pr_err("record: --python-malloc: %s\n", strerror(errno));
+		return -EINVAL;
+	}
 	return 0;
 }
 

@@ -6,7 +6,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include "cli/commands.h"
 #include "cli/filter_opts.h"
 #include "common/args.h"
@@ -26,6 +28,7 @@ struct report_args {
 	bool sizes;
 	bool fp;
 	bool full_names;
+	enum mt_report_rows rows;	/* --by-pid, --by-exe */
 	size_t top;
 	struct mt_suppress_args sup;
 	struct mt_filter filter;
@@ -47,7 +50,7 @@ struct report_parts {
 
 static void report_usage(FILE *f)
 {
-	fputs("usage: memtrack report [--json] [--sites N] [--full-paths] [--sizes] [--fp] [--full-names] [FILTER...] [SUPPRESS...] DIR\n"
+	fputs("usage: memtrack report [--json] [--sites N] [--full-paths] [--sizes] [--fp] [--full-names] [--by-pid | --by-exe] [FILTER...] [SUPPRESS...] DIR\n"
 	      "       memtrack report --leaks [--json] [--sites N] [FILTER...] [SUPPRESS...] DIR\n"
 	      "       memtrack report --attach [--json] DIR\n"
 	      "Heap allocation statistics of a recorded run: totals, then one row per process image (a process that\n"
@@ -59,6 +62,8 @@ static void report_usage(FILE *f)
 	      "  --sizes       also a histogram by power-of-two size class and the 20 largest allocations\n"
 	      "  --fp          the frame-pointer chains, not the DWARF ones (which are unwound on first use)\n"
 	      "  --full-names  C++ names whole: template arguments are elided by default (std::vector<…>::push_back)\n"
+	      "  --by-pid      one row per process image, however many (the default up to 12)\n"
+	      "  --by-exe      one row per executable, however few (the default above 12 images)\n"
 	      "  --leaks       the leaked blocks instead, by allocation site (by process without stacks), largest\n"
 	      "                first; with --json: {\"totals\", \"leaks\", \"still_live\"}\n"
 	      "  --attach      the attach log instead: each file looked at, its probes, how long its thread was held\n"
@@ -110,6 +115,8 @@ static int report_option(void *ctx, int val, const char *name, const char *arg)
 	case 'z': a->sizes = true; return 0;
 	case 'F': a->fp = true; return 0;
 	case 'N': a->full_names = true; return 0;
+	case 'R': a->rows = MT_ROWS_BY_PID; return 0;
+	case 'E': a->rows = MT_ROWS_BY_EXE; return 0;
 	case 'S': return mt_suppress_args__add(&a->sup, "report", arg);
 	case MT_FILTER_OPT:
 		if (!a->filtered[0])
@@ -141,6 +148,8 @@ static int report_args(int argc, char **argv, struct report_args *a)
 		{ "sizes", no_argument, NULL, 'z' },
 		{ "fp", no_argument, NULL, 'F' },
 		{ "full-names", no_argument, NULL, 'N' },
+		{ "by-pid", no_argument, NULL, 'R' },
+		{ "by-exe", no_argument, NULL, 'E' },
 		MT_FILTER_OPTIONS,
 		{ "between", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
@@ -224,10 +233,21 @@ static int report_extras(const struct report_args *a, struct report_parts *p)
 	return 0;
 }
 
+/* The terminal's width when stdout is one, else 0 (the command lines are then cut to a fixed width). */
+static unsigned int terminal_columns(void)
+{
+	struct winsize ws;
+
+	if (!isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || !ws.ws_col)
+		return 0;
+	return ws.ws_col;
+}
+
 /* The chosen output on stdout; 0 or -errno. */
 static int report_print(const struct report_args *a, const struct report_parts *p)
 {
-	struct mt_report_extra x = { p->metadata, p->leaks, a->filtered[0] ? &a->filter : NULL, true, a->sizes };
+	struct mt_report_extra x = { p->metadata, p->leaks, a->filtered[0] ? &a->filter : NULL, true, a->sizes,
+				     a->rows, terminal_columns() };
 	int ret;
 
 	if (a->leaks)

@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "common/plural.h"
 #include "common/text.h"
+#include "report/exes.h"
 #include "report/leaks.h"
 #include "report/metadata.h"
 #include "report/report.h"
@@ -407,12 +408,23 @@ static void text_totals(FILE *f, const struct mt_model *m, const size_t *rows, s
 			"stacks withheld:", t->stacks_withheld);
 }
 
-/* The last column: the exe ("→ exe" for an image an exec started in a process's later rows), its command line. */
-static void text_exe(FILE *f, const struct mt_model *m, size_t idx, const struct mt_report_extra *x)
+/* The width of the numbers before the per-process rows' last column. */
+#define ROWS_PREFIX 111
+
+/*
+ * The last column: the exe ("→ exe" for an image an exec started in a process's later rows), its command line, cut
+ * to the terminal's width (exes.h).
+ */
+static void text_exe(FILE *out, const struct mt_model *m, size_t idx, const struct mt_report_extra *x)
 {
 	const struct mt_image *img = mt_model__image(m, idx);
 	const char *const *argv;
-	size_t argc;
+	size_t argc, len = 0;
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return;
 
 	if (img->image)
 		fputs("→ ", f);
@@ -430,7 +442,10 @@ static void text_exe(FILE *f, const struct mt_model *m, size_t idx, const struct
 		fputs("  ", f);
 		put_cmdline(f, argv, argc);
 	}
-	fputc('\n', f);
+	if (!fclose(f))
+		mt_exes__put_cut(out, buf, mt_exes__column(x->columns, ROWS_PREFIX));
+	free(buf);
+	fputc('\n', out);
 }
 
 static void text_rows(FILE *f, const struct mt_model *m, const size_t *rows, size_t nrows,
@@ -496,8 +511,12 @@ int mt_report__text_with(FILE *f, const struct mt_model *m, const char *label, c
 		fputs("\nnothing matched the filter: no process image of the recording passes it\n", f);
 	if (nrows || !x->filter) {
 		text_totals(f, m, rows, nrows, x);
-		text_rows(f, m, rows, nrows, x);
-		text_rss_rows(f, m, rows, nrows);
+		if (mt_exes__wanted(x, nrows)) {
+			mt_exes__text(f, m, rows, nrows, x);
+		} else {
+			text_rows(f, m, rows, nrows, x);
+			text_rss_rows(f, m, rows, nrows);
+		}
 	}
 	free(rows);
 	return ferror(f) ? -EIO : 0;
@@ -742,6 +761,7 @@ int mt_report__json_with(FILE *f, const struct mt_model *m, const struct mt_repo
 {
 	size_t i, nrows, *rows = row_order(m, &nrows);
 	struct mt_json j;
+	int err;
 
 	if (!rows)
 		return -ENOMEM;
@@ -754,7 +774,10 @@ int mt_report__json_with(FILE *f, const struct mt_model *m, const struct mt_repo
 	for (i = 0; i < nrows; i++)
 		json_row(&j, m, rows[i], x);
 	mt_json__end_array(&j);
+	err = mt_exes__json(&j, m, rows, nrows, x);
 	free(rows);
+	if (err)
+		return err;
 	if (x->with_sites)
 		report__sites_json(&j, sites, top);
 	if (x->with_sites && sites && sites->any)

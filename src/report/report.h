@@ -14,6 +14,9 @@
 struct mt_leaks;
 struct mt_metadata;
 
+/* The text report's rows: one per process image, one per executable, or by the tree's size (exes.h). */
+enum mt_report_rows { MT_ROWS_AUTO, MT_ROWS_BY_PID, MT_ROWS_BY_EXE };
+
 /* What a report adds to the model; any field may be NULL (and a NULL extra is all NULL). */
 struct mt_report_extra {
 	const struct mt_metadata *metadata;	/* DIR/memory_metadata.json: the rows' command lines */
@@ -21,6 +24,8 @@ struct mt_report_extra {
 	const struct mt_filter *filter;		/* what the model was filtered by, said in the header */
 	bool with_sites;			/* JSON: the "sites" keys */
 	bool sizes;				/* JSON: the "sizes" key (report --sizes, sizes.h) */
+	enum mt_report_rows rows;		/* text: --by-pid, --by-exe, or neither */
+	unsigned int columns;			/* text: the terminal's width, 0 when stdout is none */
 };
 
 /*
