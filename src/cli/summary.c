@@ -6,6 +6,7 @@
 
 #include "cli/summary.h"
 #include "common/plural.h"
+#include "report/format.h"
 #include "report/leaks.h"
 #include "report/report.h"
 #include "report/sites.h"
@@ -46,23 +47,23 @@ int mt_summary__write(FILE *f, const struct mt_model *m, const char *dir)
 
 	fprintf(f, "memtrack: %" PRIu64 " %s (%s), %" PRIu64 " %s, peak %s live at %" PRIu64 ".%03" PRIu64
 		   " s, %zu %s\n", h->allocations, mt_plural__of(h->allocations, "allocation", "allocations"),
-		mt_report__human(a, h->allocated_bytes), h->frees, mt_plural__of(h->frees, "free", "frees"),
-		mt_report__human(b, h->peak_live_bytes), h->peak_ts_ns / 1000000000, h->peak_ts_ns % 1000000000 / 1000000,
+		mt_format__human(a, h->allocated_bytes), h->frees, mt_plural__of(h->frees, "free", "frees"),
+		mt_format__human(b, h->peak_live_bytes), h->peak_ts_ns / 1000000000, h->peak_ts_ns % 1000000000 / 1000000,
 		procs, mt_plural__of(procs, "process", "processes"));
 	fprintf(f, "memtrack: leaked at exit %" PRIu64 " %s (%s)", h->leaked_allocations - sup_n,
 		mt_plural__of(h->leaked_allocations - sup_n, "block", "blocks"),
-		mt_report__human(c, h->leaked_bytes - sup_b));
+		mt_format__human(c, h->leaked_bytes - sup_b));
 	if (sup_n)
 		fprintf(f, ", suppressed %" PRIu64 " %s (%s: runtime one-offs)", sup_n,
-			mt_plural__of(sup_n, "block", "blocks"), mt_report__human(c, sup_b));
+			mt_plural__of(sup_n, "block", "blocks"), mt_format__human(c, sup_b));
 	if (h->inherited_live_allocations)
 		fprintf(f, ", inherited and still live %" PRIu64 " %s (%s: fork children's, their parent's blocks)",
 			h->inherited_live_allocations, mt_plural__of(h->inherited_live_allocations, "block", "blocks"),
-			mt_report__human(c, h->inherited_live_bytes));
+			mt_format__human(c, h->inherited_live_bytes));
 	if (h->still_live_allocations)
 		fprintf(f, ", still live %" PRIu64 " %s (%s: processes without an exit record)",
 			h->still_live_allocations, mt_plural__of(h->still_live_allocations, "block", "blocks"),
-			mt_report__human(c, h->still_live_bytes));
+			mt_format__human(c, h->still_live_bytes));
 	fprintf(f, "; dropped events %" PRIu64 "%s\n", t->dropped_events,
 		t->dropped_events ? " (the counts above miss them)" : "");
 	if (t->attach_failed)

@@ -9,7 +9,7 @@
 #include "common/json.h"
 #include "common/u64map.h"
 #include "report/diff.h"
-#include "report/report.h"
+#include "report/format.h"
 
 static uint64_t key_hash(const char *s)
 {
@@ -167,7 +167,7 @@ static const char *bytes_change(char *buf, size_t len, int64_t d)
 	if (mag(d) < 1024)
 		snprintf(buf, len, "%+" PRId64 " B", d);
 	else
-		snprintf(buf, len, "%+" PRId64 " B (%c%s)", d, d < 0 ? '-' : '+', mt_report__human(h, mag(d)));
+		snprintf(buf, len, "%+" PRId64 " B (%c%s)", d, d < 0 ? '-' : '+', mt_format__human(h, mag(d)));
 	return buf;
 }
 
@@ -187,7 +187,6 @@ static void site_text(FILE *f, size_t rank, const struct mt_diff_site *ds)
 {
 	const struct mt_site *b = ds->before, *a = ds->after, *show = a ? a : b;
 	char c[64];
-	size_t i;
 
 	fprintf(f, "  #%-3zu %s, %+" PRId64 " allocations", rank, bytes_change(c, sizeof(c), ds->bytes_delta),
 		ds->count_delta);
@@ -200,14 +199,7 @@ static void site_text(FILE *f, size_t rank, const struct mt_diff_site *ds)
 	else
 		fprintf(f, " (%" PRIu64 " B in %" PRIu64 " -> %" PRIu64 " B in %" PRIu64 ")\n", b->bytes, b->count,
 			a->bytes, a->count);
-	if (!show->nframes)
-		fputs("        (no frames)\n", f);
-	for (i = 0; i < show->nframes; i++) {
-		fprintf(f, "        %s%s", show->frames[i].name, show->frames[i].inlined ? " [inlined]" : "");
-		if (show->frames[i].srcline)
-			fprintf(f, " (%s)", show->frames[i].srcline);
-		fputc('\n', f);
-	}
+	mt_format__frames_text(f, show, true);
 }
 
 int mt_diff__text(FILE *f, const struct mt_diff *d, const char *before, const char *after, size_t top)
@@ -266,7 +258,7 @@ static void site_json(struct mt_json *j, const struct mt_diff_site *ds)
 {
 	mt_json__begin_object(j);
 	mt_json__key(j, "frames");
-	mt_sites__json_frames(j, ds->after ? ds->after : ds->before);
+	mt_format__frames_json(j, ds->after ? ds->after : ds->before);
 	mt_json__kv_i64(j, "bytes_delta", ds->bytes_delta);
 	mt_json__kv_i64(j, "count_delta", ds->count_delta);
 	mt_json__kv_i64(j, "leaked_bytes_delta", ds->leaked_bytes_delta);

@@ -8,6 +8,7 @@
 #include "common/plural.h"
 #include "common/text.h"
 #include "report/exes.h"
+#include "report/format.h"
 #include "report/leaks.h"
 #include "report/report.h"
 
@@ -206,11 +207,11 @@ static void text_row(FILE *f, const struct exe_row *r, bool rss, size_t width)
 	struct exe_table one = { (struct exe_row *)r, 1 };
 
 	fprintf(f, "%7" PRIu64 " %9" PRIu64 " %9" PRIu64 " %10s %10s %7" PRIu64 " %10s", r->processes,
-		r->allocations, r->frees, mt_report__human(a, r->allocated_bytes),
-		mt_report__human(b, r->peak_live_bytes), r->leaked + r->still_live,
-		mt_report__human(c, r->leaked_bytes + r->still_live_bytes));
+		r->allocations, r->frees, mt_format__human(a, r->allocated_bytes),
+		mt_format__human(b, r->peak_live_bytes), r->leaked + r->still_live,
+		mt_format__human(c, r->leaked_bytes + r->still_live_bytes));
 	if (rss)
-		fprintf(f, " %10s", mt_report__human(d, r->peak_rss_bytes));
+		fprintf(f, " %10s", mt_format__human(d, r->peak_rss_bytes));
 	fputs("  ", f);
 	put_names_cut(f, &one, false, width);
 	fputc('\n', f);

@@ -16,8 +16,8 @@
 #include "common/plural.h"
 #include "common/text.h"
 #include "common/u64map.h"
+#include "report/format.h"
 #include "report/leaks.h"
-#include "report/report.h"
 #include "report/sites.h"
 
 /* ---- suppressions ---- */
@@ -320,7 +320,7 @@ struct mt_suppressions *mt_suppressions__from_args(const struct mt_suppress_args
 
 struct resolved {			/* a stack hash (or an image's exe without one), looked at once */
 	char *key;			/* what sites merge by: the frames as text, or the exe */
-	struct mt_site frames;		/* only its frames are used (mt_sites__json_frames prints them) */
+	struct mt_site frames;		/* only its frames are used (mt_format__frames_json prints them) */
 	uint64_t stack;
 	char *exe;			/* no stack: the image's */
 	int rule;
@@ -624,7 +624,7 @@ static void site_text(FILE *f, const struct mt_leaks *l, size_t rank, const stru
 	char a[2 * MT_HUMAN_MAX];
 	size_t i;
 
-	fprintf(f, "  #%-3zu %s in %" PRIu64 " %s; %s", rank, mt_report__size_text(a, s->bytes), s->count,
+	fprintf(f, "  #%-3zu %s in %" PRIu64 " %s; %s", rank, mt_format__size(a, s->bytes), s->count,
 		mt_plural__of(s->count, "block", "blocks"), mt_plural__of(s->npids, "pid", "pids"));
 	for (i = 0; i < s->npids && i < PIDS_SHOWN; i++)
 		fprintf(f, "%s %" PRIu32, i ? "," : "", s->pids[i]);
@@ -636,7 +636,7 @@ static void site_text(FILE *f, const struct mt_leaks *l, size_t rank, const stru
 	}
 	fputc('\n', f);
 	if (!r->exe)
-		mt_report__frames_text(f, &r->frames);
+		mt_format__frames_text(f, &r->frames, false);
 }
 
 /* The sites of one kind (still live or not), suppressed ones left out; how many there were. */
@@ -704,7 +704,7 @@ static void site_json(struct mt_json *j, const struct mt_leaks *l, const struct 
 		mt_json__u64(j, s->pids[i]);
 	mt_json__end_array(j);
 	mt_json__key(j, "frames");
-	mt_sites__json_frames(j, &r->frames);
+	mt_format__frames_json(j, &r->frames);
 	mt_json__end_object(j);
 }
 

@@ -11,6 +11,7 @@
 #include "common/plural.h"
 #include "common/text.h"
 #include "report/exes.h"
+#include "report/format.h"
 #include "report/leaks.h"
 #include "report/metadata.h"
 #include "report/report.h"
@@ -18,28 +19,6 @@
 #include "report/sites.h"
 
 #define HSIZE MT_HUMAN_MAX	/* buffer for a human size or a status word */
-
-const char *mt_report__human(char *buf, uint64_t bytes)
-{
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)bytes;
-	int u = -1;
-
-	if (bytes < 1024) {
-		snprintf(buf, HSIZE, "%" PRIu64 " B", bytes);
-		return buf;
-	}
-	while (v >= 1024 && u < 3) {
-		v /= 1024;
-		u++;
-	}
-	if (v >= 1023.95 && u < 3) {	/* would print as "1024.0" */
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, HSIZE, "%.1f %s", v, units[u]);
-	return buf;
-}
 
 #define put_text mt_text__put
 
@@ -269,17 +248,7 @@ static void text_anomalies(FILE *f, const struct mt_totals *t)
 			mt_plural__of(t->attach_failed, "its", "their"));
 }
 
-const char *mt_report__size_text(char *buf, uint64_t bytes)
-{
-	char h[HSIZE];
-
-	if (bytes < 1024)
-		return mt_report__human(buf, bytes);
-	snprintf(buf, 2 * HSIZE, "%s (%" PRIu64 " B)", mt_report__human(h, bytes), bytes);
-	return buf;
-}
-
-#define size_text mt_report__size_text
+#define size_text mt_format__size
 
 /* "3 blocks, 1.5 KiB (1536 B)", and what follows on the line (NULL: nothing). */
 static void blocks_text(FILE *f, const char *label, uint64_t n, uint64_t bytes, const char *why)
@@ -358,7 +327,7 @@ static void text_heap(FILE *f, const struct mt_model *m, const struct mt_report_
 			h->early_frees, mt_plural__of(h->early_frees, "free", "frees"), size_text(a, h->early_freed_bytes));
 	fprintf(f, "  %-20s%s\n", "allocated:", size_text(a, h->allocated_bytes));
 	fprintf(f, "  %-20s%s\n", "average size:",
-		mt_report__human(a, h->allocations ? h->allocated_bytes / h->allocations : 0));
+		mt_format__human(a, h->allocations ? h->allocated_bytes / h->allocations : 0));
 	fprintf(f, "  %-20s%s at %" PRIu64 ".%06" PRIu64 " s\n", "peak live:", size_text(a, h->peak_live_bytes),
 		h->peak_ts_ns / 1000000000, h->peak_ts_ns % 1000000000 / 1000);
 	blocks_text(f, "inherited at fork:", h->inherited_allocations, h->inherited_bytes, NULL);
@@ -394,9 +363,9 @@ static void text_totals(FILE *f, const struct mt_model *m, const size_t *rows, s
 	if (mt_model__session(m)->attached)
 		fprintf(f, "  %-20s%" PRIu64 " (releases of blocks allocated before memtrack attached)\n",
 			"pre-attach frees:", h->pre_attach_frees);
-	fprintf(f, "  %-20smmap %" PRIu64 " (%s), ", "mappings:", h->mmap_calls, mt_report__human(a, h->mmap_bytes));
+	fprintf(f, "  %-20smmap %" PRIu64 " (%s), ", "mappings:", h->mmap_calls, mt_format__human(a, h->mmap_bytes));
 	fprintf(f, "munmap %" PRIu64 " (%s), mremap %" PRIu64 ", brk %" PRIu64 " (not heap)\n",
-		h->munmap_calls, mt_report__human(b, h->munmap_bytes), h->mremap_calls, h->brk_calls);
+		h->munmap_calls, mt_format__human(b, h->munmap_bytes), h->mremap_calls, h->brk_calls);
 	if (t->rss.records)
 		fprintf(f, "  %-20s%s at %" PRIu64 ".%06" PRIu64 " s (resident: anon + file + shmem, summed over "
 			"processes)\n", "peak RSS:", size_text(a, t->rss.peak_rss_bytes),
@@ -467,9 +436,9 @@ static void text_rows(FILE *f, const struct mt_model *m, const size_t *rows, siz
 		fprintf(f, "%7" PRIu32 " %7" PRIu32 " %3" PRIu32 "  %-11s %7" PRIu64 " %9" PRIu64 " %9" PRIu64
 			" %10s %10s %7" PRIu64 " %7" PRIu64 " %10s  ", img->pid, mt_model__proc(m, img->proc)->ppid,
 			img->image, status_text(st, m, img), h->inherited_allocations, h->allocations, h->frees,
-			mt_report__human(a, h->allocated_bytes), mt_report__human(b, h->peak_live_bytes),
+			mt_format__human(a, h->allocated_bytes), mt_format__human(b, h->peak_live_bytes),
 			h->exec_discarded_allocations, h->leaked_allocations - sup_n + h->still_live_allocations,
-			mt_report__human(c, h->leaked_bytes - sup_b + h->still_live_bytes));
+			mt_format__human(c, h->leaked_bytes - sup_b + h->still_live_bytes));
 		text_exe(f, m, rows[i], x);
 	}
 	if (open)
@@ -492,7 +461,7 @@ static void text_rss_rows(FILE *f, const struct mt_model *m, const size_t *rows,
 
 		r = &img->rss;
 		fprintf(f, "%7" PRIu32 " %3" PRIu32 " %10s %7" PRIu64 ".%06" PRIu64 "  ", img->pid, img->image,
-			mt_report__human(a, r->peak_rss_bytes), r->peak_rss_ts_ns / 1000000000,
+			mt_format__human(a, r->peak_rss_bytes), r->peak_rss_ts_ns / 1000000000,
 			r->peak_rss_ts_ns % 1000000000 / 1000);
 		put_text(f, img->exe[0] ? img->exe : "-");
 		fputc('\n', f);
@@ -840,29 +809,11 @@ static void text_site(FILE *f, size_t rank, const struct mt_site *site, bool by_
 		fprintf(f, "  #%-3zu %s in %" PRIu64 " %s", rank, size_text(a, site->bytes), site->count,
 			mt_plural__of(site->count, "allocation", "allocations"));
 	if (site->leaked_bytes)
-		fprintf(f, ", %s leaked", mt_report__human(b, site->leaked_bytes));
+		fprintf(f, ", %s leaked", mt_format__human(b, site->leaked_bytes));
 	if (site->suppressed_bytes)
-		fprintf(f, ", %s of suppressed leaks", mt_report__human(b, site->suppressed_bytes));
+		fprintf(f, ", %s of suppressed leaks", mt_format__human(b, site->suppressed_bytes));
 	fputc('\n', f);
-	mt_report__frames_text(f, site);
-}
-
-void mt_report__frames_text(FILE *f, const struct mt_site *site)
-{
-	size_t i;
-
-	if (!site->nframes)
-		fputs("        (no frames)\n", f);
-	for (i = 0; i < site->nframes; i++) {
-		fputs("        ", f);
-		put_text(f, site->frames[i].name);
-		if (site->frames[i].srcline) {
-			fputs(" (", f);
-			put_text(f, site->frames[i].srcline);
-			fputc(')', f);
-		}
-		fputc('\n', f);
-	}
+	mt_format__frames_text(f, site, false);
 }
 
 /* Why chains stop early, and what helps: one clause per reason in the report's hint line. */

@@ -51,13 +51,6 @@ struct mt_sites;
 /* The text section "top allocation sites by bytes/count"; nothing when no stack was recorded. 0 or -EIO. */
 int mt_report__sites_text(FILE *f, const struct mt_sites *sites, size_t top);
 
-/* 1536 → "1.5 KiB"; below 1 KiB the exact "N B". buf holds MT_HUMAN_MAX bytes. */
-#define MT_HUMAN_MAX 32
-const char *mt_report__human(char *buf, uint64_t bytes);
-/* "1.5 KiB (1536 B)", or "100 B" when that is exact already. buf holds 2 * MT_HUMAN_MAX bytes. */
-const char *mt_report__size_text(char *buf, uint64_t bytes);
-/* A site's frames, one a line, indented: "name (srcline)"; "(no frames)" when it has none. */
-void mt_report__frames_text(FILE *f, const struct mt_site *site);
 /* {"ringbuf": N, "callstate": N, "read": N}, plus "drop_<i>" for unnamed causes that are not 0. */
 void mt_report__json_drops(struct mt_json *j, const uint64_t drops[MT_DROP__COUNT]);
 /*

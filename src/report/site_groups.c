@@ -14,7 +14,7 @@
 #include "common/array.h"
 #include "common/plural.h"
 #include "common/text.h"
-#include "report/report.h"
+#include "report/format.h"
 #include "report/sites.h"
 
 /* One site's share in one exe's group. */
@@ -100,12 +100,12 @@ static void group_text(FILE *f, const struct group *g, size_t top)
 	fputs("  ", f);
 	mt_text__put(f, g->exe[0] ? g->exe : "?");
 	fprintf(f, ": %" PRIu64 " %s, %s%s in %" PRIu64 " %s at %zu %s\n", g->processes,
-		mt_plural__of(g->processes, "process", "processes"), mt_report__human(a, g->bytes), b, g->count,
+		mt_plural__of(g->processes, "process", "processes"), mt_format__human(a, g->bytes), b, g->count,
 		mt_plural__of(g->count, "allocation", "allocations"), g->nrows, mt_plural__of(g->nrows, "site", "sites"));
 	for (i = 0; i < n; i++) {
-		fprintf(f, "  #%-3zu %s in %" PRIu64 " %s\n", i + 1, mt_report__human(a, g->rows[i].bytes),
+		fprintf(f, "  #%-3zu %s in %" PRIu64 " %s\n", i + 1, mt_format__human(a, g->rows[i].bytes),
 			g->rows[i].count, mt_plural__of(g->rows[i].count, "allocation", "allocations"));
-		mt_report__frames_text(f, g->rows[i].site);
+		mt_format__frames_text(f, g->rows[i].site, false);
 	}
 }
 

@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "common/plural.h"
 #include "common/text.h"
+#include "report/format.h"
 #include "report/report.h"
 #include "report/leaks.h"
 #include "report/sites.h"
@@ -488,24 +489,6 @@ struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites
 	return out;
 }
 
-void mt_sites__json_frames(struct mt_json *j, const struct mt_site *site)
-{
-	size_t i;
-
-	mt_json__begin_array(j);
-	for (i = 0; i < site->nframes; i++) {
-		mt_json__begin_object(j);
-		mt_json__kv_string(j, "name", site->frames[i].name);
-		if (site->frames[i].srcline)
-			mt_json__kv_string(j, "srcline", site->frames[i].srcline);
-		else
-			mt_json__kv_null(j, "srcline");
-		mt_json__kv_bool(j, "inlined", site->frames[i].inlined);
-		mt_json__end_object(j);
-	}
-	mt_json__end_array(j);
-}
-
 /* No allocation named a stack: --stacks was not given (or nothing was allocated at all). */
 struct mt_stacks *mt_sites__load(const char *dir, const struct mt_suppressions *sup, unsigned int names,
 				 const char *what, int *err, struct mt_read_status *st)
@@ -617,38 +600,6 @@ void mt_sites__json_frame_keys(struct mt_json *j, const struct mt_site *site)
 	mt_json__end_array(j);
 }
 
-/* The site's frames, one a line, as the report's sections print them. */
-static void text_frames(FILE *f, const struct mt_site *site)
-{
-	size_t i;
-
-	if (!site->nframes)
-		fputs("        (no frames)\n", f);
-	for (i = 0; i < site->nframes; i++) {
-		fputs("        ", f);
-		mt_text__put(f, site->frames[i].name);
-		if (site->frames[i].srcline) {
-			fputs(" (", f);
-			mt_text__put(f, site->frames[i].srcline);
-			fputc(')', f);
-		}
-		fputc('\n', f);
-	}
-}
-
-/* "1.5 KiB (1536 B)", or "12 B" below 1 KiB. */
-static const char *bytes_text(char *buf, size_t len, uint64_t bytes)
-{
-	char h[MT_HUMAN_MAX];
-
-	mt_report__human(h, bytes);
-	if (bytes < 1024)
-		snprintf(buf, len, "%s", h);
-	else
-		snprintf(buf, len, "%s (%" PRIu64 " B)", h, bytes);
-	return buf;
-}
-
 /* Each process's share of the site at that process's own peak, when the run had more than one process. */
 static void text_site_procs(FILE *f, const struct mt_sites *sites, const struct mt_site *site)
 {
@@ -663,7 +614,7 @@ static void text_site_procs(FILE *f, const struct mt_sites *sites, const struct 
 			continue;
 		p = &sites->procs[site->procs[i].proc];
 		fprintf(f, "      pid %" PRIu32 " at its peak: %s in %" PRIu64 " %s (", p->pid,
-			mt_report__human(a, site->procs[i].peak_bytes), site->procs[i].peak_allocations,
+			mt_format__human(a, site->procs[i].peak_bytes), site->procs[i].peak_allocations,
 			mt_plural__of(site->procs[i].peak_allocations, "block", "blocks"));
 		mt_text__put(f, p->exe[0] ? p->exe : "?");
 		fputs(")\n", f);
@@ -690,14 +641,14 @@ int mt_sites__peak_text(FILE *f, const struct mt_sites *sites, size_t top)
 	if (!sites->any || !n)
 		return ferror(f) ? -EIO : 0;
 	fprintf(f, "\ntop sites at peak (%zu of %zu %s; %s live at %.6f s):\n", n, sites->count,
-		mt_plural__of(sites->count, "site", "sites"), bytes_text(a, sizeof(a), total), sites->peak_ts_ns / 1e9);
+		mt_plural__of(sites->count, "site", "sites"), mt_format__size(a, total), sites->peak_ts_ns / 1e9);
 	for (i = 0; i < n; i++) {
 		site = sites->by_peak[i];
-		fprintf(f, "  #%-3zu %s in %" PRIu64 " %s (%.1f%%)\n", i + 1, bytes_text(a, sizeof(a), site->peak_bytes),
+		fprintf(f, "  #%-3zu %s in %" PRIu64 " %s (%.1f%%)\n", i + 1, mt_format__size(a, site->peak_bytes),
 			site->peak_allocations, mt_plural__of(site->peak_allocations, "block", "blocks"),
 			total ? 100.0 * site->peak_bytes / total : 0.0);
 		text_site_procs(f, sites, site);
-		text_frames(f, site);
+		mt_format__frames_text(f, site, false);
 	}
 	return ferror(f) ? -EIO : 0;
 }
@@ -712,7 +663,7 @@ int mt_sites__temporary_text(FILE *f, const struct mt_sites *sites, size_t top)
 	fprintf(f, "\ntemporary allocations: %" PRIu64 " of %" PRIu64 " %s (%.1f%%), %s\n", t->temporary_allocations,
 		t->allocations, mt_plural__of(t->allocations, "allocation", "allocations"),
 		t->allocations ? 100.0 * t->temporary_allocations / t->allocations : 0.0,
-		bytes_text(a, sizeof(a), t->temporary_bytes));
+		mt_format__size(a, t->temporary_bytes));
 	if (!sites->any || !n)
 		return ferror(f) ? -EIO : 0;
 	fprintf(f, "top temporary sites (%zu of %zu %s with temporary allocations):\n", n, with,
@@ -721,8 +672,8 @@ int mt_sites__temporary_text(FILE *f, const struct mt_sites *sites, size_t top)
 		site = sites->by_temporary[i];
 		fprintf(f, "  #%-3zu %" PRIu64 " temporary of %" PRIu64 " %s, %s\n", i + 1, site->temporary_allocations,
 			site->count, mt_plural__of(site->count, "allocation", "allocations"),
-			bytes_text(a, sizeof(a), site->temporary_bytes));
-		text_frames(f, site);
+			mt_format__size(a, site->temporary_bytes));
+		mt_format__frames_text(f, site, false);
 	}
 	return ferror(f) ? -EIO : 0;
 }

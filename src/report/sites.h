@@ -143,8 +143,6 @@ struct mt_stacks *mt_sites__load(const char *dir, const struct mt_suppressions *
 struct mt_stacks *mt_sites__load_with(const char *dir, const struct mt_stacks_opts *opts,
 				      const struct mt_suppressions *sup, unsigned int names, const char *what, int *err,
 				      struct mt_read_status *st);
-/* A site's frames as a JSON array of {"name", "srcline" (or null), "inlined"} objects. */
-void mt_sites__json_frames(struct mt_json *j, const struct mt_site *site);
 
 /* ---- peaks, temporaries, sizes (for `memtrack report`) ---- */
 

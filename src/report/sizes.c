@@ -5,8 +5,7 @@
 #include <string.h>
 
 #include "common/plural.h"
-#include "common/text.h"
-#include "report/report.h"
+#include "report/format.h"
 #include "report/sizes.h"
 
 #define BAR_MAX 40		/* '#'s of the fullest class */
@@ -26,11 +25,11 @@ static void class_label(unsigned int k, char *buf, size_t len)
 
 	class_bounds(k, &min, &max);
 	if (k <= 1)
-		snprintf(buf, len, "%s", mt_report__human(a, min));
+		snprintf(buf, len, "%s", mt_format__human(a, min));
 	else if (k == 64)
-		snprintf(buf, len, "%s and up", mt_report__human(a, min));
+		snprintf(buf, len, "%s and up", mt_format__human(a, min));
 	else
-		snprintf(buf, len, "%s - %s", mt_report__human(a, min), mt_report__human(b, max + 1));
+		snprintf(buf, len, "%s - %s", mt_format__human(a, min), mt_format__human(b, max + 1));
 }
 
 /* The classes used, first to last: false when there is none. */
@@ -65,7 +64,7 @@ static void text_histogram(FILE *f, const struct mt_sites *sites)
 	fprintf(f, "  %-22s %12s %12s\n", "SIZE", "ALLOCATIONS", "BYTES");
 	for (k = lo; k <= hi; k++) {
 		class_label(k, label, sizeof(label));
-		fprintf(f, "  %-22s %12" PRIu64 " %12s  ", label, z->allocations[k], mt_report__human(a, z->bytes[k]));
+		fprintf(f, "  %-22s %12" PRIu64 " %12s  ", label, z->allocations[k], mt_format__human(a, z->bytes[k]));
 		bar = z->allocations[k] ? (unsigned int)(z->allocations[k] * BAR_MAX / most) : 0;
 		for (bar = bar ? bar : z->allocations[k] != 0; bar; bar--)
 			fputc('#', f);
@@ -78,7 +77,7 @@ static void text_big(FILE *f, size_t rank, const struct mt_site_big *big)
 	char a[MT_HUMAN_MAX];
 	size_t i, n;
 
-	fprintf(f, "  #%-3zu %s", rank, mt_report__human(a, big->size));
+	fprintf(f, "  #%-3zu %s", rank, mt_format__human(a, big->size));
 	if (big->size >= 1024)
 		fprintf(f, " (%" PRIu64 " B)", big->size);
 	fprintf(f, ", pid %" PRIu32 " at %.6f s\n", big->pid, big->ts_ns / 1e9);
@@ -87,16 +86,8 @@ static void text_big(FILE *f, size_t rank, const struct mt_site_big *big)
 		return;
 	}
 	n = big->site->nframes < FRAMES_SHOWN ? big->site->nframes : FRAMES_SHOWN;
-	for (i = 0; i < n; i++) {
-		fputs("        ", f);
-		mt_text__put(f, big->site->frames[i].name);
-		if (big->site->frames[i].srcline) {
-			fputs(" (", f);
-			mt_text__put(f, big->site->frames[i].srcline);
-			fputc(')', f);
-		}
-		fputc('\n', f);
-	}
+	for (i = 0; i < n; i++)
+		mt_format__frame_text(f, &big->site->frames[i], false);
 	if (big->site->nframes > n)
 		fprintf(f, "        ... (%zu more)\n", big->site->nframes - n);
 }

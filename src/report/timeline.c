@@ -16,7 +16,7 @@
 #include "common/json.h"
 #include "common/text.h"
 #include "common/u64map.h"
-#include "report/report.h"
+#include "report/format.h"
 #include "report/timeline.h"
 #include "model/replay.h"
 
@@ -688,7 +688,7 @@ static void svg_axes(const struct tl_svg *g)
 		fprintf(g->f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", PLOT_X0, y,
 			PLOT_X1, y);
 		fprintf(g->f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", PLOT_X0 - 6, y + 4,
-			mt_report__human(h, v));
+			mt_format__human(h, v));
 	}
 	for (v = 0; v <= g->t_max; v += g->t_step)
 		fprintf(g->f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%g s</text>\n", sx(g, v),
@@ -773,7 +773,7 @@ static void svg_legend_row(const struct tl_svg *g, size_t row, const char *color
 		mt_text__put_xml(g->f, base[0] ? base : "?", 20);
 	}
 	if (peak)
-		fprintf(g->f, " (peak %s)", mt_report__human(h, peak));
+		fprintf(g->f, " (peak %s)", mt_format__human(h, peak));
 	if (exe && exe[0]) {
 		fputs("<title>", g->f);
 		mt_text__put_xml(g->f, exe, MT_PATH_MAX);
@@ -805,7 +805,7 @@ static void svg_peak(const struct tl_svg *g)
 	double x = sx(g, g->t->heap.peak_ts), y = sy(g, g->t->heap.total.peak);
 	char h[MT_HUMAN_MAX];
 
-	mt_report__human(h, g->t->heap.total.peak);
+	mt_format__human(h, g->t->heap.total.peak);
 	fprintf(g->f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"none\" stroke=\"#d62728\" stroke-width=\"2\">"
 		"<title>peak: %s at %.6f s</title></circle>\n", x, y, h, g->t->heap.peak_ts / 1e9);
 	fprintf(g->f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" fill=\"#d62728\">peak %s at %.3f s</text>\n",
@@ -826,7 +826,7 @@ static void svg_rss(const struct tl_svg *g, size_t row)
 	rg.y_max = g->r_max;
 	for (v = 0; v <= rg.y_max; v += g->r_step)
 		fprintf(g->f, "<text x=\"%.0f\" y=\"%.1f\" fill=\"#2060c0\">%s</text>\n", PLOT_X1 + 6,
-			sy(&rg, v) + 4, mt_report__human(h, v));
+			sy(&rg, v) + 4, mt_format__human(h, v));
 	svg_lines(&rg, r, 2.0, DOTTED);
 	svg_legend_row(g, row, "#000", 2.0, DOTTED, "RSS total", NULL, r->total.peak);
 	svg_legend_row(g, row + 1, "#000", 2.0, DOTTED, "dotted: RSS (right axis), per pid", NULL, 0);
