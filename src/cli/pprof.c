@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli/commands.h"
+#include "cli/filter_opts.h"
 #include "common/args.h"
 #include "common/log.h"
 #include "report/leaks.h"
@@ -13,7 +14,7 @@
 #include "report/report.h"
 #include "report/sites.h"
 
-#define PPROF_USAGE "memtrack pprof [--no-demangle] [--full-names] [SUPPRESS...] DIR > out.pb.gz"
+#define PPROF_USAGE "memtrack pprof [--no-demangle] [--full-names] [FILTER...] [SUPPRESS...] DIR > out.pb.gz"
 
 static void pprof_usage(FILE *f)
 {
@@ -26,6 +27,12 @@ static void pprof_usage(FILE *f)
 	      "  --full-names    C++ names whole: template arguments are elided by default (std::vector<…>::push_back)\n"
 	      MT_SUPPRESS_USAGE
 	      "  -h, --help      this text\n"
+	      "FILTER (whose stacks, and when; --pid and --exe repeat), as for `memtrack report`:\n"
+	      "  --pid P         process P's allocations only\n"
+	      "  --exe NAME      those of images of that executable only: a path, or its base name\n"
+	      "  --from T, --to T\n"
+	      "                  allocations from T to T seconds after the session started (decimals allowed);\n"
+	      "                  inuse: what leaked at exits in it\n"
 	      "Exit status: 0; 1 when DIR is damaged (the profile covers the records before the damage);\n"
 	      "2 when DIR cannot be read, was recorded without --stacks, stdout is a terminal, or the command line\n"
 	      "is wrong.\n", f);
@@ -34,6 +41,8 @@ static void pprof_usage(FILE *f)
 struct pprof_args {
 	unsigned int names;	/* MT_NAMES_* */
 	struct mt_suppress_args sup;
+	struct mt_filter filter;
+	bool filtered;		/* a FILTER option was given */
 	const char *dir;
 };
 
@@ -41,7 +50,10 @@ static int pprof_option(void *ctx, int val, const char *name, const char *arg)
 {
 	struct pprof_args *a = ctx;
 
-	(void)name;
+	if (val == MT_FILTER_OPT) {
+		a->filtered = true;
+		return mt_filter_opts__take(&a->filter, "pprof", name, arg);
+	}
 	if (val == 'n' || val == 'F') {
 		a->names |= val == 'n' ? MT_NAMES_RAW : MT_NAMES_FULL;
 		return 0;
@@ -57,6 +69,7 @@ static int pprof_args(int argc, char **argv, struct pprof_args *a)
 		{ "full-names", no_argument, NULL, 'F' },
 		{ "suppress", required_argument, NULL, 'S' },
 		{ "no-default-suppress", no_argument, NULL, 'N' },
+		MT_FILTER_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -64,28 +77,28 @@ static int pprof_args(int argc, char **argv, struct pprof_args *a)
 
 	if (ret)
 		return ret;
+	if (a->filtered && mt_filter__check(&a->filter, "pprof"))
+		return -EINVAL;
 	return mt_args__one_dir("pprof", PPROF_USAGE, argc, argv, &a->dir);
 }
 
-int mt_cmd_pprof(int argc, char **argv)
+/* The profile of the parsed command line on stdout: the exit status. */
+static int pprof_run(const struct pprof_args *a)
 {
-	struct pprof_args a = { 0 };
+	struct mt_stacks_opts opts = { .filter = a->filtered ? &a->filter : NULL };
 	struct mt_suppressions *sup;
 	struct mt_read_status st;
 	struct mt_stacks *s;
 	const char *dir;
 	int err, ret;
 
-	ret = pprof_args(argc, argv, &a);
-	if (ret)
-		return ret > 0 ? 0 : 2;
-	dir = a.dir;
+	dir = a->dir;
 	if (isatty(STDOUT_FILENO)) {
 		pr_err("pprof: the profile is binary: redirect stdout to a file (%s)\n", PPROF_USAGE);
 		return 2;
 	}
-	sup = mt_suppressions__from_args(&a.sup);
-	s = sup ? mt_sites__load(dir, sup, a.names, "profile", &err, &st) : NULL;
+	sup = mt_suppressions__from_args(&a->sup);
+	s = sup ? mt_sites__load_with(dir, &opts, sup, a->names, "profile", &err, &st) : NULL;
 	mt_suppressions__free(sup);
 	if (!s)
 		return 2;
@@ -98,4 +111,14 @@ int mt_cmd_pprof(int argc, char **argv)
 		return 2;
 	}
 	return mt_report__exit_status(dir, err, &st, "profile");
+}
+
+int mt_cmd_pprof(int argc, char **argv)
+{
+	struct pprof_args a = { .filter = { .to_ns = MT_FILTER_END } };
+	int ret = pprof_args(argc, argv, &a);
+
+	ret = ret ? (ret > 0 ? 0 : 2) : pprof_run(&a);
+	mt_filter__release(&a.filter);
+	return ret;
 }
