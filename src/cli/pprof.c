@@ -10,6 +10,7 @@
 #include "common/args.h"
 #include "common/log.h"
 #include "report/leaks.h"
+#include "report/metadata.h"
 #include "report/pprof.h"
 #include "report/report.h"
 #include "report/sites.h"
@@ -87,6 +88,7 @@ static int pprof_run(const struct pprof_args *a)
 {
 	struct mt_stacks_opts opts = { .filter = a->filtered ? &a->filter : NULL };
 	struct mt_suppressions *sup;
+	struct mt_metadata *md;
 	struct mt_read_status st;
 	struct mt_stacks *s;
 	const char *dir;
@@ -102,7 +104,9 @@ static int pprof_run(const struct pprof_args *a)
 	mt_suppressions__free(sup);
 	if (!s)
 		return 2;
-	ret = mt_pprof__write(stdout, s);
+	md = mt_metadata__load(dir, "the profile has no labels");
+	ret = mt_pprof__write(stdout, s, mt_metadata__labels(md));
+	mt_metadata__free(md);
 	mt_stacks__free(s);
 	if (!ret && fflush(stdout))
 		ret = -errno;

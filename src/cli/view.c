@@ -92,7 +92,6 @@ static void parts_free(struct view_parts *p)
 static int view_stacks(const struct view_args *a, struct view_parts *p, int *err, struct mt_read_status *st)
 {
 	struct mt_stacks_opts opts = { .fp_chains = a->fp, .observe = mt_view_steps__observe };
-	char *dir;
 
 	p->steps = mt_view_steps__new(mt_view__end_ns(p->m), MT_VIEW_EDGES);
 	if (!p->steps)
@@ -110,9 +109,7 @@ static int view_stacks(const struct view_args *a, struct view_parts *p, int *err
 	p->leaks = p->sites ? mt_leaks__build(p->m, p->stacks, p->sup) : NULL;
 	if (!p->leaks)
 		return -ENOMEM;
-	dir = mt_stacks__dir_of(a->dir);
-	p->metadata = dir ? mt_metadata__read(dir) : NULL;	/* without it, the rows have no command lines */
-	free(dir);
+	p->metadata = mt_metadata__load(a->dir, "the rows have no command lines");
 	return 0;
 }
 

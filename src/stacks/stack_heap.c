@@ -41,6 +41,7 @@ struct cell {
 	uint64_t snap;			/* the peak (a record number) that peak_n and peak_b belong to */
 	uint64_t made_n, made_b;	/* allocations the holder made with the stack (counted ones) */
 	uint32_t made_image;		/* the holder's image number at the first of them */
+	uint64_t leak_n, leak_b;	/* what the stack's leaked_* got from the holder's exit */
 };
 
 struct hproc {
@@ -369,6 +370,8 @@ static void cell_end(uint64_t stack, uint64_t idx, void *ctx)
 	} else if (x->how == IMG_EXIT) {
 		k->leaked_allocations += n - c->inh_n;
 		k->leaked_bytes += b - c->inh_b;
+		c->leak_n += n - c->inh_n;
+		c->leak_b += b - c->inh_b;
 		k->inherited_live_allocations += c->inh_n;
 		k->inherited_live_bytes += c->inh_b;
 	} else {
@@ -749,14 +752,14 @@ static void cell_settle(uint64_t stack, uint64_t idx, void *ctx)
 	struct cell *c = &x->h->pcells[idx];
 
 	cell_add(c, x->p->peak_seq, 0, 0);
-	if (!c->peak_n && !c->peak_b && !c->made_n)
+	if (!c->peak_n && !c->peak_b && !c->made_n && !c->leak_n && !c->leak_b)
 		return;
 	if (!x->fill)
 		x->h->pp_start[stack + 1]++;
 	else
 		x->h->pp[x->h->pp_start[stack]++] = (struct mt_proc_peak){
 			x->proc, c->peak_n, c->peak_b, c->made_n, c->made_b,
-			c->made_n ? x->h->image_start[x->proc] + c->made_image : SIZE_MAX };
+			c->made_n ? x->h->image_start[x->proc] + c->made_image : SIZE_MAX, c->leak_n, c->leak_b };
 }
 
 /* Every process's peaks grouped by stack: a count, prefix sums, a fill (which moves each start to the next). */

@@ -67,6 +67,9 @@ struct mt_proc_peak {
 	uint64_t made_bytes;
 	size_t image;			/* the image that made the first of them, for mt_stack_heap__image; SIZE_MAX:
 					 * none made */
+	uint64_t leaked_allocations;	/* of its blocks live at its exit, those it made (counted ones: the filter's;
+					 * suppressions not applied: they go by stack) */
+	uint64_t leaked_bytes;
 };
 
 #define MT_SIZE_CLASSES 65		/* class 0: size 0; class k: [2^(k-1), 2^k) */
