@@ -90,6 +90,21 @@ void mt_labels__release(struct mt_labels *l)
 	l->n = 0;
 }
 
+char *mt_labels__text(const struct mt_labels *l)
+{
+	size_t i, len = 1;
+	char *t, *p;
+
+	for (i = 0; i < l->n; i++)
+		len += strlen(l->v[i].key) + strlen(l->v[i].value) + 2;
+	t = malloc(len);
+	if (!t)
+		return NULL;
+	for (p = t, *t = '\0', i = 0; i < l->n; i++)
+		p += sprintf(p, "%s%s=%s", i ? " " : "", l->v[i].key, l->v[i].value);
+	return t;
+}
+
 void mt_labels__json(struct mt_json *j, const struct mt_labels *l)
 {
 	size_t i;

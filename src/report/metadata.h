@@ -27,6 +27,8 @@ struct mt_labels {
  * or -ENOMEM. */
 int mt_labels__add(struct mt_labels *l, const char *cmd, const char *arg);
 void mt_labels__release(struct mt_labels *l);
+/* "KEY=VALUE KEY=VALUE", malloc'd ("" for none); NULL + errno (ENOMEM). */
+char *mt_labels__text(const struct mt_labels *l);
 /* The key "labels" and the object {"KEY": "VALUE", ...}, in l's order. */
 void mt_labels__json(struct mt_json *j, const struct mt_labels *l);
 

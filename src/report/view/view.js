@@ -351,6 +351,10 @@ function drawHeader() {
 	};
 	box.appendChild(el("h1", {}, "memtrack: " + (t.command || []).join(" ")));
 	line("artifact", D.dir + (t.complete ? "" : " (the recording did not finish)"));
+	if (D.report.labels)	/* record --label */
+		line("labels", Object.keys(D.report.labels).map(function (k) {
+			return k + "=" + D.report.labels[k];
+		}).join(" "));
 	line("processes", t.processes + " (" + t.images + " images)");
 	line("allocations", t.allocations + ", " + human(t.allocated_bytes) + " (" + t.allocated_bytes + " B)");
 	line("frees", t.frees + ", " + human(t.freed_bytes) + " (" + t.freed_bytes + " B)");
