@@ -2095,8 +2095,10 @@ static void test_labels_round_trip(void **state)
 	md = mt_metadata__read(s->dir);
 	assert_non_null(md);
 	assert_int_equal(mt_metadata__labels(md)->n, 0);
+	assert_int_equal(mt_metadata__realtime_ns(md), 1);
 	mt_metadata__free(md);
 	assert_int_equal(mt_metadata__labels(NULL)->n, 0);
+	assert_int_equal(mt_metadata__realtime_ns(NULL), 0);
 	mt_model__free(f->m);
 	free(f);
 }

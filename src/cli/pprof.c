@@ -105,7 +105,7 @@ static int pprof_run(const struct pprof_args *a)
 	if (!s)
 		return 2;
 	md = mt_metadata__load(dir, "the profile has no labels");
-	ret = mt_pprof__write(stdout, s, mt_metadata__labels(md));
+	ret = mt_pprof__write(stdout, s, md);
 	mt_metadata__free(md);
 	mt_stacks__free(s);
 	if (!ret && fflush(stdout))

@@ -227,6 +227,7 @@ struct mt_metadata {
 	struct md_proc *x;	/* their "exec_cmdlines", in order */
 	size_t nx, cap_x;
 	struct mt_labels labels;	/* "labels": the first MT_LABELS_MAX */
+	uint64_t realtime_ns;		/* "realtime_ns": the session's start, wall clock */
 };
 
 /* A reader of the JSON mt_metadata__write writes: objects, arrays, strings, numbers and literals. */
@@ -533,6 +534,8 @@ static int md_parse(struct mt_metadata *md, const char *text, size_t len)
 			md_list_read(&r, md, false, 0);
 		else if (!strcmp(key, "labels"))
 			md_labels_read(&r, &md->labels);
+		else if (!strcmp(key, "realtime_ns"))
+			md->realtime_ns = strtoull(r.p, (char **)&r.p, 10);
 		else
 			jr_skip(&r, 1);
 		free(key);
@@ -640,6 +643,11 @@ const struct mt_labels *mt_metadata__labels(const struct mt_metadata *md)
 	static const struct mt_labels none;
 
 	return md ? &md->labels : &none;
+}
+
+uint64_t mt_metadata__realtime_ns(const struct mt_metadata *md)
+{
+	return md ? md->realtime_ns : 0;
 }
 
 static void md_procs_free(struct md_proc *v, size_t n)

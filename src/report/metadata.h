@@ -66,6 +66,8 @@ const char *const *mt_metadata__cmdline(const struct mt_metadata *md, uint32_t p
 const char *const *mt_metadata__exec_cmdline(const struct mt_metadata *md, uint32_t pid, size_t back, size_t *argc);
 /* Its "labels" (none in files of earlier writers, or recorded without --label); md may be NULL. Never NULL. */
 const struct mt_labels *mt_metadata__labels(const struct mt_metadata *md);
+/* Its "realtime_ns": when the session started, in nanoseconds since the Unix epoch; 0 when unknown (md may be NULL). */
+uint64_t mt_metadata__realtime_ns(const struct mt_metadata *md);
 void mt_metadata__free(struct mt_metadata *md);
 
 #endif /* MEMTRACK_METADATA_H */

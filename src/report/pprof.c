@@ -19,8 +19,8 @@
 enum { PB_VARINT = 0, PB_LEN = 2 };
 
 /* Profile */
-enum { P_SAMPLE_TYPE = 1, P_SAMPLE, P_MAPPING, P_LOCATION, P_FUNCTION, P_STRING_TABLE, P_COMMENT = 13,
-       P_DEFAULT_SAMPLE_TYPE };
+enum { P_SAMPLE_TYPE = 1, P_SAMPLE, P_MAPPING, P_LOCATION, P_FUNCTION, P_STRING_TABLE, P_TIME_NANOS = 9,
+       P_COMMENT = 13, P_DEFAULT_SAMPLE_TYPE };
 enum { VT_TYPE = 1, VT_UNIT };						/* ValueType */
 enum { S_LOCATION_ID = 1, S_VALUE, S_LABEL };				/* Sample */
 enum { LB_KEY = 1, LB_STR, LB_NUM };					/* Label */
@@ -115,6 +115,7 @@ struct loc_key {
 struct pprof {
 	struct mt_stacks *s;
 	const struct mt_labels *labels;
+	uint64_t time_ns;		/* the session's start, wall clock; 0: unknown */
 	int64_t keys[MT_LABELS_MAX], values[MT_LABELS_MAX];	/* the labels' string indices */
 	int64_t key_pid, key_exe;
 	struct pb chain;		/* the location ids of the entry being written */
@@ -412,6 +413,7 @@ static int profile_build(struct pprof *p)
 	pb_put(&p->out, p->funcs.p, p->funcs.len);
 	for (i = 0; i < p->nstrs; i++)
 		pb_bytes(&p->out, P_STRING_TABLE, p->strs[i], strlen(p->strs[i]));
+	pb_opt(&p->out, P_TIME_NANOS, p->time_ns);	/* Parca files a profile under it */
 	pb_put(&p->out, p->comments.p, p->comments.len);
 	def = str_index(p, "alloc_space");
 	pb_opt(&p->out, P_DEFAULT_SAMPLE_TYPE, def > 0 ? (uint64_t)def : 0);
@@ -469,10 +471,9 @@ static void pprof_release(struct pprof *p)
 	free(p->comments.p);
 }
 
-int mt_pprof__write(FILE *f, struct mt_stacks *s, const struct mt_labels *labels)
+int mt_pprof__write(FILE *f, struct mt_stacks *s, const struct mt_metadata *md)
 {
-	static const struct mt_labels none;
-	struct pprof p = { .s = s, .labels = labels ? labels : &none };
+	struct pprof p = { .s = s, .labels = mt_metadata__labels(md), .time_ns = mt_metadata__realtime_ns(md) };
 	int err;
 
 	err = profile_build(&p);
