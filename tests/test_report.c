@@ -2113,6 +2113,8 @@ static void test_labels_refused(void **state)
 		{ "k\n=c", "--label: KEY may hold only letters, digits, '_', '.' and '-'" },
 		{ "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk=v",
 		  "--label: KEY is longer than 64 characters" },
+		{ "pid=1", "--label: KEY pid and exe are pprof's per-sample labels" },
+		{ "exe=x", "--label: KEY pid and exe are pprof's per-sample labels" },
 		{ "k=a\tb", "--label k=...: VALUE may hold only printable ASCII characters" },
 		{ "k=caf\xc3\xa9", "--label k=...: VALUE may hold only printable ASCII characters" },
 	};

@@ -70,7 +70,8 @@ static void record__usage(FILE *f)
 		   "                       each one counted, instead of from pymalloc's arenas (seen only as mmap)\n"
 		   "      --label KEY=VALUE  say what the recording is (commit, branch, benchmark, host): kept in\n"
 		   "                       DIR and carried into report, pprof, flamegraph and view (repeats, up to\n"
-		   "                       %u; KEY: letters, digits, _ . -, up to %u; VALUE: up to %u printable)\n",
+		   "                       %u; KEY: letters, digits, _ . -, up to %u, not pid or exe; VALUE: up to\n"
+		   "                       %u printable ASCII characters)\n",
 		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_STACK_SAMPLE_FIRST, MT_STACK_SAMPLE_DEFAULT,
 		MT_RING_DEFAULT >> 20, MT_RING_DEFAULT_STACKS >> 20,
 		MT_TS_RESOLUTION_DEFAULT, MT_EXIT_STRICT, MT_LABELS_MAX, MT_LABEL_KEY_MAX, MT_LABEL_VALUE_MAX);

@@ -30,6 +30,8 @@ static const char *label_bad_key(const char *key, size_t klen)
 		return "KEY is longer than 64 characters";
 	if (strspn(key, LABEL_KEY_CHARS) < klen)
 		return "KEY may hold only letters, digits, '_', '.' and '-'";
+	if (klen == 3 && (!memcmp(key, "pid", 3) || !memcmp(key, "exe", 3)))
+		return "KEY pid and exe are pprof's per-sample labels";
 	return NULL;
 }
 
