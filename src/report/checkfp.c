@@ -45,12 +45,12 @@ static bool is_entry_function(struct mt_stacks *s, const struct mt_frame *f)
 	return false;
 }
 
-static bool entry_tail(struct mt_stacks *s, const struct mt_stack_entry *e, size_t from)
+bool mt_checkfp__entry_tail(struct mt_stacks *s, const struct mt_frame *chain, size_t n, size_t from)
 {
 	size_t i;
 
-	for (i = from; i < e->ndwarf; i++)
-		if (!is_entry_function(s, &e->dwarf[i]))
+	for (i = from; i < n; i++)
+		if (!is_entry_function(s, &chain[i]))
 			return false;
 	return true;
 }
@@ -67,7 +67,7 @@ static enum mt_fp_verdict checkfp__stack(struct mt_stacks *s, const struct mt_st
 	/* a chain the kernel cut at MT_FP_MAX words is complete as far as it goes; one cut at a word that is no return
 	 * address (fp_broken) is not */
 	if (d < e->ndwarf &&
-	    (entry_tail(s, e, d) || (d == e->nfp && (e->truncated & MT_STACK_TRUNC_FP) && !e->fp_broken)))
+	    (mt_checkfp__entry_tail(s, e->dwarf, e->ndwarf, d) || (d == e->nfp && (e->truncated & MT_STACK_TRUNC_FP) && !e->fp_broken)))
 		return MT_FP_COMPLETE;
 	if (d < n || d < e->ndwarf) {
 		*at = d;

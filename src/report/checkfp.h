@@ -46,6 +46,9 @@ struct mt_checkfp {
 
 /* One stack's FP chain against its DWARF chain; *at: the first entry that differs (MT_FP_DIVERGED). */
 enum mt_fp_verdict mt_checkfp__verdict(struct mt_stacks *s, const struct mt_stack_entry *e, size_t *at);
+/* chain[from..n) are all process or thread entry functions (_start, __libc_start_main, start_thread, clone3, ...),
+ * which code without frame pointers leaves out of an FP chain. */
+bool mt_checkfp__entry_tail(struct mt_stacks *s, const struct mt_frame *chain, size_t n, size_t from);
 /* Every defined stack of s, by module and by divergence. 0 or -ENOMEM. */
 int mt_checkfp__run(struct mt_stacks *s, struct mt_checkfp *out);
 void mt_checkfp__release(struct mt_checkfp *c);

@@ -80,17 +80,18 @@ static int module_div(struct mt_stacks *s, struct mt_kcheck_module *m, const str
 	return m->div.kernel && m->div.dwarf ? 0 : -ENOMEM;
 }
 
-/* The FP chain equal to the kernel's, frame for frame. */
-static bool fp_is_kernel(const struct mt_stack_entry *e)
+/* The FP chain equal to the kernel's, frame for frame, but for the process or thread entry functions the kernel's
+ * may go on through: the rule by which check-fp calls an FP chain complete against DWARF's. */
+static bool fp_is_kernel(struct mt_stacks *s, const struct mt_stack_entry *e)
 {
 	uint16_t i;
 
-	if (e->nfp != e->nk)
+	if (e->nfp > e->nk)
 		return false;
 	for (i = 0; i < e->nfp; i++)
 		if (e->fp[i].addr != e->kchain[i].addr)
 			return false;
-	return true;
+	return e->nfp == e->nk || mt_checkfp__entry_tail(s, e->kchain, e->nk, e->nfp);
 }
 
 static int check_one(struct mt_checkstacks *c, struct mt_stacks *s, const struct mt_stack_entry *e)
@@ -108,7 +109,7 @@ static int check_one(struct mt_checkstacks *c, struct mt_stacks *s, const struct
 		return 0;
 	c->kernel++;
 	m->kernel_fp_frames += e->kfp_frames != 0;
-	m->fp_kernel += fp_is_kernel(e);
+	m->fp_kernel += fp_is_kernel(s, e);
 	fv = mt_checkfp__verdict(s, e, &at);
 	m->fp_dwarf_checked += fv != MT_FP_UNCHECKED;
 	m->fp_dwarf += fv == MT_FP_COMPLETE;
