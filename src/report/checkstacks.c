@@ -8,6 +8,7 @@
  * pointer (no CFI for it) and got wrong.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,23 +38,13 @@ enum mt_kcheck mt_checkstacks__verdict(const struct mt_stack_entry *e, size_t *a
 	return MT_KCHECK_DIVERGED;
 }
 
+_Static_assert(offsetof(struct mt_kcheck_module, mod) == offsetof(struct mt_check_module, mod) &&
+		       offsetof(struct mt_kcheck_module, path) == offsetof(struct mt_check_module, path),
+	       "a check's module row begins as struct mt_check_module");
+
 static struct mt_kcheck_module *module_slot(struct mt_checkstacks *c, struct mt_module *mod)
 {
-	struct mt_kcheck_module *m;
-	size_t i;
-
-	for (i = 0; i < c->nmodules; i++)
-		if (c->modules[i].mod == mod)
-			return &c->modules[i];
-	m = realloc(c->modules, (c->nmodules + 1) * sizeof(*m));
-	if (!m)
-		return NULL;
-	c->modules = m;
-	m = &c->modules[c->nmodules++];
-	memset(m, 0, sizeof(*m));
-	m->mod = mod;
-	m->path = !mod ? "[unknown]" : mod->path[0] ? mod->path : mod->name;
-	return m;
+	return mt_checkfp__module_slot((void **)&c->modules, &c->nmodules, sizeof(*c->modules), mod);
 }
 
 /* A frame of a chain by name, "-" past its end. */
