@@ -23,6 +23,8 @@
 
 static char dir[256];		/* the recording */
 static char page[300];		/* its page */
+static char tree_dir[256];	/* tests/progs/alloc_tree recorded: 4 processes, 6 images, temporaries */
+static char tree_page[300];
 static char from_s[32], to_s[32];	/* phase 2's start and phase 3's, "S.NNNNNNNNN" */
 
 /* ---- helpers ---- */
@@ -81,7 +83,7 @@ static bool have_chromium(void)
 }
 
 /* The page at hash, its state JSON (malloc'd); a screenshot of it as MT_VIEW_SHOTS/view-NAME.png. */
-static char *open_page(const char *name, const char *hash)
+static char *open_page_of(const char *page, const char *name, const char *hash)
 {
 	char cmd[2048], out[512], *dom, *state, *end;
 	struct stat sb;
@@ -112,6 +114,20 @@ static char *open_page(const char *name, const char *hash)
 }
 
 /* `memtrack report --json --sites 0 [--from F --to T] DIR`'s output (F NULL: no window). */
+static char *open_page(const char *name, const char *hash)
+{
+	return open_page_of(page, name, hash);
+}
+
+/* The page's table as its state has it: which, sorted how, how many rows; then its first rows, exactly. */
+static void assert_table(const char *st, const char *head, const char *first)
+{
+	if (!strstr(st, head))
+		fail_msg("no %s in %s", head, st);
+	if (!strstr(st, first))
+		fail_msg("no %s in %s", first, st);
+}
+
 static char *report_json(const char *name, const char *from, const char *to)
 {
 	char *win[] = { MT_BINARY, "report", "--json", "--sites", "0", "--from", (char *)from, "--to", (char *)to,
@@ -135,6 +151,19 @@ static int setup(void **state)
 	if (mt_test__run(rec, "/dev/null", NULL))
 		return -1;
 	mt_test__phase_times(dir, from_s, to_s, sizeof(from_s));
+	return mt_test__run(view, "/dev/null", NULL);
+}
+
+static int setup_tree(void **state)
+{
+	char *rec[] = { MT_BINARY, "record", "-q", "--stacks", "-o", tree_dir, "--", PROG("alloc_tree"), NULL };
+	char *view[] = { MT_BINARY, "view", "-o", tree_page, tree_dir, NULL };
+
+	(void)state;
+	snprintf(tree_dir, sizeof(tree_dir), "%s/tree", mt_test_root);
+	snprintf(tree_page, sizeof(tree_page), "%s/tree.html", mt_test_root);
+	if (mt_test__run(rec, "/dev/null", NULL))
+		return -1;
 	return mt_test__run(view, "/dev/null", NULL);
 }
 
@@ -235,6 +264,89 @@ static void test_view_search_zoom_invert(void **state)
 	free(st);
 }
 
+/* ---- the tables ---- */
+
+#define TH(key) "click=%23sites-table%20th%5Bdata-key%3D" key "%5D"	/* a click on a column's heading */
+#define ROW "click=%23sites-table%20tr.site"				/* a click on the first site row */
+
+/* The sites at the peak (the default), the leaks by site sorted by a clicked column, then reversed, the process row. */
+static void test_view_tables(void **state)
+{
+	char *st, *rep = report_json("tables", NULL, NULL);
+
+	(void)state;
+	if (!have_chromium())
+		return;
+	st = open_page("sites", "");	/* report's sites_at_peak: 9000 B then 5000 B */
+	assert_table(st, "\"table\":\"sites\",\"sort\":\"peak\",\"desc\":true,\"rows\":2,",
+		     "\"first\":[[\"main\",\"phases.c:28\",\"phases\",3,9000,0,0,6000],"
+		     "[\"main\",\"phases.c:23\",\"phases\",10,5000,0,0,4000]]");
+	assert_int_equal(num_after(rep, "peak_live_bytes"), 9000 + 5000);	/* the rows add up to report's peak */
+	free(st);
+	st = open_page("leaks", "table=leaks&" TH("leaked_allocations"));
+	assert_table(st, "\"table\":\"leaks\",\"sort\":\"leaked_allocations\",\"desc\":true,\"rows\":2,",
+		     "\"first\":[[\"main\",\"phases.c:23\",\"phases\",4000,4,10],"
+		     "[\"main\",\"phases.c:28\",\"phases\",6000,2,3]]");
+	free(st);
+	st = open_page("leaks-asc", "table=leaks&" TH("leaked"));	/* the sorted column: reversed */
+	assert_table(st, "\"sort\":\"leaked\",\"desc\":false,", "\"first\":[[\"main\",\"phases.c:23\"");
+	free(st);
+	st = open_page("procs", "table=procs");
+	assert_table(st, "\"table\":\"procs\",\"sort\":\"allocations\",\"desc\":true,\"rows\":1,",
+		     ",0,\"" PROG("phases") "\",\"exit\",13,19000,7,14000,10000]]");
+	assert_int_equal(num_after(rep, "leaked_bytes"), 10000);
+	free(st);
+	free(rep);
+}
+
+/* A leak row clicked: the flame graph of the leaks, zoomed to the row's frames, its site outlined. */
+static void test_view_table_row_zooms(void **state)
+{
+	char *st;
+
+	(void)state;
+	if (!have_chromium())
+		return;
+	st = open_page("row", "table=leaks&" ROW);
+	assert_non_null(strstr(st, "\"weight\":\"leaked\""));
+	assert_non_null(strstr(st, "\"zoom\":[\"_start\",\"__libc_start_main\",\"__libc_start_call_main\",\"main\"]"));
+	assert_non_null(strstr(st, "\"focus\":true"));
+	assert_int_equal(num_after(st, "total"), 10000);
+	assert_int_equal(num_after(st, "shown"), 10000);
+	free(st);
+	/* with runtime frames hidden, the row's path as the graph draws it: main alone */
+	st = open_page("row-hidden", "hide=1&table=leaks&" ROW);
+	assert_non_null(strstr(st, "\"zoom\":[\"main\"]"));
+	assert_int_equal(num_after(st, "shown"), 10000);
+	free(st);
+}
+
+/* A tree of 4 processes: temporaries by site, the row by executable and the 6 image rows, as report --json has them. */
+static void test_view_tables_tree(void **state)
+{
+	char *st;
+
+	(void)state;
+	if (!have_chromium())
+		return;
+	/* alloc_n frees each block before the next: all temporary; 7 x 3003 B + 9 x 3004 B from one line */
+	st = open_page_of(tree_page, "temporary", "weight=bytes&sort=temporary");
+	assert_table(st, "\"table\":\"sites\",\"sort\":\"temporary\",\"desc\":true,\"rows\":6,",
+		     "\"first\":[[\"alloc_n\",\"alloc_tree.c:17\",\"alloc_tree\",48057,16,0,16,48057,0],"
+		     "[\"alloc_n\",\"alloc_tree.c:17\",\"alloc_tree\",15010,5,0,5,15010,0],"
+		     "[\"alloc_n\",\"alloc_tree.c:17\",\"alloc_tree\",9003,3,0,3,9003,0],");
+	free(st);
+	st = open_page_of(tree_page, "exes", "table=exes");
+	assert_table(st, "\"table\":\"exes\",\"sort\":\"allocated_bytes\",\"desc\":true,\"rows\":1,",
+		     "[[\"" PROG("alloc_tree") "\",4,");
+	assert_non_null(strstr(st, ",27,82176,24,"));
+	free(st);
+	st = open_page_of(tree_page, "procs-tree", "table=procs&" TH("allocated_bytes"));
+	assert_table(st, "\"table\":\"procs\",\"sort\":\"allocated_bytes\",\"desc\":true,\"rows\":6,",
+		     ",1,\"" PROG("alloc_tree") "\",\"exit\",9,27036,9,3004,0],");
+	free(st);
+}
+
 /* ---- bad input ---- */
 
 /* -o onto a symlink replaces the link, never writes through it; a missing DIR is one error line and exit 2. */
@@ -272,6 +384,9 @@ int main(void)
 		cmocka_unit_test(test_view_window_matches_report),
 		cmocka_unit_test(test_view_instant_matches_live),
 		cmocka_unit_test(test_view_search_zoom_invert),
+		cmocka_unit_test(test_view_tables),
+		cmocka_unit_test(test_view_table_row_zooms),
+		cmocka_unit_test_setup(test_view_tables_tree, setup_tree),
 		cmocka_unit_test(test_view_bad_input),
 	};
 

@@ -3,6 +3,7 @@
 #include "report/view.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -248,22 +249,45 @@ static int view_stacks_json(struct mt_json *j, struct mt_stacks *s)
 	return err;
 }
 
-/* "stack_peak", "stack_leaked" (bytes, by stack index + 1), "edges" and "steps". */
+/*
+ * The per-stack counts the page shows whole-run, each an array by stack index + 1: the entries' (leaks without the
+ * suppressed ones, as report's sites), index 0's from the per-stack accounting (no stack: nothing to suppress).
+ */
+#define VIEW_FIELD(key, field) { key, offsetof(struct mt_stack_entry, field), offsetof(struct mt_stack_counts, field) }
+static const struct {
+	const char *key;
+	size_t entry_off, counts_off;
+} view_stack_fields[] = {
+	VIEW_FIELD("stack_peak", peak_bytes),
+	VIEW_FIELD("stack_leaked", leaked_bytes),
+	VIEW_FIELD("stack_leaked_allocations", leaked_allocations),
+	VIEW_FIELD("stack_temporary_allocations", temporary_allocations),
+	VIEW_FIELD("stack_temporary_bytes", temporary_bytes),
+};
+
+static uint64_t stack_field(const struct mt_stacks *s, size_t i, size_t k)
+{
+	const char *c;
+
+	if (i)
+		c = (const char *)mt_stacks__entry(s, i - 1) + view_stack_fields[k].entry_off;
+	else
+		c = (const char *)mt_stack_heap__counts(mt_stacks__heap(s), 0) + view_stack_fields[k].counts_off;
+	return *(const uint64_t *)c;
+}
+
+/* The arrays above, "edges" and "steps". */
 static void view_counts_json(struct mt_json *j, const struct mt_stacks *s, const struct mt_view_steps *v)
 {
-	const struct mt_stack_heap *h = mt_stacks__heap(s);
-	size_t n = mt_stacks__count(s), i;
+	size_t n = mt_stacks__count(s), i, k;
 
-	mt_json__key(j, "stack_peak");
-	mt_json__begin_array(j);
-	for (i = 0; i <= n; i++)
-		mt_json__u64(j, mt_stack_heap__counts(h, (uint32_t)i)->peak_bytes);
-	mt_json__end_array(j);
-	mt_json__key(j, "stack_leaked");
-	mt_json__begin_array(j);
-	for (i = 0; i <= n; i++)
-		mt_json__u64(j, mt_stack_heap__counts(h, (uint32_t)i)->leaked_bytes);
-	mt_json__end_array(j);
+	for (k = 0; k < sizeof(view_stack_fields) / sizeof(view_stack_fields[0]); k++) {
+		mt_json__key(j, view_stack_fields[k].key);
+		mt_json__begin_array(j);
+		for (i = 0; i <= n; i++)
+			mt_json__u64(j, stack_field(s, i, k));
+		mt_json__end_array(j);
+	}
 	mt_json__key(j, "edges");
 	mt_json__begin_array(j);
 	for (i = 0; i <= v->nedges; i++)

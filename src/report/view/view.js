@@ -52,7 +52,8 @@ function svgTitle(node, text) {
 
 /* ---- state: the window, the instant, the weight, search, zoom, inverted; mirrored in location.hash ---- */
 
-const state = { weight: "peak", from: 0, to: LAST, at: -1, search: "", zoom: [], invert: false, hide: false };
+const state = { weight: "peak", from: 0, to: LAST, at: -1, search: "", zoom: [], invert: false, hide: false,
+		focus: false };
 
 /* The edge at or before ns (up: at or after). */
 function edgeOf(ns, up) {
@@ -80,6 +81,11 @@ function readHash() {
 	state.zoom = h.has("zoom") ? h.get("zoom").split(";") : [];
 	state.invert = h.get("invert") === "1";
 	state.hide = h.get("hide") === "1";
+	state.focus = h.get("focus") === "1" && state.zoom.length > 0;
+	if (["sites", "leaks", "exes", "procs"].includes(h.get("table")))
+		table.name = h.get("table");
+	table.key = h.get("sort");
+	table.desc = h.get("asc") !== "1";
 }
 function writeHash() {
 	const h = new URLSearchParams();
@@ -98,6 +104,14 @@ function writeHash() {
 		h.set("invert", "1");
 	if (state.hide)
 		h.set("hide", "1");
+	if (state.focus)
+		h.set("focus", "1");
+	if (table.name !== "sites")
+		h.set("table", table.name);
+	if (table.key)
+		h.set("sort", table.key);
+	if (!table.desc)
+		h.set("asc", "1");
 	history.replaceState(null, "", "#" + h.toString());
 }
 
@@ -206,6 +220,7 @@ function drawNode(svg, node, x, y, scale, total, re, path) {
 		g.appendChild(el("svg:text", { x: x + 3, y: y + FG.row - 5 }, clip(node.name, wpx)));
 	g.addEventListener("click", function () {
 		state.zoom = path;
+		state.focus = false;
 		update();
 	});
 	svg.appendChild(g);
@@ -266,6 +281,7 @@ function drawFlame(root) {
 		const upTo = z.path.slice(0, i);
 		anc.addEventListener("click", function () {
 			state.zoom = upTo;
+			state.focus = false;
 			update();
 		});
 		svg.appendChild(anc);
@@ -273,70 +289,167 @@ function drawFlame(root) {
 		y += step;
 	}
 	drawNode(svg, z.node, 0, y, scale, root.w, re, z.path);
+	if (state.focus && z.path.length && z.node.w)	/* the site a table row chose: its own frame outlined */
+		svg.querySelector("g.fg-frame:not(.fg-ancestor)").classList.add("fg-focus");
 	box.replaceChildren(svg);
 	return { shown: z.node.w, matched: re ? matched(z.node, re) : 0, zoomName: z.node.name };
 }
 
-/* ---- the top sites: stacks merged by their frames' names, sortable ---- */
+/* ---- the tables: sites, leaks by site, executables, processes; sortable, a site row zooms the flame graph ---- */
 
-const table = { key: "w", desc: true };
+/* Which table, its sort column (null: the weight's) and order; mirrored in the hash (table=, sort=, asc=1). */
+const table = { name: "sites", key: null, desc: true };
+const TABLE_ROWS = 100;
 
+/* The stacks merged by their frames (name, source line, module), with every per-site number the page has. */
 function siteRows(sw) {
-	const rows = new Map();
+	const rows = new Map(), live = state.weight === "live";
 	D.stacks.forEach(function (path, i) {
-		if (!sw.w[i] && !sw.count[i] && !D.stack_leaked[i] && !D.stack_peak[i])
+		const temp = D.stack_temporary_allocations[i];
+		if (!sw.w[i] && !sw.count[i] && !D.stack_leaked[i] && !D.stack_peak[i] && !temp)
 			return;
-		const names = path.map(function (f) { return D.frames[f][0]; });
-		const key = path.join(",");	/* distinct frames: name, source line and module */
+		const key = path.join(",");
 		if (!rows.has(key)) {
 			const inner = D.frames[path[path.length - 1]];
-			rows.set(key, { site: inner[0], src: inner[1] || "", module: inner[2] || "", names: names,
-					w: 0, count: 0, peak: 0, leaked: 0 });
+			rows.set(key, { site: inner[0], src: inner[1] || "", module: inner[2] || "", path: path,
+					bytes: 0, count: 0, live: 0, peak: 0, temporary: 0, temporary_bytes: 0,
+					leaked: 0, leaked_allocations: 0 });
 		}
 		const r = rows.get(key);
-		r.w += sw.w[i];
 		r.count += sw.count[i];
+		if (state.weight === "bytes")
+			r.bytes += sw.w[i];
+		if (live)
+			r.live += sw.w[i];
 		r.peak += D.stack_peak[i];
+		r.temporary += temp;
+		r.temporary_bytes += D.stack_temporary_bytes[i];
 		r.leaked += D.stack_leaked[i];
+		r.leaked_allocations += D.stack_leaked_allocations[i];
 	});
 	return Array.from(rows.values());
 }
-function drawSites(sw) {
-	const cols = [["site", "site"], ["src", "source"], ["module", "module"], ["w", WEIGHTS[state.weight]],
-		      ["count", "allocations in the window"], ["peak", "live at the peak"], ["leaked", "leaked"]];
-	const rows = siteRows(sw).sort(function (a, b) {
-		const x = a[table.key], y = b[table.key];
+/* A table's columns: [key, heading, kind] (kind: "b" bytes, "n" a count, "" text). */
+function tableColumns(name) {
+	const site = [["site", "site", ""], ["src", "source", ""], ["module", "module", ""]];
+	const win = state.weight === "bytes" || state.weight === "count";
+	if (name === "sites")
+		return site.concat(win ? [["bytes", "bytes in the window", "b"]] : [],
+				   state.weight === "live" ? [["live", "live at the instant", "b"]] : [],
+				   [["count", "allocations in the window", "n"], ["peak", "live at the peak", "b"],
+				    ["temporary", "temporary", "n"], ["temporary_bytes", "temporary bytes", "b"],
+				    ["leaked", "leaked", "b"]]);
+	if (name === "leaks")
+		return site.concat([["leaked", "leaked", "b"], ["leaked_allocations", "leaked blocks", "n"],
+				    ["count", "allocations in the window", "n"]]);
+	const common = [["allocations", "allocations", "n"], ["allocated_bytes", "allocated", "b"],
+			["frees", "frees", "n"], ["peak_live_bytes", "peak live", "b"], ["leaked_bytes", "leaked", "b"]];
+	if (name === "exes")
+		return [["exe", "executable", ""], ["processes", "processes", "n"], ["images", "images", "n"]]
+			.concat(common, [["peak_rss_bytes", "peak RSS", "b"]]);
+	return [["pid", "pid", "n"], ["ppid", "ppid", "n"], ["image", "image", "n"], ["exe", "executable", ""],
+		["ended_by", "ended by", ""]].concat(common);
+}
+/* The column a table sorts by when none was clicked: the weight's, for the sites. */
+function tableKey(name) {
+	if (table.key && tableColumns(name).some(function (c) { return c[0] === table.key; }))
+		return table.key;
+	if (name === "sites")
+		return { bytes: "bytes", count: "count", live: "live", peak: "peak", leaked: "leaked" }[state.weight];
+	return name === "leaks" ? "leaked" : name === "exes" ? "allocated_bytes" : "allocations";
+}
+function tableRows(name, sw) {
+	if (name === "exes")
+		return (D.report.executables || []).slice();
+	if (name === "procs")
+		return D.report.processes.slice();
+	const rows = siteRows(sw);
+	return name === "leaks" ? rows.filter(function (r) { return r.leaked_allocations > 0; }) : rows;
+}
+function compareBy(key, desc) {
+	return function (a, b) {
+		const x = a[key], y = b[key];
 		const c = x < y ? -1 : x > y ? 1 : 0;
-		return table.desc ? -c : c;
-	}).slice(0, 100);
-	const t = el("table", { id: "sites-table" });
+		return desc ? -c : c;
+	};
+}
+function cellText(v, kind) {
+	if (kind === "b")
+		return human(v);
+	return Array.isArray(v) ? v.join(" ") : String(v === null || v === undefined ? "" : v);
+}
+/* A site row's frames in the flame graph: the weight made one it has, zoomed to its path as the tree has it. */
+function siteFocus(r) {
+	const has = { bytes: r.bytes, count: r.count, live: r.live, peak: r.peak, leaked: r.leaked };
+	if (table.name === "leaks")
+		state.weight = "leaked";
+	else if (!has[state.weight]) {
+		const w = table.name === "leaks" || !r.count && !r.peak ? "leaked" : r.peak ? "peak" : "bytes";
+		if (w === "bytes")
+			Object.assign(state, { from: 0, to: LAST });
+		state.weight = w;
+	}
+	const shown = state.hide ? runtimeHidden(r.path) : r.path;
+	const p = state.invert ? shown.slice().reverse() : shown;
+	state.zoom = p.map(function (f) { return D.frames[f][0]; });
+	state.focus = true;
+	update();
+	document.getElementById("flame").scrollIntoView();
+}
+function drawTableHead(t, cols, key, sw) {
 	const head = el("tr");
 	for (const c of cols) {
-		const th = el("th", { "data-key": c[0] }, c[1] + (table.key === c[0] ? (table.desc ? " ▼" : " ▲") : ""));
+		const th = el("th", { "data-key": c[0] }, c[1] + (key === c[0] ? (table.desc ? " ▼" : " ▲") : ""));
 		th.addEventListener("click", function () {
-			table.desc = table.key === c[0] ? !table.desc : true;
+			table.desc = key === c[0] ? !table.desc : true;
 			table.key = c[0];
-			drawSites(sw);
+			writeHash();
+			drawTable(sw);
 		});
 		head.appendChild(th);
 	}
 	t.appendChild(head);
+}
+/* Draws the chosen table; returns its rows as the state shows them (the first ones, raw values). */
+function drawTable(sw) {
+	const name = table.name, cols = tableColumns(name), key = tableKey(name);
+	const all = tableRows(name, sw).sort(compareBy(key, table.desc));
+	const rows = all.slice(0, TABLE_ROWS);
+	const t = el("table", { id: "sites-table", "data-table": name });
+	drawTableHead(t, cols, key, sw);
 	for (const r of rows) {
 		const tr = el("tr");
-		for (const c of cols) {
-			const v = r[c[0]];
-			const bytes = typeof v === "number" && !(c[0] === "count" || (c[0] === "w" && state.weight === "count"));
-			tr.appendChild(el("td", { class: typeof v === "number" ? "num" : "" }, bytes ? human(v) : String(v)));
-		}
-		tr.title = r.names.join("\n");
-		tr.addEventListener("click", function () {	/* its frames in the flame graph */
-			state.search = "^" + r.site.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "$";
-			document.getElementById("search").value = state.search;
-			update();
-		});
+		for (const c of cols)
+			tr.appendChild(el("td", { class: c[2] ? "num" : "" }, cellText(r[c[0]], c[2])));
+		if (r.path) {
+			tr.title = r.path.map(function (f) { return D.frames[f][0]; }).reverse().join("\n");
+			tr.classList.add("site");
+			tr.addEventListener("click", function () { siteFocus(r); });
+		} else if (r.cmdline)
+			tr.title = r.cmdline.join(" ");
 		t.appendChild(tr);
 	}
-	document.getElementById("sites").replaceChildren(t);
+	const tabs = el("div", { id: "tables-tabs" });
+	for (const n of [["sites", "top sites"], ["leaks", "leaks by site"], ["exes", "executables"],
+			 ["procs", "processes"]]) {
+		const b = el("button", { id: "tab-" + n[0], class: n[0] === name ? "tab on" : "tab" }, n[1]);
+		b.addEventListener("click", function () {
+			Object.assign(table, { name: n[0], key: null, desc: true });
+			writeHash();
+			drawTable(sw);
+		});
+		tabs.appendChild(b);
+	}
+	const note = el("div", { class: "note" }, all.length + " rows" + (all.length > rows.length ? ", the first " +
+			rows.length + " shown" : "") + (name === "sites" || name === "leaks" ?
+			"; click a site for its frames in the flame graph" : ""));
+	document.getElementById("sites").replaceChildren(tabs, note, t);
+	table.shown = { table: name, sort: key, desc: table.desc, rows: all.length, columns: cols.map(function (c) {
+		return c[0]; }), first: rows.slice(0, 20).map(function (r) {
+		return cols.map(function (c) { return r[c[0]]; }); }) };
+	const st = document.getElementById("mt-state");
+	if (st.textContent)
+		st.textContent = JSON.stringify(Object.assign(JSON.parse(st.textContent), { table: table.shown }));
 }
 
 /* ---- the header: report's numbers, report's words ---- */
@@ -551,7 +664,7 @@ function drawControls() {
 	});
 	const reset = el("button", { id: "reset" }, "reset zoom and window");
 	reset.addEventListener("click", function () {
-		Object.assign(state, { from: 0, to: LAST, at: -1, zoom: [], weight: "peak" });
+		Object.assign(state, { from: 0, to: LAST, at: -1, zoom: [], weight: "peak", focus: false });
 		update();
 	});
 	const lab = el("label", {}, " inverted ");
@@ -568,6 +681,7 @@ function describe() {
 function update() {
 	if (state.weight === "live" && state.at < 0)
 		state.weight = "peak";
+	state.focus = state.focus && state.zoom.length > 0;
 	writeHash();
 	document.getElementById("weight").value = state.weight;
 	document.getElementById("invert").checked = state.invert;
@@ -575,13 +689,13 @@ function update() {
 	document.getElementById("search").value = state.search;
 	drawTimeline();
 	const sw = stackWeights(), root = buildTree(sw), f = drawFlame(root);
-	drawSites(sw);
+	drawTable(sw);
 	const out = {
 		weight: state.weight, invert: state.invert, hide: state.hide, search: state.search, zoom: state.zoom,
 		from_ns: EDGES[state.from], to_ns: EDGES[state.to], at_ns: state.at >= 0 ? EDGES[state.at] : null,
 		from: secondsExact(EDGES[state.from]), to: secondsExact(EDGES[state.to]),
 		total: root.w, allocations: root.count, shown: f.shown, shown_name: f.zoomName, matched: f.matched,
-		top: sortedChildren(root).map(function (c) { return c.name; }),
+		top: sortedChildren(root).map(function (c) { return c.name; }), focus: state.focus, table: table.shown,
 	};
 	document.getElementById("status").textContent = " " + WEIGHTS[state.weight] + " " + describe() + ": " +
 		fmtWeight(root.w) + (state.search ? "; search matched " + fmtWeight(f.matched) + " (" +
@@ -596,8 +710,15 @@ function main() {
 	body.appendChild(el("pre", { id: "mt-state", hidden: "" }));
 	drawHeader();
 	drawControls();
+	/* click=SELECTOR (repeatable): clicks on the page's own elements, in order, as a reader would (tests) */
+	const clicks = new URLSearchParams(location.hash.slice(1)).getAll("click");
 	readHash();
 	update();
+	for (const sel of clicks) {
+		const target = document.querySelector(sel);
+		if (target)
+			target.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+	}
 	window.addEventListener("hashchange", function () {
 		readHash();
 		update();
