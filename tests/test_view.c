@@ -25,6 +25,7 @@ static char dir[256];		/* the recording */
 static char page[300];		/* its page */
 static char tree_dir[256];	/* tests/progs/alloc_tree recorded: 4 processes, 6 images, temporaries */
 static char tree_page[300];
+static char big_page[300];	/* tests/progs/tree_fork_100's: 101 processes of one executable */
 static char from_s[32], to_s[32];	/* phase 2's start and phase 3's, "S.NNNNNNNNN" */
 
 /* ---- helpers ---- */
@@ -128,7 +129,7 @@ static void assert_table(const char *st, const char *head, const char *first)
 		fail_msg("no %s in %s", first, st);
 }
 
-static char *report_json(const char *name, const char *from, const char *to)
+static char *report_json_of(char *dir, const char *name, const char *from, const char *to)
 {
 	char *win[] = { MT_BINARY, "report", "--json", "--sites", "0", "--from", (char *)from, "--to", (char *)to,
 			dir, NULL };
@@ -138,6 +139,11 @@ static char *report_json(const char *name, const char *from, const char *to)
 	snprintf(out, sizeof(out), "%s/%s.json", mt_test_root, name);
 	assert_int_equal(mt_test__run(from ? win : all, out, NULL), 0);
 	return mt_test__read_file(out);
+}
+
+static char *report_json(const char *name, const char *from, const char *to)
+{
+	return report_json_of(dir, name, from, to);
 }
 
 static int setup(void **state)
@@ -347,6 +353,72 @@ static void test_view_tables_tree(void **state)
 	free(st);
 }
 
+/* The flame graph with a root per process, then per executable: each process's allocations as report has them. */
+static void test_view_roots(void **state)
+{
+	char at[32], *st, *rep;
+	uint64_t at_ns;
+
+	(void)state;
+	if (!have_chromium())
+		return;
+	st = open_page_of(tree_page, "roots-proc", "weight=bytes&roots=proc");
+	assert_int_equal(num_after(st, "total"), 82176);
+	/* the parent (3 x 3001 B and stdout's 4096 B), the fork child, the vfork child (2 x 3005 B, then 7 x 3003 B
+	 * after its exec), the spawned one: by pid, so in this order */
+	assert_non_null(strstr(st, " alloc_tree\",13099,4],[\""));
+	assert_non_null(strstr(st, " alloc_tree\",15010,5],[\""));
+	assert_non_null(strstr(st, " alloc_tree\",27031,9],[\""));
+	assert_non_null(strstr(st, " alloc_tree\",27036,9]]"));
+	free(st);
+	st = open_page_of(tree_page, "roots-exe", "weight=bytes&roots=exe&invert=1");
+	assert_non_null(strstr(st, "\"root_weights\":[[\"alloc_tree\",82176,27]]"));
+	free(st);
+	/* the peak (6010 B) is the vfork child's two blocks, which its exec discards */
+	st = open_page_of(tree_page, "roots-peak", "roots=proc");
+	assert_int_equal(num_after(st, "total"), 6010);
+	assert_non_null(strstr(st, " alloc_tree\",6010,9],[\""));
+	free(st);
+	/* one root: the processes' parts added up by stack, what was live at an instant as report --to has it */
+	st = open_page_of(tree_page, "tree-instant", "at=90000000");
+	at_ns = num_after(st, "at_ns");
+	snprintf(at, sizeof(at), "%" PRIu64 ".%09" PRIu64, at_ns / 1000000000, at_ns % 1000000000);
+	rep = report_json_of(tree_dir, "tree-instant", "0", at);
+	assert_int_equal(num_after(st, "total"), num_after(rep, "still_live_bytes"));
+	free(rep);
+	free(st);
+	/* a process's row clicked: its root, zoomed */
+	st = open_page_of(tree_page, "roots-row", "weight=bytes&table=procs&" TH("allocated_bytes") "&" ROW);
+	assert_non_null(strstr(st, "\"roots\":\"proc\""));
+	assert_non_null(strstr(st, "\"focus\":true"));
+	assert_int_equal(num_after(st, "shown"), 27036);
+	free(st);
+}
+
+/* A tree of 101 processes: the timeline draws one line for their executable; its root has their allocations. */
+static void test_view_big_tree_groups(void **state)
+{
+	char big[256];
+	char *rec[] = { MT_BINARY, "record", "-q", "--stacks", "--no-rss", "-o", big, "--", PROG("tree_fork_100"),
+			NULL };
+	char *view[] = { MT_BINARY, "view", "-o", big_page, big, NULL };
+	char *st;
+
+	(void)state;
+	if (!have_chromium())
+		return;
+	snprintf(big, sizeof(big), "%s/big", mt_test_root);
+	snprintf(big_page, sizeof(big_page), "%s/big.html", mt_test_root);
+	assert_int_equal(mt_test__run(rec, "/dev/null", NULL), 0);
+	assert_int_equal(mt_test__run(view, "/dev/null", NULL), 0);
+	st = open_page_of(big_page, "big-tree", "weight=bytes&roots=exe");
+	assert_non_null(strstr(st, "\"timeline_groups\":[[\"tree_fork_100\",101,"));
+	assert_int_equal(num_after(st, "timeline_series"), 2);	/* the executable's line and the total */
+	/* 100 blocks of 2000 + i bytes, all the parent's */
+	assert_non_null(strstr(st, "\"root_weights\":[[\"tree_fork_100\",204950,100]]"));
+	free(st);
+}
+
 /* ---- bad input ---- */
 
 /* -o onto a symlink replaces the link, never writes through it; a missing DIR is one error line and exit 2. */
@@ -387,6 +459,8 @@ int main(void)
 		cmocka_unit_test(test_view_tables),
 		cmocka_unit_test(test_view_table_row_zooms),
 		cmocka_unit_test_setup(test_view_tables_tree, setup_tree),
+		cmocka_unit_test(test_view_roots),
+		cmocka_unit_test(test_view_big_tree_groups),
 		cmocka_unit_test(test_view_bad_input),
 	};
 

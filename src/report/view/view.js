@@ -53,7 +53,7 @@ function svgTitle(node, text) {
 /* ---- state: the window, the instant, the weight, search, zoom, inverted; mirrored in location.hash ---- */
 
 const state = { weight: "peak", from: 0, to: LAST, at: -1, search: "", zoom: [], invert: false, hide: false,
-		focus: false };
+		focus: false, roots: "one" };
 
 /* The edge at or before ns (up: at or after). */
 function edgeOf(ns, up) {
@@ -82,6 +82,7 @@ function readHash() {
 	state.invert = h.get("invert") === "1";
 	state.hide = h.get("hide") === "1";
 	state.focus = h.get("focus") === "1" && state.zoom.length > 0;
+	state.roots = ["exe", "proc"].includes(h.get("roots")) ? h.get("roots") : "one";
 	if (["sites", "leaks", "exes", "procs"].includes(h.get("table")))
 		table.name = h.get("table");
 	table.key = h.get("sort");
@@ -106,6 +107,8 @@ function writeHash() {
 		h.set("hide", "1");
 	if (state.focus)
 		h.set("focus", "1");
+	if (state.roots !== "one")
+		h.set("roots", state.roots);
 	if (table.name !== "sites")
 		h.set("table", table.name);
 	if (table.key)
@@ -118,25 +121,40 @@ function writeHash() {
 /* ---- weights by stack, from the steps (changes at each edge) ---- */
 
 /* {w: the chosen weight, count: allocations in the window} by stack index. */
-function stackWeights() {
-	const n = D.stacks.length, w = new Float64Array(n), count = new Float64Array(n), s = D.steps;
-	if (state.weight === "peak" || state.weight === "leaked") {
-		const src = state.weight === "peak" ? D.stack_peak : D.stack_leaked;
+/* The same over steps (quintuples edge, index, allocations, bytes, live bytes) of n indexes; whole(i): index i's
+ * whole-run weight, for peak and leaked. */
+function weightsOf(steps, n, whole) {
+	const w = new Float64Array(n), count = new Float64Array(n);
+	if (state.weight === "peak" || state.weight === "leaked")
 		for (let i = 0; i < n; i++)
-			w[i] = src[i];
-	}
-	for (let k = 0; k < s.length; k += 5) {
-		const edge = s[k], st = s[k + 1];
+			w[i] = whole(i);
+	for (let k = 0; k < steps.length; k += 5) {
+		const edge = steps[k], st = steps[k + 1];
 		if (edge > state.from && edge <= state.to)
-			count[st] += s[k + 2];
+			count[st] += steps[k + 2];
 		if (state.weight === "bytes" && edge > state.from && edge <= state.to)
-			w[st] += s[k + 3];
+			w[st] += steps[k + 3];
 		else if (state.weight === "live" && edge <= state.at)
-			w[st] += s[k + 4];
+			w[st] += steps[k + 4];
 	}
 	if (state.weight === "count")
 		w.set(count);
 	return { w: w, count: count };
+}
+function stackWeights() {
+	const src = state.weight === "peak" ? D.stack_peak : D.stack_leaked;
+	const sw = weightsOf(D.steps, D.stacks.length, function (i) { return src[i]; });
+	if (!D.cells)
+		return sw;
+	/* a tree's page has no "steps": the cells add up to them (processes' parts of each stack) */
+	const cw = cellWeights(), whole = state.weight === "peak" || state.weight === "leaked";
+	for (let i = 0; i < cw.w.length; i++) {
+		const stack = D.cells[4 * i + 1];
+		sw.count[stack] += cw.count[i];
+		if (!whole)
+			sw.w[stack] += cw.w[i];
+	}
+	return sw;
 }
 
 /* ---- the flame graph ---- */
@@ -152,24 +170,58 @@ function runtimeHidden(path) {
 	const m = kept.findIndex(function (f) { return D.frames[f][0] === "main"; });
 	return kept.length ? kept.slice(Math.max(m, 0)) : path;
 }
+/* Adds weight w and count n along path (frame indices) under node, after the given root names (none: none). */
+function addPath(root, heads, path, w, n) {
+	const shown = state.hide ? runtimeHidden(path) : path;
+	let node = root;
+	root.w += w;
+	root.count += n;
+	for (const h of heads) {
+		if (!node.children.has(h.name))
+			node.children.set(h.name, Object.assign(newNode(h.name, -2), { colour: h.colour, title: h.title }));
+		node = node.children.get(h.name);
+		node.w += w;
+		node.count += n;
+	}
+	for (const f of state.invert ? shown.slice().reverse() : shown) {
+		const name = D.frames[f][0];
+		if (!node.children.has(name))
+			node.children.set(name, newNode(name, f));
+		node = node.children.get(name);
+		node.w += w;
+		node.count += n;
+	}
+}
+function baseName(path) {
+	return String(path).split("/").pop();
+}
+/* The flame graph's root for process i of D.procs (or the only one): per process or per executable. */
+function procHead(i) {
+	const p = D.procs ? D.procs[i] : [D.report.processes[0].pid, D.report.processes[0].exe];
+	if (state.roots === "exe")
+		return { name: baseName(p[1]), colour: "#b0b8c8", title: p[1] };
+	return { name: p[0] + " " + baseName(p[1]), colour: pidColour(p[0]), title: "pid " + p[0] + " " + p[1] };
+}
+/* By cell of D.cells (a process's part of a stack): the weight and the allocations in the window. */
+function cellWeights() {
+	return weightsOf(D.cell_steps, D.cells.length / 4, function (i) {
+		const stack = D.cells[4 * i + 1];
+		return state.weight === "peak" ? D.cells[4 * i + 2] : D.stack_leaked[stack] ? D.cells[4 * i + 3] : 0;
+	});
+}
 function buildTree(sw) {
 	const root = newNode("all", -1);
+	if (state.roots !== "one" && D.cells) {
+		const cw = cellWeights();
+		for (let i = 0; i < cw.w.length; i++)
+			if (cw.w[i] || cw.count[i])
+				addPath(root, [procHead(D.cells[4 * i])], D.stacks[D.cells[4 * i + 1]], cw.w[i], cw.count[i]);
+		return root;
+	}
+	const heads = state.roots === "one" ? [] : [procHead(0)];
 	D.stacks.forEach(function (path, i) {
-		if (!sw.w[i] && !sw.count[i])
-			return;
-		const shown = state.hide ? runtimeHidden(path) : path;
-		const p = state.invert ? shown.slice().reverse() : shown;
-		let node = root;
-		root.w += sw.w[i];
-		root.count += sw.count[i];
-		for (const f of p) {
-			const name = D.frames[f][0];
-			if (!node.children.has(name))
-				node.children.set(name, newNode(name, f));
-			node = node.children.get(name);
-			node.w += sw.w[i];
-			node.count += sw.count[i];
-		}
+		if (sw.w[i] || sw.count[i])
+			addPath(root, heads, path, sw.w[i], sw.count[i]);
 	});
 	return root;
 }
@@ -194,7 +246,7 @@ function fmtWeight(v) {
 }
 function tooltip(node, total) {
 	const f = node.frame >= 0 ? D.frames[node.frame] : null;
-	let t = node.name + "\n" + fmtWeight(node.w) + ", " + (total ? (100 * node.w / total).toFixed(2) : "0.00") + "%";
+	let t = (node.title || node.name) + "\n" + fmtWeight(node.w) + ", " + (total ? (100 * node.w / total).toFixed(2) : "0.00") + "%";
 	if (state.weight === "bytes" || state.weight === "count")
 		t += "\n" + node.count + " allocations";
 	if (f && f[2])
@@ -236,6 +288,8 @@ function sortedChildren(node) {
 	});
 }
 function frameColour(node) {
+	if (node.colour)
+		return node.colour;
 	const f = node.frame >= 0 ? D.frames[node.frame] : null;
 	if (!f)
 		return "#c0c0c0";
@@ -391,7 +445,20 @@ function siteFocus(r) {
 	}
 	const shown = state.hide ? runtimeHidden(r.path) : r.path;
 	const p = state.invert ? shown.slice().reverse() : shown;
+	state.roots = "one";	/* a site's row adds up every process's part */
 	state.zoom = p.map(function (f) { return D.frames[f][0]; });
+	state.focus = true;
+	update();
+	document.getElementById("flame").scrollIntoView();
+}
+/* A process's or an executable's row: the flame graph with a root for each, zoomed to the row's. */
+function rootFocus(name, r) {
+	state.roots = name === "exes" ? "exe" : "proc";
+	let i = 0;
+	for (let k = 0; D.procs && k < D.procs.length; k++)
+		if (name === "procs" ? D.procs[k][0] === r.pid : D.procs[k][1] === r.exe)
+			i = k;
+	state.zoom = [procHead(i).name];
 	state.focus = true;
 	update();
 	document.getElementById("flame").scrollIntoView();
@@ -425,8 +492,11 @@ function drawTable(sw) {
 			tr.title = r.path.map(function (f) { return D.frames[f][0]; }).reverse().join("\n");
 			tr.classList.add("site");
 			tr.addEventListener("click", function () { siteFocus(r); });
-		} else if (r.cmdline)
-			tr.title = r.cmdline.join(" ");
+		} else {
+			tr.title = (r.cmdline || [r.exe]).join(" ");
+			tr.classList.add("site");
+			tr.addEventListener("click", function () { rootFocus(name, r); });
+		}
 		t.appendChild(tr);
 	}
 	const tabs = el("div", { id: "tables-tabs" });
@@ -522,14 +592,51 @@ function axisLabels(svg, max, right) {
 						  class: right ? "axis rss" : "axis" }, human(Math.round(max * i / 4))));
 	}
 }
+/* As report: above this many process images (MT_EXES_AUTO_ROWS), a line per executable, not per process. */
+const GROUP_ROWS = 12;
+let groupsMemo;
+
+/* A big tree's executables: each one's processes (D.procs, by their last image) and its live bytes at each edge,
+ * its cells' changes added up; by peak, largest first. null for a smaller tree. */
+function exeGroups() {
+	if (groupsMemo !== undefined)
+		return groupsMemo;
+	groupsMemo = null;
+	if (!D.cells || D.report.processes.length <= GROUP_ROWS)
+		return null;
+	const groups = new Map(), s = D.cell_steps;
+	for (const p of D.procs) {
+		if (!groups.has(p[1]))
+			groups.set(p[1], { exe: p[1], procs: 0, live: new Array(EDGES.length).fill(0), peak: 0 });
+		groups.get(p[1]).procs++;
+	}
+	for (let k = 0; k < s.length; k += 5)
+		groups.get(D.procs[D.cells[4 * s[k + 1]]][1]).live[s[k]] += s[k + 4];
+	for (const g of groups.values())
+		for (let i = 0; i < EDGES.length; i++) {
+			g.live[i] += i ? g.live[i - 1] : 0;
+			g.peak = Math.max(g.peak, g.live[i]);
+		}
+	groupsMemo = Array.from(groups.values()).sort(compareBy("peak", true));
+	return groupsMemo;
+}
+function exeColour(exe) {
+	let h = 0;
+	for (const ch of exe)
+		h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+	return "hsl(" + (h % 360) + ",60%,40%)";
+}
 function drawTimelineSeries(svg) {
-	const tl = D.timeline;
+	const tl = D.timeline, groups = exeGroups();
 	const max = tl.peak ? tl.peak.bytes : Math.max.apply(null, tl.total.concat([1]));
 	axisLabels(svg, max, false);
-	for (const p of tl.processes)
+	for (const g of groups || [])
+		svg.appendChild(polyline(EDGES, g.live, max, exeColour(g.exe), "series exe", g.exe + ": " + g.procs +
+					 " processes, peak " + human(g.peak) + " at an edge"));
+	for (const p of groups ? [] : tl.processes)
 		svg.appendChild(polyline(tl.t_ns, p.live_bytes, max, pidColour(p.pid), "series",
 					 p.pid + " " + p.exe + ": peak " + human(p.peak_bytes)));
-	if (tl.others)
+	if (tl.others && !groups)
 		svg.appendChild(polyline(tl.t_ns, tl.others, max, "#999", "series", "other processes"));
 	svg.appendChild(polyline(tl.t_ns, tl.total, max, "#000", "series total", "total live heap"));
 	if (tl.rss) {
@@ -622,7 +729,12 @@ function drawTimeline() {
 		update();
 	});
 	const legend = el("div", { class: "legend" });
-	for (const p of D.timeline.processes) {
+	for (const g of exeGroups() || []) {
+		const s = el("span", { class: "key" }, baseName(g.exe) + " (" + g.procs + " processes)");
+		s.style.borderColor = exeColour(g.exe);
+		legend.appendChild(s);
+	}
+	for (const p of exeGroups() ? [] : D.timeline.processes) {
 		const s = el("span", { class: "key" }, p.pid + " " + p.exe.split("/").pop());
 		s.style.borderColor = pidColour(p.pid);
 		legend.appendChild(s);
@@ -669,7 +781,15 @@ function drawControls() {
 	});
 	const lab = el("label", {}, " inverted ");
 	lab.appendChild(inv);
-	box.replaceChildren(sel, lab, hideLab, search, reset, el("span", { id: "status" }));
+	const roots = el("select", { id: "roots" });
+	for (const r of [["one", "one root"], ["exe", "a root per executable"], ["proc", "a root per process"]])
+		roots.appendChild(el("option", { value: r[0] }, r[1]));
+	roots.addEventListener("change", function () {
+		state.roots = roots.value;
+		state.zoom = [];
+		update();
+	});
+	box.replaceChildren(sel, roots, lab, hideLab, search, reset, el("span", { id: "status" }));
 }
 function describe() {
 	if (state.weight === "live")
@@ -686,6 +806,7 @@ function update() {
 	document.getElementById("weight").value = state.weight;
 	document.getElementById("invert").checked = state.invert;
 	document.getElementById("hide").checked = state.hide;
+	document.getElementById("roots").value = state.roots;
 	document.getElementById("search").value = state.search;
 	drawTimeline();
 	const sw = stackWeights(), root = buildTree(sw), f = drawFlame(root);
@@ -696,6 +817,9 @@ function update() {
 		from: secondsExact(EDGES[state.from]), to: secondsExact(EDGES[state.to]),
 		total: root.w, allocations: root.count, shown: f.shown, shown_name: f.zoomName, matched: f.matched,
 		top: sortedChildren(root).map(function (c) { return c.name; }), focus: state.focus, table: table.shown,
+		timeline_groups: (exeGroups() || []).map(function (g) { return [baseName(g.exe), g.procs, g.peak]; }),
+		timeline_series: document.querySelectorAll("#timeline-svg .series").length,
+		roots: state.roots, root_weights: sortedChildren(root).map(function (c) { return [c.name, c.w, c.count]; }),
 	};
 	document.getElementById("status").textContent = " " + WEIGHTS[state.weight] + " " + describe() + ": " +
 		fmtWeight(root.w) + (state.search ? "; search matched " + fmtWeight(f.matched) + " (" +
