@@ -120,6 +120,8 @@ static void dump_syscall(struct mt_json *j, const struct mt_syscall *s)
 	if (s->sys == MT_SYS_MMAP || s->sys == MT_SYS_MREMAP || !name)
 		mt_json__kv_u64(j, "flags", s->flags);
 	mt_json__kv_i64(j, "ret", s->ret);
+	if (s->origin)	/* not in earlier writers' records */
+		mt_json__kv_string(j, "by", s->origin == MT_SYS_ORIGIN_ALLOCATOR ? "allocator" : "program");
 }
 
 static void dump_exec(struct mt_json *j, const struct mt_exec *e)
