@@ -2654,7 +2654,7 @@ static void test_rss_report(void **state)
 	assert_non_null(mem);
 	assert_int_equal(mt_report__json(mem, f->m), 0);
 	fclose(mem);
-	assert_non_null(strstr(out, "\"peak_rss_bytes\": 4194304,\n    \"peak_rss_ts_ns\": 0,\n    \"rss_records\": 2\n"));
+	assert_non_null(strstr(out, "\"peak_rss_bytes\": 4194304,\n    \"peak_rss_ts_ns\": 0,\n    \"rss_records\": 2,\n"));
 	assert_non_null(strstr(out, "\"peak_rss_bytes\": 4194304,\n      \"peak_rss_ts_ns\": 0,\n"));
 	free(out);
 	mem = open_memstream(&out, &len);

@@ -346,6 +346,25 @@ static void text_heap(FILE *f, const struct mt_model *m, const struct mt_report_
 		blocks_text(f, "still live:", h->still_live_allocations, h->still_live_bytes, still_live_why(t, x));
 }
 
+static bool mapped_any(const struct mt_mapped_stats *s)
+{
+	return s->peak_program_bytes || s->peak_allocator_bytes;
+}
+
+/* Anonymous private mappings in total: the program's apart from the allocators' own, which hold the heap. */
+static void text_mapped(FILE *f, const struct mt_mapped_stats *s)
+{
+	char a[HSIZE], b[HSIZE];
+
+	if (!mapped_any(s))
+		return;
+	fprintf(f, "  %-20s%s at the end, peak %s at %" PRIu64 ".%06" PRIu64 " s (anonymous private)\n",
+		"mapped by program:", size_text(a, s->end_program_bytes), size_text(b, s->peak_program_bytes),
+		s->peak_program_ts_ns / 1000000000, s->peak_program_ts_ns % 1000000000 / 1000);
+	fprintf(f, "  %-20s%s at the end, peak %s (mapped inside allocator calls, for the heap)\n",
+		"allocator-held:", size_text(a, s->end_allocator_bytes), size_text(b, s->peak_allocator_bytes));
+}
+
 static void text_totals(FILE *f, const struct mt_model *m, const size_t *rows, size_t nrows,
 			const struct mt_report_extra *x)
 {
@@ -366,6 +385,7 @@ static void text_totals(FILE *f, const struct mt_model *m, const size_t *rows, s
 	fprintf(f, "  %-20smmap %" PRIu64 " (%s), ", "mappings:", h->mmap_calls, mt_format__human(a, h->mmap_bytes));
 	fprintf(f, "munmap %" PRIu64 " (%s), mremap %" PRIu64 ", brk %" PRIu64 " (not heap)\n",
 		h->munmap_calls, mt_format__human(b, h->munmap_bytes), h->mremap_calls, h->brk_calls);
+	text_mapped(f, &t->mapped);
 	if (t->rss.records)
 		fprintf(f, "  %-20s%s at %" PRIu64 ".%06" PRIu64 " s (resident: anon + file + shmem, summed over "
 			"processes)\n", "peak RSS:", size_text(a, t->rss.peak_rss_bytes),
@@ -468,6 +488,29 @@ static void text_rss_rows(FILE *f, const struct mt_model *m, const size_t *rows,
 	}
 }
 
+/* Each row's anonymous private mappings, when the recording has any: held at its end, and peaks. */
+static void text_mapped_rows(FILE *f, const struct mt_model *m, const size_t *rows, size_t nrows)
+{
+	const struct mt_mapped_stats *s;
+	char a[HSIZE], b[HSIZE], c[HSIZE], d[HSIZE];
+	size_t i;
+
+	if (!mapped_any(&mt_model__totals(m)->mapped))
+		return;
+	fprintf(f, "\nanonymous private mappings (program; allocator-held):\n%7s %3s %10s %10s %10s %10s  %s\n", "PID",
+		"IMG", "PROGRAM", "PEAK", "ALLOCATOR", "PEAK", "EXE");
+	for (i = 0; i < nrows; i++) {
+		const struct mt_image *img = mt_model__image(m, rows[i]);
+
+		s = &img->mapped;
+		fprintf(f, "%7" PRIu32 " %3" PRIu32 " %10s %10s %10s %10s  ", img->pid, img->image,
+			mt_format__human(a, s->end_program_bytes), mt_format__human(b, s->peak_program_bytes),
+			mt_format__human(c, s->end_allocator_bytes), mt_format__human(d, s->peak_allocator_bytes));
+		put_text(f, img->exe[0] ? img->exe : "-");
+		fputc('\n', f);
+	}
+}
+
 int mt_report__text_with(FILE *f, const struct mt_model *m, const char *label, const struct mt_report_extra *x)
 {
 	size_t nrows, *rows = row_order(m, &nrows);
@@ -485,6 +528,7 @@ int mt_report__text_with(FILE *f, const struct mt_model *m, const char *label, c
 		} else {
 			text_rows(f, m, rows, nrows, x);
 			text_rss_rows(f, m, rows, nrows);
+			text_mapped_rows(f, m, rows, nrows);
 		}
 	}
 	free(rows);
@@ -606,6 +650,21 @@ static void json_rss(struct mt_json *j, const struct mt_rss_stats *r, bool any)
 	mt_json__kv_u64(j, "rss_records", r->records);
 }
 
+/* Anonymous private mappings' keys, each term: now, peaks, held at the end (a row's: its image's own). */
+static void json_mapped(struct mt_json *j, const struct mt_mapped_stats *s)
+{
+	mt_json__key(j, "mapped");
+	mt_json__begin_object(j);
+	mt_json__kv_u64(j, "program_bytes", s->program_bytes);
+	mt_json__kv_u64(j, "allocator_bytes", s->allocator_bytes);
+	mt_json__kv_u64(j, "end_program_bytes", s->end_program_bytes);
+	mt_json__kv_u64(j, "end_allocator_bytes", s->end_allocator_bytes);
+	mt_json__kv_u64(j, "peak_program_bytes", s->peak_program_bytes);
+	mt_json__kv_u64(j, "peak_program_ts_ns", s->peak_program_ts_ns);
+	mt_json__kv_u64(j, "peak_allocator_bytes", s->peak_allocator_bytes);
+	mt_json__end_object(j);
+}
+
 static void json_totals(struct mt_json *j, const struct mt_model *m, const struct mt_report_extra *x)
 {
 	const struct mt_session_info *si = mt_model__session(m);
@@ -651,6 +710,7 @@ static void json_totals(struct mt_json *j, const struct mt_model *m, const struc
 	if (t->stacks)
 		mt_json__kv_u64(j, "stacks_withheld", t->stacks_withheld);
 	json_rss(j, &t->rss, t->rss.records);
+	json_mapped(j, &t->mapped);
 	mt_json__end_object(j);
 }
 
@@ -700,6 +760,7 @@ static void json_row(struct mt_json *j, const struct mt_model *m, size_t idx, co
 		mt_json__kv_null(j, "signal");
 	json_heap(j, &img->heap, sup_n, sup_b, x->filter && mt_filter__has_window(x->filter));
 	json_rss(j, &img->rss, mt_model__totals(m)->rss.records);
+	json_mapped(j, &img->mapped);
 	if (mt_model__session(m)->attached)	/* record --pid */
 		mt_json__kv_u64(j, "pre_attach_frees", img->heap.pre_attach_frees);
 	mt_json__end_object(j);
