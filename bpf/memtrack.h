@@ -308,6 +308,7 @@ struct mt_exit {
 /* Stamped at the thread's exit, after its last allocator record (a higher sequence number): the model ends the
  * thread's trailing releases of blocks never seen (glibc frees its tcache struct as a thread's last call). */
 #define MT_THREAD_EXIT_GROUP 1	/* the thread died with its whole process (exit_group, a fatal signal): libc ran nothing */
+#define MT_THREAD_EXIT_LAST 2	/* the process's last thread: its address space ends here (0 from earlier writers) */
 
 struct mt_thread_exit {
 	struct mt_rec_hdr hdr;

@@ -638,6 +638,27 @@ static void test_mapped_fork_exec(void **state)
 	assert_int_equal(t->mapped.end_program_bytes, 3 * PG + PG);
 }
 
+/* A process's mappings end at its last thread's exit (BPF's record), not later at the tracer's exit record. */
+static void test_mapped_last_thread(void **state)
+{
+	struct mt_thread_exit t = { .flags = MT_THREAD_EXIT_GROUP | MT_THREAD_EXIT_LAST };
+	struct fix *f = *state;
+	const struct mt_proc *p;
+
+	start_session(f, 10);
+	put_mmap(&f->s, T0 + 1, 10, MAP_A, 2 * PG, MT_SYS_ORIGIN_PROGRAM);
+	put_fork(&f->s, T0 + 2, 10, 11);
+	hdr_init(&t.hdr, MT_REC_THREAD_EXIT, sizeof(t), T0 + 3, 11, 11);
+	put(&f->s, &t, sizeof(t));
+	put_fork(&f->s, T0 + 4, 10, 12);
+	put_exit(&f->s, T0 + 5, 11, EXITED(0));
+	p = finish_and_find(f, 11);
+	assert_mapped(&p->mapped, 0, 0);
+	assert_int_equal(p->mapped.end_program_bytes, 2 * PG);
+	assert_int_equal(mt_model__image(f->m, 1)->mapped.end_program_bytes, 2 * PG);
+	assert_int_equal(mt_model__totals(f->m)->mapped.peak_program_bytes, 4 * PG);
+}
+
 /* An earlier writer's record: 80 bytes, no origin, no stack; its mapping is the program's. */
 static void test_mapped_v1_record(void **state)
 {
@@ -2697,6 +2718,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mapped_overlaps, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_mapped_fork_exec, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_mapped_v1_record, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_mapped_last_thread, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_end_malformed_drops, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_attach_failed, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_pid_reuse, fix_setup, fix_teardown),

@@ -503,7 +503,8 @@ static int image_end(struct mt_model *m, struct proc *p, enum mt_blocks_end how,
 	if (img->pub.end == MT_IMAGE_LIVE) {
 		err = image_collect(m, p, how == MT_BLOCKS_EXIT);
 		if (how == MT_BLOCKS_EXIT) {
-			mapped_end(m, p, true, ts);
+			if (!p->vm_gone)
+				mapped_end(m, p, true, ts);
 			img->pub.end = MT_IMAGE_EXIT;
 			img->pub.end_ns = ts;
 		} else {
@@ -552,6 +553,11 @@ static void apply_thread_exit(struct mt_model *m, const struct mt_thread_exit *t
 	struct mt_blocks_acct ac;
 
 	m->tot.thread_exits++;
+	if (p && (t->flags & MT_THREAD_EXIT_LAST) && !p->pub.exited && !p->vm_gone) {
+		/* the kernel's moment, where the tracer's exit record may come after the parent's next fork */
+		mapped_end(m, p, true, t->hdr.ts_ns);
+		p->vm_gone = true;
+	}
 	if (!p || (t->flags & MT_THREAD_EXIT_GROUP))
 		return;
 	ac = image_acct(m, p);

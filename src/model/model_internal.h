@@ -31,6 +31,7 @@ struct proc {
 	uint64_t rss_in_tot;		/* what its resident memory adds to tot.rss now */
 	struct mt_mapped *mapped;	/* its address space's anonymous private mappings */
 	struct proc *vm_parent;		/* a vfork child until its exec: the process whose address space it runs in */
+	bool vm_gone;			/* its last thread ended (MT_THREAD_EXIT_LAST): its mappings ended there */
 	uint64_t mapped_in_tot[MT_MAPPED__COUNT];	/* what its mappings add to tot.mapped now */
 };
 

@@ -160,6 +160,8 @@ static void dump_thread_exit(struct mt_json *j, const struct mt_thread_exit *t)
 {
 	mt_json__kv_string(j, "event", "thread_exit");
 	mt_json__kv_bool(j, "with_process", t->flags & MT_THREAD_EXIT_GROUP);
+	if (t->flags & MT_THREAD_EXIT_LAST)	/* not in earlier writers' records */
+		mt_json__kv_bool(j, "last", true);
 }
 
 static void dump_rss(struct mt_json *j, const struct mt_rss *r)
