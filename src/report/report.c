@@ -488,29 +488,6 @@ static void text_rss_rows(FILE *f, const struct mt_model *m, const size_t *rows,
 	}
 }
 
-/* Each row's anonymous private mappings, when the recording has any: held at its end, and peaks. */
-static void text_mapped_rows(FILE *f, const struct mt_model *m, const size_t *rows, size_t nrows)
-{
-	const struct mt_mapped_stats *s;
-	char a[HSIZE], b[HSIZE], c[HSIZE], d[HSIZE];
-	size_t i;
-
-	if (!mapped_any(&mt_model__totals(m)->mapped))
-		return;
-	fprintf(f, "\nanonymous private mappings (program; allocator-held):\n%7s %3s %10s %10s %10s %10s  %s\n", "PID",
-		"IMG", "PROGRAM", "PEAK", "ALLOCATOR", "PEAK", "EXE");
-	for (i = 0; i < nrows; i++) {
-		const struct mt_image *img = mt_model__image(m, rows[i]);
-
-		s = &img->mapped;
-		fprintf(f, "%7" PRIu32 " %3" PRIu32 " %10s %10s %10s %10s  ", img->pid, img->image,
-			mt_format__human(a, s->end_program_bytes), mt_format__human(b, s->peak_program_bytes),
-			mt_format__human(c, s->end_allocator_bytes), mt_format__human(d, s->peak_allocator_bytes));
-		put_text(f, img->exe[0] ? img->exe : "-");
-		fputc('\n', f);
-	}
-}
-
 int mt_report__text_with(FILE *f, const struct mt_model *m, const char *label, const struct mt_report_extra *x)
 {
 	size_t nrows, *rows = row_order(m, &nrows);
@@ -528,7 +505,6 @@ int mt_report__text_with(FILE *f, const struct mt_model *m, const char *label, c
 		} else {
 			text_rows(f, m, rows, nrows, x);
 			text_rss_rows(f, m, rows, nrows);
-			text_mapped_rows(f, m, rows, nrows);
 		}
 	}
 	free(rows);
