@@ -77,6 +77,21 @@ enum mt_sys {
 	MT_SYS_BRK,
 };
 
+/* mt_syscall.origin: whether the thread was inside an allocator call (calls.bpf.h's call in flight) at the syscall.
+ * A mapping made there is the allocator's, for its heap: glibc's arenas and large blocks, jemalloc's, mimalloc's
+ * and tcmalloc's extents. */
+enum mt_sys_origin {
+	MT_SYS_ORIGIN_UNKNOWN = 0,	/* an earlier writer's record: counted as the program's */
+	MT_SYS_ORIGIN_PROGRAM,
+	MT_SYS_ORIGIN_ALLOCATOR,
+};
+
+/* The mmap and mremap flags the books of anonymous private mappings read (x86-64's uapi values). */
+#define MT_MAP_TYPE 0x0f		/* MAP_SHARED 1, MAP_PRIVATE 2, MAP_SHARED_VALIDATE 3 */
+#define MT_MAP_PRIVATE 0x02
+#define MT_MAP_ANONYMOUS 0x20
+#define MT_MREMAP_DONTUNMAP 4		/* the old range stays mapped (emptied) */
+
 enum mt_allocator {
 	MT_ALLOCATOR_GLIBC = 1,
 	MT_ALLOCATOR_JEMALLOC,
@@ -257,7 +272,8 @@ struct mt_syscall {
 	__u32 flags;		/* mmap, mremap */
 	__s64 ret;		/* raw syscall return (negative errno on failure) */
 	__u8 sys;		/* enum mt_sys */
-	__u8 _pad[7];
+	__u8 origin;		/* enum mt_sys_origin: who made the call (0 in artifacts of earlier writers) */
+	__u8 _pad[6];
 };
 
 #define MT_FORK_SHARED_VM 1	/* vfork, posix_spawn: the child runs in its parent's memory until it execs */
@@ -287,6 +303,7 @@ struct mt_exit {
 /* Stamped at the thread's exit, after its last allocator record (a higher sequence number): the model ends the
  * thread's trailing releases of blocks never seen (glibc frees its tcache struct as a thread's last call). */
 #define MT_THREAD_EXIT_GROUP 1	/* the thread died with its whole process (exit_group, a fatal signal): libc ran nothing */
+#define MT_THREAD_EXIT_LAST 2	/* the process's last thread: its address space ends here (0 from earlier writers) */
 
 struct mt_thread_exit {
 	struct mt_rec_hdr hdr;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* syscalls.bpf.h — BPF-only: the memory syscalls of tracked processes (mmap, munmap, brk, mremap) at their exit,
- * mprotect and mmap for the watcher, and write for the control FIFO. */
+ * with who made them (the program, or an allocator call in flight), mprotect and mmap for the watcher, and write
+ * for the control FIFO. */
 #ifndef MEMTRACK_SYSCALLS_BPF_H
 #define MEMTRACK_SYSCALLS_BPF_H
 
@@ -11,6 +12,7 @@
 
 #include "core.bpf.h"
 #include "callers.bpf.h"
+#include "calls.bpf.h"
 #include "control.bpf.h"
 #include "watch.bpf.h"
 
@@ -99,6 +101,14 @@ static __always_inline void sys__watch(__u8 kind, const struct mt_sysargs *a, lo
 	}
 }
 
+/* A mapping made inside an allocator call is the allocator's, for its heap; any other is the program's. */
+static __always_inline __u8 sys__origin(void)
+{
+	struct mt_call *c = call__state(bpf_get_current_task_btf(), 0);
+
+	return c && c->depth ? MT_SYS_ORIGIN_ALLOCATOR : MT_SYS_ORIGIN_PROGRAM;
+}
+
 static __always_inline int sys__exit(long id, long ret, struct pt_regs *regs)
 {
 	__u8 kind = sys__kind(id);
@@ -114,6 +124,7 @@ static __always_inline int sys__exit(long id, long ret, struct pt_regs *regs)
 	e = kind == SYS_WATCH_ONLY ? NULL : rec__reserve(sizeof(*e), MT_REC_SYSCALL);
 	if (e) {
 		sys__fill(e, kind, &a, ret);
+		e->origin = sys__origin();
 		__builtin_memset(e->_pad, 0, sizeof(e->_pad));
 		rec__submit(e, sizeof(*e));
 	}

@@ -84,7 +84,7 @@ int BPF_PROG(process_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 }
 
 /* Runs on the exiting thread after its last call: its record takes a number above every one of its allocations. */
-static __always_inline void thread_exit__emit(struct task_struct *p, __u32 tgid, __u32 tid)
+static __always_inline void thread_exit__emit(struct task_struct *p, __u32 tgid, __u32 tid, bool group_dead)
 {
 	struct mt_thread_exit *t;
 
@@ -94,6 +94,7 @@ static __always_inline void thread_exit__emit(struct task_struct *p, __u32 tgid,
 	if (!t)
 		return;
 	t->flags = BPF_CORE_READ(p, signal, flags) & MT_SIGNAL_GROUP_EXIT ? MT_THREAD_EXIT_GROUP : 0;
+	t->flags |= group_dead ? MT_THREAD_EXIT_LAST : 0;
 	t->_pad = 0;
 	rec__submit(t, sizeof(*t));
 }
@@ -104,7 +105,7 @@ int BPF_PROG(process_exit, struct task_struct *p, bool group_dead)
 	__u32 tgid, tid;
 
 	current__ids_of(p, &tgid, &tid);
-	thread_exit__emit(p, tgid, tid);
+	thread_exit__emit(p, tgid, tid, group_dead);
 	calls__on_exit(p);
 	if (group_dead) {
 		rss__on_exit(p, tgid, tid);

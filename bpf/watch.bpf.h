@@ -12,7 +12,6 @@
 
 #define MT_KNOWN_FILES_MAX 16384
 #define MT_PROT_EXEC 0x4
-#define MT_MAP_ANONYMOUS 0x20
 #define MT_SIGCHLD 17
 #define MT_SIGSTOP 19
 #define MT_SIGURG 23

@@ -25,6 +25,7 @@ VOLATILE = [
     # What the machine's libraries and loader cache make of the mappings and the resident memory.
     (re.compile(r"^(\s*mappings:.*)$", re.M), lambda m: re.sub(r"\([^)]*\)", "(X)", m.group(1))),
     (re.compile(r"^(\s*peak RSS:).*$", re.M), r"\1 X"),
+    (re.compile(r"^(\s*(mapped by program|allocator-held):).*$", re.M), r"\1 X"),
     # A row of the resident memory table: PID, IMG, PEAK RSS, AT.
     (re.compile(r"^\s*\d+\s+\d+\s+[\d.]+ (B|KiB|MiB|GiB)\s+[\d.]+\s", re.M), "P I R T "),
     # A row of the process table: PID, PPID, IMG, STATUS.

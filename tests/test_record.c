@@ -532,6 +532,87 @@ static void test_memory_syscalls(void **state)
 	memory_syscalls__check(dir);
 }
 
+/* The root's break as mapped_books's records give it: the first one seen and the last, page-rounded. */
+struct brk_span {
+	uint32_t root;
+	uint64_t first, last;
+	uint64_t by_allocator;	/* brk calls the allocator made */
+};
+
+static int brk_span__on_record(const struct mt_rec_hdr *h, void *ctx)
+{
+	const struct mt_syscall *e = (const void *)h;
+	struct brk_span *b = ctx;
+
+	if (h->type != MT_REC_SYSCALL || h->pid != b->root || e->sys != MT_SYS_BRK)
+		return 0;
+	if (!b->first)
+		b->first = (e->ret + 4095) & ~4095ull;
+	b->last = (e->ret + 4095) & ~4095ull;
+	b->by_allocator += e->origin == MT_SYS_ORIGIN_ALLOCATOR;
+	return 0;
+}
+
+/* The image of pid numbered image. */
+static const struct mt_image *image_of(const struct mt_model *m, uint32_t pid, uint32_t image)
+{
+	size_t i;
+
+	for (i = 0; i < mt_model__nr_images(m); i++)
+		if (mt_model__image(m, i)->pid == pid && mt_model__image(m, i)->image == image)
+			return mt_model__image(m, i);
+	fail_msg("no image %u of pid %u", image, pid);
+	return NULL;
+}
+
+/*
+ * Issue 34 item 1: mapped_books's anonymous private mappings, exact in pages against what it did (see the program):
+ * the loader's own (B: what the exec'd idle image holds) plus the program's; its 1 MiB malloc is glibc's mmap
+ * inside the call, allocator-held with the arena's brk, not the program's; a fork child starts with its parent's
+ * and unmaps one; an exec starts from none.
+ */
+static void test_mapped_books(void **state)
+{
+	const uint64_t pg = 4096, big = ((1 << 20) + 8 + 4095) & ~4095ull;	/* glibc's chunk header rounded up */
+	char dir[256], *argv[] = { PROG("mapped_books"), NULL };
+	const struct mt_image *root, *child, *exec0, *exec1;
+	struct brk_span b = { 0 };
+	struct mt_read_status st;
+	struct mt_model *m;
+	uint64_t base, heap;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "mapped_books");
+	assert_int_equal(record_run(dir, "mapped_books", argv), 0);
+	b.root = root_pid(dir);
+	assert_int_equal(mt_artifact__read(dir, brk_span__on_record, &b, &st), 0);
+	assert_int_equal(mt_model__load(dir, &m, &st), 0);
+	root = image_of(m, b.root, 0);
+	assert_int_equal(mt_model__nr_procs(m), 3);
+	child = image_of(m, mt_model__proc(m, 1)->pid, 0);
+	exec0 = image_of(m, mt_model__proc(m, 2)->pid, 0);
+	exec1 = image_of(m, mt_model__proc(m, 2)->pid, 1);
+	base = exec1->mapped.end_program_bytes;
+	heap = b.last - b.first;
+	assert_true(base > 0 && heap > 0 && b.by_allocator > 0);
+	assert_int_equal(root->mapped.end_program_bytes, base + 54 * pg);
+	assert_int_equal(root->mapped.peak_program_bytes, base + 67 * pg);
+	assert_int_equal(root->mapped.end_allocator_bytes, big + heap);
+	assert_int_equal(root->mapped.peak_allocator_bytes, big + heap);
+	assert_int_equal(child->mapped.end_program_bytes, base + 37 * pg);
+	assert_int_equal(child->mapped.peak_program_bytes, base + 54 * pg);
+	assert_int_equal(child->mapped.end_allocator_bytes, big + heap);
+	assert_int_equal(exec0->mapped.end_program_bytes, base + 54 * pg);
+	assert_int_equal(exec1->mapped.peak_program_bytes, base);
+	assert_int_equal(exec1->mapped.end_allocator_bytes, 0);
+	assert_int_equal(mt_model__totals(m)->mapped.end_program_bytes, 3 * base + 91 * pg);
+	/* at either fork, the parent and the child: the first child's mappings end at its last thread's exit in the
+	 * kernel, before its parent's waitpid returns and it forks again */
+	assert_int_equal(mt_model__totals(m)->mapped.peak_program_bytes, 2 * base + 108 * pg);
+	assert_int_equal(root->heap.peak_live_bytes, 1 << 20);	/* the block itself: heap, once */
+	mt_model__free(m);
+}
+
 static void test_exit_status(void **state)
 {
 	char dir[256], *exit42[] = { PROG("exit_status"), "exit", "42", NULL };
@@ -2786,6 +2867,7 @@ int main(void)
 		cmocka_unit_test(test_realloc_chain),		 cmocka_unit_test(test_process_tree),
 		cmocka_unit_test(test_threads),			 cmocka_unit_test(test_cross_cpu_order),			 cmocka_unit_test(test_summary_is_the_artifacts),
 		cmocka_unit_test(test_exit_status),		 cmocka_unit_test(test_memory_syscalls),
+		cmocka_unit_test(test_mapped_books),
 		cmocka_unit_test(test_cannot_run),		 cmocka_unit_test(test_job_control),
 		cmocka_unit_test(test_signal_forwarding),	 cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_attach_only_mapped),	 cmocka_unit_test(test_dlopen_mimalloc),

@@ -489,6 +489,176 @@ static void test_end_drops_and_syscalls(void **state)
 	assert_int_equal(t->dropped_events, 8);
 }
 
+/* ---- anonymous private mappings ---- */
+
+#define PG 4096ull
+#define MAP_A 0x7f0000000000ull
+#define MAP_B 0x7f0000100000ull
+#define MAP_C 0x7f1000000000ull
+#define BRK0 0x560000000000ull
+#define ANON_PRIVATE 0x22	/* MAP_PRIVATE | MAP_ANONYMOUS */
+
+/* A successful memory syscall as BPF writes it: ret the result, origin who made it. */
+struct sys_args {
+	int sys;
+	uint64_t addr, size, old_addr, old_size;
+	uint32_t flags;
+	int64_t ret;
+	uint8_t origin;
+};
+
+static void put_map(struct sink *s, uint64_t ts, uint32_t pid, struct sys_args a)
+{
+	struct mt_syscall c = { .addr = a.addr, .size = a.size, .old_addr = a.old_addr, .old_size = a.old_size,
+				.flags = a.flags, .ret = a.ret, .sys = a.sys, .origin = a.origin };
+
+	hdr_init(&c.hdr, MT_REC_SYSCALL, sizeof(c), ts, pid, pid);
+	put(s, &c, sizeof(c));
+}
+
+static void put_mmap(struct sink *s, uint64_t ts, uint32_t pid, uint64_t at, uint64_t len, uint8_t origin)
+{
+	put_map(s, ts, pid, (struct sys_args){ .sys = MT_SYS_MMAP, .addr = at, .size = len, .flags = ANON_PRIVATE,
+						.ret = (int64_t)at, .origin = origin });
+}
+
+static void put_munmap(struct sink *s, uint64_t ts, uint32_t pid, uint64_t at, uint64_t len)
+{
+	put_map(s, ts, pid, (struct sys_args){ .sys = MT_SYS_MUNMAP, .addr = at, .size = len });
+}
+
+static void put_brk(struct sink *s, uint64_t ts, uint32_t pid, uint64_t want, uint64_t now, uint8_t origin)
+{
+	put_map(s, ts, pid, (struct sys_args){ .sys = MT_SYS_BRK, .addr = now, .size = want, .ret = (int64_t)now,
+						.origin = origin });
+}
+
+static void assert_mapped(const struct mt_mapped_stats *m, uint64_t prog, uint64_t alloc)
+{
+	assert_int_equal(m->program_bytes, prog);
+	assert_int_equal(m->allocator_bytes, alloc);
+}
+
+/*
+ * The books of one address space: a partial munmap splits, a file mapped MAP_FIXED over anonymous memory ends it,
+ * mremap grows and moves then shrinks in place with the range's maker, brk counts from the first break, a
+ * failed call changes nothing.
+ */
+static void test_mapped_books(void **state)
+{
+	struct fix *f = *state;
+	const struct mt_proc *p;
+
+	start_session(f, 10);
+	put_mmap(&f->s, T0 + 1, 10, MAP_A, 3 * PG - 100, MT_SYS_ORIGIN_PROGRAM);	/* rounds up to 3 pages */
+	put_mmap(&f->s, T0 + 2, 10, MAP_B, 5 * PG, MT_SYS_ORIGIN_ALLOCATOR);
+	put_munmap(&f->s, T0 + 3, 10, MAP_A + PG, PG);
+	put_map(&f->s, T0 + 4, 10, (struct sys_args){ .sys = MT_SYS_MMAP, .addr = MAP_A, .size = PG,
+						 .flags = 0x12, .ret = (int64_t)MAP_A });	/* a file, FIXED */
+	put_map(&f->s, T0 + 5, 10, (struct sys_args){ .sys = MT_SYS_MREMAP, .old_addr = MAP_B, .old_size = 5 * PG,
+						 .size = 8 * PG, .flags = 1, .ret = (int64_t)MAP_C });
+	put_map(&f->s, T0 + 6, 10, (struct sys_args){ .sys = MT_SYS_MREMAP, .old_addr = MAP_C, .old_size = 8 * PG,
+						 .size = 2 * PG, .ret = (int64_t)MAP_C });
+	put_map(&f->s, T0 + 7, 10, (struct sys_args){ .sys = MT_SYS_MUNMAP, .addr = MAP_C, .size = 2 * PG,
+						 .ret = -EINVAL });
+	put_brk(&f->s, T0 + 8, 10, 0, BRK0, MT_SYS_ORIGIN_PROGRAM);
+	put_brk(&f->s, T0 + 9, 10, BRK0 + 0x21000, BRK0 + 0x21000, MT_SYS_ORIGIN_ALLOCATOR);
+	put_brk(&f->s, T0 + 10, 10, BRK0 + 0x10800, BRK0 + 0x10800, MT_SYS_ORIGIN_ALLOCATOR);
+	put_exit(&f->s, T0 + 11, 10, EXITED(0));
+	p = finish_and_find(f, 10);
+
+	assert_mapped(&p->mapped, 0, 0);	/* exited */
+	assert_int_equal(p->mapped.end_program_bytes, PG);
+	assert_int_equal(p->mapped.end_allocator_bytes, 2 * PG + 0x11000);
+	assert_int_equal(p->mapped.peak_program_bytes, 3 * PG);
+	assert_int_equal(p->mapped.peak_program_ts_ns, 1);
+	assert_int_equal(p->mapped.peak_allocator_bytes, 2 * PG + 0x21000);
+	assert_mapped(&mt_model__totals(f->m)->mapped, 0, 0);
+	assert_int_equal(mt_model__totals(f->m)->mapped.end_allocator_bytes, 2 * PG + 0x11000);
+}
+
+/* Ranges of both makers, joined and split: a MAP_FIXED over parts of three ranges, a munmap over all of them. */
+static void test_mapped_overlaps(void **state)
+{
+	struct fix *f = *state;
+	const struct mt_proc *p;
+
+	start_session(f, 10);
+	put_mmap(&f->s, T0 + 1, 10, MAP_A, 2 * PG, MT_SYS_ORIGIN_PROGRAM);
+	put_mmap(&f->s, T0 + 2, 10, MAP_A + 2 * PG, 2 * PG, MT_SYS_ORIGIN_PROGRAM);	/* joins the first */
+	put_mmap(&f->s, T0 + 3, 10, MAP_A + 4 * PG, 2 * PG, MT_SYS_ORIGIN_ALLOCATOR);
+	put_mmap(&f->s, T0 + 4, 10, MAP_A + 6 * PG, 2 * PG, 0);	/* an earlier writer's: the program's */
+	put_mmap(&f->s, T0 + 5, 10, MAP_A + 3 * PG, 4 * PG, MT_SYS_ORIGIN_ALLOCATOR);	/* FIXED over three */
+	put_munmap(&f->s, T0 + 6, 10, MAP_A + PG, 6 * PG);
+	p = finish_and_find(f, 10);
+	assert_mapped(&p->mapped, 2 * PG, 0);
+	assert_int_equal(p->mapped.peak_program_bytes, 6 * PG);
+	assert_int_equal(p->mapped.peak_allocator_bytes, 4 * PG);
+	assert_int_equal(p->mapped.end_program_bytes, 2 * PG);
+}
+
+/* A fork child starts with its parent's mappings; a vfork child's calls change its parent's; an exec empties. */
+static void test_mapped_fork_exec(void **state)
+{
+	struct fix *f = *state;
+	struct mt_fork vf = { .child = 12, .flags = MT_FORK_SHARED_VM };
+	const struct mt_proc *parent, *child, *vchild;
+	const struct mt_totals *t;
+
+	start_session(f, 10);
+	put_mmap(&f->s, T0 + 1, 10, MAP_A, 4 * PG, MT_SYS_ORIGIN_PROGRAM);
+	put_mmap(&f->s, T0 + 2, 10, MAP_B, 2 * PG, MT_SYS_ORIGIN_ALLOCATOR);
+	put_fork(&f->s, T0 + 3, 10, 11);
+	put_munmap(&f->s, T0 + 4, 11, MAP_A, PG);
+	put_munmap(&f->s, T0 + 5, 10, MAP_A, 4 * PG);
+	put_exec(&f->s, T0 + 6, 11, "/bin/true", "true");
+	put_mmap(&f->s, T0 + 7, 11, MAP_C, PG, MT_SYS_ORIGIN_PROGRAM);
+	hdr_init(&vf.hdr, MT_REC_FORK, sizeof(vf), T0 + 8, 10, 10);
+	put(&f->s, &vf, sizeof(vf));
+	put_mmap(&f->s, T0 + 9, 12, MAP_C, 3 * PG, MT_SYS_ORIGIN_PROGRAM);
+	put_exec(&f->s, T0 + 10, 12, "/bin/true", "true");
+	put_exit(&f->s, T0 + 11, 11, EXITED(0));
+	parent = finish_and_find(f, 10);
+	child = mt_model__find_proc(f->m, 11);
+	vchild = mt_model__find_proc(f->m, 12);
+	t = mt_model__totals(f->m);
+
+	assert_mapped(&parent->mapped, 3 * PG, 2 * PG);
+	assert_int_equal(parent->mapped.end_program_bytes, 3 * PG);
+	assert_mapped(&child->mapped, 0, 0);
+	assert_int_equal(child->mapped.end_program_bytes, PG);
+	assert_int_equal(child->mapped.peak_program_bytes, 4 * PG);
+	assert_int_equal(child->mapped.peak_allocator_bytes, 2 * PG);
+	assert_int_equal(mt_model__image(f->m, 1)->mapped.end_program_bytes, 3 * PG);	/* 11's first image */
+	assert_int_equal(mt_model__image(f->m, 1)->mapped.end_allocator_bytes, 2 * PG);
+	assert_mapped(&vchild->mapped, 0, 0);
+	assert_mapped(&t->mapped, 3 * PG, 2 * PG);
+	assert_int_equal(t->mapped.peak_program_bytes, 8 * PG);	/* both, right after the fork */
+	assert_int_equal(t->mapped.peak_allocator_bytes, 4 * PG);
+	assert_int_equal(t->mapped.end_program_bytes, 3 * PG + PG);
+}
+
+/* A process's mappings end at its last thread's exit (BPF's record), not later at the tracer's exit record. */
+static void test_mapped_last_thread(void **state)
+{
+	struct mt_thread_exit t = { .flags = MT_THREAD_EXIT_GROUP | MT_THREAD_EXIT_LAST };
+	struct fix *f = *state;
+	const struct mt_proc *p;
+
+	start_session(f, 10);
+	put_mmap(&f->s, T0 + 1, 10, MAP_A, 2 * PG, MT_SYS_ORIGIN_PROGRAM);
+	put_fork(&f->s, T0 + 2, 10, 11);
+	hdr_init(&t.hdr, MT_REC_THREAD_EXIT, sizeof(t), T0 + 3, 11, 11);
+	put(&f->s, &t, sizeof(t));
+	put_fork(&f->s, T0 + 4, 10, 12);
+	put_exit(&f->s, T0 + 5, 11, EXITED(0));
+	p = finish_and_find(f, 11);
+	assert_mapped(&p->mapped, 0, 0);
+	assert_int_equal(p->mapped.end_program_bytes, 2 * PG);
+	assert_int_equal(mt_model__image(f->m, 1)->mapped.end_program_bytes, 2 * PG);
+	assert_int_equal(mt_model__totals(f->m)->mapped.peak_program_bytes, 4 * PG);
+}
+
 /* The tracer's own cause, malformed ring records, sums with the kernel's and has a name in every report. */
 static void test_end_malformed_drops(void **state)
 {
@@ -2642,7 +2812,7 @@ static void test_rss_report(void **state)
 	assert_non_null(mem);
 	assert_int_equal(mt_report__json(mem, f->m), 0);
 	fclose(mem);
-	assert_non_null(strstr(out, "\"peak_rss_bytes\": 4194304,\n    \"peak_rss_ts_ns\": 0,\n    \"rss_records\": 2\n"));
+	assert_non_null(strstr(out, "\"peak_rss_bytes\": 4194304,\n    \"peak_rss_ts_ns\": 0,\n    \"rss_records\": 2,\n"));
 	assert_non_null(strstr(out, "\"peak_rss_bytes\": 4194304,\n      \"peak_rss_ts_ns\": 0,\n"));
 	free(out);
 	mem = open_memstream(&out, &len);
@@ -2666,6 +2836,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_peak_two_processes, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_missing_end, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_end_drops_and_syscalls, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_mapped_books, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_mapped_overlaps, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_mapped_fork_exec, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_mapped_last_thread, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_end_malformed_drops, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_attach_failed, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_pid_reuse, fix_setup, fix_teardown),

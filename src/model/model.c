@@ -15,6 +15,7 @@
 #include "common/array.h"
 #include "common/u64map.h"
 #include "model/blocks.h"
+#include "model/mapped.h"
 #include "model/model.h"
 #include "model/model_internal.h"
 
@@ -53,6 +54,7 @@ void mt_model__free(struct mt_model *m)
 	mt_reorder__free(m->reorder);
 	for (i = 0; i < m->nr_procs; i++) {
 		mt_blocks__free(m->procs[i]->blocks);
+		mt_mapped__free(m->procs[i]->mapped);
 		free(m->procs[i]);
 	}
 	for (i = 0; i < m->nr_images; i++) {
@@ -130,12 +132,14 @@ static struct proc *proc_new(struct mt_model *m, uint32_t pid, uint32_t ppid, ui
 	if (!p)
 		return NULL;
 	p->blocks = mt_blocks__new();
+	p->mapped = mt_mapped__new();
 	p->idx = m->nr_procs;
 	p->pub.pid = pid;
 	p->pub.ppid = ppid;
-	if (!p->blocks || image_new(m, p, ts, false) ||
+	if (!p->blocks || !p->mapped || image_new(m, p, ts, false) ||
 	    mt_u64map__put(&m->pids, (uint64_t)pid + 1, m->nr_procs, &old) < 0) {
 		mt_blocks__free(p->blocks);
+		mt_mapped__free(p->mapped);
 		free(p);
 		return NULL;
 	}
@@ -268,10 +272,90 @@ static int apply_alloc(struct mt_model *m, const struct mt_alloc *a)
 	return err;
 }
 
+/* ---- anonymous private mappings ---- */
+
+static void mapped_peak(struct mt_mapped_stats *s, uint64_t rel)
+{
+	if (s->program_bytes > s->peak_program_bytes) {
+		s->peak_program_bytes = s->program_bytes;
+		s->peak_program_ts_ns = rel;
+	}
+	if (s->allocator_bytes > s->peak_allocator_bytes)
+		s->peak_allocator_bytes = s->allocator_bytes;
+}
+
+static void mapped_put(struct mt_mapped_stats *s, uint64_t prog, uint64_t alloc)
+{
+	s->program_bytes = prog;
+	s->allocator_bytes = alloc;
+}
+
+/* p's address space holds what its books say from ts: its image's, its own, and the total's when the filter takes
+ * its image. */
+static void mapped_update(struct mt_model *m, struct proc *p, uint64_t ts)
+{
+	uint64_t prog = mt_mapped__bytes(p->mapped, MT_MAPPED_PROGRAM);
+	uint64_t alloc = mt_mapped__bytes(p->mapped, MT_MAPPED_ALLOCATOR);
+	struct mt_mapped_stats *t = &m->tot.mapped;
+	struct image *img = cur_image(m, p);
+
+	t->program_bytes -= p->mapped_in_tot[MT_MAPPED_PROGRAM];
+	t->allocator_bytes -= p->mapped_in_tot[MT_MAPPED_ALLOCATOR];
+	p->mapped_in_tot[MT_MAPPED_PROGRAM] = img->pub.selected ? prog : 0;
+	p->mapped_in_tot[MT_MAPPED_ALLOCATOR] = img->pub.selected ? alloc : 0;
+	t->program_bytes += p->mapped_in_tot[MT_MAPPED_PROGRAM];
+	t->allocator_bytes += p->mapped_in_tot[MT_MAPPED_ALLOCATOR];
+	mapped_put(&img->pub.mapped, prog, alloc);
+	mapped_put(&p->pub.mapped, prog, alloc);
+	if (!mt_window__peaks_counted(m))
+		return;
+	mapped_peak(&img->pub.mapped, rel_ts(m, ts));
+	mapped_peak(&p->pub.mapped, rel_ts(m, ts));
+	mapped_peak(t, rel_ts(m, ts));
+}
+
+static void mapped_keep_end(struct mt_mapped_stats *s)
+{
+	s->end_program_bytes = s->program_bytes;
+	s->end_allocator_bytes = s->allocator_bytes;
+}
+
+/* p's current image ends (exec, exit) with what it holds; the process too when it exits. Ending empties the books. */
+static void mapped_end(struct mt_model *m, struct proc *p, bool exit, uint64_t ts)
+{
+	mapped_keep_end(&cur_image(m, p)->pub.mapped);
+	if (exit)
+		mapped_keep_end(&p->pub.mapped);
+	mt_mapped__clear(p->mapped);
+	p->vm_parent = NULL;
+	mapped_update(m, p, ts);
+}
+
+/* The address space a process's syscalls change: a vfork child's is its parent's until it execs. */
+static struct proc *mapped_holder(struct proc *p)
+{
+	return p->vm_parent ? p->vm_parent : p;
+}
+
+static int mapped_fork(struct mt_model *m, struct proc *parent, struct proc *child, const struct mt_fork *f)
+{
+	int err;
+
+	if (f->flags & MT_FORK_SHARED_VM) {
+		child->vm_parent = mapped_holder(parent);
+		return 0;
+	}
+	err = mt_mapped__copy(child->mapped, mapped_holder(parent)->mapped);
+	if (!err)
+		mapped_update(m, child, f->hdr.ts_ns);
+	return err;
+}
+
 static int apply_syscall(struct mt_model *m, const struct mt_syscall *s)
 {
-	struct proc *p = proc_get(m, s->hdr.pid, s->hdr.ts_ns);
+	struct proc *p = proc_get(m, s->hdr.pid, s->hdr.ts_ns), *vm;
 	struct mt_blocks_acct ac;
+	int err;
 
 	if (!p)
 		return -ENOMEM;
@@ -295,9 +379,13 @@ static int apply_syscall(struct mt_model *m, const struct mt_syscall *s)
 		break;
 	default:
 		m->tot.bad_records++;
-		break;
+		return 0;
 	}
-	return 0;
+	vm = mapped_holder(p);
+	err = mt_mapped__apply(vm->mapped, s);
+	if (!err)
+		mapped_update(m, vm, s->hdr.ts_ns);
+	return err;
 }
 
 static int apply_fork(struct mt_model *m, const struct mt_fork *f)
@@ -332,7 +420,7 @@ static int apply_fork(struct mt_model *m, const struct mt_fork *f)
 	err = mt_blocks__inherit(child->blocks, &ac, parent->blocks, &cur_image(m, parent)->pub.heap);
 	if (!err)
 		mt_window__note_peak(m, child, f->hdr.ts_ns);
-	return err;
+	return err ? err : mapped_fork(m, parent, child, f);
 }
 
 /* ---- resident memory: the MT_REC_RSS records ---- */
@@ -390,6 +478,7 @@ static int apply_exec(struct mt_model *m, const struct mt_exec *e)
 	if (!unnamed) {
 		ac = image_acct(m, p);
 		mt_blocks__end(p->blocks, &ac, MT_BLOCKS_EXEC);
+		mapped_end(m, p, false, e->hdr.ts_ns);
 		img->pub.end = MT_IMAGE_EXEC;
 		img->pub.end_ns = e->hdr.ts_ns;
 	}
@@ -414,11 +503,18 @@ static int image_end(struct mt_model *m, struct proc *p, enum mt_blocks_end how,
 	if (img->pub.end == MT_IMAGE_LIVE) {
 		err = image_collect(m, p, how == MT_BLOCKS_EXIT);
 		if (how == MT_BLOCKS_EXIT) {
+			if (!p->vm_gone)
+				mapped_end(m, p, true, ts);
 			img->pub.end = MT_IMAGE_EXIT;
 			img->pub.end_ns = ts;
+		} else {
+			mapped_keep_end(&img->pub.mapped);
+			mapped_keep_end(&p->pub.mapped);
 		}
 	} else {
 		how = MT_BLOCKS_EXIT;	/* records after its exit: leaked with it */
+		mt_mapped__clear(p->mapped);
+		mapped_update(m, p, ts);
 	}
 	mt_blocks__end(p->blocks, &ac, how);
 	return err;
@@ -457,6 +553,11 @@ static void apply_thread_exit(struct mt_model *m, const struct mt_thread_exit *t
 	struct mt_blocks_acct ac;
 
 	m->tot.thread_exits++;
+	if (p && (t->flags & MT_THREAD_EXIT_LAST) && !p->pub.exited && !p->vm_gone) {
+		/* the kernel's moment, where the tracer's exit record may come after the parent's next fork */
+		mapped_end(m, p, true, t->hdr.ts_ns);
+		p->vm_gone = true;
+	}
 	if (!p || (t->flags & MT_THREAD_EXIT_GROUP))
 		return;
 	ac = image_acct(m, p);
@@ -666,6 +767,21 @@ static void mark_matched(struct mt_model *m)
 	}
 }
 
+/* What the processes whose last image the filter takes held when they ended, summed. */
+static void mapped_sum_ends(struct mt_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_procs; i++) {
+		const struct proc *p = m->procs[i];
+
+		if (!cur_image(m, p)->pub.selected)
+			continue;
+		m->tot.mapped.end_program_bytes += p->pub.mapped.end_program_bytes;
+		m->tot.mapped.end_allocator_bytes += p->pub.mapped.end_allocator_bytes;
+	}
+}
+
 int mt_model__finish(struct mt_model *m)
 {
 	size_t i;
@@ -681,6 +797,7 @@ int mt_model__finish(struct mt_model *m)
 		if (err)
 			return err;
 	}
+	mapped_sum_ends(m);
 	mt_window__finish(m);
 	mark_matched(m);
 	m->tot.late_records = mt_reorder__late(m->reorder);

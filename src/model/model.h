@@ -69,6 +69,21 @@ struct mt_rss_stats {
 	uint64_t peak_rss_ts_ns;	/* when it was first reached, relative to the session start like peak_ts_ns */
 };
 
+/*
+ * Anonymous private mappings (mmap, mremap, brk; munmap ends them), in bytes of address space, by who made them:
+ * the program, or an allocator inside one of its calls, for its heap (whose blocks the heap stats count). A fork
+ * child starts with its parent's; an exec's image starts with none.
+ */
+struct mt_mapped_stats {
+	uint64_t program_bytes;		/* mapped by the program now; 0 once ended */
+	uint64_t allocator_bytes;	/* mapped inside allocator calls now; 0 once ended */
+	uint64_t peak_program_bytes;
+	uint64_t peak_program_ts_ns;	/* when first reached, relative to the session start like peak_ts_ns */
+	uint64_t peak_allocator_bytes;
+	uint64_t end_program_bytes;	/* held when it ended (exit, exec), or at the end of the stream */
+	uint64_t end_allocator_bytes;
+};
+
 struct mt_proc {
 	uint32_t pid;			/* thread group id */
 	uint32_t ppid;			/* 0 when it appeared without a fork or session record */
@@ -81,6 +96,7 @@ struct mt_proc {
 	uint32_t nr_images;		/* 1 + its execs (but an exec that names an empty image: the root's first) */
 	struct mt_heap_stats heap;	/* the sum of its images' */
 	struct mt_rss_stats rss;
+	struct mt_mapped_stats mapped;	/* of its address space, whichever image had it */
 };
 
 /* How an image ended. */
@@ -108,6 +124,7 @@ struct mt_image {
 	uint64_t end_ns;		/* ts_ns of the exec or exit that ended it */
 	struct mt_heap_stats heap;	/* its own: the inherited blocks are image 0's, exec_discarded the ended one's */
 	struct mt_rss_stats rss;	/* the records while it was its process's image */
+	struct mt_mapped_stats mapped;	/* while it was its process's image */
 };
 
 /* Blocks an image still held when it ended by exit (leaked) or with the stream (still live), by stack. */
@@ -120,6 +137,7 @@ struct mt_leak_site {
 struct mt_totals {
 	struct mt_heap_stats heap;	/* sums over the images the filter takes; peak_* the peak of their live sum */
 	struct mt_rss_stats rss;	/* the sum over the processes whose image the filter takes, and its peak */
+	struct mt_mapped_stats mapped;	/* likewise; end_* the sums of the processes' */
 	uint64_t processes;		/* with a matched image */
 	uint64_t images;		/* matched */
 	bool stacks;			/* some allocation record carried a stack hash */

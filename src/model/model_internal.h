@@ -9,6 +9,7 @@
 #include "common/u64map.h"
 #include "model/blocks.h"
 #include "model/filter.h"
+#include "model/mapped.h"
 #include "model/model.h"
 
 struct image {
@@ -28,6 +29,10 @@ struct proc {
 	struct mt_heap_stats win_end;
 	bool matched;			/* one of its images is */
 	uint64_t rss_in_tot;		/* what its resident memory adds to tot.rss now */
+	struct mt_mapped *mapped;	/* its address space's anonymous private mappings */
+	struct proc *vm_parent;		/* a vfork child until its exec: the process whose address space it runs in */
+	bool vm_gone;			/* its last thread ended (MT_THREAD_EXIT_LAST): its mappings ended there */
+	uint64_t mapped_in_tot[MT_MAPPED__COUNT];	/* what its mappings add to tot.mapped now */
 };
 
 enum window { WIN_BEFORE, WIN_OPEN, WIN_CLOSED };

@@ -120,6 +120,8 @@ static void dump_syscall(struct mt_json *j, const struct mt_syscall *s)
 	if (s->sys == MT_SYS_MMAP || s->sys == MT_SYS_MREMAP || !name)
 		mt_json__kv_u64(j, "flags", s->flags);
 	mt_json__kv_i64(j, "ret", s->ret);
+	if (s->origin)	/* not in earlier writers' records */
+		mt_json__kv_string(j, "by", s->origin == MT_SYS_ORIGIN_ALLOCATOR ? "allocator" : "program");
 }
 
 static void dump_exec(struct mt_json *j, const struct mt_exec *e)
@@ -156,6 +158,8 @@ static void dump_thread_exit(struct mt_json *j, const struct mt_thread_exit *t)
 {
 	mt_json__kv_string(j, "event", "thread_exit");
 	mt_json__kv_bool(j, "with_process", t->flags & MT_THREAD_EXIT_GROUP);
+	if (t->flags & MT_THREAD_EXIT_LAST)	/* not in earlier writers' records */
+		mt_json__kv_bool(j, "last", true);
 }
 
 static void dump_rss(struct mt_json *j, const struct mt_rss *r)

@@ -364,6 +364,25 @@ static void text_heap(FILE *f, const struct mt_model *m, const struct mt_report_
 		blocks_text(f, "still live:", h->still_live_allocations, h->still_live_bytes, still_live_why(t, x));
 }
 
+static bool mapped_any(const struct mt_mapped_stats *s)
+{
+	return s->peak_program_bytes || s->peak_allocator_bytes;
+}
+
+/* Anonymous private mappings in total: the program's apart from the allocators' own, which hold the heap. */
+static void text_mapped(FILE *f, const struct mt_mapped_stats *s)
+{
+	char a[HSIZE], b[HSIZE];
+
+	if (!mapped_any(s))
+		return;
+	fprintf(f, "  %-20s%s at the end, peak %s at %" PRIu64 ".%06" PRIu64 " s (anonymous private)\n",
+		"mapped by program:", size_text(a, s->end_program_bytes), size_text(b, s->peak_program_bytes),
+		s->peak_program_ts_ns / 1000000000, s->peak_program_ts_ns % 1000000000 / 1000);
+	fprintf(f, "  %-20s%s at the end, peak %s (mapped inside allocator calls, for the heap)\n",
+		"allocator-held:", size_text(a, s->end_allocator_bytes), size_text(b, s->peak_allocator_bytes));
+}
+
 static void text_totals(FILE *f, const struct mt_model *m, const size_t *rows, size_t nrows,
 			const struct mt_report_extra *x)
 {
@@ -384,6 +403,7 @@ static void text_totals(FILE *f, const struct mt_model *m, const size_t *rows, s
 	fprintf(f, "  %-20smmap %" PRIu64 " (%s), ", "mappings:", h->mmap_calls, mt_format__human(a, h->mmap_bytes));
 	fprintf(f, "munmap %" PRIu64 " (%s), mremap %" PRIu64 ", brk %" PRIu64 " (not heap)\n",
 		h->munmap_calls, mt_format__human(b, h->munmap_bytes), h->mremap_calls, h->brk_calls);
+	text_mapped(f, &t->mapped);
 	if (t->rss.records)
 		fprintf(f, "  %-20s%s at %" PRIu64 ".%06" PRIu64 " s (resident: anon + file + shmem, summed over "
 			"processes)\n", "peak RSS:", size_text(a, t->rss.peak_rss_bytes),
@@ -624,6 +644,21 @@ static void json_rss(struct mt_json *j, const struct mt_rss_stats *r, bool any)
 	mt_json__kv_u64(j, "rss_records", r->records);
 }
 
+/* Anonymous private mappings' keys, each term: now, peaks, held at the end (a row's: its image's own). */
+static void json_mapped(struct mt_json *j, const struct mt_mapped_stats *s)
+{
+	mt_json__key(j, "mapped");
+	mt_json__begin_object(j);
+	mt_json__kv_u64(j, "program_bytes", s->program_bytes);
+	mt_json__kv_u64(j, "allocator_bytes", s->allocator_bytes);
+	mt_json__kv_u64(j, "end_program_bytes", s->end_program_bytes);
+	mt_json__kv_u64(j, "end_allocator_bytes", s->end_allocator_bytes);
+	mt_json__kv_u64(j, "peak_program_bytes", s->peak_program_bytes);
+	mt_json__kv_u64(j, "peak_program_ts_ns", s->peak_program_ts_ns);
+	mt_json__kv_u64(j, "peak_allocator_bytes", s->peak_allocator_bytes);
+	mt_json__end_object(j);
+}
+
 static void json_totals(struct mt_json *j, const struct mt_model *m, const struct mt_report_extra *x)
 {
 	const struct mt_session_info *si = mt_model__session(m);
@@ -669,6 +704,7 @@ static void json_totals(struct mt_json *j, const struct mt_model *m, const struc
 	if (t->stacks)
 		mt_json__kv_u64(j, "stacks_withheld", t->stacks_withheld);
 	json_rss(j, &t->rss, t->rss.records);
+	json_mapped(j, &t->mapped);
 	mt_json__end_object(j);
 }
 
@@ -725,6 +761,7 @@ static void json_row(struct mt_json *j, const struct mt_model *m, size_t idx, co
 		mt_json__kv_null(j, "signal");
 	json_heap(j, &img->heap, sup_n, sup_b, x->filter && mt_filter__has_window(x->filter));
 	json_rss(j, &img->rss, mt_model__totals(m)->rss.records);
+	json_mapped(j, &img->mapped);
 	if (mt_model__session(m)->attached)	/* record --pid */
 		mt_json__kv_u64(j, "pre_attach_frees", img->heap.pre_attach_frees);
 	mt_json__end_object(j);
