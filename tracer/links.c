@@ -349,7 +349,8 @@ static void links__share(struct mt_links *l, struct file_links *fl)
 }
 
 /* At or below unshare_at live processes, each gets its own links again and the shared one goes. A process that
- * has exited meanwhile needs none; another failure keeps the shared link. */
+ * has exited meanwhile needs none; one whose leader has let its memory go could get none that work (leader__check),
+ * and it or another failure keeps the shared link. */
 static void links__unshare(struct mt_links *l, struct file_links *fl)
 {
 	size_t i, me = fl - l->files;
@@ -361,7 +362,9 @@ static void links__unshare(struct mt_links *l, struct file_links *fl)
 	for (i = 0; i < l->n && !err; i++) {
 		if (l->v[i].fl != me || !l->v[i].live)
 			continue;
-		err = bound__own(l, &l->v[i], fl);
+		err = leader__check(l->v[i].pid);
+		if (!err)
+			err = bound__own(l, &l->v[i], fl);
 		if (err == -ESRCH) {
 			bound__close(l, &l->v[i]);
 			err = 0;
