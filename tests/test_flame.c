@@ -449,7 +449,7 @@ static void test_pprof_decoded(void **state)
 	snprintf(gz, sizeof(gz), "%s/chain.pb.gz", base);
 	f = fopen(gz, "wb");
 	assert_non_null(f);
-	assert_int_equal(mt_pprof__write(f, s), 0);
+	assert_int_equal(mt_pprof__write(f, s, NULL), 0);
 	assert_int_equal(fclose(f), 0);
 	mt_stacks__free(s);
 	text = pprof_decode(gz);
@@ -459,7 +459,9 @@ static void test_pprof_decoded(void **state)
 	assert_sample_type(text, 3, "inuse_space", "bytes");
 	assert_int_equal(count_of(text, "\nsample {\n"), 1);
 	sample = strstr(text, "\nsample {\n");
-	assert_non_null(strstr(sample, "  value: 3\n  value: 300\n  value: 2\n  value: 200\n}\n"));
+	assert_non_null(strstr(sample, "  value: 3\n  value: 300\n  value: 2\n  value: 200\n  label {\n"));
+	assert_int_equal(count_of(sample, "  label {\n"), 2);	/* pid and exe */
+	assert_int_equal(count_of(sample, "    num: "), 1);
 	assert_int_equal(count_of(sample, "  location_id: "), 23);	/* LIBC main run_chain f1 ... f20 */
 	assert_int_equal(count_of(text, "\nlocation {\n"), 23);
 	assert_int_equal(count_of(text, "\nfunction {\n"), 23);

@@ -2061,6 +2061,137 @@ static void test_metadata_round_trip(void **state)
 	free(f);
 }
 
+/* record --label: written to the metadata and read back; a file of an earlier writer has none. */
+static void test_labels_round_trip(void **state)
+{
+	struct scratch *s = *state;
+	struct mt_labels l = { 0 };
+	struct mt_metadata_src src = { md_cmdline, NULL, NULL, &l };
+	const struct mt_labels *back;
+	struct mt_metadata *md;
+	struct fix *f = calloc(1, sizeof(*f));
+	char path[PATH_MAX];
+	int fd;
+
+	assert_int_equal(mt_labels__add(&l, "record", "commit=0123abc"), 0);
+	assert_int_equal(mt_labels__add(&l, "record", "bench.name_1-x=a \"quoted\" {value}, 100%"), 0);
+	assert_int_equal(mt_labels__add(&l, "record", "empty="), 0);
+	f->m = mt_model__new();
+	f->s = (struct sink){ put_model, f->m };
+	rows_records(&f->s, true);
+	assert_int_equal(mt_model__finish(f->m), 0);
+	snprintf(path, sizeof(path), "%s/" MT_METADATA_FILE, s->dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(mt_metadata__write(fd, f->m, &src), 0);
+	md = mt_metadata__read(s->dir);
+	assert_non_null(md);
+	back = mt_metadata__labels(md);
+	assert_int_equal(back->n, 3);
+	assert_string_equal(back->v[0].key, "commit");
+	assert_string_equal(back->v[0].value, "0123abc");
+	assert_string_equal(back->v[1].key, "bench.name_1-x");
+	assert_string_equal(back->v[1].value, "a \"quoted\" {value}, 100%");
+	assert_string_equal(back->v[2].key, "empty");
+	assert_string_equal(back->v[2].value, "");
+	assert_non_null(mt_metadata__cmdline(md, 100, &(size_t){ 0 }));	/* the rest as before */
+	mt_metadata__free(md);
+	mt_labels__release(&l);
+	write_text(s->dir, "memory_metadata.json", rows_metadata);
+	md = mt_metadata__read(s->dir);
+	assert_non_null(md);
+	assert_int_equal(mt_metadata__labels(md)->n, 0);
+	assert_int_equal(mt_metadata__realtime_ns(md), 1);
+	mt_metadata__free(md);
+	assert_int_equal(mt_metadata__labels(NULL)->n, 0);
+	assert_int_equal(mt_metadata__realtime_ns(NULL), 0);
+	mt_model__free(f->m);
+	free(f);
+}
+
+/* Each bad --label: one line, exit 2, and no DIR made. */
+static void test_labels_refused(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "novalue", "--label: not KEY=VALUE" },
+		{ "=v", "--label: KEY is empty" },
+		{ "a b=c", "--label: KEY may hold only letters, digits, '_', '.' and '-'" },
+		{ "k\n=c", "--label: KEY may hold only letters, digits, '_', '.' and '-'" },
+		{ "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk=v",
+		  "--label: KEY is longer than 64 characters" },
+		{ "pid=1", "--label: KEY pid and exe are pprof's per-sample labels" },
+		{ "exe=x", "--label: KEY pid and exe are pprof's per-sample labels" },
+		{ "k=a\tb", "--label k=...: VALUE may hold only printable ASCII characters" },
+		{ "k=caf\xc3\xa9", "--label k=...: VALUE may hold only printable ASCII characters" },
+	};
+	struct scratch *s = *state;
+	char dir[PATH_MAX], want[200], big[300], *err;
+	struct mt_labels l = { 0 };
+	struct stat sb;
+	size_t i;
+	int ret;
+
+	snprintf(dir, sizeof(dir), "%s/rec", s->dir);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err = mt_test__capture(mt_cmd_record, 2, &ret, "record", "--label", "ok=1", "--label", bad[i][0], "-o",
+				       dir, "--", "true", NULL);
+		snprintf(want, sizeof(want), "memtrack: record: %s\n", bad[i][1]);
+		assert_string_equal(err, want);
+		assert_int_equal(ret, 2);
+		assert_int_equal(stat(dir, &sb), -1);
+		free(err);
+	}
+	err = mt_test__capture(mt_cmd_record, 2, &ret, "record", "--label", "k=1", "--label", "k=2", "-o", dir, "--",
+			       "true", NULL);
+	assert_string_equal(err, "memtrack: record: --label k=...: KEY is given twice\n");
+	assert_int_equal(stat(dir, &sb), -1);
+	free(err);
+	memset(big, 'v', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	memcpy(big, "k=", 2);
+	assert_int_equal(mt_labels__add(&l, "record", big), -EINVAL);	/* 297 characters */
+	big[2 + MT_LABEL_VALUE_MAX] = '\0';
+	assert_int_equal(mt_labels__add(&l, "record", big), 0);		/* 256 */
+	for (i = 1; i < MT_LABELS_MAX; i++) {
+		snprintf(want, sizeof(want), "k%zu=v", i);
+		assert_int_equal(mt_labels__add(&l, "record", want), 0);
+	}
+	assert_int_equal(mt_labels__add(&l, "record", "one=more"), -EINVAL);
+	assert_int_equal(l.n, MT_LABELS_MAX);
+	mt_labels__release(&l);
+}
+
+/* report: a "labels:" header line and a "labels" object when the recording has them, nothing when not. */
+static void test_labels_report(void **state)
+{
+	static const char labelled[] =
+		"{\n  \"root_pid\": 100,\n  \"realtime_ns\": 1,\n"
+		"  \"labels\": {\"commit\": \"0123abc\", \"bench\": \"a b\"},\n  \"processes\": []\n}\n";
+	static const char json_head[] =
+		"{\n  \"labels\": {\n    \"commit\": \"0123abc\",\n    \"bench\": \"a b\"\n  },\n  \"totals\": {\n";
+	struct scratch *s = *state;
+	char *out;
+	int ret;
+
+	write_records(s->dir, rows_records, true);
+	write_text(s->dir, "memory_metadata.json", labelled);
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", s->dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, "processes:   2 (3 images)\nlabels:      commit=0123abc bench=a b\n\n"));
+	free(out);
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", "--json", s->dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_true(!strncmp(out, json_head, strlen(json_head)));
+	free(out);
+	write_text(s->dir, "memory_metadata.json", rows_metadata);
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", s->dir, NULL);
+	assert_null(strstr(out, "labels"));
+	free(out);
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", "--json", s->dir, NULL);
+	assert_null(strstr(out, "labels"));
+	free(out);
+}
+
 /* Two processes leak; a file's pattern can only match the exe without stacks: python3's leak goes, sh's stays. */
 static void test_suppress_file(void **state)
 {
@@ -2569,6 +2700,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_image_rows_model, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_image_rows_report, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_metadata_round_trip, scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_labels_round_trip, scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_labels_refused, scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_labels_report, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_suppress_file, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_leaks_listing, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_still_live_unfinished, scratch_setup, scratch_teardown),

@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "report/flamegraph.h"
 #include "report/leaks.h"
+#include "report/metadata.h"
 #include "report/report.h"
 #include "report/sites.h"
 #include "report/speedscope.h"
@@ -42,9 +43,7 @@ static void flamegraph_usage(FILE *f)
 	      MT_SUPPRESS_USAGE
 	      "  -h, --help      this text\n"
 	      "FILTER (whose stacks, and when; --pid and --exe repeat; with --diff, for both runs):\n"
-	      "  --pid P         process P's allocations only\n"
-	      "  --exe NAME      those of images of that executable only: a path, or its base name\n"
-	      "  --from T, --to T\n"
+	      MT_FILTER_STACKS_USAGE
 	      "                  what happened from T to T seconds after the session started (decimals allowed):\n"
 	      "                  allocations in it; leaked: what leaked at exits in it; live: what was held at\n"
 	      "                  its end; peak: what was live at the highest live total inside it\n"
@@ -163,22 +162,42 @@ static int flamegraph_args(int argc, char **argv, struct fg_args *a)
 	return flamegraph_operands(argc, argv, a);
 }
 
+/* The title: what is drawn, and the labels the AFTER (or only) recording was made with. */
+static char *flamegraph_title(const struct fg_args *a, const struct mt_stacks *before, const struct mt_stacks *s)
+{
+	struct mt_metadata *md = mt_metadata__load(a->dir, "the graph has no labels");
+	char *labels = mt_labels__text(mt_metadata__labels(md)), *title = NULL;
+
+	mt_metadata__free(md);
+	if (labels && asprintf(&title, "memtrack: %s by allocation stack (%s chains)%s%s%s%s%s%s",
+			       mt_fg_weight__unit(a->weight), mt_stacks__chains(s), before ? ", red: grown since " : "",
+			       before ? a->before : "", before ? ", blue: shrunk" : "", *labels ? " [" : "", labels,
+			       *labels ? "]" : "") < 0)
+		title = NULL;
+	free(labels);
+	return title;
+}
+
 static int flamegraph_write(const struct fg_args *a, struct mt_stacks *before, struct mt_stacks *s)
 {
-	char title[600];
+	char *title;
+	int err;
 
 	if (before && a->format == FG_COLLAPSED)
 		return mt_flamegraph__diff_collapsed(stdout, before, s, a->weight);
 	if (a->format == FG_COLLAPSED)
 		return mt_flamegraph__collapsed(stdout, s, a->weight);
-	snprintf(title, sizeof(title), "memtrack: %s by allocation stack (%s chains)%s%s%s", mt_fg_weight__unit(a->weight),
-		 mt_stacks__chains(s), before ? ", red: grown since " : "",
-		 before ? a->before : "", before ? ", blue: shrunk" : "");
+	title = flamegraph_title(a, before, s);
+	if (!title)
+		return -ENOMEM;
 	if (a->format == FG_SPEEDSCOPE)
-		return mt_speedscope__write(stdout, s, title);
-	if (before)
-		return mt_flamegraph__diff_svg(stdout, before, s, a->weight, title);
-	return mt_flamegraph__svg(stdout, s, a->weight, title);
+		err = mt_speedscope__write(stdout, s, title);
+	else if (before)
+		err = mt_flamegraph__diff_svg(stdout, before, s, a->weight, title);
+	else
+		err = mt_flamegraph__svg(stdout, s, a->weight, title);
+	free(title);
+	return err;
 }
 
 /* The graph of the parsed command line on stdout: the exit status. */

@@ -10,6 +10,7 @@
 #include "common/args.h"
 #include "common/log.h"
 #include "report/leaks.h"
+#include "report/metadata.h"
 #include "report/pprof.h"
 #include "report/report.h"
 #include "report/sites.h"
@@ -22,15 +23,15 @@ static void pprof_usage(FILE *f)
 	      "The allocation stacks of a run recorded with --stacks as a gzipped pprof profile (profile.proto),\n"
 	      "for `pprof -http=: out.pb.gz` and the tools that read it. Sample types: alloc_objects and alloc_space\n"
 	      "(allocations, bytes), inuse_objects and inuse_space (the blocks leaked at exit, as `report` counts\n"
-	      "them: suppressed leaks left out); each location carries its inlined functions.\n"
+	      "them: suppressed leaks left out); each location carries its inlined functions. A sample per stack\n"
+	      "and process, labelled pid (a number), exe and each `record --label` KEY (strings, also the\n"
+	      "profile's comments), for backends such as Pyroscope and Parca (docs/FLEET.md).\n"
 	      "  --no-demangle   names as the ELF files spell them (_ZN...)\n"
 	      "  --full-names    C++ names whole: template arguments are elided by default (std::vector<…>::push_back)\n"
 	      MT_SUPPRESS_USAGE
 	      "  -h, --help      this text\n"
 	      "FILTER (whose stacks, and when; --pid and --exe repeat), as for `memtrack report`:\n"
-	      "  --pid P         process P's allocations only\n"
-	      "  --exe NAME      those of images of that executable only: a path, or its base name\n"
-	      "  --from T, --to T\n"
+	      MT_FILTER_STACKS_USAGE
 	      "                  allocations from T to T seconds after the session started (decimals allowed);\n"
 	      "                  inuse: what leaked at exits in it\n"
 	      "Exit status: 0; 1 when DIR is damaged (the profile covers the records before the damage);\n"
@@ -87,6 +88,7 @@ static int pprof_run(const struct pprof_args *a)
 {
 	struct mt_stacks_opts opts = { .filter = a->filtered ? &a->filter : NULL };
 	struct mt_suppressions *sup;
+	struct mt_metadata *md;
 	struct mt_read_status st;
 	struct mt_stacks *s;
 	const char *dir;
@@ -102,7 +104,9 @@ static int pprof_run(const struct pprof_args *a)
 	mt_suppressions__free(sup);
 	if (!s)
 		return 2;
-	ret = mt_pprof__write(stdout, s);
+	md = mt_metadata__load(dir, "the profile has no labels");
+	ret = mt_pprof__write(stdout, s, md);
+	mt_metadata__free(md);
 	mt_stacks__free(s);
 	if (!ret && fflush(stdout))
 		ret = -errno;

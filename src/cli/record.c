@@ -25,7 +25,7 @@ static void record__usage(FILE *f)
 	fprintf(f, "usage: memtrack record [-o DIR] [-q] [-v] [--stacks [--stack-bytes N] [--stack-sample N]]\n"
 		   "                       [--exit-with-command] [--ring-size MIB] [--precise-time]\n"
 		   "                       [--ts-resolution NS] [--syscall-tracepoints] [--no-handoff] [--user NAME]\n"
-		   "                       [--paused] [--strict] [--no-rss]\n"
+		   "                       [--paused] [--strict] [--no-rss] [--label KEY=VALUE...]\n"
 		   "                       [--portable] [--fast-cxx] [--python-malloc] -- PROGRAM [ARGS...]\n"
 		   "       memtrack record --pid PID [-o DIR] [-q] [-v] [--stacks ...] [the options above but --paused, --user]\n"
 		   "  -o, --output DIR     write the artifact to DIR (default: memtrack.<pid>)\n"
@@ -67,10 +67,14 @@ static void record__usage(FILE *f)
 		   "                       the free it calls, a plain new[] as a new (counts, sizes, peaks and leaks\n"
 		   "                       stay exact)\n"
 		   "      --python-malloc  PYTHONMALLOC=malloc for the command: CPython's objects come from malloc,\n"
-		   "                       each one counted, instead of from pymalloc's arenas (seen only as mmap)\n",
+		   "                       each one counted, instead of from pymalloc's arenas (seen only as mmap)\n"
+		   "      --label KEY=VALUE  say what the recording is (commit, branch, benchmark, host): kept in\n"
+		   "                       DIR and carried into report, pprof, flamegraph and view (repeats, up to\n"
+		   "                       %u; KEY: letters, digits, _ . -, up to %u, not pid or exe; VALUE: up to\n"
+		   "                       %u printable ASCII characters)\n",
 		MT_STACK_BYTES_DEFAULT, MT_STACK_BYTES_MAX, MT_STACK_SAMPLE_FIRST, MT_STACK_SAMPLE_DEFAULT,
 		MT_RING_DEFAULT >> 20, MT_RING_DEFAULT_STACKS >> 20,
-		MT_TS_RESOLUTION_DEFAULT, MT_EXIT_STRICT);
+		MT_TS_RESOLUTION_DEFAULT, MT_EXIT_STRICT, MT_LABELS_MAX, MT_LABEL_KEY_MAX, MT_LABEL_VALUE_MAX);
 }
 
 /* --pid: no command, and nothing that only a command memtrack starts can have. */
@@ -96,6 +100,7 @@ static int record__parse_pid(int argc, struct mt_options *o, bool python_malloc)
 /* What record's options set; stacks: --stacks was given (the stack bytes and ring defaults follow it). */
 struct record_args {
 	struct mt_options *o;
+	struct mt_labels *labels;	/* --label's */
 	bool stacks;
 	bool python_malloc;	/* --python-malloc: PYTHONMALLOC=malloc in the command's environment */
 };
@@ -153,6 +158,7 @@ static int record__option(void *ctx, int val, const char *name, const char *arg)
 	case 'R': o->no_rss = true; return 0;
 	case 'F': o->fast_cxx = true; return 0;
 	case 'y': a->python_malloc = true; return 0;
+	case 'L': return mt_labels__add(a->labels, "record", arg);
 	case 'o': o->out_dir = arg; return 0;
 	case 'q': o->quiet = true; return 0;
 	case 'v': mt_log_max = mt_log_max < MT_LOG_DEBUG ? mt_log_max + 1 : mt_log_max; return 0;
@@ -161,7 +167,7 @@ static int record__option(void *ctx, int val, const char *name, const char *arg)
 }
 
 /* 0: go on; 1: --help was printed; -EINVAL: a usage error was reported. */
-static int record__parse(int argc, char **argv, struct mt_options *o)
+static int record__parse(int argc, char **argv, struct mt_options *o, struct mt_labels *labels)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' }, { "quiet", no_argument, NULL, 'q' },
@@ -174,10 +180,10 @@ static int record__parse(int argc, char **argv, struct mt_options *o)
 		{ "strict", no_argument, NULL, 'S' },	    { "portable", no_argument, NULL, 'D' },
 		{ "no-rss", no_argument, NULL, 'R' },	    { "pid", required_argument, NULL, 'i' },
 		{ "fast-cxx", no_argument, NULL, 'F' },	    { "stack-sample", required_argument, NULL, 'n' },
-		{ "python-malloc", no_argument, NULL, 'y' },
+		{ "python-malloc", no_argument, NULL, 'y' }, { "label", required_argument, NULL, 'L' },
 		{},
 	};
-	struct record_args a = { o, false };
+	struct record_args a = { o, labels, false };
 	int ret;
 
 	o->stack_bytes = MT_STACK_BYTES_DEFAULT;
@@ -210,6 +216,7 @@ struct record_cli {
 	struct mt_model *model;	/* of the artifact, kept as it is written */
 	int model_err;		/* the first record the model could not take: the end reads the artifact back */
 	bool quiet;
+	struct mt_labels labels;	/* --label's, for DIR/memory_metadata.json */
 	bool holes;		/* the artifact says events were dropped or an attach failed, or cannot be read */
 	uint64_t dropped, attach_failed;	/* its counts, for --strict's message */
 };
@@ -254,10 +261,11 @@ static const char *record__exec_cmdline(void *ctx, uint32_t pid, size_t k, size_
 
 /* DIR/memory_metadata.json, made through DIR's descriptor (never through what the command put at its name) and the
  * user's. */
-static void record__write_metadata(const struct mt_outdir *dir, const struct mt_model *m, const struct mt_cmdlines *md)
+static void record__write_metadata(const struct mt_outdir *dir, const struct mt_model *m, const struct mt_cmdlines *md,
+				   const struct mt_labels *labels)
 {
 	struct mt_metadata_src src = { .cmdline = record__cmdline, .ctx = (void *)md,
-				       .exec_cmdline = record__exec_cmdline };
+				       .exec_cmdline = record__exec_cmdline, .labels = labels };
 	int fd = mt_outdir__create(dir, dir->fd, MT_METADATA_FILE, 0644);
 	int err = fd < 0 ? fd : mt_metadata__write(fd, m, &src);
 
@@ -285,7 +293,7 @@ static void record__conclude(void *ctx, const struct mt_outdir *dir, int events_
 	rc->dropped = mt_model__totals(m)->dropped_events;
 	rc->attach_failed = mt_model__totals(m)->attach_failed;
 	rc->holes = rc->dropped || rc->attach_failed;
-	record__write_metadata(dir, m, md);
+	record__write_metadata(dir, m, md, &rc->labels);
 	if (!rc->quiet)
 		mt_summary__write(stderr, m, dir->path);
 	mt_model__free(m);
@@ -298,17 +306,18 @@ int mt_cmd_record(int argc, char **argv)
 	struct mt_record_hooks hooks = { .tap = record__tap, .conclude = record__conclude, .ctx = &rc };
 	int ret;
 
-	ret = record__parse(argc, argv, &o);
-	if (ret)
-		return ret > 0 ? EXIT_SUCCESS : MT_EXIT_SETUP;
+	ret = record__parse(argc, argv, &o, &rc.labels);
 	rc.quiet = o.quiet;
-	rc.model = mt_model__new();
-	if (!rc.model) {
-		pr_err("cannot set up the tracing: %s\n", strerror(errno));
-		return MT_EXIT_SETUP;
+	rc.model = ret ? NULL : mt_model__new();
+	if (ret || !rc.model) {
+		if (!ret)
+			pr_err("cannot set up the tracing: %s\n", strerror(errno));
+		mt_labels__release(&rc.labels);
+		return ret > 0 ? EXIT_SUCCESS : MT_EXIT_SETUP;
 	}
 	ret = mt_record__run(&o, &hooks);
 	mt_model__free(rc.model);
+	mt_labels__release(&rc.labels);
 	if (o.strict && rc.holes && ret != MT_EXIT_SETUP) {
 		if (rc.dropped || rc.attach_failed)
 			pr_err("--strict: %" PRIu64 " events dropped, %" PRIu64 " attaches failed: exit %d\n",

@@ -191,19 +191,6 @@ static void parts_free(struct report_parts *p)
 	mt_model__free(p->m);
 }
 
-/* The command lines of DIR/memory_metadata.json; a report without them when it is missing or unreadable. */
-static struct mt_metadata *report_metadata(const char *path)
-{
-	char *dir = mt_stacks__dir_of(path);
-	struct mt_metadata *md = dir ? mt_metadata__read(dir) : NULL;
-
-	if (!md && dir && errno != ENOENT)
-		pr_warn("%s/memory_metadata.json: %s: the rows have no command lines\n", dir,
-			errno == EINVAL || errno == EISDIR ? "not a regular file" : strerror(errno));
-	free(dir);
-	return md;
-}
-
 /* The stacks, the suppressions and what they suppress, the command lines; 0 or 2 after an error message. */
 static int report_extras(const struct report_args *a, struct report_parts *p)
 {
@@ -229,7 +216,7 @@ static int report_extras(const struct report_args *a, struct report_parts *p)
 		pr_err("%s: %s\n", a->dir, strerror(errno));
 		return 2;
 	}
-	p->metadata = report_metadata(a->dir);
+	p->metadata = mt_metadata__load(a->dir, "the rows have no command lines");
 	return 0;
 }
 

@@ -40,7 +40,9 @@ static void view_usage(FILE *f)
 	      "One self-contained HTML page of a run recorded with --stacks, for any browser, offline: the report's\n"
 	      "header and totals, the live heap over time per process (RSS on its own axis), and a flame graph of the\n"
 	      "allocations in a window dragged on the timeline, of the bytes live at an instant clicked (the peak\n"
-	      "first), or of the leaks; search, zoom, an inverted view, and the top sites as a sortable table.\n"
+	      "first), or of the leaks; search, zoom, an inverted view, a root per process or per executable; tables\n"
+	      "of the top sites (bytes, count, peak, temporaries), the leaks by site, the executables and the\n"
+	      "processes, sorted by a click on a column, a row zooming the flame graph to its frames.\n"
 	      "  -o FILE.html  write the page there (replacing the file at that name) instead of stdout\n"
 	      "  --fp          the frame-pointer chains, not the DWARF ones\n"
 	      "  -h, --help    this text\n"
@@ -92,7 +94,6 @@ static void parts_free(struct view_parts *p)
 static int view_stacks(const struct view_args *a, struct view_parts *p, int *err, struct mt_read_status *st)
 {
 	struct mt_stacks_opts opts = { .fp_chains = a->fp, .observe = mt_view_steps__observe };
-	char *dir;
 
 	p->steps = mt_view_steps__new(mt_view__end_ns(p->m), MT_VIEW_EDGES);
 	if (!p->steps)
@@ -110,9 +111,7 @@ static int view_stacks(const struct view_args *a, struct view_parts *p, int *err
 	p->leaks = p->sites ? mt_leaks__build(p->m, p->stacks, p->sup) : NULL;
 	if (!p->leaks)
 		return -ENOMEM;
-	dir = mt_stacks__dir_of(a->dir);
-	p->metadata = dir ? mt_metadata__read(dir) : NULL;	/* without it, the rows have no command lines */
-	free(dir);
+	p->metadata = mt_metadata__load(a->dir, "the rows have no command lines");
 	return 0;
 }
 

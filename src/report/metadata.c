@@ -12,8 +12,113 @@
 
 #include "common/array.h"
 #include "common/json.h"
+#include "common/log.h"
 #include "common/openreg.h"
 #include "report/metadata.h"
+#include "stacks/stacks.h"
+
+/* ---- labels ---- */
+
+#define LABEL_KEY_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
+
+/* Why the key cannot be one (NULL: it can). Keys are what every backend takes as a label name. */
+static const char *label_bad_key(const char *key, size_t klen)
+{
+	if (!klen)
+		return "KEY is empty";
+	if (klen > MT_LABEL_KEY_MAX)
+		return "KEY is longer than 64 characters";
+	if (strspn(key, LABEL_KEY_CHARS) < klen)
+		return "KEY may hold only letters, digits, '_', '.' and '-'";
+	if (klen == 3 && (!memcmp(key, "pid", 3) || !memcmp(key, "exe", 3)))
+		return "KEY pid and exe are pprof's per-sample labels";
+	return NULL;
+}
+
+static const char *label_bad(const struct mt_labels *l, const char *key, size_t klen, const char *value)
+{
+	size_t i;
+
+	if (strlen(value) > MT_LABEL_VALUE_MAX)
+		return "VALUE is longer than 256 characters";
+	for (i = 0; value[i]; i++)
+		if (value[i] < 0x20 || value[i] > 0x7e)
+			return "VALUE may hold only printable ASCII characters";
+	for (i = 0; i < l->n; i++)
+		if (strlen(l->v[i].key) == klen && !memcmp(l->v[i].key, key, klen))
+			return "KEY is given twice";
+	if (l->n == MT_LABELS_MAX)
+		return "more than 32 labels";
+	return NULL;
+}
+
+/* The message names the key only when it is a good one: a bad argument may hold anything, even a newline. */
+int mt_labels__add(struct mt_labels *l, const char *cmd, const char *arg)
+{
+	const char *eq = strchr(arg, '='), *why;
+	struct mt_label *lb = &l->v[l->n];
+	size_t klen = eq ? (size_t)(eq - arg) : 0;
+
+	why = !eq ? "not KEY=VALUE" : label_bad_key(arg, klen);
+	if (why) {
+		pr_err("%s: --label: %s\n", cmd, why);
+		return -EINVAL;
+	}
+	why = label_bad(l, arg, klen, eq + 1);
+	if (why) {
+		pr_err("%s: --label %.*s=...: %s\n", cmd, (int)klen, arg, why);
+		return -EINVAL;
+	}
+	lb->key = strndup(arg, klen);
+	lb->value = strdup(eq + 1);
+	if (!lb->key || !lb->value) {
+		free(lb->key);
+		free(lb->value);
+		pr_err("%s: --label: %s\n", cmd, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	l->n++;
+	return 0;
+}
+
+void mt_labels__release(struct mt_labels *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->v[i].key);
+		free(l->v[i].value);
+	}
+	l->n = 0;
+}
+
+char *mt_labels__text(const struct mt_labels *l)
+{
+	size_t i, len = 1;
+	char *t, *p;
+
+	for (i = 0; i < l->n; i++)
+		len += strlen(l->v[i].key) + strlen(l->v[i].value) + 2;
+	t = malloc(len);
+	if (!t)
+		return NULL;
+	for (p = t, *t = '\0', i = 0; i < l->n; i++)
+		p += sprintf(p, "%s%s=%s", i ? " " : "", l->v[i].key, l->v[i].value);
+	return t;
+}
+
+void mt_labels__json(struct mt_json *j, const struct mt_labels *l)
+{
+	size_t i;
+
+	mt_json__key(j, "labels");
+	mt_json__begin_object(j);
+	for (i = 0; i < l->n; i++)
+		mt_json__kv_string(j, l->v[i].key, l->v[i].value);
+	mt_json__end_object(j);
+}
+
+/* ---- writing ---- */
 
 /* NUL-separated arguments as a JSON array of strings. */
 static void args__json(struct mt_json *j, const char *args, size_t len)
@@ -94,6 +199,8 @@ int mt_metadata__write(int fd, const struct mt_model *m, const struct mt_metadat
 	mt_json__begin_object(&j);
 	mt_json__kv_u64(&j, "root_pid", si->root_pid);
 	mt_json__kv_u64(&j, "realtime_ns", si->realtime_ns);
+	if (src->labels && src->labels->n)
+		mt_labels__json(&j, src->labels);
 	mt_json__key(&j, "processes");
 	mt_json__begin_array(&j);
 	for (i = 0; i < mt_model__nr_procs(m); i++)
@@ -121,6 +228,8 @@ struct mt_metadata {
 	size_t n, cap;
 	struct md_proc *x;	/* their "exec_cmdlines", in order */
 	size_t nx, cap_x;
+	struct mt_labels labels;	/* "labels": the first MT_LABELS_MAX */
+	uint64_t realtime_ns;		/* "realtime_ns": the session's start, wall clock */
 };
 
 /* A reader of the JSON mt_metadata__write writes: objects, arrays, strings, numbers and literals. */
@@ -381,6 +490,36 @@ static void md_proc_read(struct jr *r, struct mt_metadata *md, size_t entry)
 		jr_fail(r);
 }
 
+/* "labels": {"KEY": "VALUE", ...}; past MT_LABELS_MAX, skipped. */
+static void md_labels_read(struct jr *r, struct mt_labels *l)
+{
+	struct mt_label lb = { 0 };
+	size_t len;
+
+	if (!jr_eat(r, '{')) {
+		jr_fail(r);
+		return;
+	}
+	if (jr_eat(r, '}'))
+		return;
+	do {
+		jr_string(r, &lb.key, &len);
+		if (!r->err && !jr_eat(r, ':'))
+			jr_fail(r);
+		if (!r->err)
+			jr_string(r, &lb.value, &len);
+		if (!r->err && lb.key && lb.value && l->n < MT_LABELS_MAX) {
+			l->v[l->n++] = lb;
+		} else {
+			free(lb.key);
+			free(lb.value);
+		}
+		lb = (struct mt_label){ 0 };
+	} while (!r->err && jr_eat(r, ','));
+	if (!jr_eat(r, '}'))
+		jr_fail(r);
+}
+
 static int md_parse(struct mt_metadata *md, const char *text, size_t len)
 {
 	struct jr r = { text, text + len, 0 };
@@ -395,6 +534,10 @@ static int md_parse(struct mt_metadata *md, const char *text, size_t len)
 			break;
 		if (!strcmp(key, "processes"))
 			md_list_read(&r, md, false, 0);
+		else if (!strcmp(key, "labels"))
+			md_labels_read(&r, &md->labels);
+		else if (!strcmp(key, "realtime_ns"))
+			md->realtime_ns = strtoull(r.p, (char **)&r.p, 10);
 		else
 			jr_skip(&r, 1);
 		free(key);
@@ -456,6 +599,18 @@ err_free:
 	return NULL;
 }
 
+struct mt_metadata *mt_metadata__load(const char *path, const char *without)
+{
+	char *dir = mt_stacks__dir_of(path);
+	struct mt_metadata *md = dir ? mt_metadata__read(dir) : NULL;
+
+	if (!md && dir && errno != ENOENT)
+		pr_warn("%s/" MT_METADATA_FILE ": %s: %s\n", dir,
+			errno == EINVAL || errno == EISDIR ? "not a regular file" : strerror(errno), without);
+	free(dir);
+	return md;
+}
+
 const char *const *mt_metadata__cmdline(const struct mt_metadata *md, uint32_t pid, size_t *argc)
 {
 	size_t i;
@@ -485,6 +640,18 @@ const char *const *mt_metadata__exec_cmdline(const struct mt_metadata *md, uint3
 	return NULL;
 }
 
+const struct mt_labels *mt_metadata__labels(const struct mt_metadata *md)
+{
+	static const struct mt_labels none;
+
+	return md ? &md->labels : &none;
+}
+
+uint64_t mt_metadata__realtime_ns(const struct mt_metadata *md)
+{
+	return md ? md->realtime_ns : 0;
+}
+
 static void md_procs_free(struct md_proc *v, size_t n)
 {
 	size_t i, k;
@@ -503,5 +670,6 @@ void mt_metadata__free(struct mt_metadata *md)
 		return;
 	md_procs_free(md->v, md->n);
 	md_procs_free(md->x, md->nx);
+	mt_labels__release(&md->labels);
 	free(md);
 }

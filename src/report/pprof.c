@@ -12,15 +12,18 @@
 #include "common/elf.h"
 #include "common/array.h"
 #include "common/u64map.h"
+#include "report/metadata.h"
 #include "report/pprof.h"
 #include "report/sites.h"
 
 enum { PB_VARINT = 0, PB_LEN = 2 };
 
 /* Profile */
-enum { P_SAMPLE_TYPE = 1, P_SAMPLE, P_MAPPING, P_LOCATION, P_FUNCTION, P_STRING_TABLE, P_DEFAULT_SAMPLE_TYPE = 14 };
+enum { P_SAMPLE_TYPE = 1, P_SAMPLE, P_MAPPING, P_LOCATION, P_FUNCTION, P_STRING_TABLE, P_TIME_NANOS = 9,
+       P_COMMENT = 13, P_DEFAULT_SAMPLE_TYPE };
 enum { VT_TYPE = 1, VT_UNIT };						/* ValueType */
-enum { S_LOCATION_ID = 1, S_VALUE };					/* Sample */
+enum { S_LOCATION_ID = 1, S_VALUE, S_LABEL };				/* Sample */
+enum { LB_KEY = 1, LB_STR, LB_NUM };					/* Label */
 enum { M_ID = 1, M_START, M_LIMIT, M_OFFSET, M_FILENAME, M_BUILD_ID, M_HAS_FUNCTIONS, M_HAS_FILENAMES,
        M_HAS_LINES, M_HAS_INLINES };					/* Mapping */
 enum { L_ID = 1, L_MAPPING_ID, L_ADDRESS, L_LINE };			/* Location */
@@ -111,8 +114,15 @@ struct loc_key {
 
 struct pprof {
 	struct mt_stacks *s;
+	const struct mt_labels *labels;
+	uint64_t time_ns;		/* the session's start, wall clock; 0: unknown */
+	int64_t keys[MT_LABELS_MAX], values[MT_LABELS_MAX];	/* the labels' string indices */
+	int64_t key_pid, key_exe;
+	struct pb chain;		/* the location ids of the entry being written */
+	struct pb label;		/* a Label message, being built */
 	struct pb out;			/* the Profile: sample types and samples, then the tables appended */
 	struct pb maps, locs, funcs;	/* repeated Mapping, Location, Function fields */
+	struct pb comments;		/* repeated comment: the labels as KEY=VALUE */
 	struct pb sample, loc, line, fn, map;	/* one message each, being built */
 	char **strs;
 	size_t nstrs;
@@ -263,19 +273,101 @@ static uint64_t loc_id(struct pprof *p, const struct mt_frame *f)
 	return p->nlocs;
 }
 
-static void sample_write(struct pprof *p, const struct mt_stack_entry *e)
+/* A string Label (str >= 0) or a numeric one of the sample being built. */
+static void label_add(struct pprof *p, int64_t key, int64_t str, uint64_t num)
 {
+	pb_opt(&p->label, LB_KEY, (uint64_t)key);
+	if (str >= 0)
+		pb_opt(&p->label, LB_STR, (uint64_t)str);
+	else
+		pb_uint(&p->label, LB_NUM, num);
+	pb_msg(&p->sample, S_LABEL, &p->label);
+}
+
+/*
+ * One Sample of the entry's chain (p->chain): its values, the recording's labels, and pid and exe when exe is not
+ * NULL (the part of the entry no process can be named for has none).
+ */
+static void sample_put(struct pprof *p, const uint64_t v[4], uint32_t pid, const char *exe)
+{
+	int64_t ei = exe ? str_index(p, exe) : 0;
 	size_t i;
 
-	if (!e->defined)
-		pb_uint(&p->sample, S_LOCATION_ID, loc_id(p, NULL));
-	for (i = 0; e->defined && i < e->nframes; i++)
-		pb_uint(&p->sample, S_LOCATION_ID, loc_id(p, &e->frames[i]));
-	pb_uint(&p->sample, S_VALUE, e->allocations);
-	pb_uint(&p->sample, S_VALUE, e->bytes);
-	pb_uint(&p->sample, S_VALUE, e->leaked_allocations);
-	pb_uint(&p->sample, S_VALUE, e->leaked_bytes);
+	if (ei < 0) {
+		p->out.oom = true;
+		return;
+	}
+	pb_put(&p->sample, p->chain.p, p->chain.len);
+	for (i = 0; i < 4; i++)
+		pb_uint(&p->sample, S_VALUE, v[i]);
+	for (i = 0; i < p->labels->n; i++)
+		label_add(p, p->keys[i], p->values[i], 0);
+	if (exe) {
+		label_add(p, p->key_pid, -1, pid);
+		label_add(p, p->key_exe, ei, 0);
+	}
 	pb_msg(&p->out, P_SAMPLE, &p->sample);
+}
+
+/* The executable a process made its allocations with the stack in: the image of the first, else its last one. */
+static const char *pp_exe(const struct mt_stack_heap *h, const struct mt_proc_peak *pp)
+{
+	if (pp->image != SIZE_MAX)
+		return mt_stack_heap__image(h, pp->image)->exe;
+	return mt_stack_heap__proc(h, pp->proc)->exe;
+}
+
+/* A sample per process that allocated with the stack or leaked its blocks, then one for what is left unnamed. */
+static void sample_write(struct pprof *p, const struct mt_stack_entry *e, size_t idx)
+{
+	const struct mt_stack_heap *h = mt_stacks__heap(p->s);
+	uint64_t rest[4] = { e->allocations, e->bytes, e->leaked_allocations, e->leaked_bytes }, v[4];
+	const struct mt_proc_peak *pp;
+	size_t i, k, n = h ? mt_stack_heap__proc_peaks(h, (uint32_t)idx + 1, &pp) : 0;
+
+	if (!e->defined)
+		pb_uint(&p->chain, S_LOCATION_ID, loc_id(p, NULL));
+	for (i = 0; e->defined && i < e->nframes; i++)
+		pb_uint(&p->chain, S_LOCATION_ID, loc_id(p, &e->frames[i]));
+	for (i = 0; i < n; i++) {
+		v[0] = pp[i].made_allocations;
+		v[1] = pp[i].made_bytes;
+		v[2] = rest[2] ? pp[i].leaked_allocations : 0;	/* none when the stack's leaks are suppressed */
+		v[3] = rest[2] ? pp[i].leaked_bytes : 0;
+		for (k = 0; k < 4 && v[k] <= rest[k]; k++)
+			;
+		if (k < 4 || !(v[0] | v[1] | v[2] | v[3]))
+			continue;	/* more than the entry's: not the same counts, leave them to the rest */
+		for (k = 0; k < 4; k++)
+			rest[k] -= v[k];
+		sample_put(p, v, mt_stack_heap__proc(h, pp[i].proc)->pid, pp_exe(h, &pp[i]));
+	}
+	if (rest[0] | rest[1] | rest[2] | rest[3])
+		sample_put(p, rest, 0, NULL);
+	p->chain.len = 0;
+}
+
+/* The recording's labels and the two per-sample keys into the string table; its labels as comments too. */
+static void labels_index(struct pprof *p)
+{
+	char line[MT_LABEL_KEY_MAX + MT_LABEL_VALUE_MAX + 2];
+	int64_t c;
+	size_t i;
+
+	p->key_pid = str_index(p, "pid");
+	p->key_exe = str_index(p, "exe");
+	if (p->key_pid < 0 || p->key_exe < 0)
+		p->out.oom = true;
+	for (i = 0; !p->out.oom && i < p->labels->n; i++) {
+		p->keys[i] = str_index(p, p->labels->v[i].key);
+		p->values[i] = str_index(p, p->labels->v[i].value);
+		snprintf(line, sizeof(line), "%s=%s", p->labels->v[i].key, p->labels->v[i].value);
+		c = str_index(p, line);
+		if (p->keys[i] < 0 || p->values[i] < 0 || c < 0)
+			p->out.oom = true;
+		else
+			pb_uint(&p->comments, P_COMMENT, (uint64_t)c);
+	}
 }
 
 /* Go's heap profiles' order; pprof shows alloc_space unless told otherwise (default_sample_type). */
@@ -310,19 +402,23 @@ static int profile_build(struct pprof *p)
 	if (str_index(p, "") != 0)
 		return -ENOMEM;
 	sample_types(p);
+	labels_index(p);
 	for (i = 0; !p->out.oom && i < mt_stacks__count(p->s); i++) {
 		e = mt_stacks__entry(p->s, i);
 		if (e->allocations || e->leaked_allocations)
-			sample_write(p, e);
+			sample_write(p, e, i);
 	}
 	pb_put(&p->out, p->maps.p, p->maps.len);
 	pb_put(&p->out, p->locs.p, p->locs.len);
 	pb_put(&p->out, p->funcs.p, p->funcs.len);
 	for (i = 0; i < p->nstrs; i++)
 		pb_bytes(&p->out, P_STRING_TABLE, p->strs[i], strlen(p->strs[i]));
+	pb_opt(&p->out, P_TIME_NANOS, p->time_ns);	/* Parca files a profile under it */
+	pb_put(&p->out, p->comments.p, p->comments.len);
 	def = str_index(p, "alloc_space");
 	pb_opt(&p->out, P_DEFAULT_SAMPLE_TYPE, def > 0 ? (uint64_t)def : 0);
-	return p->out.oom || p->maps.oom || p->locs.oom || p->funcs.oom || p->sample.oom ? -ENOMEM : 0;
+	return p->out.oom || p->maps.oom || p->locs.oom || p->funcs.oom || p->sample.oom || p->chain.oom ||
+	       p->label.oom || p->comments.oom ? -ENOMEM : 0;
 }
 
 /* gzip (zlib's deflate with a gzip header: windowBits 15 + 16), as pprof reads profiles. */
@@ -370,11 +466,14 @@ static void pprof_release(struct pprof *p)
 	free(p->line.p);
 	free(p->fn.p);
 	free(p->map.p);
+	free(p->chain.p);
+	free(p->label.p);
+	free(p->comments.p);
 }
 
-int mt_pprof__write(FILE *f, struct mt_stacks *s)
+int mt_pprof__write(FILE *f, struct mt_stacks *s, const struct mt_metadata *md)
 {
-	struct pprof p = { .s = s };
+	struct pprof p = { .s = s, .labels = mt_metadata__labels(md), .time_ns = mt_metadata__realtime_ns(md) };
 	int err;
 
 	err = profile_build(&p);

@@ -7,12 +7,17 @@
 
 #include "stacks/stacks.h"
 
+struct mt_metadata;
+
 /*
  * A gzipped perftools.profiles.Profile: sample types alloc_objects/count, alloc_space/bytes, inuse_objects/count,
- * inuse_space/bytes (inuse: still live at exit, exec or the end), one sample per stack (its location ids innermost
- * first), a location per return address whose lines are its inline chain, functions, mappings, the string table.
- * 0, -EIO or -ENOMEM.
+ * inuse_space/bytes (inuse: leaked at exit, as report counts them), one sample per stack and process (its location
+ * ids innermost first; labels: md's (record --label) as strings, "pid" a number, "exe" the executable; what no process
+ * can be named for is one more sample without pid and exe), a location per return address whose lines are its
+ * inline chain, functions, mappings, the string table, md's labels as "KEY=VALUE" comments, and as time_nanos the
+ * session's start (md's realtime_ns). md (DIR/memory_metadata.json) may be NULL: no labels, no time. 0, -EIO or
+ * -ENOMEM.
  */
-int mt_pprof__write(FILE *f, struct mt_stacks *s);
+int mt_pprof__write(FILE *f, struct mt_stacks *s, const struct mt_metadata *md);
 
 #endif /* MEMTRACK_PPROF_H */

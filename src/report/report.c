@@ -176,6 +176,23 @@ static void text_filter(FILE *f, const struct mt_filter *flt)
 	fputc('\n', f);
 }
 
+/* record --label's, when it was given: "labels:      KEY=VALUE KEY=VALUE". */
+static void text_labels(FILE *f, const struct mt_labels *l)
+{
+	size_t i;
+
+	if (!l->n)
+		return;
+	fputs("labels:     ", f);
+	for (i = 0; i < l->n; i++) {
+		fputc(' ', f);
+		put_text(f, l->v[i].key);
+		fputc('=', f);
+		put_text(f, l->v[i].value);
+	}
+	fputc('\n', f);
+}
+
 static void text_header(FILE *f, const struct mt_model *m, const char *label, const struct mt_report_extra *x)
 {
 	const struct mt_session_info *si = mt_model__session(m);
@@ -200,6 +217,7 @@ static void text_header(FILE *f, const struct mt_model *m, const char *label, co
 	if (t->images != t->processes)
 		fprintf(f, " (%" PRIu64 " images)", t->images);
 	fputc('\n', f);
+	text_labels(f, mt_metadata__labels(x->metadata));
 	if (x->filter)
 		text_filter(f, mt_model__filter(m));
 }
@@ -654,6 +672,13 @@ static void json_totals(struct mt_json *j, const struct mt_model *m, const struc
 	mt_json__end_object(j);
 }
 
+/* record --label's, when it was given. */
+static void json_labels(struct mt_json *j, const struct mt_report_extra *x)
+{
+	if (mt_metadata__labels(x->metadata)->n)
+		mt_labels__json(j, mt_metadata__labels(x->metadata));
+}
+
 static void json_cmdline(struct mt_json *j, const struct mt_model *m, size_t idx, const struct mt_report_extra *x)
 {
 	size_t i, argc;
@@ -737,6 +762,7 @@ int mt_report__json_with(FILE *f, const struct mt_model *m, const struct mt_repo
 	x = x ? x : &no_extra;
 	mt_json__init(&j, f, 2);
 	mt_json__begin_object(&j);
+	json_labels(&j, x);
 	json_totals(&j, m, x);
 	mt_json__key(&j, "processes");
 	mt_json__begin_array(&j);
@@ -789,6 +815,7 @@ int mt_report__leaks_json(FILE *f, const struct mt_model *m, const struct mt_rep
 
 	mt_json__init(&j, f, 2);
 	mt_json__begin_object(&j);
+	json_labels(&j, x);
 	json_totals(&j, m, x);
 	mt_leaks__json(&j, x->leaks, top);
 	mt_json__end_object(&j);

@@ -183,6 +183,8 @@ static int site_add_procs(struct mt_site *site, const struct mt_proc_peak *pp, s
 	size_t i, j = 0;
 
 	for (i = 0; i < n; i++) {
+		if (!pp[i].allocations && !pp[i].bytes && !pp[i].made_allocations)
+			continue;	/* it only leaked blocks made before a window (pprof's concern) */
 		while (j < site->nprocs && site->procs[j].proc < pp[i].proc)
 			j++;
 		if (j < site->nprocs && site->procs[j].proc == pp[i].proc) {
