@@ -8,7 +8,7 @@ usage() {
 usage: bash bench/scale.sh [--quick] [--runs N] [--parts "PART..."] [--out FILE] [--build-dir DIR]
   --quick          smaller sizes (no 10^8 events, no 10^6 paths), 2 rounds: a few minutes
   --runs N         rounds (default 3; 2 with --quick); the largest events and paths sizes run once
-  --parts PARTS    of: events processes threads stacks costs (default: all)
+  --parts PARTS    of: events processes neighbours threads stacks costs (default: all)
   --out FILE       also write the markdown report to FILE, and the raw results to FILE.results
   --report FILE    no runs: the report of the raw results in FILE (an earlier --out's FILE.results)
   --build-dir DIR  where memtrack and bench/ were built (default: build)
@@ -22,7 +22,7 @@ FROM=
 QUICK=0
 OUT=
 BUILD_DIR=build
-PARTS=(events processes threads stacks costs)
+PARTS=(events processes neighbours threads stacks costs)
 # shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 while (($#)); do
@@ -95,11 +95,11 @@ one_core() {
 med() { values "$1" "$2" | spread | cut -d' ' -f1; }
 maxv() { values "$1" "$2" | sort -g | tail -n 1; }
 num() { awk -v a="$2" -v b="${3:-1}" "BEGIN { if (a == \"\" || a < 0 || b == \"\" || b <= 0) print \"—\"; else printf \"$1\", a / b }"; }
-# Per-round memtrack minus untraced of key $2 for lines matching $1, one a line.
+# Per-round configuration $3 (default memtrack) minus untraced of key $2 for lines matching $1, one a line.
 added() {
-	awk -v filter="$1" -v key="$2" "$AWK_KV"'
+	awk -v filter="$1" -v key="$2" -v cfg="${3:-memtrack}" "$AWK_KV"'
 	{ parse() }
-	matches(filter) && (key in v) && v[key] > 0 { if (v["cfg"] == "memtrack") a[v["rep"]] = v[key]; if (v["cfg"] == "untraced") b[v["rep"]] = v[key] }
+	matches(filter) && (key in v) && v[key] > 0 { if (v["cfg"] == cfg) a[v["rep"]] = v[key]; if (v["cfg"] == "untraced") b[v["rep"]] = v[key] }
 	END { for (r in a) if (r in b) print r, a[r] - b[r] }' "$RESULTS" | sort -n
 }
 
@@ -178,14 +178,17 @@ report_events() {
 	echo
 }
 
-# ---- 2. processes: 1, 100, 1000 children at once, 10,000 one after another
+# ---- 2. processes: 1, 100, 1000 children at once, 10,000 one after another; at 1000 also with a link pair of its
+# own for every process (MEMTRACK_SHARED_LINKS=0: no shared link past 64 live processes, as before it existed)
 WIDE=(1 100 1000)
 SEQ=$(q 10000 1000)
 part_processes() {
-	local rep c n
+	local rep c n cfgs
 	for ((rep = 1; rep <= RUNS; rep++)); do
 		for n in "${WIDE[@]}" "seq$SEQ"; do
-			for c in untraced memtrack; do
+			cfgs=(untraced memtrack)
+			[[ $n == 1000 ]] && cfgs+=(own)
+			for c in "${cfgs[@]}"; do
 				note "processes $n, round $rep/$RUNS: $c"
 				KEYS="part=processes n=$n cfg=$c rep=$rep"
 				local cmd=("$BENCH/spawn_wide" "$n")
@@ -193,6 +196,7 @@ part_processes() {
 				case $c in
 				untraced) run "${cmd[@]}" ;;
 				memtrack) run "$MEMTRACK" record -q -o "$TMP/art" -- "${cmd[@]}" ;;
+				own) run env MEMTRACK_SHARED_LINKS=0 "$MEMTRACK" record -q -o "$TMP/art" -- "${cmd[@]}" ;;
 				esac
 			done
 		done
@@ -205,21 +209,78 @@ report_processes() {
 	echo
 	echo "| children | untraced s | memtrack s | ms added / process (less the 1-child run's) | memtrack fds (max) | closer fds (max) | tracer RSS MiB | processes seen | events seen | drops | attach failures |"
 	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-	for n in "${WIDE[@]}" "seq$SEQ"; do
+	local c
+	for n in "${WIDE[@]}" "seq$SEQ" "own1000"; do
+		c=memtrack
+		[[ $n == own* ]] && n=${n#own} c=own
 		f="part=processes n=$n"
 		procs=${n#seq}
+		[[ $c == own && -z $(values "$f cfg=own" time_ns) ]] && continue
 		printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
-			"$([[ $n == seq* ]] && echo "$procs one after another" || echo "$n at once")" \
+			"$([[ $n == seq* ]] && echo "$procs one after another" || echo "$n at once")$([[ $c == own ]] &&
+				echo ", a link pair each (MEMTRACK_SHARED_LINKS=0)")" \
 			"$(values "$f cfg=untraced" time_ns | fmt_spread %.3f 1e9)" \
-			"$(values "$f cfg=memtrack" time_ns | fmt_spread %.3f 1e9)" \
-			"$( ((procs > 1)) && join <(added "$f" time_ns) <(added "part=processes n=1" time_ns) |
+			"$(values "$f cfg=$c" time_ns | fmt_spread %.3f 1e9)" \
+			"$( ((procs > 1)) && join <(added "$f" time_ns "$c") <(added "part=processes n=1" time_ns) |
 				awk -v n="$procs" '{ print ($2 - $3) / (n - 1) / 1e6 }' | fmt_spread %.2f || echo "—")" \
-			"$(maxv "$f cfg=memtrack" fds)" "$(maxv "$f cfg=memtrack" closer_fds)" \
-			"$(num %.1f "$(maxv "$f cfg=memtrack" kb)" 1024)" "$(maxv "$f cfg=memtrack" procs)" \
-			"$(med "$f cfg=memtrack" events)" "$(maxv "$f cfg=memtrack" drops)" "$(maxv "$f cfg=memtrack" attach_failed)"
+			"$(maxv "$f cfg=$c" fds)" "$(maxv "$f cfg=$c" closer_fds)" \
+			"$(num %.1f "$(maxv "$f cfg=$c" kb)" 1024)" "$(maxv "$f cfg=$c" procs)" \
+			"$(med "$f cfg=$c" events)" "$(maxv "$f cfg=$c" drops)" "$(maxv "$f cfg=$c" attach_failed)"
 	done
 	echo
 	echo "Open-file limit: soft $(ulimit -Sn), hard $(ulimit -Hn) (memtrack raises its soft limit to the hard one)."
+	echo
+}
+
+# ---- 2b. neighbours: a process outside the tree (churn, its own CPU time) while memtrack records 100 children
+# alive at once: with the shared link (past 64 processes) every process that maps libc traps, and BPF passes over
+# those outside the tree; with a link pair of each process's own (MEMTRACK_SHARED_LINKS=0) none does
+NPAIRS=$(q 1000000 200000)
+part_neighbours() {
+	local rep c mpid holder t
+	for ((rep = 1; rep <= RUNS; rep++)); do
+		for c in none own shared; do
+			note "neighbours, round $rep/$RUNS: $c"
+			wait_quiet
+			mpid=
+			rm -rf "$TMP/art"
+			if [[ $c != none ]]; then
+				env MEMTRACK_SHARED_LINKS="$([[ $c == own ]] && echo 0)" "$MEMTRACK" record -q -o "$TMP/art" \
+					-- "$BENCH/spawn_wide" 100 hold >/dev/null 2>"$TMP/err" </dev/null &
+				mpid=$!
+				holder=
+				for ((t = 0; t < 1200; t++)); do
+					[[ -n $holder ]] || holder=$(pgrep -P "$mpid" -x spawn_wide | head -n 1 || true)
+					[[ -n $holder && $(pgrep -P "$holder" | wc -l) -ge 100 ]] && break
+					sleep 0.05
+				done
+				sleep 1	# the last children's binds
+			fi
+			record "part=neighbours cfg=$c rep=$rep $("$BENCH/churn" "$NPAIRS" --cpu | tr ' ' '=')"
+			if [[ -n $mpid ]]; then
+				[[ -z $holder ]] || kill -USR1 "$holder" 2>/dev/null || true
+				wait "$mpid" || note "neighbours $c: memtrack failed: $(tail -n 3 "$TMP/err" | tr '\n' ' ')"
+				rm -rf "$TMP/art"
+			fi
+		done
+	done
+}
+
+report_neighbours() {
+	local c
+	echo "#### Untracked neighbours (\`churn $NPAIRS\` outside the tree, its own CPU time, while memtrack records"
+	echo "\`spawn_wide 100 hold\`: 100 children alive at once)"
+	echo
+	echo "| memtrack's links | neighbour's CPU ms | ns / call (malloc or free) | × alone, per round |"
+	echo "|---|---:|---:|---:|"
+	for c in none own shared; do
+		printf '| %s | %s | %s | %s |\n' \
+			"$(case $c in none) echo "none (memtrack not running)" ;; own) echo "a pair per process (MEMTRACK_SHARED_LINKS=0)" ;;
+				shared) echo "one shared pair (default, past 64 processes)" ;; esac)" \
+			"$(values "part=neighbours cfg=$c" cpu_ms | fmt_spread %.1f)" \
+			"$(num %.1f "$(med "part=neighbours cfg=$c" cpu_ms)" "$(awk -v n="$NPAIRS" 'BEGIN { print 2 * n / 1e6 }')")" \
+			"$(ratios "part=neighbours" cpu_ms "$c" none | fmt_spread %.2f)"
+	done
 	echo
 }
 

@@ -29,6 +29,7 @@ struct mt_call {
 	__u64 mark_size;
 	__u64 mark_stack;	/* --stacks: the call path at the MARK entry, where it starts at the program's call */
 	__u64 ret;		/* a THROWS call's return address, read at its entry (struct mt_ret_restore) */
+	__u64 last_hit;		/* a DEDUP file's last hit on this thread, hashed (hit__repeats) */
 	__u32 depth;		/* allocator entries not yet returned on this thread */
 	__u8 func;		/* a release's when the call in flight is one (MT_COOKIE_INFLIGHT) */
 	__u8 allocator;
@@ -117,6 +118,66 @@ static __always_inline void call__release(struct task_struct *t, __u32 tid)
 
 	if (c && c->owner == (__u64)t)
 		c->owner = 0;
+}
+
+/* slot -> an allocator file that has or had a shared link (struct mt_shared_file): the tracer sets it before it
+ * makes the file's shared link; BPF reads it at each hit of a link whose cookie has the slot. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MT_SHARED_SLOTS);
+	__type(key, __u32);
+	__type(value, struct mt_shared_file);
+} shared_files SEC(".maps");
+
+/* A shared link fires in every process that maps the file: its hits count for a process of the tree that has the
+ * file bound (the tracer's proc_files entry), as its own links' would. */
+static __always_inline bool shared__ours(struct task_struct *task, const struct mt_shared_file *f)
+{
+	__u32 tgid = current__tgid_of(task);
+	struct mt_proc_file_key key = { .tgid = tgid, .dev = f->dev, .ino = f->ino };
+	__u8 *state;
+
+	if (!proc__active(tgid))	/* the neighbours stop here */
+		return false;
+	state = bpf_map_lookup_elem(&proc_files, &key);
+	return state && *state == MT_PROC_FILE_LINKED;
+}
+
+/*
+ * While a process has its own links and the file's shared link, the kernel runs both programs at each of its hits,
+ * one after the other on the thread, with the same registers: the second sees the hit the first recorded. Two hits
+ * in a row of one site with the same stack pointer and argument (or result) are otherwise a double free.
+ */
+static __always_inline bool hit__repeats(struct mt_call *c, __u64 ip, __u64 sp, __u64 arg)
+{
+	__u64 h = ip * 0x9e3779b97f4a7c15ull ^ (sp << 17 | sp >> 47) ^ arg * 0xc2b2ae3d27d4eb4full;
+
+	if (c->last_hit == h)
+		return true;
+	c->last_hit = h;
+	return false;
+}
+
+/* Whether a hit is passed over: a shared link's in a process it does not count for, or a hit seen already. */
+static __always_inline bool link__skips(struct pt_regs *ctx, __u64 cookie, __u64 arg, __u64 create)
+{
+	__u32 slot = MT_COOKIE_SLOT(cookie);
+	struct task_struct *task;
+	struct mt_shared_file *f;
+	struct mt_call *c;
+
+	if (!slot)
+		return false;
+	f = bpf_map_lookup_elem(&shared_files, &slot);
+	if (!f)
+		return true;
+	task = bpf_get_current_task_btf();
+	if (MT_COOKIE_SHARED(cookie) && !shared__ours(task, f))
+		return true;
+	if (!(f->flags & MT_SHARED_DEDUP))
+		return false;
+	c = call__state(task, create);
+	return c && hit__repeats(c, PT_REGS_IP(ctx), PT_REGS_SP(ctx), arg);
 }
 
 /* At an entry whose stack pointer equals the saved call's, [sp] tells a tail call (realloc(NULL, n) jumps to
@@ -315,9 +376,15 @@ SEC("uretprobe")
 int BPF_KRETPROBE(alloc_return, void *ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct mt_call *c = call__state(task, 0);
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	struct mt_call *c;
 
+	if (MT_COOKIE_SHARED(cookie) && link__skips(ctx, cookie, PT_REGS_RC(ctx), 0))
+		return 0;
+	c = call__state(task, 0);
 	if (!c || !c->depth)
+		return 0;
+	if (MT_COOKIE_SLOT(cookie) && !MT_COOKIE_SHARED(cookie) && link__skips(ctx, cookie, PT_REGS_RC(ctx), 0))
 		return 0;
 	/* The outermost call's return: its depth, or its frame when a nested call's return never came (an exception
 	 * thrown through it: libstdc++'s aligned nothrow new catches the bad_alloc its aligned new throws). */
@@ -479,6 +546,10 @@ int BPF_KPROBE(alloc_enter, __u64 a0, __u64 a1, __u64 a2)
 	struct mt_args_val v = {};
 
 	cookie = bpf_get_attach_cookie(ctx);
+	/* the arguments as the registers hold them: a probe past a prologue may have its pointer in any of these */
+	if (link__skips(ctx, cookie, ctx->di ^ ctx->si * 0x165667b19e3779f9ull ^ ctx->dx * 0x27d4eb2f165667c5ull,
+			BPF_LOCAL_STORAGE_GET_F_CREATE))
+		return 0;
 	if (live_paused && !control__passes(cookie)) {	/* recording off: allocations stop here (control.bpf.h) */
 		if (MT_COOKIE_ARGS(cookie) == MT_ARGS_THROW)
 			call__thrown(ctx);	/* a call that began before the stop: its return address */

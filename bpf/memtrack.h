@@ -154,6 +154,33 @@ enum mt_args {
  * call (struct mt_ret_restore). */
 #define MT_COOKIE_THROWS_SHIFT 46
 #define MT_COOKIE_THROWS(c) (((c) >> MT_COOKIE_THROWS_SHIFT) & 1)
+/* SHARED: the probe is a file's shared link (pid 0, every process: BPF keeps the tree's hits). SLOT: the file's
+ * index in BPF's shared_files (1 to MT_SHARED_SLOTS - 1), in every link the tracer makes for it; 0: none. */
+#define MT_COOKIE_SHARED_SHIFT 47
+#define MT_COOKIE_SHARED(c) (((c) >> MT_COOKIE_SHARED_SHIFT) & 1)
+#define MT_COOKIE_SLOT_SHIFT 48
+#define MT_COOKIE_SLOT(c) (((c) >> MT_COOKIE_SLOT_SHIFT) & 0xffff)
+#define MT_SHARED_SLOTS 1024
+
+/*
+ * An allocator file that has (or had) a shared link: BPF's shared_files[slot], set by the tracer before it makes
+ * that link (tracer/links.c). DEDUP: a process may have its own links and the shared one at once, each of which
+ * the kernel runs at a hit: a thread's hit that repeats its previous one (same site, stack pointer and argument or
+ * result) is the same hit seen again, and is passed over.
+ */
+#define MT_SHARED_DEDUP 1u
+
+struct mt_shared_file {
+	__u64 dev, ino;
+	__u32 flags;		/* MT_SHARED_* */
+	__u32 _pad;
+};
+_Static_assert(sizeof(struct mt_shared_file) == 24, "mt_shared_file layout");
+
+/* Values of BPF's proc_files: the process's probes are in (its own links, or the file's shared link), or memtrack
+ * refused to probe the file for it (its leader had exited, tracer/links.c): not asked again, not counted. */
+#define MT_PROC_FILE_LINKED 1
+#define MT_PROC_FILE_REFUSED 2
 
 /*
  * Where a malloc's caller says what the call was: the code of a C++ runtime's operator new, which is not probed

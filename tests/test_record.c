@@ -1012,6 +1012,107 @@ static void test_many_live_processes(void **state)
 	assert_int_equal(attach_log(dir, "/libc.so.6").inherit_failed, 0);
 }
 
+#define WAVE_WIDE 80	/* past tracer/links.c's LINKS_SHARE_AT (64) */
+#define WAVE_NARROW 8	/* at or below LINKS_UNSHARE_AT (16) */
+#define WAVE_PAIRS 400
+#define WAVE_CHILDREN (2 * WAVE_WIDE + WAVE_NARROW)
+
+/* fork_wave's children (its "child PID SIZE" lines) and what the artifact holds of each. */
+struct wave_tally {
+	uint32_t root;
+	uint32_t pid[WAVE_CHILDREN];
+	uint64_t size[WAVE_CHILDREN];
+	uint64_t mallocs[WAVE_CHILDREN], frees[WAVE_CHILDREN], others[WAVE_CHILDREN];
+	uint64_t outside;	/* allocation records of a pid neither the root nor a child */
+	int n;
+};
+
+static int wave__on_record(const struct mt_rec_hdr *h, void *ctx)
+{
+	const struct mt_alloc *a = (const void *)h;
+	struct wave_tally *t = ctx;
+	int k;
+
+	if (h->type != MT_REC_ALLOC || h->pid == t->root)
+		return 0;
+	for (k = 0; k < t->n && t->pid[k] != h->pid; k++)
+		;
+	if (k == t->n)
+		t->outside++;
+	else if (a->func == MT_FN_MALLOC && a->size == t->size[k])
+		t->mallocs[k]++;
+	else if (a->func == MT_FN_FREE)
+		t->frees[k]++;
+	else
+		t->others[k]++;
+	return 0;
+}
+
+/*
+ * fork_wave under memtrack (env: MEMTRACK_SHARED_LINKS=..., or NULL): 80 children alive at once, then 8, then 80,
+ * each making 400 malloc/free pairs of its own size before the last sibling is forked and 400 while they exit.
+ * Every child's books are exact, and nothing outside the tree is recorded, whichever links served it.
+ */
+static void wave_check(const char *name, const char *env)
+{
+	char dir[256], wide[16], narrow[16], n[16], *out = malloc(16384), *p;
+	char *argv[] = { "/usr/bin/env", (char *)(env ? env : "MEMTRACK_SHARED_LINKS="), MT_BINARY, "record", "-v",
+			 "-o", dir, "--", PROG("fork_wave"), wide, narrow, n, NULL };
+	struct wave_tally t = { 0 };
+	struct mt_read_status st;
+	int k;
+
+	assert_non_null(out);
+	test_dir(dir, sizeof(dir), name);
+	snprintf(wide, sizeof(wide), "%d", WAVE_WIDE);
+	snprintf(narrow, sizeof(narrow), "%d", WAVE_NARROW);
+	snprintf(n, sizeof(n), "%d", WAVE_PAIRS);
+	assert_int_equal(run_named(name, argv), 0);
+	read_file(name, "out", out, 16384);
+	for (p = out; t.n < WAVE_CHILDREN && (p = strstr(p, "child ")); p++)
+		if (sscanf(p, "child %u %" SCNu64, &t.pid[t.n], &t.size[t.n]) == 2)
+			t.n++;
+	free(out);
+	assert_int_equal(t.n, WAVE_CHILDREN);
+	t.root = root_pid(dir);
+	assert_int_equal(mt_artifact__read(dir, wave__on_record, &t, &st), 0);
+	for (k = 0; k < t.n; k++) {
+		assert_int_equal(t.mallocs[k], 2 * WAVE_PAIRS);
+		assert_int_equal(t.frees[k], 2 * WAVE_PAIRS);
+		assert_int_equal(t.others[k], 0);
+	}
+	assert_int_equal(t.outside, 0);
+	assert_int_equal(query__run(dir, MT_REC_END, ANY, ANY, ANY_SIZE).drops[MT_DROP_RINGBUF], 0);
+}
+
+/* The wide waves go to one shared libc link and back to links of their own: told twice each with -v. */
+static void test_shared_links_exact(void **state)
+{
+	char err[65536], *p;
+	int up = 0, down = 0;
+
+	(void)state;
+	wave_check("wave_shared", NULL);
+	read_file("wave_shared", "err", err, sizeof(err));
+	for (p = err; (p = strstr(p, "libc.so.6: 64 processes: one shared link from now on")); p++)
+		up++;
+	for (p = err; (p = strstr(p, "libc.so.6: 16 processes: links of their own again")); p++)
+		down++;
+	assert_int_equal(up, 2);
+	assert_int_equal(down, 2);
+}
+
+/* The same tree with a link of its own for each process throughout: the same books. */
+static void test_shared_links_off(void **state)
+{
+	char err[65536];
+
+	(void)state;
+	wave_check("wave_own", "MEMTRACK_SHARED_LINKS=0");
+	read_file("wave_own", "err", err, sizeof(err));
+	assert_null(strstr(err, "shared link"));
+}
+
 /* A hard limit memtrack cannot pass: each child whose links did not fit is logged (an inherit row with EMFILE),
  * and counted in the summary; every other child's malloc counts. One or the other for each child, exactly. */
 static void test_fd_limit_failures(void **state)
@@ -2880,7 +2981,8 @@ int main(void)
 		cmocka_unit_test(test_two_allocators_in_one_file), cmocka_unit_test(test_clock_tick),
 		cmocka_unit_test(test_clock_precise),		 cmocka_unit_test(test_clock_coarse),
 		cmocka_unit_test(test_call_slots),		 cmocka_unit_test(test_leader_exited),
-		cmocka_unit_test(test_many_live_processes),	 cmocka_unit_test(test_fd_limit_failures),
+		cmocka_unit_test(test_many_live_processes), cmocka_unit_test(test_shared_links_exact),
+		cmocka_unit_test(test_shared_links_off),	 cmocka_unit_test(test_fd_limit_failures),
 		cmocka_unit_test(test_subreaper_no_closer),
 		cmocka_unit_test(test_tree_fork_exec),
 		cmocka_unit_test(test_tree_vfork_exec),

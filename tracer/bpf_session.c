@@ -477,7 +477,7 @@ static int uprobe__perf_link(const struct mt_bpf_session *s, int prog_fd, const 
 
 /* The plan's sites, one link each, returns first: fds[] gets them (at most MT_LINK_FDS_MAX), *nfds their count. */
 static int plan__link_per_probe(struct mt_bpf_session *s, const char *path, const struct mt_probe_plan *plan,
-				pid_t pid, int *fds, int *nfds)
+				pid_t pid, uint64_t cookie_bits, int *fds, int *nfds)
 {
 	int enter = bpf_program__fd(s->skel->progs.alloc_enter), ret = bpf_program__fd(s->skel->progs.alloc_return);
 	const struct mt_probe_site *site;
@@ -489,7 +489,8 @@ static int plan__link_per_probe(struct mt_bpf_session *s, const char *path, cons
 			site = &plan->sites[i];
 			if (!pass && !site->ret)
 				continue;
-			fd = uprobe__perf_link(s, pass ? enter : ret, path, site->offset, site->cookie, !pass, pid);
+			fd = uprobe__perf_link(s, pass ? enter : ret, path, site->offset, site->cookie | cookie_bits, !pass,
+					      pid);
 			if (fd < 0)
 				return fd;
 			fds[(*nfds)++] = fd;
@@ -498,7 +499,7 @@ static int plan__link_per_probe(struct mt_bpf_session *s, const char *path, cons
 }
 
 int mt_bpf_session__link_plan(struct mt_bpf_session *s, const char *path, const struct mt_probe_plan *plan,
-			      pid_t pid, int *fds, int *nfds)
+			      pid_t pid, uint64_t cookie_bits, int *fds, int *nfds)
 {
 	unsigned long offs[MT_PROBE_PLAN_MAX], roffs[MT_PROBE_PLAN_MAX];
 	__u64 cookies[MT_PROBE_PLAN_MAX], rcookies[MT_PROBE_PLAN_MAX];
@@ -507,17 +508,17 @@ int mt_bpf_session__link_plan(struct mt_bpf_session *s, const char *path, const 
 
 	*nfds = 0;
 	if (s->per_probe) {
-		fd = plan__link_per_probe(s, path, plan, pid, fds, nfds);
+		fd = plan__link_per_probe(s, path, plan, pid, cookie_bits, fds, nfds);
 		if (fd < 0)
 			goto fail;
 		return 0;
 	}
 	for (i = 0; i < plan->n; i++) {
 		offs[n] = plan->sites[i].offset;
-		cookies[n++] = plan->sites[i].cookie;
+		cookies[n++] = plan->sites[i].cookie | cookie_bits;
 		if (plan->sites[i].ret) {
 			roffs[rn] = plan->sites[i].offset;
-			rcookies[rn++] = plan->sites[i].cookie;
+			rcookies[rn++] = plan->sites[i].cookie | cookie_bits;
 		}
 	}
 	/* Returns first: an entry must never save a call whose return nobody sees. */
@@ -555,12 +556,18 @@ int mt_bpf_session__file_state(struct mt_bpf_session *s, uint64_t dev, uint64_t 
 	return map__set(s->skel->maps.known_files, key, sizeof(key), &state, sizeof(state), false);
 }
 
-int mt_bpf_session__proc_file(struct mt_bpf_session *s, pid_t pid, uint64_t dev, uint64_t ino, bool linked)
+int mt_bpf_session__proc_file(struct mt_bpf_session *s, pid_t pid, uint64_t dev, uint64_t ino, uint8_t state)
 {
 	struct { __u32 tgid, pad; __u64 dev, ino; } key = { pid, 0, dev, ino };
-	__u8 one = 1;
 
-	return map__set(s->skel->maps.proc_files, &key, sizeof(key), &one, sizeof(one), !linked);
+	return map__set(s->skel->maps.proc_files, &key, sizeof(key), &state, sizeof(state), !state);
+}
+
+int mt_bpf_session__shared_file(struct mt_bpf_session *s, uint32_t slot, uint64_t dev, uint64_t ino, uint32_t flags)
+{
+	struct mt_shared_file f = { .dev = dev, .ino = ino, .flags = flags };
+
+	return map__set(s->skel->maps.shared_files, &slot, sizeof(slot), &f, sizeof(f), false);
 }
 
 int mt_bpf_session__callers_get(struct mt_bpf_session *s, pid_t pid, struct mt_callers *c)

@@ -31,16 +31,20 @@ int mt_bpf_session__uprobe_multi(int prog_fd, const char *path, const unsigned l
 				 size_t n, bool ret, pid_t pid);
 /* The links a plan may take: two uprobe_multi ones, or one perf-event uprobe per entry and per return. */
 #define MT_LINK_FDS_MAX (2 * MT_PROBE_PLAN_MAX)
-/* Probes of a plan bound to process pid (returns first): fds[] (MT_LINK_FDS_MAX) gets the links, *n their count;
- * on failure the links made are in fds[] too, for the caller to close. */
+/* Probes of a plan bound to process pid, 0: every process (returns first), their cookies or'ed with cookie_bits
+ * (MT_COOKIE_SLOT, MT_COOKIE_SHARED): fds[] (MT_LINK_FDS_MAX) gets the links, *n their count; on failure the links
+ * made are in fds[] too, for the caller to close. */
 int mt_bpf_session__link_plan(struct mt_bpf_session *s, const char *path, const struct mt_probe_plan *plan,
-			      pid_t pid, int *fds, int *n);
+			      pid_t pid, uint64_t cookie_bits, int *fds, int *n);
 /* Whether probes are one perf-event uprobe link per site (kernels without uprobe_multi, or MEMTRACK_ATTACH=legacy). */
 bool mt_bpf_session__per_probe(const struct mt_bpf_session *s);
 
 /* The maps the tracer keeps: a file's MT_FILE_* state, a process's linked files, the tracked processes. */
 int mt_bpf_session__file_state(struct mt_bpf_session *s, uint64_t dev, uint64_t ino, uint32_t state);
-int mt_bpf_session__proc_file(struct mt_bpf_session *s, pid_t pid, uint64_t dev, uint64_t ino, bool linked);
+/* state: MT_PROC_FILE_LINKED or _REFUSED; 0 takes the entry out. */
+int mt_bpf_session__proc_file(struct mt_bpf_session *s, pid_t pid, uint64_t dev, uint64_t ino, uint8_t state);
+/* An allocator file's entry in BPF's shared_files (struct mt_shared_file), slot its MT_COOKIE_SLOT. */
+int mt_bpf_session__shared_file(struct mt_bpf_session *s, uint32_t slot, uint64_t dev, uint64_t ino, uint32_t flags);
 int mt_bpf_session__track(struct mt_bpf_session *s, pid_t pid);
 /* A process that runs already (record --pid): recorded from now on, where track waits for its exec. */
 int mt_bpf_session__track_running(struct mt_bpf_session *s, pid_t pid);
