@@ -978,12 +978,13 @@ static void test_leader_exited(void **state)
 #define FORK_MANY_SOFT 256
 
 /* Runs fork_many (FORK_MANY children alive at once) under memtrack started with the open-file limit soft:hard
- * (prlimit, as root: the test's own limit stays); returns memtrack's exit code. */
-static int fork_many_run(const char *dir, const char *name, unsigned int soft, const char *hard)
+ * (prlimit, as root: the test's own limit stays) and env ("MEMTRACK_SHARED_LINKS=0": a link pair per process, the
+ * regime whose descriptors these tests count); returns memtrack's exit code. */
+static int fork_many_run(const char *dir, const char *name, unsigned int soft, const char *hard, const char *env)
 {
 	char n[16], want[32], lim[64];
-	char *argv[] = { "/usr/bin/prlimit", lim, MT_BINARY, "record", "-q", "-o", (char *)dir, "--", PROG("fork_many"),
-			 n, want, NULL };
+	char *argv[] = { "/usr/bin/env", (char *)env, "/usr/bin/prlimit", lim, MT_BINARY, "record", "-q", "-o",
+			 (char *)dir, "--", PROG("fork_many"), n, want, NULL };
 	int rc;
 
 	snprintf(n, sizeof(n), "%d", FORK_MANY);
@@ -1007,7 +1008,7 @@ static void test_many_live_processes(void **state)
 
 	(void)state;
 	test_dir(dir, sizeof(dir), "fork_many");
-	assert_int_equal(fork_many_run(dir, "fork_many", FORK_MANY_SOFT, "4096"), 0);
+	assert_int_equal(fork_many_run(dir, "fork_many", FORK_MANY_SOFT, "4096", "MEMTRACK_SHARED_LINKS=0"), 0);
 	assert_int_equal(allocs(dir, ANY, MT_FN_MALLOC, 5151), FORK_MANY);
 	assert_int_equal(attach_log(dir, "/libc.so.6").inherit_failed, 0);
 }
@@ -1123,7 +1124,7 @@ static void test_fd_limit_failures(void **state)
 
 	(void)state;
 	test_dir(dir, sizeof(dir), "fork_fds");
-	assert_int_equal(fork_many_run(dir, "fork_fds", 160, "160"), 0);
+	assert_int_equal(fork_many_run(dir, "fork_fds", 160, "160", "MEMTRACK_SHARED_LINKS=0"), 0);
 	counted = allocs(dir, ANY, MT_FN_MALLOC, 5151);
 	l = attach_log(dir, "/libc.so.6");
 	assert_int_not_equal(l.inherit_failed, 0);
