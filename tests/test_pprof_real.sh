@@ -71,6 +71,9 @@ grep -qx 'alloc_objects/count alloc_space/bytes\[dflt\] inuse_objects/count inus
 	fail "sample types: $(sed -n '/^Samples:/{n;p}' <<<"$raw")"
 grep -qx 'Comment: commit=0123abc' <<<"$raw" || fail "no comment commit=0123abc"
 grep -qx 'Comment: bench=pprof real' <<<"$raw" || fail "no comment bench=pprof real"
+# Mapping 1 is the command's executable: pprof names the profile after it ("File: example").
+first=$(sed -n '/^Mappings/{n;p;q}' <<<"$raw")
+[[ "$first" == "1: "*"/tests/progs/example "* ]] || fail "mapping 1: '$first', not the example"
 # time_nanos: the session's start, to the second (pprof prints it in local time, without trailing zeros)
 want=$(python3 -c 'import json, sys, time
 t = json.load(open(sys.argv[1]))["realtime_ns"] // 10**9

@@ -393,6 +393,33 @@ static void sample_types(struct pprof *p)
 	free(vt.p);
 }
 
+/* Mapping 1 for the first process's executable, which pprof takes for the profile's main binary ("File:"): the
+ * module of the first frame found in it, when any frame is. */
+static void main_mapping(struct pprof *p)
+{
+	const struct mt_stack_heap *h = mt_stacks__heap(p->s);
+	const struct mt_module *last = NULL;
+	const struct mt_stack_entry *e;
+	const char *exe;
+	size_t i, k;
+
+	if (!h || !mt_stack_heap__nr_procs(h))
+		return;
+	exe = mt_stack_heap__proc(h, 0)->exe;
+	for (i = 0; i < mt_stacks__count(p->s); i++) {
+		e = mt_stacks__entry(p->s, i);
+		for (k = 0; k < e->nframes; k++) {
+			if (!e->frames[k].mod || e->frames[k].mod == last)
+				continue;
+			last = e->frames[k].mod;
+			if (!strcmp(last->path, exe)) {
+				map_id(p, last);
+				return;
+			}
+		}
+	}
+}
+
 static int profile_build(struct pprof *p)
 {
 	const struct mt_stack_entry *e;
@@ -403,6 +430,7 @@ static int profile_build(struct pprof *p)
 		return -ENOMEM;
 	sample_types(p);
 	labels_index(p);
+	main_mapping(p);
 	for (i = 0; !p->out.oom && i < mt_stacks__count(p->s); i++) {
 		e = mt_stacks__entry(p->s, i);
 		if (e->allocations || e->leaked_allocations)
