@@ -270,7 +270,7 @@ static void sample_write(struct pprof *p, const struct mt_stack_entry *e)
 	if (!e->defined)
 		pb_uint(&p->sample, S_LOCATION_ID, loc_id(p, NULL));
 	for (i = 0; e->defined && i < e->nframes; i++)
-		pb_uint(&p->sample, S_LOCATION_ID, loc_id(p, &e->frames[i]));
+		pb_uint(&p->sample, S_LOCATION_ID, loc_id(p, mt_stacks__frame(p->s, e->frames, i)));
 	pb_uint(&p->sample, S_VALUE, e->allocations);
 	pb_uint(&p->sample, S_VALUE, e->bytes);
 	pb_uint(&p->sample, S_VALUE, e->leaked_allocations);

@@ -70,6 +70,7 @@ struct mt_stack_heap {
 	struct mt_stack_counts *counts;	/* by stack */
 	struct cell *gcells;		/* by stack: over all processes */
 	size_t nstacks;			/* the length of both */
+	size_t ncounts;			/* of counts, readable: nstacks, 1 after mt_stack_heap__drop_counts */
 	struct mt_stack_counts totals;
 	struct cell *pcells;
 	size_t npcells, cap_pcells;
@@ -172,6 +173,7 @@ static int stacks_reserve(struct mt_stack_heap *h, uint32_t stack)
 	memset(h->counts + h->nstacks, 0, (n - h->nstacks) * sizeof(*h->counts));
 	memset(h->gcells + h->nstacks, 0, (n - h->nstacks) * sizeof(*h->gcells));
 	h->nstacks = n;
+	h->ncounts = n;
 	return 0;
 }
 
@@ -857,6 +859,34 @@ static int images_copy(struct mt_stack_heap *h, const struct mt_model *m)
 	return 0;
 }
 
+/*
+ * After finish the readers want the counts, the processes and the per-process peaks: the blocks, the cells and the
+ * threads go, as they are the bulk of the memory with many stacks (the report builds its sites next).
+ */
+static void heap_shed(struct mt_stack_heap *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->nprocs; i++) {
+		mt_u64map__release(&h->procs[i]->own);
+		mt_pmap__release(h->procs[i]->base);
+		h->procs[i]->base = NULL;
+		mt_u64map__release(&h->procs[i]->cells);
+		h->procs[i]->last_cell = 0;
+	}
+	free(h->gcells);
+	h->gcells = NULL;
+	free(h->pcells);
+	h->pcells = NULL;
+	h->npcells = h->cap_pcells = 0;
+	mt_u64map__release(&h->pend);
+	mt_u64map__release(&h->tids);
+	free(h->tl);
+	h->tl = NULL;
+	h->ntl = h->cap_tl = 0;
+	h->last_tl = 0;
+}
+
 int mt_stack_heap__finish(struct mt_stack_heap *h, const struct mt_model *m)
 {
 	size_t i;
@@ -879,12 +909,29 @@ int mt_stack_heap__finish(struct mt_stack_heap *h, const struct mt_model *m)
 	err = procs_copy(h, m);
 	if (!err)
 		err = images_copy(h, m);
-	return err ? err : proc_peaks_build(h);
+	if (!err)
+		err = proc_peaks_build(h);
+	if (!err)
+		heap_shed(h);
+	return err;
+}
+
+void mt_stack_heap__drop_counts(struct mt_stack_heap *h)
+{
+	struct mt_stack_counts *c;
+
+	if (h->nstacks <= 1)
+		return;
+	c = realloc(h->counts, sizeof(*h->counts));	/* stack 0: the allocations without one */
+	if (!c)
+		return;
+	h->counts = c;
+	h->ncounts = 1;
 }
 
 const struct mt_stack_counts *mt_stack_heap__counts(const struct mt_stack_heap *h, uint32_t stack)
 {
-	return stack < h->nstacks ? &h->counts[stack] : &zero_counts;
+	return stack < h->ncounts ? &h->counts[stack] : &zero_counts;
 }
 
 uint64_t mt_stack_heap__peak_bytes(const struct mt_stack_heap *h)

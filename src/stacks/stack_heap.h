@@ -107,8 +107,11 @@ int mt_stack_heap__apply(struct mt_stack_heap *h, const struct mt_rec_hdr *rec, 
  * -ENOMEM. */
 int mt_stack_heap__finish(struct mt_stack_heap *h, const struct mt_model *m);
 
-/* The counts of stack index + 1 (0: the allocations made without a stack); zeros for one never seen. */
+/* The counts of stack index + 1 (0: the allocations made without a stack); zeros for one never seen, or after
+ * mt_stack_heap__drop_counts. */
 const struct mt_stack_counts *mt_stack_heap__counts(const struct mt_stack_heap *h, uint32_t stack);
+/* After finish: the counts of the stacks go (160 bytes a stack), for a holder that copied them; stack 0's stay. */
+void mt_stack_heap__drop_counts(struct mt_stack_heap *h);
 /* The peak of the total live bytes and when it was first reached (the model's). */
 uint64_t mt_stack_heap__peak_bytes(const struct mt_stack_heap *h);
 uint64_t mt_stack_heap__peak_ts(const struct mt_stack_heap *h);
