@@ -388,6 +388,48 @@ static void test_report_without_stacks(void **state)
 	free(out);
 }
 
+/* The first index of sites->strs holding the same text as strs[i]. */
+static size_t strs_first(const struct mt_sites *sites, size_t i)
+{
+	size_t k;
+
+	for (k = 0; strcmp(sites->strs[k], sites->strs[i]); k++)
+		;
+	return k;
+}
+
+/*
+ * The loader keeps each distinct frame once (stacks.c): no two ids of the table are the same frame, and the 64
+ * stacks' frames past the callers (callers_run, main, libc's start) are the same ids in every one of them.
+ */
+static void frames_interned(const struct mt_stacks *s)
+{
+	const struct mt_stack_entry *e, *first = NULL;
+	size_t i, k, n = mt_stacks__nr_frames(s), used = 0;
+	const struct mt_frame *a, *b;
+
+	for (i = 0; i < n; i++)
+		for (k = i + 1; k < n; k++) {
+			a = mt_stacks__frame_id(s, (uint32_t)i);
+			b = mt_stacks__frame_id(s, (uint32_t)k);
+			assert_false(a->addr == b->addr && a->mod == b->mod && a->vaddr == b->vaddr &&
+				     a->truncated == b->truncated && a->stop == b->stop);
+		}
+	for (i = 0; i < mt_stacks__count(s); i++) {
+		e = mt_stacks__entry(s, i);
+		if (!e->defined)
+			continue;
+		used += e->nfp + e->ndwarf + e->nk;
+		if (!first)
+			first = e;
+		assert_int_equal(e->nframes, first->nframes);
+		for (k = 1; k < e->nframes; k++)
+			assert_int_equal(mt_stacks__frame_ref(s, e->frames, k), mt_stacks__frame_ref(s, first->frames, k));
+	}
+	assert_true(used >= 64 * 3);
+	assert_true(n < used / 2);	/* chains share their frames */
+}
+
 /* 64 callers, 64 call paths, 64 sites, ranked by their distinct sizes. */
 static void test_64_callers(void **state)
 {
@@ -409,8 +451,13 @@ static void test_64_callers(void **state)
 		assert_func(mt_site__frame(&sites->sites[i], 1)->name, "callers_run");
 		assert_func(mt_site__frame(&sites->sites[i], 2)->name, "main");
 		assert_int_equal(sites->by_count[i]->count, 1);
+		/* one string a distinct name, however many sites print it (sites.c interns them) */
+		assert_ptr_equal(mt_site__frame(&sites->sites[i], 2)->name, mt_site__frame(&sites->sites[0], 2)->name);
 	}
+	for (i = 0; i < sites->nstrs; i++)
+		assert_ptr_equal(sites->strs[i], sites->strs[strs_first(sites, i)]);
 	mt_sites__free(sites);
+	frames_interned(s);
 	mt_stacks__free(s);
 }
 

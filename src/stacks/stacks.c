@@ -420,35 +420,28 @@ static int replay_record(const struct mt_rec_hdr *rec, const struct mt_replay *r
 	return apply_record(ctx, rec, mt_replay__model(r));
 }
 
-/* The entries get their stack's counts. */
+_Static_assert(sizeof(((struct mt_stack_entry *)0)->counts) == 20 * sizeof(uint64_t) &&
+	       offsetof(struct mt_stack_entry, peak_bytes) - offsetof(struct mt_stack_entry, counts) ==
+	       offsetof(struct mt_stack_counts, peak_bytes) &&
+	       offsetof(struct mt_stack_entry, leaked_bytes) - offsetof(struct mt_stack_entry, counts) ==
+	       offsetof(struct mt_stack_counts, leaked_bytes),
+	       "struct mt_stack_entry's counts are struct mt_stack_counts");
+
+/* Where the stack heap counts: in the entries themselves (stack: index + 1). */
+static struct mt_stack_counts *entry_counts(void *ctx, uint32_t stack)
+{
+	struct mt_stacks *s = ctx;
+
+	return stack - 1 < s->count ? &s->entries[stack - 1].counts : NULL;
+}
+
+/* With opts.heap_counts the heap kept its own counts: the entries get a copy. */
 static void entries_count(struct mt_stacks *s)
 {
-	const struct mt_stack_counts *c;
-	struct mt_stack_entry *e;
 	size_t i;
 
-	for (i = 0; i < s->count; i++) {
-		c = mt_stack_heap__counts(s->heap, i + 1);
-		e = &s->entries[i];
-		e->allocations = c->allocations;
-		e->bytes = c->bytes;
-		e->leaked_allocations = c->leaked_allocations;
-		e->leaked_bytes = c->leaked_bytes;
-		e->still_live_allocations = c->still_live_allocations;
-		e->still_live_bytes = c->still_live_bytes;
-		e->inherited_live_allocations = c->inherited_live_allocations;
-		e->inherited_live_bytes = c->inherited_live_bytes;
-		e->inherited_allocations = c->inherited_allocations;
-		e->inherited_bytes = c->inherited_bytes;
-		e->frees = c->frees;
-		e->freed_bytes = c->freed_bytes;
-		e->discarded_allocations = c->discarded_allocations;
-		e->discarded_bytes = c->discarded_bytes;
-		e->temporary_allocations = c->temporary_allocations;
-		e->temporary_bytes = c->temporary_bytes;
-		e->peak_allocations = c->peak_allocations;
-		e->peak_bytes = c->peak_bytes;
-	}
+	for (i = 0; s->opts.heap_counts && i < s->count; i++)
+		s->entries[i].counts = *mt_stack_heap__counts(s->heap, i + 1);
 }
 
 /* ---- loading ---- */
@@ -519,6 +512,8 @@ static struct mt_stacks *stacks_new(const char *path, const struct mt_stacks_opt
 		ok = s->replay && s->heap;
 		if (ok)
 			mt_stack_heap__set_filter(s->heap, s->opts.filter);
+		if (ok && !s->opts.heap_counts)	/* not kept twice */
+			mt_stack_heap__set_counts(s->heap, entry_counts, s);
 	}
 	if (!ok || !s->mods) {
 		mt_stacks__free(s);
@@ -544,8 +539,6 @@ static int stacks_finish(struct mt_stacks *s)
 		err = mt_stack_heap__finish(s->heap, mt_replay__model(s->replay));
 	if (!err)
 		entries_count(s);
-	if (!err && !s->opts.heap_counts)
-		mt_stack_heap__drop_counts(s->heap);	/* the entries have them now */
 	mt_replay__free(s->replay);	/* stack_heap kept what it needs of the model */
 	s->replay = NULL;
 	return err;

@@ -70,28 +70,40 @@ struct mt_stack_entry {
 	uint16_t nframes;		/* the chain reports use: DWARF over FP; when the capture budget cut it (FP: MT_FP_MAX
 					 * words; DWARF: MT_STOP_BUDGET, MT_STOP_MAX_FRAMES), its last frame is .truncated */
 	uint32_t frames;		/* chain */
-	/* the accounting, by src/model's rules (struct mt_stack_counts says more) */
-	uint64_t allocations;		/* successful allocation calls with this stack */
-	uint64_t bytes;
-	uint64_t leaked_allocations;	/* blocks live at the exit of their holder, not suppressed (docs/REPORT.md,
-					 * "Leaks": mt_stacks__suppress moves a stack's into suppressed_*) */
-	uint64_t leaked_bytes;
+	/*
+	 * The accounting, by src/model's rules (struct mt_stack_counts says more): the stack heap counts into it
+	 * (mt_stack_heap__set_counts), so the members below are those of struct mt_stack_counts, in its order.
+	 */
+	union {
+		struct mt_stack_counts counts;
+		struct {
+			uint64_t allocations;		/* successful allocation calls with this stack */
+			uint64_t bytes;
+			uint64_t inherited_allocations;	/* blocks fork children started with (each child counts) */
+			uint64_t inherited_bytes;
+			uint64_t frees;
+			uint64_t freed_bytes;
+			uint64_t replaced;
+			uint64_t replaced_bytes;
+			uint64_t discarded_allocations;	/* live when an exec replaced their holder's image: not leaks */
+			uint64_t discarded_bytes;
+			uint64_t leaked_allocations;	/* blocks live at the exit of their holder, not suppressed
+							 * (docs/REPORT.md, "Leaks": mt_stacks__suppress moves a
+							 * stack's into suppressed_*) */
+			uint64_t leaked_bytes;
+			uint64_t inherited_live_allocations;	/* inherited at a fork, never freed by the child, live
+								 * at its exit */
+			uint64_t inherited_live_bytes;
+			uint64_t still_live_allocations;	/* live at the end of the stream or the window: not leaks */
+			uint64_t still_live_bytes;
+			uint64_t temporary_allocations;	/* freed by their thread before its next allocation */
+			uint64_t temporary_bytes;
+			uint64_t peak_allocations;	/* live when the total live bytes first reached their peak */
+			uint64_t peak_bytes;
+		};
+	};
 	uint64_t suppressed_allocations;	/* leaked, but a leak suppression takes the stack */
 	uint64_t suppressed_bytes;
-	uint64_t still_live_allocations;	/* live at the end of the stream or the window: not leaks */
-	uint64_t still_live_bytes;
-	uint64_t inherited_live_allocations;	/* inherited at a fork, never freed by the child, live at its exit */
-	uint64_t inherited_live_bytes;
-	uint64_t inherited_allocations;	/* blocks fork children started with (each child counts) */
-	uint64_t inherited_bytes;
-	uint64_t frees;
-	uint64_t freed_bytes;
-	uint64_t discarded_allocations;	/* live when an exec replaced their holder's image: not leaks */
-	uint64_t discarded_bytes;
-	uint64_t temporary_allocations;	/* freed by their thread before its next allocation */
-	uint64_t temporary_bytes;
-	uint64_t peak_allocations;	/* live when the total live bytes first reached their peak */
-	uint64_t peak_bytes;
 };
 
 /*
@@ -118,8 +130,9 @@ struct mt_stacks_opts {
 	mt_stack_hook_fn hook;		/* when set, DWARF chains come from it instead of the file */
 	void *hook_ctx;
 	mt_stack_observe_fn observe;	/* when set, called before each record is accounted (NULL: none) */
-	bool heap_counts;		/* mt_stack_heap__counts of every stack stays readable after the load (the
-					 * view's); else only the entries hold them (mt_stack_heap__drop_counts) */
+	bool heap_counts;		/* the stack heap keeps its own counts, which the entries copy at the end (the
+					 * view's: read during the load, and unsuppressed after); else they are
+					 * counted in the entries alone */
 	void *observe_ctx;
 	const struct mt_unwind_index *dwarf;	/* mt_stacks__read without a hook: DWARF chains from it (NULL: none) */
 	const struct mt_filter *filter;	/* the counts are the pids, exes and --from/--to window it takes
