@@ -541,6 +541,7 @@ static int stacks_finish(struct mt_stacks *s)
 		entries_count(s);
 	mt_replay__free(s->replay);	/* stack_heap kept what it needs of the model */
 	s->replay = NULL;
+	mt_u64map__release(&s->by_hash);	/* only the records named stacks by hash */
 	return err;
 }
 
