@@ -574,6 +574,8 @@ struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites
 	mt_suppressions__stacks_total(s, &out->suppressed_allocations, &out->suppressed_bytes);
 	err = sites_collect(&b, s);
 	sites_link(&b);
+	mt_u64map__release(&b.by_key);	/* the sites are made: what found them goes before the rankings come */
+	mt_u64map__release(&b.by_text);
 	if (!err) {
 		mt_array__sort(out->sites, out->count, sizeof(*out->sites), by_bytes);
 		out->by_count = sites_ranked(out, by_count);
