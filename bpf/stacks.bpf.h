@@ -369,6 +369,18 @@ static __always_inline void stack__withhold(struct mt_stack *s, struct pt_regs *
 	s->truncated = MT_STACK_WITHHELD;
 }
 
+/* The kernel chain's header from the walk that made it. */
+static __always_inline void kchain__fill(struct mt_kchain *k, const struct mt_uwalk *uw)
+{
+	k->stop_pc = uw->stop_pc;
+	k->fp_pc = uw->fp_pc;
+	k->n = uw->n;
+	k->stop = uw->stop;
+	k->_pad = 0;
+	k->fp_frames = uw->fp_frames;
+	k->_pad2 = 0;
+}
+
 /*
  * The first time a path is seen its definition goes out: registers, the FP chain, the CFI chain walked again into
  * the record (same registers, same memory: the same path), the raw stack for offline validation.
@@ -396,13 +408,7 @@ static __always_inline void stack__define_full(struct pt_regs *ctx, struct mt_wa
 	s->hash = uw->hash;
 	stack__regs(s, ctx);
 	s->nfp = w.n;
-	k->stop_pc = uw->stop_pc;
-	k->fp_pc = uw->fp_pc;
-	k->n = uw->n;
-	k->stop = uw->stop;
-	k->_pad = 0;
-	k->fp_frames = uw->fp_frames;
-	k->_pad2 = 0;
+	kchain__fill(k, uw);
 	s->flags = MT_STACK_F_KCHAIN;
 	if (w.withheld) {
 		stack__withhold(s, ctx);
@@ -442,13 +448,7 @@ static __always_inline void stack__define_brief(struct pt_regs *ctx, __u64 tramp
 	s->nfp = 0;
 	s->truncated = 0;
 	s->flags = MT_STACK_F_KCHAIN | MT_STACK_F_BRIEF;
-	k->stop_pc = uw->stop_pc;
-	k->fp_pc = uw->fp_pc;
-	k->n = uw->n;
-	k->stop = uw->stop;
-	k->_pad = 0;
-	k->fp_frames = uw->fp_frames;
-	k->_pad2 = 0;
+	kchain__fill(k, uw);
 	rec__submit(s, MT_STACK_RESERVE_BRIEF);
 }
 

@@ -25,6 +25,7 @@
 #include "artifact/artifact.h"
 #include "model/model.h"
 #include "cli/summary.h"
+#include "report/exes.h"
 #include "report/leaks.h"
 #include "report/report.h"
 #include "report/sites.h"
@@ -1433,10 +1434,26 @@ static void heap_is(const struct mt_heap_stats *h, uint64_t inherited, uint64_t 
 	assert_int_equal(h->leaked_bytes, leaked_bytes);
 }
 
+/* cmd as the text report's COMMAND column shows it outside a terminal: cut to MT_EXES_PIPE_COLUMN characters (the
+ * checkout's path decides whether it is). */
+static void cut_command(char *cmd, size_t size)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	mt_exes__put_cut(f, cmd, MT_EXES_PIPE_COLUMN);
+	assert_int_equal(fclose(f), 0);
+	assert_true(len < size);
+	memcpy(cmd, buf, len + 1);
+	free(buf);
+}
+
 /* A fork child that execs itself: two rows for it, each with its counts and command line. */
 static void test_rows_fork_exec(void **state)
 {
-	char dir[256], out[16384], want[1024], *argv[] = { PROG("rows_fork_exec"), NULL };
+	char dir[256], out[16384], want[1024], cmd[512], exe[256], *argv[] = { PROG("rows_fork_exec"), NULL };
 	char *rep[] = { "report", dir, NULL }, *json[] = { "report", "--json", dir, NULL };
 	struct mt_model *m = tree_record("rows", argv);
 	const struct mt_image *parent, *c0, *c1;
@@ -1457,11 +1474,14 @@ static void test_rows_fork_exec(void **state)
 	tree_identities(m);
 
 	assert_int_equal(memtrack_run("rows_text", out, sizeof(out), rep), 0);
+	snprintf(cmd, sizeof(cmd), "→ %s  %s --child 'x y'", PROG("rows_fork_exec"), PROG("rows_fork_exec"));
+	cut_command(cmd, sizeof(cmd));
+	snprintf(exe, sizeof(exe), "%s", PROG("rows_fork_exec"));
+	cut_command(exe, sizeof(exe));
 	snprintf(want, sizeof(want), "%7" PRIu32 " %7" PRIu32 "   0  exec              3         1         1    "
 		 "3.9 KiB    4.4 KiB       3       0        0 B  %s\n%7" PRIu32 " %7" PRIu32 "   1  exit 0            0 "
-		 "        2         1       33 B       33 B       0       1       22 B  → %s  %s --child 'x y'\n",
-		 c0->pid, parent->pid, PROG("rows_fork_exec"), c1->pid, parent->pid, PROG("rows_fork_exec"),
-		 PROG("rows_fork_exec"));
+		 "        2         1       33 B       33 B       0       1       22 B  %s\n",
+		 c0->pid, parent->pid, exe, c1->pid, parent->pid, cmd);
 	assert_non_null(strstr(out, want));
 	assert_int_equal(memtrack_run("rows_json", out, sizeof(out), json), 0);
 	snprintf(want, sizeof(want), "      \"image\": 1,\n      \"exe\": \"%s\",\n      \"comm\": \"rows_fork_exec\",\n"

@@ -1144,6 +1144,12 @@ static void test_cmd_usage_and_unreadable(void **state)
 				 "DIR)\n");
 	assert_int_equal(run_cmd(mt_cmd_report, err, sizeof(err), "report", "--bogus", a->dir, NULL), 2);
 	assert_string_equal(err, "memtrack: report: unknown option '--bogus' (see memtrack report --help)\n");
+	assert_int_equal(run_cmd(mt_cmd_report, err, sizeof(err), "report", "--jsno", a->dir, NULL), 2);
+	assert_string_equal(err, "memtrack: report: unknown option '--jsno'; did you mean '--json'? (see memtrack report "
+				 "--help)\n");
+	assert_int_equal(run_cmd(mt_cmd_report, err, sizeof(err), "report", "--stes=3", a->dir, NULL), 2);
+	assert_string_equal(err, "memtrack: report: unknown option '--stes=3'; did you mean '--sites'? (see memtrack "
+				 "report --help)\n");
 	assert_int_equal(run_cmd(mt_cmd_dump, err, sizeof(err), "dump", "-x", a->dir, NULL), 2);
 	assert_string_equal(err, "memtrack: dump: unknown option '-x' (see memtrack dump --help)\n");
 	assert_int_equal(run_cmd(mt_cmd_dump, err, sizeof(err), "dump", a->dir, a->dir, NULL), 2);

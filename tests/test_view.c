@@ -23,6 +23,9 @@
 
 static char dir[256];		/* the recording */
 static char page[300];		/* its page */
+static char tree_dir[256];	/* tests/progs/alloc_tree recorded: 4 processes, 6 images, temporaries */
+static char tree_page[300];
+static char big_page[300];	/* tests/progs/tree_fork_100's: 101 processes of one executable */
 static char from_s[32], to_s[32];	/* phase 2's start and phase 3's, "S.NNNNNNNNN" */
 
 /* ---- helpers ---- */
@@ -81,7 +84,7 @@ static bool have_chromium(void)
 }
 
 /* The page at hash, its state JSON (malloc'd); a screenshot of it as MT_VIEW_SHOTS/view-NAME.png. */
-static char *open_page(const char *name, const char *hash)
+static char *open_page_of(const char *page, const char *name, const char *hash)
 {
 	char cmd[2048], out[512], *dom, *state, *end;
 	struct stat sb;
@@ -112,7 +115,21 @@ static char *open_page(const char *name, const char *hash)
 }
 
 /* `memtrack report --json --sites 0 [--from F --to T] DIR`'s output (F NULL: no window). */
-static char *report_json(const char *name, const char *from, const char *to)
+static char *open_page(const char *name, const char *hash)
+{
+	return open_page_of(page, name, hash);
+}
+
+/* The page's table as its state has it: which, sorted how, how many rows; then its first rows, exactly. */
+static void assert_table(const char *st, const char *head, const char *first)
+{
+	if (!strstr(st, head))
+		fail_msg("no %s in %s", head, st);
+	if (!strstr(st, first))
+		fail_msg("no %s in %s", first, st);
+}
+
+static char *report_json_of(char *dir, const char *name, const char *from, const char *to)
 {
 	char *win[] = { MT_BINARY, "report", "--json", "--sites", "0", "--from", (char *)from, "--to", (char *)to,
 			dir, NULL };
@@ -122,6 +139,11 @@ static char *report_json(const char *name, const char *from, const char *to)
 	snprintf(out, sizeof(out), "%s/%s.json", mt_test_root, name);
 	assert_int_equal(mt_test__run(from ? win : all, out, NULL), 0);
 	return mt_test__read_file(out);
+}
+
+static char *report_json(const char *name, const char *from, const char *to)
+{
+	return report_json_of(dir, name, from, to);
 }
 
 static int setup(void **state)
@@ -135,6 +157,19 @@ static int setup(void **state)
 	if (mt_test__run(rec, "/dev/null", NULL))
 		return -1;
 	mt_test__phase_times(dir, from_s, to_s, sizeof(from_s));
+	return mt_test__run(view, "/dev/null", NULL);
+}
+
+static int setup_tree(void **state)
+{
+	char *rec[] = { MT_BINARY, "record", "-q", "--stacks", "-o", tree_dir, "--", PROG("alloc_tree"), NULL };
+	char *view[] = { MT_BINARY, "view", "-o", tree_page, tree_dir, NULL };
+
+	(void)state;
+	snprintf(tree_dir, sizeof(tree_dir), "%s/tree", mt_test_root);
+	snprintf(tree_page, sizeof(tree_page), "%s/tree.html", mt_test_root);
+	if (mt_test__run(rec, "/dev/null", NULL))
+		return -1;
 	return mt_test__run(view, "/dev/null", NULL);
 }
 
@@ -235,6 +270,155 @@ static void test_view_search_zoom_invert(void **state)
 	free(st);
 }
 
+/* ---- the tables ---- */
+
+#define TH(key) "click=%23sites-table%20th%5Bdata-key%3D" key "%5D"	/* a click on a column's heading */
+#define ROW "click=%23sites-table%20tr.site"				/* a click on the first site row */
+
+/* The sites at the peak (the default), the leaks by site sorted by a clicked column, then reversed, the process row. */
+static void test_view_tables(void **state)
+{
+	char *st, *rep = report_json("tables", NULL, NULL);
+
+	(void)state;
+	if (!have_chromium())
+		return;
+	st = open_page("sites", "");	/* report's sites_at_peak: 9000 B then 5000 B */
+	assert_table(st, "\"table\":\"sites\",\"sort\":\"peak\",\"desc\":true,\"rows\":2,",
+		     "\"first\":[[\"main\",\"phases.c:28\",\"phases\",3,9000,0,0,6000],"
+		     "[\"main\",\"phases.c:23\",\"phases\",10,5000,0,0,4000]]");
+	assert_int_equal(num_after(rep, "peak_live_bytes"), 9000 + 5000);	/* the rows add up to report's peak */
+	free(st);
+	st = open_page("leaks", "table=leaks&" TH("leaked_allocations"));
+	assert_table(st, "\"table\":\"leaks\",\"sort\":\"leaked_allocations\",\"desc\":true,\"rows\":2,",
+		     "\"first\":[[\"main\",\"phases.c:23\",\"phases\",4000,4,10],"
+		     "[\"main\",\"phases.c:28\",\"phases\",6000,2,3]]");
+	free(st);
+	st = open_page("leaks-asc", "table=leaks&" TH("leaked"));	/* the sorted column: reversed */
+	assert_table(st, "\"sort\":\"leaked\",\"desc\":false,", "\"first\":[[\"main\",\"phases.c:23\"");
+	free(st);
+	st = open_page("procs", "table=procs");
+	assert_table(st, "\"table\":\"procs\",\"sort\":\"allocations\",\"desc\":true,\"rows\":1,",
+		     ",0,\"" PROG("phases") "\",\"exit\",13,19000,7,14000,10000]]");
+	assert_int_equal(num_after(rep, "leaked_bytes"), 10000);
+	free(st);
+	free(rep);
+}
+
+/* A leak row clicked: the flame graph of the leaks, zoomed to the row's frames, its site outlined. */
+static void test_view_table_row_zooms(void **state)
+{
+	char *st;
+
+	(void)state;
+	if (!have_chromium())
+		return;
+	st = open_page("row", "table=leaks&" ROW);
+	assert_non_null(strstr(st, "\"weight\":\"leaked\""));
+	assert_non_null(strstr(st, "\"zoom\":[\"_start\",\"__libc_start_main\",\"__libc_start_call_main\",\"main\"]"));
+	assert_non_null(strstr(st, "\"focus\":true"));
+	assert_int_equal(num_after(st, "total"), 10000);
+	assert_int_equal(num_after(st, "shown"), 10000);
+	free(st);
+	/* with runtime frames hidden, the row's path as the graph draws it: main alone */
+	st = open_page("row-hidden", "hide=1&table=leaks&" ROW);
+	assert_non_null(strstr(st, "\"zoom\":[\"main\"]"));
+	assert_int_equal(num_after(st, "shown"), 10000);
+	free(st);
+}
+
+/* A tree of 4 processes: temporaries by site, the row by executable and the 6 image rows, as report --json has them. */
+static void test_view_tables_tree(void **state)
+{
+	char *st;
+
+	(void)state;
+	if (!have_chromium())
+		return;
+	/* alloc_n frees each block before the next: all temporary; 7 x 3003 B + 9 x 3004 B from one line */
+	st = open_page_of(tree_page, "temporary", "weight=bytes&sort=temporary");
+	assert_table(st, "\"table\":\"sites\",\"sort\":\"temporary\",\"desc\":true,\"rows\":6,",
+		     "\"first\":[[\"alloc_n\",\"alloc_tree.c:17\",\"alloc_tree\",48057,16,0,16,48057,0],"
+		     "[\"alloc_n\",\"alloc_tree.c:17\",\"alloc_tree\",15010,5,0,5,15010,0],"
+		     "[\"alloc_n\",\"alloc_tree.c:17\",\"alloc_tree\",9003,3,0,3,9003,0],");
+	free(st);
+	st = open_page_of(tree_page, "exes", "table=exes");
+	assert_table(st, "\"table\":\"exes\",\"sort\":\"allocated_bytes\",\"desc\":true,\"rows\":1,",
+		     "[[\"" PROG("alloc_tree") "\",4,");
+	assert_non_null(strstr(st, ",27,82176,24,"));
+	free(st);
+	st = open_page_of(tree_page, "procs-tree", "table=procs&" TH("allocated_bytes"));
+	assert_table(st, "\"table\":\"procs\",\"sort\":\"allocated_bytes\",\"desc\":true,\"rows\":6,",
+		     ",1,\"" PROG("alloc_tree") "\",\"exit\",9,27036,9,3004,0],");
+	free(st);
+}
+
+/* The flame graph with a root per process, then per executable: each process's allocations as report has them. */
+static void test_view_roots(void **state)
+{
+	char at[32], *st, *rep;
+	uint64_t at_ns;
+
+	(void)state;
+	if (!have_chromium())
+		return;
+	st = open_page_of(tree_page, "roots-proc", "weight=bytes&roots=proc");
+	assert_int_equal(num_after(st, "total"), 82176);
+	/* the parent (3 x 3001 B and stdout's 4096 B), the fork child, the vfork child (2 x 3005 B, then 7 x 3003 B
+	 * after its exec), the spawned one: by pid, so in this order */
+	assert_non_null(strstr(st, " alloc_tree\",13099,4],[\""));
+	assert_non_null(strstr(st, " alloc_tree\",15010,5],[\""));
+	assert_non_null(strstr(st, " alloc_tree\",27031,9],[\""));
+	assert_non_null(strstr(st, " alloc_tree\",27036,9]]"));
+	free(st);
+	st = open_page_of(tree_page, "roots-exe", "weight=bytes&roots=exe&invert=1");
+	assert_non_null(strstr(st, "\"root_weights\":[[\"alloc_tree\",82176,27]]"));
+	free(st);
+	/* the peak (6010 B) is the vfork child's two blocks, which its exec discards */
+	st = open_page_of(tree_page, "roots-peak", "roots=proc");
+	assert_int_equal(num_after(st, "total"), 6010);
+	assert_non_null(strstr(st, " alloc_tree\",6010,9],[\""));
+	free(st);
+	/* one root: the processes' parts added up by stack, what was live at an instant as report --to has it */
+	st = open_page_of(tree_page, "tree-instant", "at=90000000");
+	at_ns = num_after(st, "at_ns");
+	snprintf(at, sizeof(at), "%" PRIu64 ".%09" PRIu64, at_ns / 1000000000, at_ns % 1000000000);
+	rep = report_json_of(tree_dir, "tree-instant", "0", at);
+	assert_int_equal(num_after(st, "total"), num_after(rep, "still_live_bytes"));
+	free(rep);
+	free(st);
+	/* a process's row clicked: its root, zoomed */
+	st = open_page_of(tree_page, "roots-row", "weight=bytes&table=procs&" TH("allocated_bytes") "&" ROW);
+	assert_non_null(strstr(st, "\"roots\":\"proc\""));
+	assert_non_null(strstr(st, "\"focus\":true"));
+	assert_int_equal(num_after(st, "shown"), 27036);
+	free(st);
+}
+
+/* A tree of 101 processes: the timeline draws one line for their executable; its root has their allocations. */
+static void test_view_big_tree_groups(void **state)
+{
+	char big[256];
+	char *rec[] = { MT_BINARY, "record", "-q", "--stacks", "--no-rss", "-o", big, "--", PROG("tree_fork_100"),
+			NULL };
+	char *view[] = { MT_BINARY, "view", "-o", big_page, big, NULL };
+	char *st;
+
+	(void)state;
+	if (!have_chromium())
+		return;
+	snprintf(big, sizeof(big), "%s/big", mt_test_root);
+	snprintf(big_page, sizeof(big_page), "%s/big.html", mt_test_root);
+	assert_int_equal(mt_test__run(rec, "/dev/null", NULL), 0);
+	assert_int_equal(mt_test__run(view, "/dev/null", NULL), 0);
+	st = open_page_of(big_page, "big-tree", "weight=bytes&roots=exe");
+	assert_non_null(strstr(st, "\"timeline_groups\":[[\"tree_fork_100\",101,"));
+	assert_int_equal(num_after(st, "timeline_series"), 2);	/* the executable's line and the total */
+	/* 100 blocks of 2000 + i bytes, all the parent's */
+	assert_non_null(strstr(st, "\"root_weights\":[[\"tree_fork_100\",204950,100]]"));
+	free(st);
+}
+
 /* ---- bad input ---- */
 
 /* -o onto a symlink replaces the link, never writes through it; a missing DIR is one error line and exit 2. */
@@ -272,6 +456,11 @@ int main(void)
 		cmocka_unit_test(test_view_window_matches_report),
 		cmocka_unit_test(test_view_instant_matches_live),
 		cmocka_unit_test(test_view_search_zoom_invert),
+		cmocka_unit_test(test_view_tables),
+		cmocka_unit_test(test_view_table_row_zooms),
+		cmocka_unit_test_setup(test_view_tables_tree, setup_tree),
+		cmocka_unit_test(test_view_roots),
+		cmocka_unit_test(test_view_big_tree_groups),
 		cmocka_unit_test(test_view_bad_input),
 	};
 

@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "common/log.h"
+#include "common/text.h"
 
 #ifndef MEMTRACK_VERSION
 #define MEMTRACK_VERSION "unknown"
@@ -33,16 +34,33 @@ static void usage(FILE *f)
 	      f);
 }
 
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} cmds[] = { { "record", mt_cmd_record }, { "report", mt_cmd_report }, { "dump", mt_cmd_dump },
+	     { "flamegraph", mt_cmd_flamegraph }, { "unwind", mt_cmd_unwind }, { "check-fp", mt_cmd_check_fp },
+	     { "check-stacks", mt_cmd_check_stacks }, { "diff", mt_cmd_diff }, { "pprof", mt_cmd_pprof },
+	     { "timeline", mt_cmd_timeline }, { "pack", mt_cmd_pack }, { "view", mt_cmd_view } };
+#define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
+
+/* One line, with the command a typo most likely meant. */
+static int unknown_command(const char *word)
+{
+	const char *names[NCMDS], *guess;
+	size_t i;
+
+	for (i = 0; i < NCMDS; i++)
+		names[i] = cmds[i].name;
+	guess = mt_text__nearest(word, names, NCMDS);
+	if (guess)
+		pr_err("unknown command '%s'; did you mean '%s'? (memtrack --help lists them)\n", word, guess);
+	else
+		pr_err("unknown command '%s' (memtrack --help lists them)\n", word);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct {
-		const char *name;
-		int (*run)(int argc, char **argv);
-	} cmds[] = { { "record", mt_cmd_record }, { "report", mt_cmd_report }, { "dump", mt_cmd_dump },
-		     { "flamegraph", mt_cmd_flamegraph }, { "unwind", mt_cmd_unwind }, { "check-fp", mt_cmd_check_fp },
-		     { "check-stacks", mt_cmd_check_stacks },
-		     { "diff", mt_cmd_diff }, { "pprof", mt_cmd_pprof }, { "timeline", mt_cmd_timeline },
-		     { "pack", mt_cmd_pack }, { "view", mt_cmd_view } };
 	size_t i;
 
 	if (argc < 2) {
@@ -70,10 +88,8 @@ int main(int argc, char **argv)
 		argv[1] = argv[2];
 		argv[2] = (char *)"--help";
 	}
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+	for (i = 0; i < NCMDS; i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].run(argc - 1, argv + 1);
-	pr_err("unknown command '%s'\n", argv[1]);
-	usage(stderr);
-	return 2;
+	return unknown_command(argv[1]);
 }

@@ -8,13 +8,37 @@
 
 #include "common/args.h"
 #include "common/log.h"
+#include "common/text.h"
 
-int mt_args__bad_option(const char *cmd, char **argv)
+#define ARGS_MAX_LONG 64
+
+/* The long option of opts that a mistyped "--word[=value]" most likely meant, or NULL. */
+static const char *args__guess(const struct option *opts, const char *word)
 {
-	if (optopt && strncmp(argv[optind - 1], "--", 2))
+	const char *names[ARGS_MAX_LONG];
+	char typed[64];
+	size_t n = 0;
+
+	if (strncmp(word, "--", 2) || snprintf(typed, sizeof(typed), "%s", word + 2) >= (int)sizeof(typed))
+		return NULL;
+	typed[strcspn(typed, "=")] = 0;
+	while (opts && opts[n].name && n < ARGS_MAX_LONG) {
+		names[n] = opts[n].name;
+		n++;
+	}
+	return mt_text__nearest(typed, names, n);
+}
+
+int mt_args__bad_option(const char *cmd, char **argv, const struct option *opts)
+{
+	const char *word = argv[optind - 1], *guess = args__guess(opts, word);
+
+	if (optopt && strncmp(word, "--", 2))
 		pr_err("%s: unknown option '-%c' (see memtrack %s --help)\n", cmd, optopt, cmd);
+	else if (guess)
+		pr_err("%s: unknown option '%s'; did you mean '--%s'? (see memtrack %s --help)\n", cmd, word, guess, cmd);
 	else
-		pr_err("%s: unknown option '%s' (see memtrack %s --help)\n", cmd, argv[optind - 1], cmd);
+		pr_err("%s: unknown option '%s' (see memtrack %s --help)\n", cmd, word, cmd);
 	return -EINVAL;
 }
 
@@ -70,7 +94,7 @@ int mt_args__parse_short(const char *cmd, int argc, char **argv, const struct op
 			return -EINVAL;
 		}
 		if (c == '?')
-			return mt_args__bad_option(cmd, argv);
+			return mt_args__bad_option(cmd, argv, opts);
 		ret = fn(ctx, c, args__name(opts, idx, c), optarg);
 		if (ret)
 			return ret;

@@ -27,8 +27,9 @@ int mt_args__parse_short(const char *cmd, int argc, char **argv, const struct op
  * operands, or NULL when there is none. */
 const char *mt_args__next_word(void);
 
-/* After getopt_long returned '?': says which option cmd does not know. Returns -EINVAL. */
-int mt_args__bad_option(const char *cmd, char **argv);
+/* After getopt_long returned '?': says which option cmd does not know, and which of opts (NULL: none) a mistyped
+ * long option most likely meant. Returns -EINVAL. */
+int mt_args__bad_option(const char *cmd, char **argv, const struct option *opts);
 /* After the options: exactly one DIR operand into *dir, else an error naming usage. 0 or -EINVAL. */
 int mt_args__one_dir(const char *cmd, const char *usage, int argc, char **argv, const char **dir);
 

@@ -97,3 +97,48 @@ char *mt_text__elide_templates(const char *name)
 	out[o] = '\0';
 	return out;
 }
+
+#define NEAREST_MAX 64	/* longer words are not typos of a command or an option */
+
+/* Levenshtein distance of a and b, both shorter than NEAREST_MAX. */
+static size_t text__distance(const char *a, size_t la, const char *b, size_t lb)
+{
+	size_t row[NEAREST_MAX + 1], i, j, diag, up;
+
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		diag = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			up = row[j];
+			row[j] = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < row[j])
+				row[j] = up + 1;
+			if (row[j - 1] + 1 < row[j])
+				row[j] = row[j - 1] + 1;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+const char *mt_text__nearest(const char *word, const char *const *words, size_t n)
+{
+	size_t lw = strlen(word), best = 3, d, i, l;
+	const char *found = NULL;
+
+	if (lw >= NEAREST_MAX)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		l = strlen(words[i]);
+		if (l >= NEAREST_MAX)
+			continue;
+		d = text__distance(word, lw, words[i], l);
+		if (d < best && 2 * d <= lw) {
+			best = d;
+			found = words[i];
+		}
+	}
+	return found;
+}

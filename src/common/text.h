@@ -20,4 +20,8 @@ void mt_text__put_xml(FILE *f, const char *s, size_t max);
  */
 char *mt_text__elide_templates(const char *name);
 
+/* The word of words[0..n) nearest to word by edit distance, when it is near enough to be what a typo meant (at
+ * most 2 edits, and at most half the word's length); NULL when none is. */
+const char *mt_text__nearest(const char *word, const char *const *words, size_t n);
+
 #endif /* MEMTRACK_TEXT_H */

@@ -11,6 +11,7 @@
  * count against the chain, nor do frames beyond MT_FP_MAX when the kernel walk was cut there.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,12 +46,12 @@ static bool is_entry_function(struct mt_stacks *s, const struct mt_frame *f)
 	return false;
 }
 
-static bool entry_tail(struct mt_stacks *s, const struct mt_stack_entry *e, size_t from)
+bool mt_checkfp__entry_tail(struct mt_stacks *s, uint32_t chain, size_t n, size_t from)
 {
 	size_t i;
 
-	for (i = from; i < e->ndwarf; i++)
-		if (!is_entry_function(s, mt_stacks__frame(s, e->dwarf, i)))
+	for (i = from; i < n; i++)
+		if (!is_entry_function(s, mt_stacks__frame(s, chain, i)))
 			return false;
 	return true;
 }
@@ -66,8 +67,8 @@ static enum mt_fp_verdict checkfp__stack(struct mt_stacks *s, const struct mt_st
 		;
 	/* a chain the kernel cut at MT_FP_MAX words is complete as far as it goes; one cut at a word that is no return
 	 * address (fp_broken) is not */
-	if (d < e->ndwarf &&
-	    (entry_tail(s, e, d) || (d == e->nfp && (e->truncated & MT_STACK_TRUNC_FP) && !e->fp_broken)))
+	if (d < e->ndwarf && (mt_checkfp__entry_tail(s, e->dwarf, e->ndwarf, d) ||
+			      (d == e->nfp && (e->truncated & MT_STACK_TRUNC_FP) && !e->fp_broken)))
 		return MT_FP_COMPLETE;
 	if (d < n || d < e->ndwarf) {
 		*at = d;
@@ -83,23 +84,34 @@ enum mt_fp_verdict mt_checkfp__verdict(struct mt_stacks *s, const struct mt_stac
 
 /* ---- tallies ---- */
 
-static struct mt_fp_module *module_slot(struct mt_checkfp *c, struct mt_module *mod)
+void *mt_checkfp__module_slot(void **rows, size_t *n, size_t size, struct mt_module *mod)
 {
-	struct mt_fp_module *m;
+	struct mt_check_module *m;
+	char *grown;
 	size_t i;
 
-	for (i = 0; i < c->nmodules; i++)
-		if (c->modules[i].mod == mod)
-			return &c->modules[i];
-	m = realloc(c->modules, (c->nmodules + 1) * sizeof(*m));
-	if (!m)
+	for (i = 0; i < *n; i++) {
+		m = (struct mt_check_module *)((char *)*rows + i * size);
+		if (m->mod == mod)
+			return m;
+	}
+	grown = realloc(*rows, (*n + 1) * size);
+	if (!grown)
 		return NULL;
-	c->modules = m;
-	m = &c->modules[c->nmodules++];
-	memset(m, 0, sizeof(*m));
+	*rows = grown;
+	m = memset(grown + (*n)++ * size, 0, size);
 	m->mod = mod;
 	m->path = !mod ? "[unknown]" : mod->path[0] ? mod->path : mod->name;
 	return m;
+}
+
+_Static_assert(offsetof(struct mt_fp_module, mod) == offsetof(struct mt_check_module, mod) &&
+		       offsetof(struct mt_fp_module, path) == offsetof(struct mt_check_module, path),
+	       "a check's module row begins as struct mt_check_module");
+
+static struct mt_fp_module *module_slot(struct mt_checkfp *c, struct mt_module *mod)
+{
+	return mt_checkfp__module_slot((void **)&c->modules, &c->nmodules, sizeof(*c->modules), mod);
 }
 
 static int divergence_add(struct mt_checkfp *c, struct mt_stacks *s, const struct mt_stack_entry *e, size_t at)

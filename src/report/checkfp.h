@@ -15,6 +15,12 @@ enum mt_fp_verdict {
 	MT_FP_UNCHECKED,	/* DWARF stopped early and the FP chain agrees with all of it: cannot tell */
 };
 
+/* How every per-module row of a check begins (mt_checkfp__module_slot finds or adds one). */
+struct mt_check_module {
+	struct mt_module *mod;		/* of the stacks' first frame (the allocator's caller); NULL: none */
+	const char *path;
+};
+
 struct mt_fp_module {
 	struct mt_module *mod;		/* of the stacks' first frame (the allocator's caller); NULL: none */
 	const char *path;
@@ -46,6 +52,12 @@ struct mt_checkfp {
 
 /* One stack's FP chain against its DWARF chain; *at: the first entry that differs (MT_FP_DIVERGED). */
 enum mt_fp_verdict mt_checkfp__verdict(struct mt_stacks *s, const struct mt_stack_entry *e, size_t *at);
+/* chain[from..n) are all process or thread entry functions (_start, __libc_start_main, start_thread, clone3, ...),
+ * which code without frame pointers leaves out of an FP chain. */
+/* The row of rows[0..*n) (each size bytes, beginning as struct mt_check_module) for mod, added zeroed at the end
+ * when there is none; NULL on ENOMEM. */
+void *mt_checkfp__module_slot(void **rows, size_t *n, size_t size, struct mt_module *mod);
+bool mt_checkfp__entry_tail(struct mt_stacks *s, uint32_t chain, size_t n, size_t from);
 /* Every defined stack of s, by module and by divergence. 0 or -ENOMEM. */
 int mt_checkfp__run(struct mt_stacks *s, struct mt_checkfp *out);
 void mt_checkfp__release(struct mt_checkfp *c);

@@ -8,6 +8,7 @@
  * pointer (no CFI for it) and got wrong.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,23 +40,13 @@ enum mt_kcheck mt_checkstacks__verdict(const struct mt_stacks *s, const struct m
 	return MT_KCHECK_DIVERGED;
 }
 
+_Static_assert(offsetof(struct mt_kcheck_module, mod) == offsetof(struct mt_check_module, mod) &&
+		       offsetof(struct mt_kcheck_module, path) == offsetof(struct mt_check_module, path),
+	       "a check's module row begins as struct mt_check_module");
+
 static struct mt_kcheck_module *module_slot(struct mt_checkstacks *c, struct mt_module *mod)
 {
-	struct mt_kcheck_module *m;
-	size_t i;
-
-	for (i = 0; i < c->nmodules; i++)
-		if (c->modules[i].mod == mod)
-			return &c->modules[i];
-	m = realloc(c->modules, (c->nmodules + 1) * sizeof(*m));
-	if (!m)
-		return NULL;
-	c->modules = m;
-	m = &c->modules[c->nmodules++];
-	memset(m, 0, sizeof(*m));
-	m->mod = mod;
-	m->path = !mod ? "[unknown]" : mod->path[0] ? mod->path : mod->name;
-	return m;
+	return mt_checkfp__module_slot((void **)&c->modules, &c->nmodules, sizeof(*c->modules), mod);
 }
 
 /* A frame of a chain by name, "-" past its end. */
@@ -84,17 +75,18 @@ static int module_div(struct mt_stacks *s, struct mt_kcheck_module *m, const str
 	return m->div.kernel && m->div.dwarf ? 0 : -ENOMEM;
 }
 
-/* The FP chain equal to the kernel's, frame for frame. */
-static bool fp_is_kernel(const struct mt_stacks *s, const struct mt_stack_entry *e)
+/* The FP chain equal to the kernel's, frame for frame, but for the process or thread entry functions the kernel's
+ * may go on through: the rule by which check-fp calls an FP chain complete against DWARF's. */
+static bool fp_is_kernel(struct mt_stacks *s, const struct mt_stack_entry *e)
 {
 	uint16_t i;
 
-	if (e->nfp != e->nk)
+	if (e->nfp > e->nk)
 		return false;
 	for (i = 0; i < e->nfp; i++)
 		if (mt_stacks__frame(s, e->fp, i)->addr != mt_stacks__frame(s, e->kchain, i)->addr)
 			return false;
-	return true;
+	return e->nfp == e->nk || mt_checkfp__entry_tail(s, e->kchain, e->nk, e->nfp);
 }
 
 static int check_one(struct mt_checkstacks *c, struct mt_stacks *s, const struct mt_stack_entry *e)

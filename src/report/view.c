@@ -3,6 +3,7 @@
 #include "report/view.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,14 +24,19 @@ struct view_prev {
 	int64_t live_bytes;
 };
 
+/* One series of changes: by stack, or by process and stack (a cell of the per-stack accounting). */
+struct view_series {
+	struct view_prev *prev;		/* by stack index + 1 (0: no stack), or by cell */
+	size_t nprev, cap_prev;
+	int64_t *steps;			/* VIEW_STEP_FIELDS a change */
+	size_t nsteps, cap_steps;	/* in int64_t */
+};
+
 struct mt_view_steps {
 	uint64_t *edges;		/* nedges + 1 instants, since the session start */
 	size_t nedges;
 	size_t next;			/* the first edge not sampled yet */
-	struct view_prev *prev;		/* by stack index + 1 (0: no stack) */
-	size_t nprev, cap_prev;
-	int64_t *steps;			/* VIEW_STEP_FIELDS a change */
-	size_t nsteps, cap_steps;	/* in int64_t */
+	struct view_series stacks, cells;
 };
 
 struct mt_view_steps *mt_view_steps__new(uint64_t end_ns, size_t nedges)
@@ -58,8 +64,10 @@ void mt_view_steps__free(struct mt_view_steps *v)
 	if (!v)
 		return;
 	free(v->edges);
-	free(v->prev);
-	free(v->steps);
+	free(v->stacks.prev);
+	free(v->stacks.steps);
+	free(v->cells.prev);
+	free(v->cells.steps);
 	free(v);
 }
 
@@ -69,9 +77,9 @@ static int64_t counts_live_bytes(const struct mt_stack_counts *c)
 	       (int64_t)(c->freed_bytes + c->replaced_bytes + c->discarded_bytes + c->leaked_bytes);
 }
 
-static int steps_add(struct mt_view_steps *v, size_t edge, size_t stack, const struct view_prev *now)
+static int steps_add(struct view_series *v, size_t edge, size_t idx, const struct view_prev *now)
 {
-	const struct view_prev *p = &v->prev[stack];
+	const struct view_prev *p = &v->prev[idx];
 	int64_t *s;
 
 	if (!memcmp(p, now, sizeof(*p)))
@@ -80,35 +88,51 @@ static int steps_add(struct mt_view_steps *v, size_t edge, size_t stack, const s
 		return -ENOMEM;
 	s = &v->steps[v->nsteps];
 	s[0] = (int64_t)edge;
-	s[1] = (int64_t)stack;
+	s[1] = (int64_t)idx;
 	s[2] = (int64_t)(now->allocations - p->allocations);
 	s[3] = (int64_t)(now->bytes - p->bytes);
 	s[4] = now->live_bytes - p->live_bytes;
 	v->nsteps += VIEW_STEP_FIELDS;
-	v->prev[stack] = *now;
+	v->prev[idx] = *now;
 	return 0;
 }
 
-/* Edge v->next: every stack's counts now, as changes since the edge before. */
+/* Room for n previous values, the new ones zero. 0 or -ENOMEM. */
+static int series_reserve(struct view_series *v, size_t n)
+{
+	if (n <= v->nprev)
+		return 0;
+	while (v->cap_prev < n)	/* mt_array__grow doubles once: the stacks may have grown more */
+		if (mt_array__grow((void **)&v->prev, &v->cap_prev, v->cap_prev, sizeof(*v->prev)))
+			return -ENOMEM;
+	memset(&v->prev[v->nprev], 0, (n - v->nprev) * sizeof(*v->prev));
+	v->nprev = n;
+	return 0;
+}
+
+/* Edge v->next: every stack's counts now, and every process's part of them, as changes since the edge before. */
 static int steps_sample(struct mt_view_steps *v, const struct mt_stacks *s)
 {
 	const struct mt_stack_heap *h = mt_stacks__heap(s);
-	size_t n = mt_stacks__count(s) + 1, i;
+	size_t n = mt_stacks__count(s) + 1, ncells = mt_stack_heap__nr_cells(h), i;
 	const struct mt_stack_counts *c;
+	struct mt_heap_cell cell;
 	struct view_prev now;
 	int err;
 
-	if (n > v->nprev) {
-		while (v->cap_prev < n)	/* mt_array__grow doubles once: the stacks may have grown more */
-			if (mt_array__grow((void **)&v->prev, &v->cap_prev, v->cap_prev, sizeof(*v->prev)))
-				return -ENOMEM;
-		memset(&v->prev[v->nprev], 0, (n - v->nprev) * sizeof(*v->prev));
-		v->nprev = n;
-	}
+	if (series_reserve(&v->stacks, n) || series_reserve(&v->cells, ncells))
+		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		c = mt_stack_heap__counts(h, (uint32_t)i);
 		now = (struct view_prev){ c->allocations, c->bytes, counts_live_bytes(c) };
-		err = steps_add(v, v->next, i, &now);
+		err = steps_add(&v->stacks, v->next, i, &now);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < ncells; i++) {
+		mt_stack_heap__cell(h, i, &cell);
+		now = (struct view_prev){ cell.made_allocations, cell.made_bytes, cell.live_bytes };
+		err = steps_add(&v->cells, v->next, i, &now);
 		if (err)
 			return err;
 	}
@@ -250,31 +274,94 @@ static int view_stacks_json(struct mt_json *j, struct mt_stacks *s)
 	return err;
 }
 
-/* "stack_peak", "stack_leaked" (bytes, by stack index + 1), "edges" and "steps". */
+/*
+ * The per-stack counts the page shows whole-run, each an array by stack index + 1: the entries' (leaks without the
+ * suppressed ones, as report's sites), index 0's from the per-stack accounting (no stack: nothing to suppress).
+ */
+#define VIEW_FIELD(key, field) { key, offsetof(struct mt_stack_entry, field), offsetof(struct mt_stack_counts, field) }
+static const struct {
+	const char *key;
+	size_t entry_off, counts_off;
+} view_stack_fields[] = {
+	VIEW_FIELD("stack_peak", peak_bytes),
+	VIEW_FIELD("stack_leaked", leaked_bytes),
+	VIEW_FIELD("stack_leaked_allocations", leaked_allocations),
+	VIEW_FIELD("stack_temporary_allocations", temporary_allocations),
+	VIEW_FIELD("stack_temporary_bytes", temporary_bytes),
+};
+
+static uint64_t stack_field(const struct mt_stacks *s, size_t i, size_t k)
+{
+	const char *c;
+
+	if (i)
+		c = (const char *)mt_stacks__entry(s, i - 1) + view_stack_fields[k].entry_off;
+	else
+		c = (const char *)mt_stack_heap__counts(mt_stacks__heap(s), 0) + view_stack_fields[k].counts_off;
+	return *(const uint64_t *)c;
+}
+
+/* The arrays above, "edges" and "steps". */
 static void view_counts_json(struct mt_json *j, const struct mt_stacks *s, const struct mt_view_steps *v)
 {
-	const struct mt_stack_heap *h = mt_stacks__heap(s);
-	size_t n = mt_stacks__count(s), i;
+	size_t n = mt_stacks__count(s), i, k;
 
-	mt_json__key(j, "stack_peak");
-	mt_json__begin_array(j);
-	for (i = 0; i <= n; i++)
-		mt_json__u64(j, mt_stack_heap__counts(h, (uint32_t)i)->peak_bytes);
-	mt_json__end_array(j);
-	mt_json__key(j, "stack_leaked");
-	mt_json__begin_array(j);
-	for (i = 0; i <= n; i++)
-		mt_json__u64(j, mt_stack_heap__counts(h, (uint32_t)i)->leaked_bytes);
-	mt_json__end_array(j);
+	for (k = 0; k < sizeof(view_stack_fields) / sizeof(view_stack_fields[0]); k++) {
+		mt_json__key(j, view_stack_fields[k].key);
+		mt_json__begin_array(j);
+		for (i = 0; i <= n; i++)
+			mt_json__u64(j, stack_field(s, i, k));
+		mt_json__end_array(j);
+	}
 	mt_json__key(j, "edges");
 	mt_json__begin_array(j);
 	for (i = 0; i <= v->nedges; i++)
 		mt_json__u64(j, v->edges[i]);
 	mt_json__end_array(j);
+	/* with cells (more than one process), the page adds them up by stack: no need for both */
 	mt_json__key(j, "steps");
 	mt_json__begin_array(j);
-	for (i = 0; i < v->nsteps; i++)
-		mt_json__i64(j, v->steps[i]);
+	for (i = 0; mt_stack_heap__nr_procs(mt_stacks__heap(s)) < 2 && i < v->stacks.nsteps; i++)
+		mt_json__i64(j, v->stacks.steps[i]);
+	mt_json__end_array(j);
+}
+
+/*
+ * With more than one process: "procs": [[pid, exe]] (the per-stack accounting's, exe its last image's), "cells":
+ * [process, stack, bytes at the peak, leaked bytes] flat, "cell_steps" as "steps" by cell: the flame graph's roots
+ * per process or executable.
+ */
+static void view_cells_json(struct mt_json *j, const struct mt_stacks *s, const struct mt_view_steps *v)
+{
+	const struct mt_stack_heap *h = mt_stacks__heap(s);
+	size_t nprocs = mt_stack_heap__nr_procs(h), i;
+	struct mt_heap_cell c;
+
+	if (nprocs < 2)
+		return;
+	mt_json__key(j, "procs");
+	mt_json__begin_array(j);
+	for (i = 0; i < nprocs; i++) {
+		mt_json__begin_array(j);
+		mt_json__u64(j, mt_stack_heap__proc(h, i)->pid);
+		mt_json__string(j, mt_stack_heap__proc(h, i)->exe);
+		mt_json__end_array(j);
+	}
+	mt_json__end_array(j);
+	mt_json__key(j, "cells");
+	mt_json__begin_array(j);
+	for (i = 0; i < mt_stack_heap__nr_cells(h); i++) {
+		mt_stack_heap__cell(h, i, &c);
+		mt_json__u64(j, c.proc);
+		mt_json__u64(j, c.stack);
+		mt_json__u64(j, c.peak_bytes);
+		mt_json__u64(j, c.leaked_bytes);
+	}
+	mt_json__end_array(j);
+	mt_json__key(j, "cell_steps");
+	mt_json__begin_array(j);
+	for (i = 0; i < v->cells.nsteps; i++)
+		mt_json__i64(j, v->cells.steps[i]);
 	mt_json__end_array(j);
 }
 
@@ -324,6 +411,7 @@ static int view_data(FILE *f, const struct mt_view_input *in)
 	j.has_items[1] = true;
 	err = view_stacks_json(&j, in->stacks);
 	view_counts_json(&j, in->stacks, in->steps);
+	view_cells_json(&j, in->stacks, in->steps);
 	fputc('}', f);
 	return err ? err : mt_json__error(&j);
 }

@@ -41,6 +41,11 @@ struct cell {
 	uint64_t snap;			/* the peak (a record number) that peak_n and peak_b belong to */
 	uint64_t made_n, made_b;	/* allocations the holder made with the stack (counted ones) */
 	uint32_t made_image;		/* the holder's image number at the first of them */
+	uint32_t stack;			/* a process's cell: its stack and its process (index in procs) */
+	uint32_t proc;
+	uint64_t gpeak_b, gsnap;	/* held at the total's peak, h->peak_seq's (peak_b's is the holder's) */
+	uint64_t leak_b;		/* leaked at the holder's exits */
+	uint64_t still_b;		/* still live at the end */
 };
 
 struct hproc {
@@ -52,6 +57,7 @@ struct hproc {
 	uint64_t last_cell;		/* its index + 1 (0: none) */
 	uint64_t peak_seen;		/* the model's peak_live_bytes when last looked at */
 	uint64_t peak_seq;
+	uint32_t index;			/* in procs */
 	bool sel;			/* the filter takes its current image */
 };
 
@@ -220,12 +226,21 @@ static struct cell *pcell_get(struct mt_stack_heap *h, struct hproc *p, uint32_t
 		if (mt_array__grow((void **)&h->pcells, &h->cap_pcells, h->npcells, sizeof(*h->pcells)) ||
 		    mt_u64map__put(&p->cells, stack, h->npcells, NULL) < 0)
 			return NULL;
-		memset(&h->pcells[h->npcells++], 0, sizeof(*h->pcells));
+		h->pcells[h->npcells++] = (struct cell){ .stack = stack, .proc = p->index };
 		idx = mt_u64map__find(&p->cells, stack);
 	}
 	p->last_stack = stack;
 	p->last_cell = *idx + 1;
 	return &h->pcells[*idx];
+}
+
+/* A process's cell brought up to the total's peak: what it held then, before it changes. */
+static void cell_gsnap(struct cell *c, uint64_t gseq)
+{
+	if (c->gsnap != gseq) {
+		c->gpeak_b = c->live_b;
+		c->gsnap = gseq;
+	}
 }
 
 /* stack's live blocks in p (and in all) change by n blocks and b bytes. */
@@ -235,6 +250,8 @@ static int live_change(struct mt_stack_heap *h, struct hproc *p, uint32_t stack,
 
 	if (!c)
 		return -ENOMEM;
+	if (p->sel)
+		cell_gsnap(c, h->peak_seq);
 	cell_add(c, p->peak_seq, n, b);
 	if (p->sel) {
 		cell_add(&h->gcells[stack], h->peak_seq, n, b);
@@ -346,6 +363,7 @@ static struct hproc *proc_find(struct mt_stack_heap *h, const struct mt_model *m
 		return NULL;
 	}
 	p->mp = mp;
+	p->index = (uint32_t)h->nprocs;
 	p->sel = !h->filter || mt_filter__matches(h->filter, mp->pid, mp->exe, mp->comm);
 	h->procs[h->nprocs++] = p;
 	return p;
@@ -389,13 +407,17 @@ static void cell_end(uint64_t stack, uint64_t idx, void *ctx)
 	} else if (x->how == IMG_EXIT) {
 		k->leaked_allocations += n - c->inh_n;
 		k->leaked_bytes += b - c->inh_b;
+		c->leak_b += b - c->inh_b;
 		k->inherited_live_allocations += c->inh_n;
 		k->inherited_live_bytes += c->inh_b;
 	} else {
 		k->still_live_allocations += n;
 		k->still_live_bytes += b;
+		c->still_b += b;
 	}
 	c->inh_n = c->inh_b = 0;
+	if (x->p->sel)
+		cell_gsnap(c, x->h->peak_seq);
 	cell_add(c, x->p->peak_seq, -n, -b);
 	if (x->p->sel) {
 		cell_add(&x->h->gcells[stack], x->h->peak_seq, -n, -b);
@@ -927,6 +949,8 @@ int mt_stack_heap__finish(struct mt_stack_heap *h, const struct mt_model *m)
 		k->peak_bytes = h->gcells[i].peak_b;
 		totals_add(&h->totals, k);
 	}
+	for (i = 0; i < h->npcells; i++)
+		cell_gsnap(&h->pcells[i], h->peak_seq);
 	h->peak_ts = mt_model__totals(m)->heap.peak_ts_ns;
 	err = procs_copy(h, m);
 	if (!err)
@@ -992,4 +1016,17 @@ const struct mt_heap_image *mt_stack_heap__image(const struct mt_stack_heap *h, 
 const struct mt_size_stats *mt_stack_heap__sizes(const struct mt_stack_heap *h)
 {
 	return &h->sizes;
+}
+
+size_t mt_stack_heap__nr_cells(const struct mt_stack_heap *h)
+{
+	return h->npcells;
+}
+
+void mt_stack_heap__cell(const struct mt_stack_heap *h, size_t idx, struct mt_heap_cell *out)
+{
+	const struct cell *c = &h->pcells[idx];
+
+	*out = (struct mt_heap_cell){ c->proc, c->stack, c->made_n, c->made_b, (int64_t)(c->live_b + c->still_b),
+				      c->leak_b, c->gsnap == h->peak_seq ? c->gpeak_b : c->live_b };
 }

@@ -133,4 +133,19 @@ const struct mt_size_stats *mt_stack_heap__sizes(const struct mt_stack_heap *h);
 size_t mt_stack_heap__nr_images(const struct mt_stack_heap *h);
 const struct mt_heap_image *mt_stack_heap__image(const struct mt_stack_heap *h, size_t idx);
 
+/* One process's part of one stack, as counted so far: mt_stack_heap__apply's callers may read it between records. */
+struct mt_heap_cell {
+	size_t proc;			/* index for mt_stack_heap__proc (after finish) */
+	uint32_t stack;			/* index + 1 (0: none) */
+	uint64_t made_allocations;	/* allocation calls of the process with the stack (counted ones) */
+	uint64_t made_bytes;
+	int64_t live_bytes;		/* held now; after finish, what was still live at the end */
+	uint64_t leaked_bytes;		/* leaked at its exits, the blocks it inherited not included */
+	uint64_t peak_bytes;		/* held when the total live bytes first reached their peak (after finish) */
+};
+
+/* The cells so far, in the order they were first used: an index keeps its process and stack. */
+size_t mt_stack_heap__nr_cells(const struct mt_stack_heap *h);
+void mt_stack_heap__cell(const struct mt_stack_heap *h, size_t idx, struct mt_heap_cell *out);
+
 #endif /* MEMTRACK_STACK_HEAP_H */

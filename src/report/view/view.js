@@ -52,7 +52,8 @@ function svgTitle(node, text) {
 
 /* ---- state: the window, the instant, the weight, search, zoom, inverted; mirrored in location.hash ---- */
 
-const state = { weight: "peak", from: 0, to: LAST, at: -1, search: "", zoom: [], invert: false, hide: false };
+const state = { weight: "peak", from: 0, to: LAST, at: -1, search: "", zoom: [], invert: false, hide: false,
+		focus: false, roots: "one" };
 
 /* The edge at or before ns (up: at or after). */
 function edgeOf(ns, up) {
@@ -80,6 +81,12 @@ function readHash() {
 	state.zoom = h.has("zoom") ? h.get("zoom").split(";") : [];
 	state.invert = h.get("invert") === "1";
 	state.hide = h.get("hide") === "1";
+	state.focus = h.get("focus") === "1" && state.zoom.length > 0;
+	state.roots = ["exe", "proc"].includes(h.get("roots")) ? h.get("roots") : "one";
+	if (["sites", "leaks", "exes", "procs"].includes(h.get("table")))
+		table.name = h.get("table");
+	table.key = h.get("sort");
+	table.desc = h.get("asc") !== "1";
 }
 function writeHash() {
 	const h = new URLSearchParams();
@@ -98,31 +105,56 @@ function writeHash() {
 		h.set("invert", "1");
 	if (state.hide)
 		h.set("hide", "1");
+	if (state.focus)
+		h.set("focus", "1");
+	if (state.roots !== "one")
+		h.set("roots", state.roots);
+	if (table.name !== "sites")
+		h.set("table", table.name);
+	if (table.key)
+		h.set("sort", table.key);
+	if (!table.desc)
+		h.set("asc", "1");
 	history.replaceState(null, "", "#" + h.toString());
 }
 
 /* ---- weights by stack, from the steps (changes at each edge) ---- */
 
 /* {w: the chosen weight, count: allocations in the window} by stack index. */
-function stackWeights() {
-	const n = D.stacks.length, w = new Float64Array(n), count = new Float64Array(n), s = D.steps;
-	if (state.weight === "peak" || state.weight === "leaked") {
-		const src = state.weight === "peak" ? D.stack_peak : D.stack_leaked;
+/* The same over steps (quintuples edge, index, allocations, bytes, live bytes) of n indexes; whole(i): index i's
+ * whole-run weight, for peak and leaked. */
+function weightsOf(steps, n, whole) {
+	const w = new Float64Array(n), count = new Float64Array(n);
+	if (state.weight === "peak" || state.weight === "leaked")
 		for (let i = 0; i < n; i++)
-			w[i] = src[i];
-	}
-	for (let k = 0; k < s.length; k += 5) {
-		const edge = s[k], st = s[k + 1];
+			w[i] = whole(i);
+	for (let k = 0; k < steps.length; k += 5) {
+		const edge = steps[k], st = steps[k + 1];
 		if (edge > state.from && edge <= state.to)
-			count[st] += s[k + 2];
+			count[st] += steps[k + 2];
 		if (state.weight === "bytes" && edge > state.from && edge <= state.to)
-			w[st] += s[k + 3];
+			w[st] += steps[k + 3];
 		else if (state.weight === "live" && edge <= state.at)
-			w[st] += s[k + 4];
+			w[st] += steps[k + 4];
 	}
 	if (state.weight === "count")
 		w.set(count);
 	return { w: w, count: count };
+}
+function stackWeights() {
+	const src = state.weight === "peak" ? D.stack_peak : D.stack_leaked;
+	const sw = weightsOf(D.steps, D.stacks.length, function (i) { return src[i]; });
+	if (!D.cells)
+		return sw;
+	/* a tree's page has no "steps": the cells add up to them (processes' parts of each stack) */
+	const cw = cellWeights(), whole = state.weight === "peak" || state.weight === "leaked";
+	for (let i = 0; i < cw.w.length; i++) {
+		const stack = D.cells[4 * i + 1];
+		sw.count[stack] += cw.count[i];
+		if (!whole)
+			sw.w[stack] += cw.w[i];
+	}
+	return sw;
 }
 
 /* ---- the flame graph ---- */
@@ -138,24 +170,58 @@ function runtimeHidden(path) {
 	const m = kept.findIndex(function (f) { return D.frames[f][0] === "main"; });
 	return kept.length ? kept.slice(Math.max(m, 0)) : path;
 }
+/* Adds weight w and count n along path (frame indices) under node, after the given root names (none: none). */
+function addPath(root, heads, path, w, n) {
+	const shown = state.hide ? runtimeHidden(path) : path;
+	let node = root;
+	root.w += w;
+	root.count += n;
+	for (const h of heads) {
+		if (!node.children.has(h.name))
+			node.children.set(h.name, Object.assign(newNode(h.name, -2), { colour: h.colour, title: h.title }));
+		node = node.children.get(h.name);
+		node.w += w;
+		node.count += n;
+	}
+	for (const f of state.invert ? shown.slice().reverse() : shown) {
+		const name = D.frames[f][0];
+		if (!node.children.has(name))
+			node.children.set(name, newNode(name, f));
+		node = node.children.get(name);
+		node.w += w;
+		node.count += n;
+	}
+}
+function baseName(path) {
+	return String(path).split("/").pop();
+}
+/* The flame graph's root for process i of D.procs (or the only one): per process or per executable. */
+function procHead(i) {
+	const p = D.procs ? D.procs[i] : [D.report.processes[0].pid, D.report.processes[0].exe];
+	if (state.roots === "exe")
+		return { name: baseName(p[1]), colour: "#b0b8c8", title: p[1] };
+	return { name: p[0] + " " + baseName(p[1]), colour: pidColour(p[0]), title: "pid " + p[0] + " " + p[1] };
+}
+/* By cell of D.cells (a process's part of a stack): the weight and the allocations in the window. */
+function cellWeights() {
+	return weightsOf(D.cell_steps, D.cells.length / 4, function (i) {
+		const stack = D.cells[4 * i + 1];
+		return state.weight === "peak" ? D.cells[4 * i + 2] : D.stack_leaked[stack] ? D.cells[4 * i + 3] : 0;
+	});
+}
 function buildTree(sw) {
 	const root = newNode("all", -1);
+	if (state.roots !== "one" && D.cells) {
+		const cw = cellWeights();
+		for (let i = 0; i < cw.w.length; i++)
+			if (cw.w[i] || cw.count[i])
+				addPath(root, [procHead(D.cells[4 * i])], D.stacks[D.cells[4 * i + 1]], cw.w[i], cw.count[i]);
+		return root;
+	}
+	const heads = state.roots === "one" ? [] : [procHead(0)];
 	D.stacks.forEach(function (path, i) {
-		if (!sw.w[i] && !sw.count[i])
-			return;
-		const shown = state.hide ? runtimeHidden(path) : path;
-		const p = state.invert ? shown.slice().reverse() : shown;
-		let node = root;
-		root.w += sw.w[i];
-		root.count += sw.count[i];
-		for (const f of p) {
-			const name = D.frames[f][0];
-			if (!node.children.has(name))
-				node.children.set(name, newNode(name, f));
-			node = node.children.get(name);
-			node.w += sw.w[i];
-			node.count += sw.count[i];
-		}
+		if (sw.w[i] || sw.count[i])
+			addPath(root, heads, path, sw.w[i], sw.count[i]);
 	});
 	return root;
 }
@@ -180,7 +246,7 @@ function fmtWeight(v) {
 }
 function tooltip(node, total) {
 	const f = node.frame >= 0 ? D.frames[node.frame] : null;
-	let t = node.name + "\n" + fmtWeight(node.w) + ", " + (total ? (100 * node.w / total).toFixed(2) : "0.00") + "%";
+	let t = (node.title || node.name) + "\n" + fmtWeight(node.w) + ", " + (total ? (100 * node.w / total).toFixed(2) : "0.00") + "%";
 	if (state.weight === "bytes" || state.weight === "count")
 		t += "\n" + node.count + " allocations";
 	if (f && f[2])
@@ -206,6 +272,7 @@ function drawNode(svg, node, x, y, scale, total, re, path) {
 		g.appendChild(el("svg:text", { x: x + 3, y: y + FG.row - 5 }, clip(node.name, wpx)));
 	g.addEventListener("click", function () {
 		state.zoom = path;
+		state.focus = false;
 		update();
 	});
 	svg.appendChild(g);
@@ -221,6 +288,8 @@ function sortedChildren(node) {
 	});
 }
 function frameColour(node) {
+	if (node.colour)
+		return node.colour;
 	const f = node.frame >= 0 ? D.frames[node.frame] : null;
 	if (!f)
 		return "#c0c0c0";
@@ -266,6 +335,7 @@ function drawFlame(root) {
 		const upTo = z.path.slice(0, i);
 		anc.addEventListener("click", function () {
 			state.zoom = upTo;
+			state.focus = false;
 			update();
 		});
 		svg.appendChild(anc);
@@ -273,70 +343,183 @@ function drawFlame(root) {
 		y += step;
 	}
 	drawNode(svg, z.node, 0, y, scale, root.w, re, z.path);
+	if (state.focus && z.path.length && z.node.w)	/* the site a table row chose: its own frame outlined */
+		svg.querySelector("g.fg-frame:not(.fg-ancestor)").classList.add("fg-focus");
 	box.replaceChildren(svg);
 	return { shown: z.node.w, matched: re ? matched(z.node, re) : 0, zoomName: z.node.name };
 }
 
-/* ---- the top sites: stacks merged by their frames' names, sortable ---- */
+/* ---- the tables: sites, leaks by site, executables, processes; sortable, a site row zooms the flame graph ---- */
 
-const table = { key: "w", desc: true };
+/* Which table, its sort column (null: the weight's) and order; mirrored in the hash (table=, sort=, asc=1). */
+const table = { name: "sites", key: null, desc: true };
+const TABLE_ROWS = 100;
 
+/* The stacks merged by their frames (name, source line, module), with every per-site number the page has. */
 function siteRows(sw) {
-	const rows = new Map();
+	const rows = new Map(), live = state.weight === "live";
 	D.stacks.forEach(function (path, i) {
-		if (!sw.w[i] && !sw.count[i] && !D.stack_leaked[i] && !D.stack_peak[i])
+		const temp = D.stack_temporary_allocations[i];
+		if (!sw.w[i] && !sw.count[i] && !D.stack_leaked[i] && !D.stack_peak[i] && !temp)
 			return;
-		const names = path.map(function (f) { return D.frames[f][0]; });
-		const key = path.join(",");	/* distinct frames: name, source line and module */
+		const key = path.join(",");
 		if (!rows.has(key)) {
 			const inner = D.frames[path[path.length - 1]];
-			rows.set(key, { site: inner[0], src: inner[1] || "", module: inner[2] || "", names: names,
-					w: 0, count: 0, peak: 0, leaked: 0 });
+			rows.set(key, { site: inner[0], src: inner[1] || "", module: inner[2] || "", path: path,
+					bytes: 0, count: 0, live: 0, peak: 0, temporary: 0, temporary_bytes: 0,
+					leaked: 0, leaked_allocations: 0 });
 		}
 		const r = rows.get(key);
-		r.w += sw.w[i];
 		r.count += sw.count[i];
+		if (state.weight === "bytes")
+			r.bytes += sw.w[i];
+		if (live)
+			r.live += sw.w[i];
 		r.peak += D.stack_peak[i];
+		r.temporary += temp;
+		r.temporary_bytes += D.stack_temporary_bytes[i];
 		r.leaked += D.stack_leaked[i];
+		r.leaked_allocations += D.stack_leaked_allocations[i];
 	});
 	return Array.from(rows.values());
 }
-function drawSites(sw) {
-	const cols = [["site", "site"], ["src", "source"], ["module", "module"], ["w", WEIGHTS[state.weight]],
-		      ["count", "allocations in the window"], ["peak", "live at the peak"], ["leaked", "leaked"]];
-	const rows = siteRows(sw).sort(function (a, b) {
-		const x = a[table.key], y = b[table.key];
+/* A table's columns: [key, heading, kind] (kind: "b" bytes, "n" a count, "" text). */
+function tableColumns(name) {
+	const site = [["site", "site", ""], ["src", "source", ""], ["module", "module", ""]];
+	const win = state.weight === "bytes" || state.weight === "count";
+	if (name === "sites")
+		return site.concat(win ? [["bytes", "bytes in the window", "b"]] : [],
+				   state.weight === "live" ? [["live", "live at the instant", "b"]] : [],
+				   [["count", "allocations in the window", "n"], ["peak", "live at the peak", "b"],
+				    ["temporary", "temporary", "n"], ["temporary_bytes", "temporary bytes", "b"],
+				    ["leaked", "leaked", "b"]]);
+	if (name === "leaks")
+		return site.concat([["leaked", "leaked", "b"], ["leaked_allocations", "leaked blocks", "n"],
+				    ["count", "allocations in the window", "n"]]);
+	const common = [["allocations", "allocations", "n"], ["allocated_bytes", "allocated", "b"],
+			["frees", "frees", "n"], ["peak_live_bytes", "peak live", "b"], ["leaked_bytes", "leaked", "b"]];
+	if (name === "exes")
+		return [["exe", "executable", ""], ["processes", "processes", "n"], ["images", "images", "n"]]
+			.concat(common, [["peak_rss_bytes", "peak RSS", "b"]]);
+	return [["pid", "pid", "n"], ["ppid", "ppid", "n"], ["image", "image", "n"], ["exe", "executable", ""],
+		["ended_by", "ended by", ""]].concat(common);
+}
+/* The column a table sorts by when none was clicked: the weight's, for the sites. */
+function tableKey(name) {
+	if (table.key && tableColumns(name).some(function (c) { return c[0] === table.key; }))
+		return table.key;
+	if (name === "sites")
+		return { bytes: "bytes", count: "count", live: "live", peak: "peak", leaked: "leaked" }[state.weight];
+	return name === "leaks" ? "leaked" : name === "exes" ? "allocated_bytes" : "allocations";
+}
+function tableRows(name, sw) {
+	if (name === "exes")
+		return (D.report.executables || []).slice();
+	if (name === "procs")
+		return D.report.processes.slice();
+	const rows = siteRows(sw);
+	return name === "leaks" ? rows.filter(function (r) { return r.leaked_allocations > 0; }) : rows;
+}
+function compareBy(key, desc) {
+	return function (a, b) {
+		const x = a[key], y = b[key];
 		const c = x < y ? -1 : x > y ? 1 : 0;
-		return table.desc ? -c : c;
-	}).slice(0, 100);
-	const t = el("table", { id: "sites-table" });
+		return desc ? -c : c;
+	};
+}
+function cellText(v, kind) {
+	if (kind === "b")
+		return human(v);
+	return Array.isArray(v) ? v.join(" ") : String(v === null || v === undefined ? "" : v);
+}
+/* A site row's frames in the flame graph: the weight made one it has, zoomed to its path as the tree has it. */
+function siteFocus(r) {
+	const has = { bytes: r.bytes, count: r.count, live: r.live, peak: r.peak, leaked: r.leaked };
+	if (table.name === "leaks")
+		state.weight = "leaked";
+	else if (!has[state.weight]) {
+		const w = table.name === "leaks" || !r.count && !r.peak ? "leaked" : r.peak ? "peak" : "bytes";
+		if (w === "bytes")
+			Object.assign(state, { from: 0, to: LAST });
+		state.weight = w;
+	}
+	const shown = state.hide ? runtimeHidden(r.path) : r.path;
+	const p = state.invert ? shown.slice().reverse() : shown;
+	state.roots = "one";	/* a site's row adds up every process's part */
+	state.zoom = p.map(function (f) { return D.frames[f][0]; });
+	state.focus = true;
+	update();
+	document.getElementById("flame").scrollIntoView();
+}
+/* A process's or an executable's row: the flame graph with a root for each, zoomed to the row's. */
+function rootFocus(name, r) {
+	state.roots = name === "exes" ? "exe" : "proc";
+	let i = 0;
+	for (let k = 0; D.procs && k < D.procs.length; k++)
+		if (name === "procs" ? D.procs[k][0] === r.pid : D.procs[k][1] === r.exe)
+			i = k;
+	state.zoom = [procHead(i).name];
+	state.focus = true;
+	update();
+	document.getElementById("flame").scrollIntoView();
+}
+function drawTableHead(t, cols, key, sw) {
 	const head = el("tr");
 	for (const c of cols) {
-		const th = el("th", { "data-key": c[0] }, c[1] + (table.key === c[0] ? (table.desc ? " ▼" : " ▲") : ""));
+		const th = el("th", { "data-key": c[0] }, c[1] + (key === c[0] ? (table.desc ? " ▼" : " ▲") : ""));
 		th.addEventListener("click", function () {
-			table.desc = table.key === c[0] ? !table.desc : true;
+			table.desc = key === c[0] ? !table.desc : true;
 			table.key = c[0];
-			drawSites(sw);
+			writeHash();
+			drawTable(sw);
 		});
 		head.appendChild(th);
 	}
 	t.appendChild(head);
+}
+/* Draws the chosen table; returns its rows as the state shows them (the first ones, raw values). */
+function drawTable(sw) {
+	const name = table.name, cols = tableColumns(name), key = tableKey(name);
+	const all = tableRows(name, sw).sort(compareBy(key, table.desc));
+	const rows = all.slice(0, TABLE_ROWS);
+	const t = el("table", { id: "sites-table", "data-table": name });
+	drawTableHead(t, cols, key, sw);
 	for (const r of rows) {
 		const tr = el("tr");
-		for (const c of cols) {
-			const v = r[c[0]];
-			const bytes = typeof v === "number" && !(c[0] === "count" || (c[0] === "w" && state.weight === "count"));
-			tr.appendChild(el("td", { class: typeof v === "number" ? "num" : "" }, bytes ? human(v) : String(v)));
+		for (const c of cols)
+			tr.appendChild(el("td", { class: c[2] ? "num" : "" }, cellText(r[c[0]], c[2])));
+		if (r.path) {
+			tr.title = r.path.map(function (f) { return D.frames[f][0]; }).reverse().join("\n");
+			tr.classList.add("site");
+			tr.addEventListener("click", function () { siteFocus(r); });
+		} else {
+			tr.title = (r.cmdline || [r.exe]).join(" ");
+			tr.classList.add("site");
+			tr.addEventListener("click", function () { rootFocus(name, r); });
 		}
-		tr.title = r.names.join("\n");
-		tr.addEventListener("click", function () {	/* its frames in the flame graph */
-			state.search = "^" + r.site.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "$";
-			document.getElementById("search").value = state.search;
-			update();
-		});
 		t.appendChild(tr);
 	}
-	document.getElementById("sites").replaceChildren(t);
+	const tabs = el("div", { id: "tables-tabs" });
+	for (const n of [["sites", "top sites"], ["leaks", "leaks by site"], ["exes", "executables"],
+			 ["procs", "processes"]]) {
+		const b = el("button", { id: "tab-" + n[0], class: n[0] === name ? "tab on" : "tab" }, n[1]);
+		b.addEventListener("click", function () {
+			Object.assign(table, { name: n[0], key: null, desc: true });
+			writeHash();
+			drawTable(sw);
+		});
+		tabs.appendChild(b);
+	}
+	const note = el("div", { class: "note" }, all.length + " rows" + (all.length > rows.length ? ", the first " +
+			rows.length + " shown" : "") + (name === "sites" || name === "leaks" ?
+			"; click a site for its frames in the flame graph" : ""));
+	document.getElementById("sites").replaceChildren(tabs, note, t);
+	table.shown = { table: name, sort: key, desc: table.desc, rows: all.length, columns: cols.map(function (c) {
+		return c[0]; }), first: rows.slice(0, 20).map(function (r) {
+		return cols.map(function (c) { return r[c[0]]; }); }) };
+	const st = document.getElementById("mt-state");
+	if (st.textContent)
+		st.textContent = JSON.stringify(Object.assign(JSON.parse(st.textContent), { table: table.shown }));
 }
 
 /* ---- the header: report's numbers, report's words ---- */
@@ -409,14 +592,51 @@ function axisLabels(svg, max, right) {
 						  class: right ? "axis rss" : "axis" }, human(Math.round(max * i / 4))));
 	}
 }
+/* As report: above this many process images (MT_EXES_AUTO_ROWS), a line per executable, not per process. */
+const GROUP_ROWS = 12;
+let groupsMemo;
+
+/* A big tree's executables: each one's processes (D.procs, by their last image) and its live bytes at each edge,
+ * its cells' changes added up; by peak, largest first. null for a smaller tree. */
+function exeGroups() {
+	if (groupsMemo !== undefined)
+		return groupsMemo;
+	groupsMemo = null;
+	if (!D.cells || D.report.processes.length <= GROUP_ROWS)
+		return null;
+	const groups = new Map(), s = D.cell_steps;
+	for (const p of D.procs) {
+		if (!groups.has(p[1]))
+			groups.set(p[1], { exe: p[1], procs: 0, live: new Array(EDGES.length).fill(0), peak: 0 });
+		groups.get(p[1]).procs++;
+	}
+	for (let k = 0; k < s.length; k += 5)
+		groups.get(D.procs[D.cells[4 * s[k + 1]]][1]).live[s[k]] += s[k + 4];
+	for (const g of groups.values())
+		for (let i = 0; i < EDGES.length; i++) {
+			g.live[i] += i ? g.live[i - 1] : 0;
+			g.peak = Math.max(g.peak, g.live[i]);
+		}
+	groupsMemo = Array.from(groups.values()).sort(compareBy("peak", true));
+	return groupsMemo;
+}
+function exeColour(exe) {
+	let h = 0;
+	for (const ch of exe)
+		h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+	return "hsl(" + (h % 360) + ",60%,40%)";
+}
 function drawTimelineSeries(svg) {
-	const tl = D.timeline;
+	const tl = D.timeline, groups = exeGroups();
 	const max = tl.peak ? tl.peak.bytes : Math.max.apply(null, tl.total.concat([1]));
 	axisLabels(svg, max, false);
-	for (const p of tl.processes)
+	for (const g of groups || [])
+		svg.appendChild(polyline(EDGES, g.live, max, exeColour(g.exe), "series exe", g.exe + ": " + g.procs +
+					 " processes, peak " + human(g.peak) + " at an edge"));
+	for (const p of groups ? [] : tl.processes)
 		svg.appendChild(polyline(tl.t_ns, p.live_bytes, max, pidColour(p.pid), "series",
 					 p.pid + " " + p.exe + ": peak " + human(p.peak_bytes)));
-	if (tl.others)
+	if (tl.others && !groups)
 		svg.appendChild(polyline(tl.t_ns, tl.others, max, "#999", "series", "other processes"));
 	svg.appendChild(polyline(tl.t_ns, tl.total, max, "#000", "series total", "total live heap"));
 	if (tl.rss) {
@@ -509,7 +729,12 @@ function drawTimeline() {
 		update();
 	});
 	const legend = el("div", { class: "legend" });
-	for (const p of D.timeline.processes) {
+	for (const g of exeGroups() || []) {
+		const s = el("span", { class: "key" }, baseName(g.exe) + " (" + g.procs + " processes)");
+		s.style.borderColor = exeColour(g.exe);
+		legend.appendChild(s);
+	}
+	for (const p of exeGroups() ? [] : D.timeline.processes) {
 		const s = el("span", { class: "key" }, p.pid + " " + p.exe.split("/").pop());
 		s.style.borderColor = pidColour(p.pid);
 		legend.appendChild(s);
@@ -551,12 +776,20 @@ function drawControls() {
 	});
 	const reset = el("button", { id: "reset" }, "reset zoom and window");
 	reset.addEventListener("click", function () {
-		Object.assign(state, { from: 0, to: LAST, at: -1, zoom: [], weight: "peak" });
+		Object.assign(state, { from: 0, to: LAST, at: -1, zoom: [], weight: "peak", focus: false });
 		update();
 	});
 	const lab = el("label", {}, " inverted ");
 	lab.appendChild(inv);
-	box.replaceChildren(sel, lab, hideLab, search, reset, el("span", { id: "status" }));
+	const roots = el("select", { id: "roots" });
+	for (const r of [["one", "one root"], ["exe", "a root per executable"], ["proc", "a root per process"]])
+		roots.appendChild(el("option", { value: r[0] }, r[1]));
+	roots.addEventListener("change", function () {
+		state.roots = roots.value;
+		state.zoom = [];
+		update();
+	});
+	box.replaceChildren(sel, roots, lab, hideLab, search, reset, el("span", { id: "status" }));
 }
 function describe() {
 	if (state.weight === "live")
@@ -568,20 +801,25 @@ function describe() {
 function update() {
 	if (state.weight === "live" && state.at < 0)
 		state.weight = "peak";
+	state.focus = state.focus && state.zoom.length > 0;
 	writeHash();
 	document.getElementById("weight").value = state.weight;
 	document.getElementById("invert").checked = state.invert;
 	document.getElementById("hide").checked = state.hide;
+	document.getElementById("roots").value = state.roots;
 	document.getElementById("search").value = state.search;
 	drawTimeline();
 	const sw = stackWeights(), root = buildTree(sw), f = drawFlame(root);
-	drawSites(sw);
+	drawTable(sw);
 	const out = {
 		weight: state.weight, invert: state.invert, hide: state.hide, search: state.search, zoom: state.zoom,
 		from_ns: EDGES[state.from], to_ns: EDGES[state.to], at_ns: state.at >= 0 ? EDGES[state.at] : null,
 		from: secondsExact(EDGES[state.from]), to: secondsExact(EDGES[state.to]),
 		total: root.w, allocations: root.count, shown: f.shown, shown_name: f.zoomName, matched: f.matched,
-		top: sortedChildren(root).map(function (c) { return c.name; }),
+		top: sortedChildren(root).map(function (c) { return c.name; }), focus: state.focus, table: table.shown,
+		timeline_groups: (exeGroups() || []).map(function (g) { return [baseName(g.exe), g.procs, g.peak]; }),
+		timeline_series: document.querySelectorAll("#timeline-svg .series").length,
+		roots: state.roots, root_weights: sortedChildren(root).map(function (c) { return [c.name, c.w, c.count]; }),
 	};
 	document.getElementById("status").textContent = " " + WEIGHTS[state.weight] + " " + describe() + ": " +
 		fmtWeight(root.w) + (state.search ? "; search matched " + fmtWeight(f.matched) + " (" +
@@ -596,8 +834,15 @@ function main() {
 	body.appendChild(el("pre", { id: "mt-state", hidden: "" }));
 	drawHeader();
 	drawControls();
+	/* click=SELECTOR (repeatable): clicks on the page's own elements, in order, as a reader would (tests) */
+	const clicks = new URLSearchParams(location.hash.slice(1)).getAll("click");
 	readHash();
 	update();
+	for (const sel of clicks) {
+		const target = document.querySelector(sel);
+		if (target)
+			target.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+	}
 	window.addEventListener("hashchange", function () {
 		readHash();
 		update();
