@@ -900,8 +900,8 @@ static int images_copy(struct mt_stack_heap *h, const struct mt_model *m)
 }
 
 /*
- * After finish the readers want the counts, the processes and the per-process peaks: the blocks, the cells and the
- * threads go, as they are the bulk of the memory with many stacks (the report builds its sites next).
+ * After finish most readers want the counts, the processes and the per-process peaks alone: the blocks, the cells
+ * and the threads go, as they are the bulk of the memory with many stacks (the report builds its sites next).
  */
 static void heap_shed(struct mt_stack_heap *h)
 {
@@ -957,7 +957,7 @@ int mt_stack_heap__finish(struct mt_stack_heap *h, const struct mt_model *m)
 		err = images_copy(h, m);
 	if (!err)
 		err = proc_peaks_build(h);
-	if (!err)
+	if (!err && h->counts_at)	/* a holder with its own counts reads no cells after (the view does) */
 		heap_shed(h);
 	return err;
 }
