@@ -672,7 +672,7 @@ static void assert_cxx_sites(const struct mt_sites *sites)
 
 	for (i = 0; i < sites->count; i++) {
 		for (k = 0; k < sites->sites[i].nframes; k++) {
-			const struct mt_site_frame *fr = &sites->sites[i].frames[k];
+			const struct mt_site_frame *fr = mt_site__frame(&sites->sites[i], k);
 
 			if (!strncmp(fr->name, "_Z", 2))
 				fail_msg("frame %s is not demangled", fr->name);
@@ -683,7 +683,7 @@ static void assert_cxx_sites(const struct mt_sites *sites)
 			assert_non_null(fr->srcline);
 			assert_int_equal(strncmp(fr->srcline, "cxx_store.cc:", 13), 0);
 			assert_true(k + 1 < sites->sites[i].nframes);
-			assert_int_equal(strncmp(sites->sites[i].frames[k + 1].name, "main+0x", 7), 0);
+			assert_int_equal(strncmp(mt_site__frame(&sites->sites[i], k + 1)->name, "main+0x", 7), 0);
 			store_add = true;
 		}
 	}

@@ -49,7 +49,7 @@ static size_t frames_named(const struct mt_site *site, const char *fn)
 	size_t i, n = 0;
 
 	for (i = 0; i < site->nframes; i++)
-		n += frame_is(&site->frames[i], fn);
+		n += frame_is(mt_site__frame(site, i), fn);
 	return n;
 }
 
@@ -76,10 +76,10 @@ static void assert_path(const struct mt_site *site, const char *const *path)
 	size_t i, n;
 
 	for (n = 0; path[n]; n++)
-		assert_true(frame_is(&site->frames[n], path[n]));
+		assert_true(frame_is(mt_site__frame(site, n), path[n]));
 	assert_int_equal(site->nframes, n + 3);
 	for (i = 0; i < 3; i++)
-		assert_true(frame_is(&site->frames[n + i], tail[i]));
+		assert_true(frame_is(mt_site__frame(site, n + i), tail[i]));
 }
 
 /* Stacks whose kernel chain differs from DWARF's (libunwind on the raw bytes), by check-stacks' rule; and
@@ -96,7 +96,7 @@ static size_t kernel_disagreements(const struct mt_stacks *s, const char *name)
 			continue;
 		assert_true(e->has_kchain);
 		assert_true(e->has_dwarf);
-		if (mt_checkstacks__verdict(e, &at) != MT_KCHECK_AGREE) {
+		if (mt_checkstacks__verdict(s, e, &at) != MT_KCHECK_AGREE) {
 			print_message("stack %#llx: kernel %u frames, DWARF %u, first difference at %zu\n",
 				      (unsigned long long)e->hash, e->nk, e->ndwarf, at);
 			bad++;
@@ -147,9 +147,9 @@ static void test_deep_recursion_reaches_main(void **state)
 	assert_int_equal(site->bytes, 4242);
 	assert_int_equal(frames_named(site, "recurse"), 200);
 	assert_int_equal(site->nframes, 204);
-	assert_true(frame_is(&site->frames[199], "recurse"));
-	assert_true(frame_is(&site->frames[200], "main"));
-	assert_true(frame_is(&site->frames[203], "_start"));
+	assert_true(frame_is(mt_site__frame(site, 199), "recurse"));
+	assert_true(frame_is(mt_site__frame(site, 200), "main"));
+	assert_true(frame_is(mt_site__frame(site, 203), "_start"));
 	assert_int_equal(kernel_disagreements(s, "deep"), 0);
 	mt_sites__free(sites);
 	mt_stacks__free(s);

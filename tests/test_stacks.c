@@ -172,7 +172,7 @@ static void assert_chain(const struct mt_site *site, size_t at)
 	assert_true(site->nframes >= at + 20);
 	for (i = 20; i >= 1; i--) {
 		snprintf(f, sizeof(f), "f%d", i);
-		assert_func(site->frames[at + 20 - i].name, f);
+		assert_func(mt_site__frame(site, at + 20 - i)->name, f);
 	}
 }
 
@@ -204,15 +204,17 @@ static const struct mt_stack_entry *only_defined(struct mt_stacks *s)
 	return found;
 }
 
-static bool chain_has(struct mt_stacks *s, const struct mt_frame *frames, size_t n, const char *func)
+static bool chain_has(struct mt_stacks *s, uint32_t chain, size_t n, const char *func)
 {
+	const struct mt_frame *f;
 	char name[512];
 	struct mt_sym sym;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		mt_stacks__symbolize(s, &frames[i], &sym);
-		if (!strcmp(mt_frame__name(&frames[i], &sym, false, name, sizeof(name)), func))
+		f = mt_stacks__frame(s, chain, i);
+		mt_stacks__symbolize(s, f, &sym);
+		if (!strcmp(mt_frame__name(f, &sym, false, name, sizeof(name)), func))
 			return true;
 	}
 	return false;
@@ -280,8 +282,8 @@ static const struct mt_site *site_named(const struct mt_sites *sites, const char
 	size_t i;
 
 	for (i = 0; i < sites->count; i++)
-		if (!strncmp(sites->sites[i].frames[0].name, func, strlen(func)) &&
-		    sites->sites[i].frames[0].name[strlen(func)] == '+')
+		if (!strncmp(mt_site__frame(&sites->sites[i], 0)->name, func, strlen(func)) &&
+		    mt_site__frame(&sites->sites[i], 0)->name[strlen(func)] == '+')
 			return &sites->sites[i];
 	fail_msg("no site in %s", func);
 	return NULL;
@@ -309,12 +311,12 @@ static void test_fp_chain_sites(void **state)
 	assert_int_equal(site->count, 3);
 	assert_int_equal(site->leaked_bytes, 200);	/* one of the three was freed */
 	assert_chain(site, 0);
-	assert_func(site->frames[20].name, "run_chain");
-	assert_func(site->frames[21].name, "main");
-	assert_non_null(site->frames[0].srcline);
-	assert_int_equal(strncmp(site->frames[0].srcline, "chain.c:", 8), 0);
-	assert_non_null(site->frames[10].srcline);
-	assert_int_equal(strncmp(site->frames[10].srcline, "f10.c:", 6), 0);
+	assert_func(mt_site__frame(site, 20)->name, "run_chain");
+	assert_func(mt_site__frame(site, 21)->name, "main");
+	assert_non_null(mt_site__frame(site, 0)->srcline);
+	assert_int_equal(strncmp(mt_site__frame(site, 0)->srcline, "chain.c:", 8), 0);
+	assert_non_null(mt_site__frame(site, 10)->srcline);
+	assert_int_equal(strncmp(mt_site__frame(site, 10)->srcline, "f10.c:", 6), 0);
 	mt_sites__free(sites);
 	mt_stacks__free(s);
 }
@@ -386,6 +388,48 @@ static void test_report_without_stacks(void **state)
 	free(out);
 }
 
+/* The first index of sites->strs holding the same text as strs[i]. */
+static size_t strs_first(const struct mt_sites *sites, size_t i)
+{
+	size_t k;
+
+	for (k = 0; strcmp(sites->strs[k], sites->strs[i]); k++)
+		;
+	return k;
+}
+
+/*
+ * The loader keeps each distinct frame once (stacks.c): no two ids of the table are the same frame, and the 64
+ * stacks' frames past the callers (callers_run, main, libc's start) are the same ids in every one of them.
+ */
+static void frames_interned(const struct mt_stacks *s)
+{
+	const struct mt_stack_entry *e, *first = NULL;
+	size_t i, k, n = mt_stacks__nr_frames(s), used = 0;
+	const struct mt_frame *a, *b;
+
+	for (i = 0; i < n; i++)
+		for (k = i + 1; k < n; k++) {
+			a = mt_stacks__frame_id(s, (uint32_t)i);
+			b = mt_stacks__frame_id(s, (uint32_t)k);
+			assert_false(a->addr == b->addr && a->mod == b->mod && a->vaddr == b->vaddr &&
+				     a->truncated == b->truncated && a->stop == b->stop);
+		}
+	for (i = 0; i < mt_stacks__count(s); i++) {
+		e = mt_stacks__entry(s, i);
+		if (!e->defined)
+			continue;
+		used += e->nfp + e->ndwarf + e->nk;
+		if (!first)
+			first = e;
+		assert_int_equal(e->nframes, first->nframes);
+		for (k = 1; k < e->nframes; k++)
+			assert_int_equal(mt_stacks__frame_ref(s, e->frames, k), mt_stacks__frame_ref(s, first->frames, k));
+	}
+	assert_true(used >= 64 * 3);
+	assert_true(n < used / 2);	/* chains share their frames */
+}
+
 /* 64 callers, 64 call paths, 64 sites, ranked by their distinct sizes. */
 static void test_64_callers(void **state)
 {
@@ -403,12 +447,17 @@ static void test_64_callers(void **state)
 		assert_int_equal(sites->sites[i].bytes, 64 - i);
 		assert_int_equal(sites->sites[i].count, 1);
 		snprintf(f, sizeof(f), "caller_%zu", 63 - i);
-		assert_func(sites->sites[i].frames[0].name, f);
-		assert_func(sites->sites[i].frames[1].name, "callers_run");
-		assert_func(sites->sites[i].frames[2].name, "main");
+		assert_func(mt_site__frame(&sites->sites[i], 0)->name, f);
+		assert_func(mt_site__frame(&sites->sites[i], 1)->name, "callers_run");
+		assert_func(mt_site__frame(&sites->sites[i], 2)->name, "main");
 		assert_int_equal(sites->by_count[i]->count, 1);
+		/* one string a distinct name, however many sites print it (sites.c interns them) */
+		assert_ptr_equal(mt_site__frame(&sites->sites[i], 2)->name, mt_site__frame(&sites->sites[0], 2)->name);
 	}
+	for (i = 0; i < sites->nstrs; i++)
+		assert_ptr_equal(sites->strs[i], sites->strs[strs_first(sites, i)]);
 	mt_sites__free(sites);
+	frames_interned(s);
 	mt_stacks__free(s);
 }
 
@@ -424,8 +473,8 @@ static void test_fp_chain_misses_f9(void **state)
 	s = load(dir);
 	sites = sites_of(s);
 	assert_int_equal(sites->count, 1);
-	assert_func(sites->sites[0].frames[10].name, "f10");
-	assert_func(sites->sites[0].frames[11].name, "f8");
+	assert_func(mt_site__frame(&sites->sites[0], 10)->name, "f10");
+	assert_func(mt_site__frame(&sites->sites[0], 11)->name, "f8");
 	mt_sites__free(sites);
 	mt_stacks__free(s);
 }
@@ -445,7 +494,7 @@ static void test_moved_dir(void **state)
 	s = load(moved);
 	sites = sites_of(s);
 	assert_chain(&sites->sites[0], 0);
-	assert_non_null(sites->sites[0].frames[0].srcline);
+	assert_non_null(mt_site__frame(&sites->sites[0], 0)->srcline);
 	mt_sites__free(sites);
 	mt_stacks__free(s);
 
@@ -461,7 +510,7 @@ static void test_moved_dir(void **state)
 	copy_file(PROG, prog, 0755);
 	s = load(dir);
 	sites = sites_of(s);
-	assert_int_equal(strncmp(sites->sites[0].frames[0].name, "[prog_copy+0x", 13), 0);
+	assert_int_equal(strncmp(mt_site__frame(&sites->sites[0], 0)->name, "[prog_copy+0x", 13), 0);
 	mt_sites__free(sites);
 	mt_stacks__free(s);
 	unlink(prog);
@@ -502,8 +551,8 @@ static void test_separate_debug_file(void **state)
 	s = load(dir);
 	sites = sites_of(s);
 	assert_chain(&sites->sites[0], 0);
-	assert_non_null(sites->sites[0].frames[0].srcline);
-	assert_int_equal(strncmp(sites->sites[0].frames[0].srcline, "chain.c:", 8), 0);
+	assert_non_null(mt_site__frame(&sites->sites[0], 0)->srcline);
+	assert_int_equal(strncmp(mt_site__frame(&sites->sites[0], 0)->srcline, "chain.c:", 8), 0);
 	mt_sites__free(sites);
 	mt_stacks__free(s);
 }
@@ -641,11 +690,11 @@ static void test_unwind_recovers_chain(void **state)
 	assert_int_equal(e->ndwarf, 25);
 	sites = sites_of(s);
 	assert_chain(&sites->sites[0], 0);
-	assert_func(sites->sites[0].frames[20].name, "run_chain");
-	assert_func(sites->sites[0].frames[21].name, "main");
-	assert_func(sites->sites[0].frames[22].name, "__libc_start_call_main");
-	assert_func(sites->sites[0].frames[23].name, "__libc_start_main");
-	assert_func(sites->sites[0].frames[24].name, "_start");
+	assert_func(mt_site__frame(&sites->sites[0], 20)->name, "run_chain");
+	assert_func(mt_site__frame(&sites->sites[0], 21)->name, "main");
+	assert_func(mt_site__frame(&sites->sites[0], 22)->name, "__libc_start_call_main");
+	assert_func(mt_site__frame(&sites->sites[0], 23)->name, "__libc_start_main");
+	assert_func(mt_site__frame(&sites->sites[0], 24)->name, "_start");
 	mt_sites__free(sites);
 	mt_stacks__free(s);
 
@@ -679,7 +728,7 @@ static void test_unwind_budget(void **state)
 	assert_true(e->ndwarf > 11 && e->ndwarf < 20);	/* past f10, where the FP chain leaves it */
 	assert_int_equal(e->kind, MT_CHAIN_DWARF);
 	assert_int_equal(e->nframes, e->ndwarf + 1);	/* one [truncated] frame at the cut */
-	assert_true(e->frames[e->ndwarf].truncated);
+	assert_true(mt_stacks__frame(s, e->frames, e->ndwarf)->truncated);
 	out = collapsed(s, MT_FG_BYTES);
 	assert_int_equal(strncmp(out, "[truncated];f", 13), 0);
 	assert_null(strstr(out + 1, "[truncated]"));	/* once */
@@ -885,14 +934,14 @@ static void test_broken_chain_no_invented_frame(void **state)
 		assert_int_equal(e->nfp, 1);
 		assert_int_equal(e->kind, MT_CHAIN_FP);
 		assert_int_equal(e->nframes, 1);
-		assert_false(e->frames[0].truncated);
+		assert_false(mt_stacks__frame(s, e->frames, 0)->truncated);
 	}
 	sites = sites_of(s);
 	assert_int_equal(sites->count, 1);
 	assert_int_equal(sites->sites[0].stacks, 2);
 	assert_int_equal(sites->sites[0].bytes, 110);
 	assert_int_equal(sites->sites[0].nframes, 1);
-	assert_func(sites->sites[0].frames[0].name, "broken_frame");
+	assert_func(mt_site__frame(&sites->sites[0], 0)->name, "broken_frame");
 	mt_sites__free(sites);
 	out = collapsed(s, MT_FG_BYTES);
 	assert_string_equal(out, "broken_frame 110\n");
@@ -936,16 +985,16 @@ static void test_budget_truncated_frame(void **state)
 	assert_int_equal(e->nfp, MT_FP_MAX);
 	assert_int_equal(e->nframes, MT_FP_MAX + 1);
 	for (i = 0; i < MT_FP_MAX; i++)
-		assert_false(e->frames[i].truncated);
-	assert_true(e->frames[MT_FP_MAX].truncated);
+		assert_false(mt_stacks__frame(s, e->frames, i)->truncated);
+	assert_true(mt_stacks__frame(s, e->frames, MT_FP_MAX)->truncated);
 	sites = sites_of(s);
 	assert_int_equal(sites->count, 1);
 	site = &sites->sites[0];
 	assert_int_equal(site->nframes, MT_FP_MAX + 1);
 	for (i = 0; i < MT_FP_MAX; i++)
-		assert_func(site->frames[i].name, "deep");
-	assert_string_equal(site->frames[MT_FP_MAX].name, "[truncated]");
-	assert_null(site->frames[MT_FP_MAX].srcline);
+		assert_func(mt_site__frame(site, i)->name, "deep");
+	assert_string_equal(mt_site__frame(site, MT_FP_MAX)->name, "[truncated]");
+	assert_null(mt_site__frame(site, MT_FP_MAX)->srcline);
 	mt_sites__free(sites);
 	p = expect + sprintf(expect, "[truncated]");
 	for (i = 0; i < MT_FP_MAX; i++)
@@ -1269,8 +1318,8 @@ static void test_aspace_fork_exec_munmap(void **state)
 		e = mt_stacks__entry(s, i);
 		if (e->hash == 1)
 			assert_int_equal(e->nframes, 1);
-		mt_stacks__symbolize(s, &e->frames[0], &sym);
-		mt_frame__name(&e->frames[0], &sym, true, name, sizeof(name));
+		mt_stacks__symbolize(s, mt_stacks__frame(s, e->frames, 0), &sym);
+		mt_frame__name(mt_stacks__frame(s, e->frames, 0), &sym, true, name, sizeof(name));
 		if (e->hash == 1) {
 			assert_string_equal(name, "f20+0x5");
 			assert_int_equal(e->allocations, 2);	/* both allocations named hash 1 */
@@ -1820,7 +1869,7 @@ static void test_sizes(void **state)
 	for (i = 0; i < 12; i++) {
 		assert_int_equal(sites->largest[i].size, order[i]);
 		assert_non_null(sites->largest[i].site);
-		assert_func(sites->largest[i].site->frames[0].name, "size_one");
+		assert_func(mt_site__frame(sites->largest[i].site, 0)->name, "size_one");
 	}
 	out = sites_text(sizes_text, sites, 0);
 	assert_non_null(strstr(out, "\nallocation sizes (12 allocations, by power-of-two class; the upper bound "

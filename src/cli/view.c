@@ -93,7 +93,7 @@ static void parts_free(struct view_parts *p)
 /* The stacks, sampled at the page's edges on the way; what report adds to the model. -errno after a message. */
 static int view_stacks(const struct view_args *a, struct view_parts *p, int *err, struct mt_read_status *st)
 {
-	struct mt_stacks_opts opts = { .fp_chains = a->fp, .observe = mt_view_steps__observe };
+	struct mt_stacks_opts opts = { .fp_chains = a->fp, .observe = mt_view_steps__observe, .heap_counts = true };
 
 	p->steps = mt_view_steps__new(mt_view__end_ns(p->m), MT_VIEW_EDGES);
 	if (!p->steps)

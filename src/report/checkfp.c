@@ -46,12 +46,12 @@ static bool is_entry_function(struct mt_stacks *s, const struct mt_frame *f)
 	return false;
 }
 
-bool mt_checkfp__entry_tail(struct mt_stacks *s, const struct mt_frame *chain, size_t n, size_t from)
+bool mt_checkfp__entry_tail(struct mt_stacks *s, uint32_t chain, size_t n, size_t from)
 {
 	size_t i;
 
 	for (i = from; i < n; i++)
-		if (!is_entry_function(s, &chain[i]))
+		if (!is_entry_function(s, mt_stacks__frame(s, chain, i)))
 			return false;
 	return true;
 }
@@ -63,12 +63,12 @@ static enum mt_fp_verdict checkfp__stack(struct mt_stacks *s, const struct mt_st
 	*at = 0;
 	if (!e->has_dwarf || !e->ndwarf)
 		return MT_FP_UNCHECKED;
-	for (d = 0; d < n && e->fp[d].addr == e->dwarf[d].addr; d++)
+	for (d = 0; d < n && mt_stacks__frame(s, e->fp, d)->addr == mt_stacks__frame(s, e->dwarf, d)->addr; d++)
 		;
 	/* a chain the kernel cut at MT_FP_MAX words is complete as far as it goes; one cut at a word that is no return
 	 * address (fp_broken) is not */
-	if (d < e->ndwarf &&
-	    (mt_checkfp__entry_tail(s, e->dwarf, e->ndwarf, d) || (d == e->nfp && (e->truncated & MT_STACK_TRUNC_FP) && !e->fp_broken)))
+	if (d < e->ndwarf && (mt_checkfp__entry_tail(s, e->dwarf, e->ndwarf, d) ||
+			      (d == e->nfp && (e->truncated & MT_STACK_TRUNC_FP) && !e->fp_broken)))
 		return MT_FP_COMPLETE;
 	if (d < n || d < e->ndwarf) {
 		*at = d;
@@ -116,7 +116,7 @@ static struct mt_fp_module *module_slot(struct mt_checkfp *c, struct mt_module *
 
 static int divergence_add(struct mt_checkfp *c, struct mt_stacks *s, const struct mt_stack_entry *e, size_t at)
 {
-	const struct mt_frame *f = at ? &e->dwarf[at - 1] : NULL;
+	const struct mt_frame *f = at ? mt_stacks__frame(s, e->dwarf, at - 1) : NULL;
 	bool confirmed = f && e->nofp && (e->nofp[(at - 1) / 8] >> ((at - 1) % 8) & 1);
 	char name[NAME_LEN];
 	struct mt_fp_divergence *dv;
@@ -178,7 +178,8 @@ static int by_bytes(const void *a, const void *b)
 
 static int checkfp_one(struct mt_checkfp *c, struct mt_stacks *s, const struct mt_stack_entry *e)
 {
-	const struct mt_frame *first = e->ndwarf ? &e->dwarf[0] : e->nfp ? &e->fp[0] : NULL;
+	const struct mt_frame *first = e->ndwarf ? mt_stacks__frame(s, e->dwarf, 0) :
+				       e->nfp ? mt_stacks__frame(s, e->fp, 0) : NULL;
 	struct mt_fp_module *m = module_slot(c, first ? first->mod : NULL);
 	enum mt_fp_verdict v;
 	size_t at;

@@ -57,7 +57,7 @@ enum mt_fp_verdict mt_checkfp__verdict(struct mt_stacks *s, const struct mt_stac
 /* The row of rows[0..*n) (each size bytes, beginning as struct mt_check_module) for mod, added zeroed at the end
  * when there is none; NULL on ENOMEM. */
 void *mt_checkfp__module_slot(void **rows, size_t *n, size_t size, struct mt_module *mod);
-bool mt_checkfp__entry_tail(struct mt_stacks *s, const struct mt_frame *chain, size_t n, size_t from);
+bool mt_checkfp__entry_tail(struct mt_stacks *s, uint32_t chain, size_t n, size_t from);
 /* Every defined stack of s, by module and by divergence. 0 or -ENOMEM. */
 int mt_checkfp__run(struct mt_stacks *s, struct mt_checkfp *out);
 void mt_checkfp__release(struct mt_checkfp *c);

@@ -21,14 +21,16 @@
 
 #define NAME_LEN 512
 
-enum mt_kcheck mt_checkstacks__verdict(const struct mt_stack_entry *e, size_t *at)
+enum mt_kcheck mt_checkstacks__verdict(const struct mt_stacks *s, const struct mt_stack_entry *e, size_t *at)
 {
 	size_t d;
 
 	*at = 0;
 	if (!e->has_kchain || !e->has_dwarf || !e->ndwarf)
 		return MT_KCHECK_UNCHECKED;
-	for (d = 0; d < e->nk && d < e->ndwarf && e->kchain[d].addr == e->dwarf[d].addr; d++)
+	for (d = 0; d < e->nk && d < e->ndwarf &&
+		    mt_stacks__frame(s, e->kchain, d)->addr == mt_stacks__frame(s, e->dwarf, d)->addr;
+	     d++)
 		;
 	if (d == e->nk && d == e->ndwarf)
 		return MT_KCHECK_AGREE;
@@ -48,15 +50,17 @@ static struct mt_kcheck_module *module_slot(struct mt_checkstacks *c, struct mt_
 }
 
 /* A frame of a chain by name, "-" past its end. */
-static char *frame_text(struct mt_stacks *s, const struct mt_frame *chain, size_t n, size_t at)
+static char *frame_text(struct mt_stacks *s, uint32_t chain, size_t n, size_t at)
 {
+	const struct mt_frame *f;
 	char name[NAME_LEN];
 	struct mt_sym sym;
 
 	if (at >= n)
 		return strdup("-");
-	mt_stacks__symbolize(s, &chain[at], &sym);
-	return strdup(mt_frame__name(&chain[at], &sym, true, name, sizeof(name)));
+	f = mt_stacks__frame(s, chain, at);
+	mt_stacks__symbolize(s, f, &sym);
+	return strdup(mt_frame__name(f, &sym, true, name, sizeof(name)));
 }
 
 static int module_div(struct mt_stacks *s, struct mt_kcheck_module *m, const struct mt_stack_entry *e, size_t at)
@@ -80,14 +84,15 @@ static bool fp_is_kernel(struct mt_stacks *s, const struct mt_stack_entry *e)
 	if (e->nfp > e->nk)
 		return false;
 	for (i = 0; i < e->nfp; i++)
-		if (e->fp[i].addr != e->kchain[i].addr)
+		if (mt_stacks__frame(s, e->fp, i)->addr != mt_stacks__frame(s, e->kchain, i)->addr)
 			return false;
 	return e->nfp == e->nk || mt_checkfp__entry_tail(s, e->kchain, e->nk, e->nfp);
 }
 
 static int check_one(struct mt_checkstacks *c, struct mt_stacks *s, const struct mt_stack_entry *e)
 {
-	const struct mt_frame *first = e->nk ? &e->kchain[0] : e->nfp ? &e->fp[0] : NULL;
+	const struct mt_frame *first = e->nk ? mt_stacks__frame(s, e->kchain, 0) :
+				       e->nfp ? mt_stacks__frame(s, e->fp, 0) : NULL;
 	struct mt_kcheck_module *m = module_slot(c, first ? first->mod : NULL);
 	enum mt_fp_verdict fv;
 	size_t at;
@@ -104,7 +109,7 @@ static int check_one(struct mt_checkstacks *c, struct mt_stacks *s, const struct
 	fv = mt_checkfp__verdict(s, e, &at);
 	m->fp_dwarf_checked += fv != MT_FP_UNCHECKED;
 	m->fp_dwarf += fv == MT_FP_COMPLETE;
-	switch (mt_checkstacks__verdict(e, &at)) {
+	switch (mt_checkstacks__verdict(s, e, &at)) {
 	case MT_KCHECK_AGREE:
 		c->checked++;
 		m->checked++;

@@ -42,7 +42,7 @@ struct mt_checkstacks {
 };
 
 /* One stack: its kernel chain against its DWARF chain; *at: the first frame that differs. */
-enum mt_kcheck mt_checkstacks__verdict(const struct mt_stack_entry *e, size_t *at);
+enum mt_kcheck mt_checkstacks__verdict(const struct mt_stacks *s, const struct mt_stack_entry *e, size_t *at);
 /* Every defined stack of s, by module. 0 or -ENOMEM. */
 int mt_checkstacks__run(struct mt_stacks *s, struct mt_checkstacks *out);
 void mt_checkstacks__release(struct mt_checkstacks *c);

@@ -111,7 +111,7 @@ static int path_fill(struct mt_stacks *s, const struct mt_stack_entry *e, struct
 	if (!e->defined)
 		err = name_add(&(struct mt_frame_line){ .name = FG_NOT_RECORDED }, &l);
 	for (i = 0; !err && e->defined && i < e->nframes; i++)
-		err = mt_sites__expand_frame(s, &e->frames[i], false, name_add, &l);
+		err = mt_sites__expand_frame(s, mt_stacks__frame(s, e->frames, i), false, name_add, &l);
 	for (i = 0; i < l.n / 2; i++) {
 		t = l.v[i];
 		l.v[i] = l.v[l.n - 1 - i];

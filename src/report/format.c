@@ -59,7 +59,7 @@ void mt_format__frames_text(FILE *f, const struct mt_site *site, bool mark_inlin
 	if (!site->nframes)
 		fputs("        (no frames)\n", f);
 	for (i = 0; i < site->nframes; i++)
-		mt_format__frame_text(f, &site->frames[i], mark_inlined);
+		mt_format__frame_text(f, mt_site__frame(site, i), mark_inlined);
 }
 
 void mt_format__frames_json(struct mt_json *j, const struct mt_site *site)
@@ -69,12 +69,12 @@ void mt_format__frames_json(struct mt_json *j, const struct mt_site *site)
 	mt_json__begin_array(j);
 	for (i = 0; i < site->nframes; i++) {
 		mt_json__begin_object(j);
-		mt_json__kv_string(j, "name", site->frames[i].name);
-		if (site->frames[i].srcline)
-			mt_json__kv_string(j, "srcline", site->frames[i].srcline);
+		mt_json__kv_string(j, "name", mt_site__frame(site, i)->name);
+		if (mt_site__frame(site, i)->srcline)
+			mt_json__kv_string(j, "srcline", mt_site__frame(site, i)->srcline);
 		else
 			mt_json__kv_null(j, "srcline");
-		mt_json__kv_bool(j, "inlined", site->frames[i].inlined);
+		mt_json__kv_bool(j, "inlined", mt_site__frame(site, i)->inlined);
 		mt_json__end_object(j);
 	}
 	mt_json__end_array(j);

@@ -208,7 +208,7 @@ static bool any_frame(struct mt_stacks *s, const struct mt_stack_entry *e, const
 	size_t i;
 
 	for (i = 0; i < e->nframes; i++) {
-		const struct mt_frame *f = &e->frames[i];
+		const struct mt_frame *f = mt_stacks__frame(s, e->frames, i);
 
 		if (r->kind == RULE_PATTERN && f->mod &&
 		    (template_match(r->text, f->mod->path) || template_match(r->text, f->mod->name)))
@@ -222,7 +222,7 @@ static bool any_frame(struct mt_stacks *s, const struct mt_stack_entry *e, const
 /* The built-in rules look at the allocator's caller: the chain's first return address. */
 static bool caller_matches(struct mt_stacks *s, const struct mt_stack_entry *e, const struct rule *r)
 {
-	const struct mt_frame *f = e->nframes ? &e->frames[0] : NULL;
+	const struct mt_frame *f = e->nframes ? mt_stacks__frame(s, e->frames, 0) : NULL;
 	struct mt_sym sym;
 
 	if (!f || f->truncated || !f->mod)
@@ -403,7 +403,8 @@ static int resolve_stack(struct mt_leaks *l, struct resolved *r, uint64_t hash)
 	if (e && !e->nframes)
 		e = NULL;
 	for (i = 0; e && !err && i < e->nframes; i++)
-		err = mt_sites__expand_frame(l->stacks, &e->frames[i], true, mt_site__add_frame, &o);
+		err = mt_sites__expand_frame(l->stacks, mt_stacks__frame(l->stacks, e->frames, i), true,
+					     mt_site__add_frame, &o);
 	if (!e) {
 		snprintf(name, sizeof(name), "[stack %#" PRIx64 " undefined]", hash);
 		fl.name = name;

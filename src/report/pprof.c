@@ -328,7 +328,7 @@ static void sample_write(struct pprof *p, const struct mt_stack_entry *e, size_t
 	if (!e->defined)
 		pb_uint(&p->chain, S_LOCATION_ID, loc_id(p, NULL));
 	for (i = 0; e->defined && i < e->nframes; i++)
-		pb_uint(&p->chain, S_LOCATION_ID, loc_id(p, &e->frames[i]));
+		pb_uint(&p->chain, S_LOCATION_ID, loc_id(p, mt_stacks__frame(p->s, e->frames, i)));
 	for (i = 0; i < n; i++) {
 		v[0] = pp[i].made_allocations;
 		v[1] = pp[i].made_bytes;
@@ -398,7 +398,7 @@ static void sample_types(struct pprof *p)
 static void main_mapping(struct pprof *p)
 {
 	const struct mt_stack_heap *h = mt_stacks__heap(p->s);
-	const struct mt_module *last = NULL;
+	const struct mt_module *last = NULL, *mod;
 	const struct mt_stack_entry *e;
 	const char *exe;
 	size_t i, k;
@@ -409,9 +409,10 @@ static void main_mapping(struct pprof *p)
 	for (i = 0; i < mt_stacks__count(p->s); i++) {
 		e = mt_stacks__entry(p->s, i);
 		for (k = 0; k < e->nframes; k++) {
-			if (!e->frames[k].mod || e->frames[k].mod == last)
+			mod = mt_stacks__frame(p->s, e->frames, k)->mod;
+			if (!mod || mod == last)
 				continue;
-			last = e->frames[k].mod;
+			last = mod;
 			if (!strcmp(last->path, exe)) {
 				map_id(p, last);
 				return;

@@ -16,14 +16,30 @@
 
 #define NAME_MAX_LEN 1024	/* C++ template names run long; past this they are cut */
 
+/* A stack frame's expansion (its inline chain) in mt_sites.lines, made the first time a stack holds the frame. */
+struct xrange {
+	uint32_t at;
+	uint16_t n;
+	bool done;
+};
+
+/*
+ * Sites share their strings: each distinct name and srcline is kept once (out->strs), each stack frame expanded
+ * once (lines, by the stacks' frame id), and a site's frames are ids into those, so a million call
+ * paths over a few hundred return addresses cost their frame arrays, not a million times their text.
+ */
 struct site_build {
 	struct mt_sites *out;
 	const struct mt_stack_heap *heap;	/* NULL: no accounting beyond the entries' */
 	bool with_offset;
 	size_t cap;
-	struct mt_u64map by_key;	/* FNV-1a of the joined frame names → index in out->sites */
-	char **keys;			/* the joined names, to tell hash collisions apart */
+	struct mt_u64map by_key;	/* site_key of the frame names → index in out->sites */
 	size_t *entry_site;		/* by stack entry: the index its site was made at (SIZE_MAX: none) */
+	struct mt_u64map by_text;	/* FNV-1a of a string (the next key after a collision) → index in out->strs */
+	size_t cap_strs;
+	struct xrange *xr;		/* by the stacks' frame id */
+	size_t nxf, cap_xf;		/* out->lines: the expansions, strings from out->strs */
+	size_t nids, cap_ids;		/* out->ids: a site's are at its ids (an offset until sites_link) */
 };
 
 static uint64_t fnv1a(const char *s, size_t len)
@@ -38,15 +54,9 @@ static uint64_t fnv1a(const char *s, size_t len)
 	return h;
 }
 
+/* A site of mt_sites__build: its frames and strings are the sites'. */
 static void site_release(struct mt_site *site)
 {
-	size_t i;
-
-	for (i = 0; i < site->nframes; i++) {
-		free(site->frames[i].name);
-		free(site->frames[i].srcline);
-	}
-	free(site->frames);
 	free(site->procs);
 }
 
@@ -64,6 +74,11 @@ void mt_sites__free(struct mt_sites *sites)
 	free(sites->by_temporary);
 	free(sites->procs);
 	free(sites->images);
+	for (i = 0; i < sites->nstrs; i++)
+		free(sites->strs[i]);
+	free(sites->strs);
+	free(sites->lines);
+	free(sites->ids);
 	free(sites);
 }
 
@@ -126,16 +141,131 @@ int mt_site__add_frame(const struct mt_frame_line *fl, void *ctx)
 	return 0;
 }
 
-/* The site's frames: each return address of the entry's chain expanded into its inline chain. */
-static int site_frames(struct mt_stacks *s, const struct mt_stack_entry *e, bool with_offset, struct mt_site *site)
+/* text kept once among the sites' strings (NULL stays NULL); NULL on ENOMEM. */
+static char *str_intern(struct site_build *b, const char *text, bool *nomem)
 {
-	struct mt_site_frames o = { site, 0 };
-	size_t i;
-	int err = 0;
+	uint64_t key, *idx;
+	char *copy;
 
-	for (i = 0; !err && i < e->nframes; i++)
-		err = mt_sites__expand_frame(s, &e->frames[i], with_offset, mt_site__add_frame, &o);
-	return err;
+	if (!text)
+		return NULL;
+	for (key = fnv1a(text, strlen(text)); (idx = mt_u64map__find(&b->by_text, key)); key++)
+		if (!strcmp(b->out->strs[*idx], text))
+			return b->out->strs[*idx];
+	copy = strdup(text);
+	if (!copy || mt_array__grow((void **)&b->out->strs, &b->cap_strs, b->out->nstrs, sizeof(char *)) ||
+	    mt_u64map__put(&b->by_text, key, b->out->nstrs, NULL) < 0) {
+		free(copy);
+		*nomem = true;
+		return NULL;
+	}
+	return b->out->strs[b->out->nstrs++] = copy;
+}
+
+/* An mt_frame_line_fn over a site_build: fl appended to the expansions, its strings interned. */
+static int xframe_add(const struct mt_frame_line *fl, void *ctx)
+{
+	struct site_build *b = ctx;
+	char *src = srcline_text(fl->file, fl->line);	/* once per distinct return address: kept if new */
+	struct mt_site_frame *sf;
+	bool nomem = fl->file && !src;
+
+	if (nomem || mt_array__grow((void **)&b->out->lines, &b->cap_xf, b->nxf, sizeof(*b->out->lines))) {
+		free(src);
+		return -ENOMEM;
+	}
+	sf = &b->out->lines[b->nxf];
+	*sf = (struct mt_site_frame){ str_intern(b, fl->name, &nomem), str_intern(b, src, &nomem), fl->inlined };
+	free(src);
+	if (nomem)
+		return -ENOMEM;
+	b->nxf++;
+	return 0;
+}
+
+/* The expansion of frame i of the entry's chain, made the first time. */
+static const struct xrange *xframe(struct site_build *b, struct mt_stacks *s, const struct mt_stack_entry *e,
+				   size_t i)
+{
+	struct xrange *x = &b->xr[mt_stacks__frame_ref(s, e->frames, i)];
+	size_t at = b->nxf;
+
+	if (x->done)
+		return x;
+	if (mt_sites__expand_frame(s, mt_stacks__frame(s, e->frames, i), b->with_offset, xframe_add, b) ||
+	    at > UINT32_MAX || b->nxf - at > UINT16_MAX)
+		return NULL;
+	*x = (struct xrange){ (uint32_t)at, (uint16_t)(b->nxf - at), true };
+	return x;
+}
+
+/* The site's frames: each return address of the entry's chain expanded into its inline chain; ids appended. */
+static int site_frames(struct site_build *b, struct mt_stacks *s, const struct mt_stack_entry *e,
+		       struct mt_site *site)
+{
+	const struct xrange *x;
+	size_t i, k;
+
+	site->ids = (const uint32_t *)(uintptr_t)b->nids;	/* an offset into out->ids until sites_link */
+	for (i = 0; i < e->nframes; i++) {
+		x = xframe(b, s, e, i);
+		if (!x)
+			return -ENOMEM;
+		for (k = 0; k < x->n; k++) {
+			if (mt_array__grow((void **)&b->out->ids, &b->cap_ids, b->nids, sizeof(*b->out->ids)))
+				return -ENOMEM;
+			b->out->ids[b->nids++] = x->at + k;
+		}
+		site->nframes += x->n;
+	}
+	return 0;
+}
+
+/* Where a site's ids are while they are built. */
+static const uint32_t *site_ids(const struct site_build *b, const struct mt_site *site)
+{
+	return b->out->ids + (uintptr_t)site->ids;
+}
+
+/* What identifies a site, as the names joined (mt_site__key) would: its names are interned, so their pointers. */
+static uint64_t site_key(const struct site_build *b, const struct mt_site *site)
+{
+	const uint32_t *ids = site_ids(b, site);
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+
+	for (i = 0; i < site->nframes; i++)
+		h = (h ^ (uintptr_t)b->out->lines[ids[i]].name) * 0x100000001b3ull;
+	return h ^ site->nframes;
+}
+
+static bool site_same(const struct site_build *b, const struct mt_site *x, const struct mt_site *y)
+{
+	const uint32_t *xi = site_ids(b, x), *yi = site_ids(b, y);
+	size_t i;
+
+	if (x->nframes != y->nframes)
+		return false;
+	for (i = 0; i < x->nframes; i++)
+		if (b->out->lines[xi[i]].name != b->out->lines[yi[i]].name)
+			return false;
+	return true;
+}
+
+/* After the build, when out->lines and out->ids move no more: the sites point into them. */
+static void sites_link(struct site_build *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->out->count; i++) {
+		b->out->sites[i].ids = site_ids(b, &b->out->sites[i]);
+		b->out->sites[i].frames = b->out->lines;
+	}
+}
+
+const struct mt_site_frame *mt_site__frame(const struct mt_site *site, size_t i)
+{
+	return site->ids ? &site->frames[site->ids[i]] : &site->frames[i];
 }
 
 char *mt_site__key(const struct mt_site *site)
@@ -144,36 +274,20 @@ char *mt_site__key(const struct mt_site *site)
 	char *key, *p;
 
 	for (i = 0; i < site->nframes; i++)
-		len += strlen(site->frames[i].name) + 1;
+		len += strlen(mt_site__frame(site, i)->name) + 1;
 	key = malloc(len);
 	if (!key)
 		return NULL;
 	p = key;
 	for (i = 0; i < site->nframes; i++)
-		p += sprintf(p, "%s\n", site->frames[i].name);
+		p += sprintf(p, "%s\n", mt_site__frame(site, i)->name);
 	*p = '\0';
 	return key;
 }
 
 static int sites_grow(struct site_build *b)
 {
-	struct mt_site *sites;
-	char **keys;
-	size_t cap;
-
-	if (b->out->count < b->cap)
-		return 0;
-	cap = b->cap ? b->cap * 2 : 64;
-	sites = realloc(b->out->sites, cap * sizeof(*sites));
-	if (sites)
-		b->out->sites = sites;
-	keys = realloc(b->keys, cap * sizeof(*keys));
-	if (keys)
-		b->keys = keys;
-	if (!sites || !keys)
-		return -ENOMEM;
-	b->cap = cap;
-	return 0;
+	return mt_array__grow((void **)&b->out->sites, &b->cap, b->out->count, sizeof(*b->out->sites));
 }
 
 /* A stack's per-process peaks added into its site's list (both in process order). */
@@ -232,39 +346,28 @@ static int sites_add(struct site_build *b, struct mt_stacks *s, const struct mt_
 {
 	struct mt_site site = { .order = b->out->count };
 	uint64_t h, *idx;
-	char *key;
 	int err;
 
-	err = site_frames(s, e, b->with_offset, &site);
-	key = err ? NULL : mt_site__key(&site);
-	if (!key) {
-		site_release(&site);
-		return -ENOMEM;
-	}
-	h = fnv1a(key, strlen(key));
+	err = site_frames(b, s, e, &site);
+	if (err)
+		return err;
+	h = site_key(b, &site);
 	idx = mt_u64map__find(&b->by_key, h);
-	if (idx && !strcmp(b->keys[*idx], key)) {
+	if (idx && site_same(b, &b->out->sites[*idx], &site)) {
 		b->entry_site[eidx] = *idx;
-		site_release(&site);
-		free(key);
+		b->nids -= site.nframes;	/* the site's own ids stand */
 		return site_count(b, &b->out->sites[*idx], e, eidx);
 	}
 	err = site_count(b, &site, e, eidx);
-	if (err) {
-		site_release(&site);
-		free(key);
-		return err;
-	}
-	err = sites_grow(b);
+	if (!err)
+		err = sites_grow(b);
 	if (!err && !idx)	/* a collision keeps its own unindexed site */
 		err = mt_u64map__put(&b->by_key, h, b->out->count, NULL) < 0 ? -ENOMEM : 0;
 	if (err) {
 		site_release(&site);
-		free(key);
 		return err;
 	}
 	b->entry_site[eidx] = b->out->count;
-	b->keys[b->out->count] = key;
 	b->out->sites[b->out->count++] = site;
 	return 0;
 }
@@ -315,13 +418,10 @@ static int by_temporary(const void *a, const void *b)
 
 static void build_release(struct site_build *b)
 {
-	size_t i;
-
-	for (i = 0; i < b->out->count; i++)
-		free(b->keys[i]);
-	free(b->keys);
 	free(b->entry_site);
 	mt_u64map__release(&b->by_key);
+	mt_u64map__release(&b->by_text);
+	free(b->xr);
 }
 
 /* One more ordering of the sites, by cmp. NULL on ENOMEM. */
@@ -412,14 +512,15 @@ struct mt_sites *mt_sites__build(struct mt_stacks *s)
 }
 
 /* A chain that ends before the stack's end: its allocations counted by why, for the report's hint. */
-static void sites_count_cut(struct mt_sites *out, const struct mt_stack_entry *e)
+static void sites_count_cut(struct mt_sites *out, const struct mt_stacks *s, const struct mt_stack_entry *e)
 {
-	const struct mt_frame *last = e->nframes ? &e->frames[e->nframes - 1] : NULL;
+	const struct mt_frame *last = e->nframes ? mt_stacks__frame(s, e->frames, e->nframes - 1) : NULL, *fp_at;
 
 	if (e->kind == MT_CHAIN_KERNEL && e->kfp_frames) {
 		out->fp_walk_allocations += e->allocations;
 		if (e->allocations > out->fp_module_allocations) {
-			out->fp_module = e->kfp_at.mod ? e->kfp_at.mod->name : "anonymous executable memory";
+			fp_at = mt_stacks__frame_id(s, e->kfp_at);
+			out->fp_module = fp_at->mod ? fp_at->mod->name : "anonymous executable memory";
 			out->fp_module_allocations = e->allocations;
 		}
 	}
@@ -439,7 +540,8 @@ static int sites_collect(struct site_build *b, struct mt_stacks *s)
 	int err = 0;
 
 	b->entry_site = malloc((n ? n : 1) * sizeof(*b->entry_site));
-	if (!b->entry_site)
+	b->xr = calloc(mt_stacks__nr_frames(s), sizeof(*b->xr));
+	if (!b->entry_site || !b->xr)
 		return -ENOMEM;
 	for (i = 0; !err && i < n; i++) {
 		const struct mt_stack_entry *e = mt_stacks__entry(s, i);
@@ -452,7 +554,7 @@ static int sites_collect(struct site_build *b, struct mt_stacks *s)
 			b->out->undefined_bytes += e->bytes;
 			continue;
 		}
-		sites_count_cut(b->out, e);
+		sites_count_cut(b->out, s, e);
 		err = sites_add(b, s, e, i);
 	}
 	return err;
@@ -473,6 +575,9 @@ struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites
 	out->chains_key = mt_stacks__chains_key(s);
 	mt_suppressions__stacks_total(s, &out->suppressed_allocations, &out->suppressed_bytes);
 	err = sites_collect(&b, s);
+	sites_link(&b);
+	mt_u64map__release(&b.by_key);	/* the sites are made: what found them goes before the rankings come */
+	mt_u64map__release(&b.by_text);
 	if (!err) {
 		mt_array__sort(out->sites, out->count, sizeof(*out->sites), by_bytes);
 		out->by_count = sites_ranked(out, by_count);
@@ -589,13 +694,13 @@ void mt_sites__json_frame_keys(struct mt_json *j, const struct mt_site *site)
 	mt_json__key(j, "frames");
 	mt_json__begin_array(j);
 	for (i = 0; i < site->nframes; i++)
-		mt_json__string(j, site->frames[i].name);
+		mt_json__string(j, mt_site__frame(site, i)->name);
 	mt_json__end_array(j);
 	mt_json__key(j, "srclines");
 	mt_json__begin_array(j);
 	for (i = 0; i < site->nframes; i++) {
-		if (site->frames[i].srcline)
-			mt_json__string(j, site->frames[i].srcline);
+		if (mt_site__frame(site, i)->srcline)
+			mt_json__string(j, mt_site__frame(site, i)->srcline);
 		else
 			mt_json__null(j);
 	}

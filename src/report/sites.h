@@ -12,6 +12,7 @@
 
 struct mt_suppressions;
 
+/* In a site of mt_sites__build, name and srcline are the sites' (mt_sites.strs); elsewhere the holder's own. */
 struct mt_site_frame {
 	char *name;		/* "func+0xOFF" ("func" when inlined, or without offsets), demangled by default */
 	char *srcline;		/* "file.c:12" or NULL */
@@ -41,8 +42,9 @@ struct mt_site {
 	uint64_t temporary_bytes;
 	uint64_t stacks;	/* stack hashes merged into it */
 	size_t order;		/* ties rank in the order the first of them was seen */
-	size_t nframes;
-	struct mt_site_frame *frames;
+	size_t nframes;		/* read them with mt_site__frame */
+	struct mt_site_frame *frames;	/* with ids: the table ids index (the sites', shared); without: its own */
+	const uint32_t *ids;	/* NULL, or frame i is frames[ids[i]] */
 	struct mt_site_proc *procs;	/* the processes that allocated there or held some of it at their own peak,
 					 * in process order */
 	size_t nprocs;
@@ -91,6 +93,10 @@ struct mt_sites {
 	struct mt_heap_image *images;	/* their images, by process then image number */
 	size_t nimages;
 	size_t makers;			/* distinct exes among the images that made allocations with a stack */
+	char **strs;			/* every site frame's name and srcline, each distinct one once */
+	size_t nstrs;
+	struct mt_site_frame *lines;	/* the sites' frames: each stack frame's expansion once */
+	uint32_t *ids;			/* each site's indexes into lines, in a row */
 };
 
 struct mt_sites_opts {
@@ -102,6 +108,8 @@ struct mt_sites *mt_sites__build(struct mt_stacks *s);
 /* The same with options (opts may be NULL). */
 struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites_opts *opts);
 void mt_sites__free(struct mt_sites *sites);
+/* Frame i (below site->nframes) of a site, innermost first. */
+const struct mt_site_frame *mt_site__frame(const struct mt_site *site, size_t i);
 /* The frame names joined by newlines, what identifies a site (and matches it across runs); NULL on ENOMEM. */
 char *mt_site__key(const struct mt_site *site);
 

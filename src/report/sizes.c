@@ -87,7 +87,7 @@ static void text_big(FILE *f, size_t rank, const struct mt_site_big *big)
 	}
 	n = big->site->nframes < FRAMES_SHOWN ? big->site->nframes : FRAMES_SHOWN;
 	for (i = 0; i < n; i++)
-		mt_format__frame_text(f, &big->site->frames[i], false);
+		mt_format__frame_text(f, mt_site__frame(big->site, i), false);
 	if (big->site->nframes > n)
 		fprintf(f, "        ... (%zu more)\n", big->site->nframes - n);
 }

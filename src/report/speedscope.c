@@ -100,7 +100,7 @@ static int sample_fill(struct ss_build *b, struct mt_stacks *s, const struct mt_
 	if (!e->defined)
 		err = sample_add(&(struct mt_frame_line){ .name = SS_NOT_RECORDED }, b);
 	for (i = 0; !err && e->defined && i < e->nframes; i++)
-		err = mt_sites__expand_frame(s, &e->frames[i], false, sample_add, b);
+		err = mt_sites__expand_frame(s, mt_stacks__frame(s, e->frames, i), false, sample_add, b);
 	for (i = 0; i < sm->n / 2; i++) {
 		t = sm->idx[i];
 		sm->idx[i] = sm->idx[sm->n - 1 - i];

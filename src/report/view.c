@@ -223,6 +223,7 @@ static int frame_add(const struct mt_frame_line *fl, void *ctx)
 
 static int stack_path(struct mt_stacks *s, const struct mt_stack_entry *e, struct view_frames *vf)
 {
+	const struct mt_frame *f;
 	size_t i;
 	int err = 0;
 
@@ -232,8 +233,9 @@ static int stack_path(struct mt_stacks *s, const struct mt_stack_entry *e, struc
 		return frame_add(&(struct mt_frame_line){ .name = "[stack not recorded]" }, vf);
 	}
 	for (i = 0; !err && i < e->nframes; i++) {
-		vf->module = e->frames[i].mod ? e->frames[i].mod->name : NULL;
-		err = mt_sites__expand_frame(s, &e->frames[i], false, frame_add, vf);
+		f = mt_stacks__frame(s, e->frames, i);
+		vf->module = f->mod ? f->mod->name : NULL;
+		err = mt_sites__expand_frame(s, f, false, frame_add, vf);
 	}
 	return err;
 }

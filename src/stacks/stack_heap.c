@@ -76,6 +76,9 @@ struct mt_stack_heap {
 	struct mt_stack_counts *counts;	/* by stack */
 	struct cell *gcells;		/* by stack: over all processes */
 	size_t nstacks;			/* the length of both */
+	size_t ncounts;			/* of counts: nstacks, or 1 (stack 0) with counts_at */
+	mt_stack_counts_fn counts_at;	/* the holder's counts of stacks 1 and up (NULL: counts has them) */
+	void *counts_ctx;
 	struct mt_stack_counts totals;
 	struct cell *pcells;
 	size_t npcells, cap_pcells;
@@ -157,17 +160,26 @@ void mt_stack_heap__free(struct mt_stack_heap *h)
 	free(h);
 }
 
-/* Room for stack in counts and gcells, the new ones zero. */
+/* The counts of stack (index + 1; 0: none): the holder's (mt_stack_heap__set_counts) or ours; NULL past them. */
+static struct mt_stack_counts *cnt(const struct mt_stack_heap *h, uint32_t stack)
+{
+	if (stack && h->counts_at)
+		return h->counts_at(h->counts_ctx, stack);
+	return stack < h->ncounts ? &h->counts[stack] : NULL;
+}
+
+/* Room for stack in counts (ours: stack 0 alone when the holder keeps them) and gcells, the new ones zero. */
 static int stacks_reserve(struct mt_stack_heap *h, uint32_t stack)
 {
-	size_t n = h->nstacks ? h->nstacks : 64;
+	size_t n = h->nstacks ? h->nstacks : 64, nc;
 	void *c, *g;
 
 	if (stack < h->nstacks)
 		return 0;
 	while (n <= stack)
 		n *= 2;
-	c = realloc(h->counts, n * sizeof(*h->counts));
+	nc = h->counts_at ? 1 : n;
+	c = realloc(h->counts, nc * sizeof(*h->counts));
 	if (c)
 		h->counts = c;
 	g = realloc(h->gcells, n * sizeof(*h->gcells));
@@ -175,10 +187,18 @@ static int stacks_reserve(struct mt_stack_heap *h, uint32_t stack)
 		h->gcells = g;
 	if (!c || !g)
 		return -ENOMEM;
-	memset(h->counts + h->nstacks, 0, (n - h->nstacks) * sizeof(*h->counts));
+	if (nc > h->ncounts)
+		memset(h->counts + h->ncounts, 0, (nc - h->ncounts) * sizeof(*h->counts));
 	memset(h->gcells + h->nstacks, 0, (n - h->nstacks) * sizeof(*h->gcells));
 	h->nstacks = n;
+	h->ncounts = nc;
 	return 0;
+}
+
+void mt_stack_heap__set_counts(struct mt_stack_heap *h, mt_stack_counts_fn fn, void *ctx)
+{
+	h->counts_at = fn;
+	h->counts_ctx = ctx;
 }
 
 /* ---- cells ---- */
@@ -303,7 +323,7 @@ static int block_end(struct mt_stack_heap *h, struct hproc *p, uint64_t addr, ui
 	uint32_t stack;
 
 	block_unpack(h, val, &size, &stack);
-	c = &h->counts[stack];
+	c = cnt(h, stack);
 	if (mt_model__left_inherited(h->model, p->mp->pid, addr)) {
 		cell = pcell_get(h, p, stack);
 		if (!cell)
@@ -375,7 +395,7 @@ static void cell_end(uint64_t stack, uint64_t idx, void *ctx)
 {
 	struct image_end *x = ctx;
 	struct cell *c = &x->h->pcells[idx];
-	struct mt_stack_counts *k = &x->h->counts[stack];
+	struct mt_stack_counts *k = cnt(x->h, stack);
 	uint64_t n = c->live_n, b = c->live_b;
 
 	if (!n && !b)
@@ -444,7 +464,7 @@ static void cell_inherit(uint64_t stack, uint64_t idx, void *ctx)
 {
 	struct inherit *x = ctx;
 	const struct cell *c = &x->h->pcells[idx];
-	struct mt_stack_counts *k = &x->h->counts[stack];
+	struct mt_stack_counts *k = cnt(x->h, stack);
 	uint64_t n = c->live_n, b = c->live_b;
 
 	if ((!n && !b) || x->err)
@@ -581,7 +601,7 @@ static int heap_free(struct mt_stack_heap *h, struct hproc *p, const struct mt_a
 		return 0;	/* unknown, or libc's internal release: no free (the model's rules) */
 	if (temp_free(h, a->hdr.pid, a->hdr.tid, addr) && counted(h, p)) {
 		block_unpack(h, val, &size, &stack);
-		c = &h->counts[stack];
+		c = cnt(h, stack);
 		c->temporary_allocations++;
 		c->temporary_bytes += size;
 	}
@@ -618,8 +638,8 @@ static int heap_alloc(struct mt_stack_heap *h, struct hproc *p, const struct mt_
 	if (err)
 		return err;
 	if (counted(h, p)) {
-		h->counts[stack].allocations++;
-		h->counts[stack].bytes += a->size;
+		cnt(h, stack)->allocations++;
+		cnt(h, stack)->bytes += a->size;
 		sizes_note(&h->sizes, a->size, stack, a->hdr.pid, rel_ts);
 		made_note(pcell_get(h, p, stack), p, a->size);	/* the cell live_change just used */
 	}
@@ -631,7 +651,7 @@ static int heap_alloc(struct mt_stack_heap *h, struct hproc *p, const struct mt_
 static void cell_held(uint64_t stack, uint64_t idx, void *ctx)
 {
 	const struct cell *c = &((struct image_end *)ctx)->h->pcells[idx];
-	struct mt_stack_counts *k = &((struct image_end *)ctx)->h->counts[stack];
+	struct mt_stack_counts *k = cnt(((struct image_end *)ctx)->h, stack);
 
 	k->still_live_allocations += c->live_n;
 	k->still_live_bytes += c->live_b;
@@ -880,8 +900,37 @@ static int images_copy(struct mt_stack_heap *h, const struct mt_model *m)
 	return 0;
 }
 
+/*
+ * After finish most readers want the counts, the processes and the per-process peaks alone: the blocks, the cells
+ * and the threads go, as they are the bulk of the memory with many stacks (the report builds its sites next).
+ */
+static void heap_shed(struct mt_stack_heap *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->nprocs; i++) {
+		mt_u64map__release(&h->procs[i]->own);
+		mt_pmap__release(h->procs[i]->base);
+		h->procs[i]->base = NULL;
+		mt_u64map__release(&h->procs[i]->cells);
+		h->procs[i]->last_cell = 0;
+	}
+	free(h->gcells);
+	h->gcells = NULL;
+	free(h->pcells);
+	h->pcells = NULL;
+	h->npcells = h->cap_pcells = 0;
+	mt_u64map__release(&h->pend);
+	mt_u64map__release(&h->tids);
+	free(h->tl);
+	h->tl = NULL;
+	h->ntl = h->cap_tl = 0;
+	h->last_tl = 0;
+}
+
 int mt_stack_heap__finish(struct mt_stack_heap *h, const struct mt_model *m)
 {
+	struct mt_stack_counts *k;
 	size_t i;
 	int err;
 
@@ -893,10 +942,13 @@ int mt_stack_heap__finish(struct mt_stack_heap *h, const struct mt_model *m)
 	if (err)
 		return err;
 	for (i = 0; i < h->nstacks; i++) {
+		k = cnt(h, i);
+		if (!k)
+			continue;	/* past the holder's stacks */
 		cell_add(&h->gcells[i], h->peak_seq, 0, 0);
-		h->counts[i].peak_allocations = h->gcells[i].peak_n;
-		h->counts[i].peak_bytes = h->gcells[i].peak_b;
-		totals_add(&h->totals, &h->counts[i]);
+		k->peak_allocations = h->gcells[i].peak_n;
+		k->peak_bytes = h->gcells[i].peak_b;
+		totals_add(&h->totals, k);
 	}
 	for (i = 0; i < h->npcells; i++)
 		cell_gsnap(&h->pcells[i], h->peak_seq);
@@ -904,12 +956,18 @@ int mt_stack_heap__finish(struct mt_stack_heap *h, const struct mt_model *m)
 	err = procs_copy(h, m);
 	if (!err)
 		err = images_copy(h, m);
-	return err ? err : proc_peaks_build(h);
+	if (!err)
+		err = proc_peaks_build(h);
+	if (!err && h->counts_at)	/* a holder with its own counts reads no cells after (the view does) */
+		heap_shed(h);
+	return err;
 }
 
 const struct mt_stack_counts *mt_stack_heap__counts(const struct mt_stack_heap *h, uint32_t stack)
 {
-	return stack < h->nstacks ? &h->counts[stack] : &zero_counts;
+	const struct mt_stack_counts *c = stack < h->nstacks ? cnt(h, stack) : NULL;
+
+	return c ? c : &zero_counts;
 }
 
 uint64_t mt_stack_heap__peak_bytes(const struct mt_stack_heap *h)

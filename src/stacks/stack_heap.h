@@ -93,6 +93,17 @@ struct mt_stack_heap;
 
 /* NULL + errno (ENOMEM). */
 struct mt_stack_heap *mt_stack_heap__new(void);
+/*
+ * The counts of stack index + 1 (>= 1, one the holder knows: an allocation named it before) where the holder keeps
+ * them (e.g. in its own per-stack records, so that they are not kept twice); NULL for one past its stacks.
+ */
+typedef struct mt_stack_counts *(*mt_stack_counts_fn)(void *ctx, uint32_t stack);
+/*
+ * Before the first record: the counts of stacks 1 and up live where fn says; the heap keeps stack 0's alone, and
+ * after finish frees its cells (mt_stack_heap__nr_cells is 0 then): such a holder reads the counts, the processes and
+ * mt_stack_heap__proc_peaks.
+ */
+void mt_stack_heap__set_counts(struct mt_stack_heap *h, mt_stack_counts_fn fn, void *ctx);
 void mt_stack_heap__free(struct mt_stack_heap *h);
 /*
  * Before the first record: count only what the processes whose current image f takes (pid, exe) did in f's

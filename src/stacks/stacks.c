@@ -43,6 +43,12 @@ struct mt_stacks {
 	bool has_dwarf;
 	bool has_kernel;	/* some stack's chosen chain is the kernel's CFI walk */
 
+	struct mt_frame *ftab;		/* the distinct frames, by id; 0: the all-zero one */
+	size_t nftab, cap_ftab;
+	struct mt_u64map by_frame;	/* frame_key (the next key after a collision) → id */
+	uint32_t *pool;			/* the chains: frame ids, each chain's in a row (an entry's handles index it) */
+	size_t npool, cap_pool;
+
 	struct sym_cache_ent *syms;
 	size_t nsyms;
 	size_t cap_syms;
@@ -79,6 +85,7 @@ static bool frame_resolve(struct mt_frame *f, uint64_t addr, struct mt_aspace *a
 {
 	const struct mt_map *m = mt_aspace__find(as, addr - 1);
 
+	memset(f, 0, sizeof(*f));
 	f->addr = addr;
 	f->mod = m ? m->mod : NULL;
 	f->has_vaddr = m && m->has_bias;
@@ -87,58 +94,155 @@ static bool frame_resolve(struct mt_frame *f, uint64_t addr, struct mt_aspace *a
 	return m && (m->prot & PROT_EXEC);
 }
 
-/*
- * The return addresses resolved, in an array with a spare slot for a [truncated] frame. With justify (FP chains) the
- * chain ends before the first word in no executable mapping: a frame without a frame pointer left rbp pointing at
- * data, and what the walk read from there on is not a chain. *n becomes the frames kept.
- */
-static struct mt_frame *chain_resolve(const __u64 *addrs, uint16_t *n, struct mt_aspace *as, bool justify)
+static uint64_t frame_key(const struct mt_frame *f)
 {
-	struct mt_frame *f = calloc((size_t)*n + 1, sizeof(*f));
-	uint16_t i;
+	uint64_t h = f->addr * 0x9e3779b97f4a7c15ull;
 
-	if (!f)
-		return NULL;
-	for (i = 0; i < *n; i++) {
-		if (!frame_resolve(&f[i], addrs[i], as) && justify) {
-			memset(&f[i], 0, sizeof(f[i]));
-			break;
-		}
-	}
-	*n = i;
-	return f;
+	h ^= (f->vaddr + (uintptr_t)f->mod) * 0xc2b2ae3d27d4eb4full;
+	h ^= (uint64_t)f->has_vaddr << 1 | (uint64_t)f->truncated << 2 | (uint64_t)f->stop << 8;
+	return h ^ h >> 29;
 }
 
-/* The capture budget cut the chosen chain: it ends in a [truncated] frame, in the slot its array keeps for one. */
-static void entry_mark_cut(struct mt_stack_entry *e)
+static bool frame_same(const struct mt_frame *a, const struct mt_frame *b)
 {
-	struct mt_frame *chain = e->kind == MT_CHAIN_DWARF ? e->dwarf : e->fp;
+	return a->addr == b->addr && a->mod == b->mod && a->vaddr == b->vaddr && a->has_vaddr == b->has_vaddr &&
+	       a->truncated == b->truncated && a->stop == b->stop;
+}
+
+/* The id of f in the frame table, added when it is new; -ENOMEM. */
+static int64_t frame_intern(struct mt_stacks *s, const struct mt_frame *f)
+{
+	uint64_t key = frame_key(f), *id;
+
+	while ((id = mt_u64map__find(&s->by_frame, key))) {
+		if (frame_same(&s->ftab[*id], f))
+			return (int64_t)*id;
+		key++;	/* another frame has this key: the next one is f's */
+	}
+	if (s->nftab >= UINT32_MAX ||
+	    mt_array__grow((void **)&s->ftab, &s->cap_ftab, s->nftab, sizeof(*s->ftab)) ||
+	    mt_u64map__put(&s->by_frame, key, s->nftab, NULL) < 0)
+		return -ENOMEM;
+	s->ftab[s->nftab] = *f;
+	return (int64_t)s->nftab++;
+}
+
+/* Room for a chain of n frames and one more (a stop or [truncated] frame), all the zero frame: its handle. */
+static int64_t chain_new(struct mt_stacks *s, size_t n)
+{
+	size_t at = s->npool;
+
+	while (s->npool + n + 1 > s->cap_pool)
+		if (mt_array__grow((void **)&s->pool, &s->cap_pool, s->cap_pool, sizeof(*s->pool)))
+			return -ENOMEM;
+	if (at + n + 1 > UINT32_MAX)
+		return -ENOMEM;
+	memset(s->pool + at, 0, (n + 1) * sizeof(*s->pool));
+	s->npool += n + 1;
+	return (int64_t)at;
+}
+
+/*
+ * The return addresses resolved into a new chain, with a spare slot for a [truncated] frame. With justify (FP chains)
+ * the chain ends before the first word in no executable mapping: a frame without a frame pointer left rbp pointing at
+ * data, and what the walk read from there on is not a chain. *n becomes the frames kept; *chain the handle.
+ */
+static int chain_resolve(struct mt_stacks *s, const __u64 *addrs, uint16_t *n, struct mt_aspace *as, bool justify,
+			 uint32_t *chain)
+{
+	int64_t at = chain_new(s, *n), id;
+	struct mt_frame f;
+	uint16_t i;
+
+	if (at < 0)
+		return (int)at;
+	for (i = 0; i < *n; i++) {
+		if (!frame_resolve(&f, addrs[i], as) && justify)
+			break;
+		id = frame_intern(s, &f);
+		if (id < 0)
+			return (int)id;
+		s->pool[at + i] = (uint32_t)id;
+	}
+	s->npool = (size_t)at + i + 1;	/* what justify left out goes back */
+	*n = i;
+	*chain = (uint32_t)at;
+	return 0;
+}
+
+/* One frame resolved and interned: *id. */
+static int frame_resolve_id(struct mt_stacks *s, uint64_t addr, struct mt_aspace *as, uint32_t *id)
+{
+	struct mt_frame f;
+	int64_t got;
+
+	frame_resolve(&f, addr, as);
+	got = frame_intern(s, &f);
+	if (got < 0)
+		return (int)got;
+	*id = (uint32_t)got;
+	return 0;
+}
+
+const struct mt_frame *mt_stacks__frame(const struct mt_stacks *s, uint32_t chain, size_t i)
+{
+	return &s->ftab[s->pool[chain + i]];
+}
+
+uint32_t mt_stacks__frame_ref(const struct mt_stacks *s, uint32_t chain, size_t i)
+{
+	return s->pool[chain + i];
+}
+
+const struct mt_frame *mt_stacks__frame_id(const struct mt_stacks *s, uint32_t id)
+{
+	return &s->ftab[id < s->nftab ? id : 0];
+}
+
+size_t mt_stacks__nr_frames(const struct mt_stacks *s)
+{
+	return s->nftab;
+}
+
+/* The chosen chain's spare slot (after nframes) gets f: a stop or [truncated] frame. */
+static int entry_append(struct mt_stacks *s, struct mt_stack_entry *e, const struct mt_frame *f)
+{
+	int64_t id = frame_intern(s, f);
+
+	if (id < 0)
+		return (int)id;
+	s->pool[e->frames + e->nframes++] = (uint32_t)id;
+	return 0;
+}
+
+/* The capture budget cut the chosen chain: it ends in a [truncated] frame, in the slot its chain keeps for one. */
+static int entry_mark_cut(struct mt_stacks *s, struct mt_stack_entry *e)
+{
+	struct mt_frame f;
 	bool cut;
 
 	if (e->kind == MT_CHAIN_KERNEL) {	/* a walk that stopped early says why, and where */
 		if (e->kstop == MT_KSTOP_END)
-			return;
-		e->kchain[e->nframes] = e->kstop_at;
-		e->kchain[e->nframes].truncated = true;
-		e->kchain[e->nframes].stop = e->kstop ? e->kstop : MT_KSTOP_READ;
-		e->nframes++;
-		return;
+			return 0;
+		f = s->ftab[e->kstop_at];
+		f.truncated = true;
+		f.stop = e->kstop ? e->kstop : MT_KSTOP_READ;
+		return entry_append(s, e, &f);
 	}
 	if (e->kind == MT_CHAIN_DWARF)
 		cut = e->dwarf_stop == MT_STOP_BUDGET || e->dwarf_stop == MT_STOP_MAX_FRAMES;
 	else
 		cut = (e->truncated & FP_AT_MAX) && !e->fp_broken;
 	if (!cut)
-		return;
-	chain[e->nframes] = (struct mt_frame){ .truncated = true };
-	e->nframes++;
+		return 0;
+	return entry_append(s, e, &(struct mt_frame){ .truncated = true });
 }
 
 /*
  * DWARF over FP; but when DWARF stopped early and the FP chain agrees with every frame DWARF found, the FP chain's
  * longer tail is the better guess for the rest.
  */
-static void entry_choose(struct mt_stack_entry *e)
+static void entry_choose(const struct mt_stacks *s, struct mt_stack_entry *e)
 {
 	uint16_t i, n = e->ndwarf;
 
@@ -155,8 +259,8 @@ static void entry_choose(struct mt_stack_entry *e)
 	 * A caller with a uretprobe pending (another tool's) returns to the kernel's trampoline, in no mapping: the
 	 * kernel's walk put the real return address in the FP chain, so DWARF's last frame is not one.
 	 */
-	if (e->dwarf_stop == MT_STOP_NO_MODULE && n && !e->dwarf[n - 1].mod && n <= e->nfp &&
-	    e->fp[n - 1].addr != e->dwarf[n - 1].addr)
+	if (e->dwarf_stop == MT_STOP_NO_MODULE && n && !mt_stacks__frame(s, e->dwarf, n - 1)->mod && n <= e->nfp &&
+	    mt_stacks__frame(s, e->fp, n - 1)->addr != mt_stacks__frame(s, e->dwarf, n - 1)->addr)
 		n--;
 	if (!e->has_dwarf || !n)
 		return;
@@ -166,26 +270,30 @@ static void entry_choose(struct mt_stack_entry *e)
 	if (e->dwarf_stop == MT_STOP_END || e->nfp <= n)
 		return;
 	for (i = 0; i < n; i++)
-		if (e->fp[i].addr != e->dwarf[i].addr)
+		if (mt_stacks__frame(s, e->fp, i)->addr != mt_stacks__frame(s, e->dwarf, i)->addr)
 			return;
 	e->kind = MT_CHAIN_DWARF_FP;
 	e->frames = e->fp;
 	e->nframes = e->nfp;
 }
 
-static int entry_set_dwarf(struct mt_stack_entry *e, const struct mt_unwind_rec *u, struct mt_aspace *as)
+static int entry_set_dwarf(struct mt_stacks *s, struct mt_stack_entry *e, const struct mt_unwind_rec *u,
+			   struct mt_aspace *as)
 {
 	const char *detail = mt_unwind_rec__detail(u);
 	size_t nbits = (u->nframes + 7) / 8;
+	int err;
 
 	if (!detail)
 		return 0;	/* malformed: as if there were no DWARF result */
 	e->ndwarf = u->nframes;
-	e->dwarf = chain_resolve(mt_unwind_rec__frames(u), &e->ndwarf, as, false);
-	e->dwarf_detail = strdup(detail);
-	if (u->nofp_known && (e->nofp = malloc(nbits ? nbits : 1)))
+	err = chain_resolve(s, mt_unwind_rec__frames(u), &e->ndwarf, as, false, &e->dwarf);
+	if (err)
+		return err;
+	e->dwarf_detail = detail[0] ? strdup(detail) : "";	/* most have none: not one allocation each */
+	if (u->nofp_known && nbits && (e->nofp = malloc(nbits)))
 		memcpy(e->nofp, mt_unwind_rec__nofp(u), nbits);
-	if (!e->dwarf || !e->dwarf_detail || (u->nofp_known && !e->nofp))
+	if (!e->dwarf_detail || (u->nofp_known && nbits && !e->nofp))
 		return -ENOMEM;
 	e->has_dwarf = true;
 	e->dwarf_stop = u->reason;
@@ -203,26 +311,28 @@ static const struct mt_unwind_rec *stack_dwarf(struct mt_stacks *s, const struct
 }
 
 /* The kernel's CFI chain after the raw bytes, when the definition has one (and it fits the record). */
-static int entry_set_kchain(struct mt_stack_entry *e, const struct mt_stack *rec, struct mt_aspace *as)
+static int entry_set_kchain(struct mt_stacks *s, struct mt_stack_entry *e, const struct mt_stack *rec,
+			    struct mt_aspace *as)
 {
 	size_t at = sizeof(*rec) + (size_t)rec->nfp * 8 + rec->nbytes;
 	const struct mt_kchain *k = (const void *)((const uint8_t *)rec + at);
+	int err;
 
 	if (!(rec->flags & MT_STACK_F_KCHAIN) || rec->hdr.size < at + sizeof(*k) ||
 	    rec->hdr.size < at + sizeof(*k) + (size_t)k->n * 8)
 		return 0;
 	e->nk = k->n;
-	e->kchain = chain_resolve((const __u64 *)(k + 1), &e->nk, as, false);
-	if (!e->kchain)
-		return -ENOMEM;
+	err = chain_resolve(s, (const __u64 *)(k + 1), &e->nk, as, false, &e->kchain);
+	if (err)
+		return err;
 	e->has_kchain = true;
 	e->kstop = k->stop;
 	e->kfp_frames = k->fp_frames;
 	if (k->stop_pc)
-		frame_resolve(&e->kstop_at, k->stop_pc, as);
-	if (k->fp_pc)
-		frame_resolve(&e->kfp_at, k->fp_pc, as);
-	return 0;
+		err = frame_resolve_id(s, k->stop_pc, as, &e->kstop_at);
+	if (!err && k->fp_pc)
+		err = frame_resolve_id(s, k->fp_pc, as, &e->kfp_at);
+	return err;
 }
 
 static int apply_stack(struct mt_stacks *s, const struct mt_stack *rec)
@@ -246,23 +356,25 @@ static int apply_stack(struct mt_stacks *s, const struct mt_stack *rec)
 	e->ts_ns = rec->hdr.ts_ns;
 	e->truncated = rec->truncated;
 	e->nfp = rec->nfp;
-	e->fp = chain_resolve((const __u64 *)(rec + 1), &e->nfp, as, true);
-	if (!e->fp)
-		return -ENOMEM;
+	err = chain_resolve(s, (const __u64 *)(rec + 1), &e->nfp, as, true, &e->fp);
+	if (err)
+		return err;
 	e->fp_broken = e->nfp < rec->nfp;
-	err = s->opts.fp_chains ? 0 : entry_set_kchain(e, rec, as);
+	err = s->opts.fp_chains ? 0 : entry_set_kchain(s, e, rec, as);
 	if (err)
 		return err;
 	u = stack_dwarf(s, rec, as, &err);
 	if (err)
 		return err;
 	if (u) {
-		err = entry_set_dwarf(e, u, as);
+		err = entry_set_dwarf(s, e, u, as);
 		if (err)
 			return err;
 	}
-	entry_choose(e);
-	entry_mark_cut(e);
+	entry_choose(s, e);
+	err = entry_mark_cut(s, e);
+	if (err)
+		return err;
 	s->has_dwarf |= e->kind == MT_CHAIN_DWARF || e->kind == MT_CHAIN_DWARF_FP;
 	s->has_kernel |= e->kind == MT_CHAIN_KERNEL;
 	return 0;
@@ -308,35 +420,28 @@ static int replay_record(const struct mt_rec_hdr *rec, const struct mt_replay *r
 	return apply_record(ctx, rec, mt_replay__model(r));
 }
 
-/* The entries get their stack's counts. */
+_Static_assert(sizeof(((struct mt_stack_entry *)0)->counts) == 20 * sizeof(uint64_t) &&
+	       offsetof(struct mt_stack_entry, peak_bytes) - offsetof(struct mt_stack_entry, counts) ==
+	       offsetof(struct mt_stack_counts, peak_bytes) &&
+	       offsetof(struct mt_stack_entry, leaked_bytes) - offsetof(struct mt_stack_entry, counts) ==
+	       offsetof(struct mt_stack_counts, leaked_bytes),
+	       "struct mt_stack_entry's counts are struct mt_stack_counts");
+
+/* Where the stack heap counts: in the entries themselves (stack: index + 1). */
+static struct mt_stack_counts *entry_counts(void *ctx, uint32_t stack)
+{
+	struct mt_stacks *s = ctx;
+
+	return stack - 1 < s->count ? &s->entries[stack - 1].counts : NULL;
+}
+
+/* With opts.heap_counts the heap kept its own counts: the entries get a copy. */
 static void entries_count(struct mt_stacks *s)
 {
-	const struct mt_stack_counts *c;
-	struct mt_stack_entry *e;
 	size_t i;
 
-	for (i = 0; i < s->count; i++) {
-		c = mt_stack_heap__counts(s->heap, i + 1);
-		e = &s->entries[i];
-		e->allocations = c->allocations;
-		e->bytes = c->bytes;
-		e->leaked_allocations = c->leaked_allocations;
-		e->leaked_bytes = c->leaked_bytes;
-		e->still_live_allocations = c->still_live_allocations;
-		e->still_live_bytes = c->still_live_bytes;
-		e->inherited_live_allocations = c->inherited_live_allocations;
-		e->inherited_live_bytes = c->inherited_live_bytes;
-		e->inherited_allocations = c->inherited_allocations;
-		e->inherited_bytes = c->inherited_bytes;
-		e->frees = c->frees;
-		e->freed_bytes = c->freed_bytes;
-		e->discarded_allocations = c->discarded_allocations;
-		e->discarded_bytes = c->discarded_bytes;
-		e->temporary_allocations = c->temporary_allocations;
-		e->temporary_bytes = c->temporary_bytes;
-		e->peak_allocations = c->peak_allocations;
-		e->peak_bytes = c->peak_bytes;
-	}
+	for (i = 0; s->opts.heap_counts && i < s->count; i++)
+		s->entries[i].counts = *mt_stack_heap__counts(s->heap, i + 1);
 }
 
 /* ---- loading ---- */
@@ -407,12 +512,18 @@ static struct mt_stacks *stacks_new(const char *path, const struct mt_stacks_opt
 		ok = s->replay && s->heap;
 		if (ok)
 			mt_stack_heap__set_filter(s->heap, s->opts.filter);
+		if (ok && !s->opts.heap_counts)	/* not kept twice */
+			mt_stack_heap__set_counts(s->heap, entry_counts, s);
 	}
 	if (!ok || !s->mods) {
 		mt_stacks__free(s);
 		return NULL;
 	}
 	mt_aspaces__init(&s->spaces, s->mods);
+	if (frame_intern(s, &(struct mt_frame){ 0 }) < 0) {	/* id 0, what an entry's frame ids start as */
+		mt_stacks__free(s);
+		return NULL;
+	}
 	return s;
 }
 
@@ -430,6 +541,7 @@ static int stacks_finish(struct mt_stacks *s)
 		entries_count(s);
 	mt_replay__free(s->replay);	/* stack_heap kept what it needs of the model */
 	s->replay = NULL;
+	mt_u64map__release(&s->by_hash);	/* only the records named stacks by hash */
 	return err;
 }
 
@@ -477,13 +589,14 @@ void mt_stacks__free(struct mt_stacks *s)
 	mt_reorder__free(s->reorder);
 	mt_stack_heap__free(s->heap);
 	for (i = 0; i < s->count; i++) {
-		free(s->entries[i].fp);
-		free(s->entries[i].kchain);
-		free(s->entries[i].dwarf);
 		free(s->entries[i].nofp);
-		free(s->entries[i].dwarf_detail);
+		if (s->entries[i].dwarf_detail && s->entries[i].dwarf_detail[0])
+			free((char *)s->entries[i].dwarf_detail);
 	}
 	free(s->entries);
+	free(s->ftab);
+	mt_u64map__release(&s->by_frame);
+	free(s->pool);
 	mt_u64map__release(&s->by_hash);
 	free(s->syms);
 	mt_u64map__release(&s->sym_index);

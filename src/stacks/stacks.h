@@ -37,6 +37,10 @@ enum mt_chain_kind {
 	MT_CHAIN_KERNEL,	/* the kernel's CFI walk (struct mt_kchain): the stack's own key */
 };
 
+/*
+ * A stack's chains are handles into the stacks' frame table (mt_stacks__frame): each distinct return address (with
+ * where it pointed) is resolved and kept once, however many stacks hold it, so a stack costs 4 bytes a frame.
+ */
 struct mt_stack_entry {
 	uint64_t hash;
 	bool defined;			/* an MT_REC_STACK was seen (else only allocations named it) */
@@ -44,49 +48,62 @@ struct mt_stack_entry {
 	uint64_t ts_ns;
 	uint8_t truncated;		/* mt_stack.truncated */
 	uint16_t nfp;
-	struct mt_frame *fp;		/* the FP chain, resolved: the return addresses up to the first word that lies in
-					 * no executable mapping of the process at the stack's definition */
+	uint32_t fp;			/* chain: the FP chain, resolved: the return addresses up to the first word that
+					 * lies in no executable mapping of the process at the stack's definition */
 	bool fp_broken;			/* such a word ended it: the kernel's words from there on are not frames */
 	bool has_dwarf;
 	uint8_t dwarf_stop;		/* enum mt_unwind_stop */
 	int32_t dwarf_error;
-	char *dwarf_detail;		/* "" or the module path the stop is about */
+	const char *dwarf_detail;	/* "" or the module path the stop is about */
 	uint16_t ndwarf;
-	struct mt_frame *dwarf;
-	uint8_t *nofp;			/* DWARF frame i kept no frame pointer: bit i (NULL when unknown) */
+	uint32_t dwarf;			/* chain */
+	uint8_t *nofp;			/* DWARF frame i kept no frame pointer: bit i (NULL when unknown, or no frames) */
 	bool has_kchain;		/* the definition carries the kernel's CFI chain */
 	uint8_t kstop;			/* enum mt_kchain_stop */
 	uint16_t nk;
-	struct mt_frame *kchain;	/* resolved, with a spare slot for its stop frame */
-	struct mt_frame kstop_at;	/* where it stopped (MT_KSTOP_NO_*, LOADING): its module */
+	uint32_t kchain;		/* chain: resolved, with a spare slot for its stop frame */
+	uint32_t kstop_at;		/* frame id (mt_stacks__frame_id) where it stopped (MT_KSTOP_NO_*, LOADING): its
+					 * module */
 	uint16_t kfp_frames;		/* frames the kernel unwound by frame pointer, no CFI for them */
-	struct mt_frame kfp_at;		/* the first of them */
+	uint32_t kfp_at;		/* frame id of the first of them */
 	enum mt_chain_kind kind;
 	uint16_t nframes;		/* the chain reports use: DWARF over FP; when the capture budget cut it (FP: MT_FP_MAX
 					 * words; DWARF: MT_STOP_BUDGET, MT_STOP_MAX_FRAMES), its last frame is .truncated */
-	const struct mt_frame *frames;
-	/* the accounting, by src/model's rules (struct mt_stack_counts says more) */
-	uint64_t allocations;		/* successful allocation calls with this stack */
-	uint64_t bytes;
-	uint64_t leaked_allocations;	/* blocks live at the exit of their holder, not suppressed (docs/REPORT.md,
-					 * "Leaks": mt_stacks__suppress moves a stack's into suppressed_*) */
-	uint64_t leaked_bytes;
+	uint32_t frames;		/* chain */
+	/*
+	 * The accounting, by src/model's rules (struct mt_stack_counts says more): the stack heap counts into it
+	 * (mt_stack_heap__set_counts), so the members below are those of struct mt_stack_counts, in its order.
+	 */
+	union {
+		struct mt_stack_counts counts;
+		struct {
+			uint64_t allocations;		/* successful allocation calls with this stack */
+			uint64_t bytes;
+			uint64_t inherited_allocations;	/* blocks fork children started with (each child counts) */
+			uint64_t inherited_bytes;
+			uint64_t frees;
+			uint64_t freed_bytes;
+			uint64_t replaced;
+			uint64_t replaced_bytes;
+			uint64_t discarded_allocations;	/* live when an exec replaced their holder's image: not leaks */
+			uint64_t discarded_bytes;
+			uint64_t leaked_allocations;	/* blocks live at the exit of their holder, not suppressed
+							 * (docs/REPORT.md, "Leaks": mt_stacks__suppress moves a
+							 * stack's into suppressed_*) */
+			uint64_t leaked_bytes;
+			uint64_t inherited_live_allocations;	/* inherited at a fork, never freed by the child, live
+								 * at its exit */
+			uint64_t inherited_live_bytes;
+			uint64_t still_live_allocations;	/* live at the end of the stream or the window: not leaks */
+			uint64_t still_live_bytes;
+			uint64_t temporary_allocations;	/* freed by their thread before its next allocation */
+			uint64_t temporary_bytes;
+			uint64_t peak_allocations;	/* live when the total live bytes first reached their peak */
+			uint64_t peak_bytes;
+		};
+	};
 	uint64_t suppressed_allocations;	/* leaked, but a leak suppression takes the stack */
 	uint64_t suppressed_bytes;
-	uint64_t still_live_allocations;	/* live at the end of the stream or the window: not leaks */
-	uint64_t still_live_bytes;
-	uint64_t inherited_live_allocations;	/* inherited at a fork, never freed by the child, live at its exit */
-	uint64_t inherited_live_bytes;
-	uint64_t inherited_allocations;	/* blocks fork children started with (each child counts) */
-	uint64_t inherited_bytes;
-	uint64_t frees;
-	uint64_t freed_bytes;
-	uint64_t discarded_allocations;	/* live when an exec replaced their holder's image: not leaks */
-	uint64_t discarded_bytes;
-	uint64_t temporary_allocations;	/* freed by their thread before its next allocation */
-	uint64_t temporary_bytes;
-	uint64_t peak_allocations;	/* live when the total live bytes first reached their peak */
-	uint64_t peak_bytes;
 };
 
 /*
@@ -113,6 +130,9 @@ struct mt_stacks_opts {
 	mt_stack_hook_fn hook;		/* when set, DWARF chains come from it instead of the file */
 	void *hook_ctx;
 	mt_stack_observe_fn observe;	/* when set, called before each record is accounted (NULL: none) */
+	bool heap_counts;		/* the stack heap keeps its own counts, which the entries copy at the end (the
+					 * view's: read during the load, and unsuppressed after); else they are
+					 * counted in the entries alone */
 	void *observe_ctx;
 	const struct mt_unwind_index *dwarf;	/* mt_stacks__read without a hook: DWARF chains from it (NULL: none) */
 	const struct mt_filter *filter;	/* the counts are the pids, exes and --from/--to window it takes
@@ -163,6 +183,14 @@ const struct mt_stack_heap *mt_stacks__heap(const struct mt_stacks *s);
 size_t mt_stacks__count(const struct mt_stacks *s);
 const struct mt_stack_entry *mt_stacks__entry(const struct mt_stacks *s, size_t idx);
 struct mt_modules *mt_stacks__modules(const struct mt_stacks *s);
+/* Frame i of a chain of an entry (its fp, kchain, dwarf or frames), i below the chain's length. */
+const struct mt_frame *mt_stacks__frame(const struct mt_stacks *s, uint32_t chain, size_t i);
+/* The id of frame i of a chain (what mt_stacks__frame_id takes; below mt_stacks__nr_frames). */
+uint32_t mt_stacks__frame_ref(const struct mt_stacks *s, uint32_t chain, size_t i);
+/* A frame by its id (an entry's kstop_at, kfp_at); id 0 is the all-zero frame, in no mapping. */
+const struct mt_frame *mt_stacks__frame_id(const struct mt_stacks *s, uint32_t id);
+/* Distinct frames the stacks hold (with the all-zero one): what their chains' 4-byte ids index. */
+size_t mt_stacks__nr_frames(const struct mt_stacks *s);
 /* The leaks of entry idx are suppressed (src/report/leaks.c decides which): its leaked_* move into suppressed_*. */
 void mt_stacks__suppress(struct mt_stacks *s, size_t idx);
 

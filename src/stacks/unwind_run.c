@@ -198,6 +198,9 @@ const struct mt_unwind_rec *mt_unwind_run__hook(void *ctx, const struct mt_stack
 	const struct mt_unwind_rec *u;
 	unsigned long i;
 
+	*err = 0;
+	if ((rec->flags & MT_STACK_F_BRIEF) && !rec->nbytes)
+		return NULL;	/* no bytes to unwind (its chain is the kernel's): no result, no record, no state */
 	u = mt_unwinder__unwind(r->u, rec, size, as, err);
 	for (i = 1; u && i < r->o->repeat; i++)
 		u = mt_unwinder__unwind(r->u, rec, size, as, err);
