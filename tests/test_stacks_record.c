@@ -264,6 +264,30 @@ static void test_libc_callers_recovered(void **state)
 	free(json);
 }
 
+/* The example's stdout buffer is malloc'd six frames deep in libc (printf down to _IO_file_doallocate): `report
+ * --sizes` shows it with its innermost frames and then, after "... (N more)", main, the program's own call. */
+static void test_sizes_first_user_frame(void **state)
+{
+	char dir[256], out[300], *argv[] = { MT_BINARY, "report", "--sizes", dir, NULL };
+	const char *big, *next, *inner, *user;
+	char *text;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/sizes_user", tmp_root);
+	snprintf(out, sizeof(out), "%s/sizes_user.txt", tmp_root);
+	record(dir, MT_PROGS "/example", NULL);
+	text = run_output(argv, out);
+	big = strstr(text, " 4.0 KiB (4096 B), pid ");
+	assert_non_null(big);
+	next = strstr(big, "\n  #");
+	inner = strstr(big, "\n        _IO_file_doallocate");
+	user = strstr(big, " more)\n        main+0x");
+	assert_non_null(inner);
+	assert_non_null(user);
+	assert_true(inner < user && (!next || user < next));
+	free(text);
+}
+
 /* File offset of a function of an ELF file, through nm (the symbol's address; the test program is not PIE-odd). */
 static unsigned long symbol_offset(const char *file, const char *fn)
 {
@@ -382,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_all_frame_pointers_complete),
 		cmocka_unit_test(test_libc_callers_recovered),
 		cmocka_unit_test(test_fork_children_by_stack),
+		cmocka_unit_test(test_sizes_first_user_frame),
 	};
 
 	return mt_test__main("test_stacks_record", tests, sizeof(tests) / sizeof(tests[0]));

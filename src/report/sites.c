@@ -95,9 +95,26 @@ static char *srcline_text(const char *file, int line)
 	return text;
 }
 
+bool mt_sites__runtime_module(const char *path)
+{
+	static const char *const prefixes[] = {
+		"libc.so", "libm.so", "libpthread.so", "libdl.so", "libstdc++.so", "libc++.so", "libc++abi.so",
+		"libgcc_s.so", "ld-linux", "libjemalloc.so", "libtcmalloc", "libmimalloc.so",
+	};
+	const char *base = path ? strrchr(path, '/') : NULL;
+	size_t i;
+
+	base = base ? base + 1 : path;
+	for (i = 0; base && i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
 int mt_sites__expand_frame(struct mt_stacks *s, const struct mt_frame *f, bool with_offset, mt_frame_line_fn fn,
 			   void *ctx)
 {
+	bool runtime = f->mod && mt_sites__runtime_module(f->mod->path[0] ? f->mod->path : f->mod->name);
 	const struct mt_src_frame *src;
 	struct mt_frame_line fl;
 	char name[NAME_MAX_LEN];
@@ -109,7 +126,7 @@ int mt_sites__expand_frame(struct mt_stacks *s, const struct mt_frame *f, bool w
 		for (i = 0; i < n; i++) {
 			sym = (struct mt_sym){ .func = src[i].func, .offset = src[i].offset, .file = src[i].file,
 						 .line = src[i].line };
-			fl = (struct mt_frame_line){ name, src[i].file, src[i].line, src[i].inlined };
+			fl = (struct mt_frame_line){ name, src[i].file, src[i].line, src[i].inlined, runtime };
 			mt_frame__name(f, &sym, with_offset && !src[i].inlined, name, sizeof(name));
 			err = fn(&fl, ctx);
 			if (err)
@@ -118,7 +135,7 @@ int mt_sites__expand_frame(struct mt_stacks *s, const struct mt_frame *f, bool w
 		return 0;
 	}
 	mt_stacks__symbolize(s, f, &sym);
-	fl = (struct mt_frame_line){ name, sym.file, sym.line, false };
+	fl = (struct mt_frame_line){ name, sym.file, sym.line, false, runtime };
 	mt_frame__name(f, &sym, with_offset, name, sizeof(name));
 	return fn(&fl, ctx);
 }
@@ -131,7 +148,7 @@ int mt_site__add_frame(const struct mt_frame_line *fl, void *ctx)
 	if (mt_array__grow((void **)&o->site->frames, &o->cap, o->site->nframes, sizeof(*o->site->frames)))
 		return -ENOMEM;
 	sf = &o->site->frames[o->site->nframes];
-	*sf = (struct mt_site_frame){ strdup(fl->name), srcline_text(fl->file, fl->line), fl->inlined };
+	*sf = (struct mt_site_frame){ strdup(fl->name), srcline_text(fl->file, fl->line), fl->inlined, fl->runtime };
 	if (!sf->name || (fl->file && !sf->srcline)) {
 		free(sf->name);
 		free(sf->srcline);
@@ -175,7 +192,8 @@ static int xframe_add(const struct mt_frame_line *fl, void *ctx)
 		return -ENOMEM;
 	}
 	sf = &b->out->lines[b->nxf];
-	*sf = (struct mt_site_frame){ str_intern(b, fl->name, &nomem), str_intern(b, src, &nomem), fl->inlined };
+	*sf = (struct mt_site_frame){ str_intern(b, fl->name, &nomem), str_intern(b, src, &nomem), fl->inlined,
+				      fl->runtime };
 	free(src);
 	if (nomem)
 		return -ENOMEM;

@@ -17,6 +17,7 @@ struct mt_site_frame {
 	char *name;		/* "func+0xOFF" ("func" when inlined, or without offsets), demangled by default */
 	char *srcline;		/* "file.c:12" or NULL */
 	bool inlined;		/* a function inlined into the next frame (DWARF's inline scopes) */
+	bool runtime;		/* in the C or C++ runtime, the loader or an allocator (mt_sites__runtime_module) */
 };
 
 /* What a site's blocks held in one process at that process's peak, and what the process allocated there. */
@@ -113,12 +114,17 @@ const struct mt_site_frame *mt_site__frame(const struct mt_site *site, size_t i)
 /* The frame names joined by newlines, what identifies a site (and matches it across runs); NULL on ENOMEM. */
 char *mt_site__key(const struct mt_site *site);
 
+/* Whether the module at path is the C or C++ runtime, the dynamic loader or an allocator: code the program calls
+ * into, not the program's (libc, libm, libstdc++, libc++, libgcc_s, ld-linux, jemalloc, tcmalloc, mimalloc). */
+bool mt_sites__runtime_module(const char *path);
+
 /* One function of a call path as the reports print it. */
 struct mt_frame_line {
 	const char *name;	/* as struct mt_site_frame's; valid during the callback only */
 	const char *file;	/* the source file as DWARF names it (a full path, mostly), or NULL */
 	int line;
 	bool inlined;
+	bool runtime;		/* as struct mt_site_frame's */
 };
 typedef int (*mt_frame_line_fn)(const struct mt_frame_line *fl, void *ctx);
 /*

@@ -72,10 +72,20 @@ static void text_histogram(FILE *f, const struct mt_sites *sites)
 	}
 }
 
+/* The innermost frame of the site in the program's own code (not the runtime's), or nframes when none is. */
+static size_t first_user_frame(const struct mt_site *site)
+{
+	size_t i;
+
+	for (i = 0; i < site->nframes && mt_site__frame(site, i)->runtime; i++)
+		;
+	return i;
+}
+
 static void text_big(FILE *f, size_t rank, const struct mt_site_big *big)
 {
 	char a[MT_HUMAN_MAX];
-	size_t i, n;
+	size_t i, n, user;
 
 	fprintf(f, "  #%-3zu %s", rank, mt_format__human(a, big->size));
 	if (big->size >= 1024)
@@ -88,6 +98,13 @@ static void text_big(FILE *f, size_t rank, const struct mt_site_big *big)
 	n = big->site->nframes < FRAMES_SHOWN ? big->site->nframes : FRAMES_SHOWN;
 	for (i = 0; i < n; i++)
 		mt_format__frame_text(f, mt_site__frame(big->site, i), false);
+	user = first_user_frame(big->site);
+	if (user >= n && user < big->site->nframes) {	/* all shown are the runtime's: the program's call too */
+		if (user > n)
+			fprintf(f, "        ... (%zu more)\n", user - n);
+		mt_format__frame_text(f, mt_site__frame(big->site, user), false);
+		n = user + 1;
+	}
 	if (big->site->nframes > n)
 		fprintf(f, "        ... (%zu more)\n", big->site->nframes - n);
 }
