@@ -129,7 +129,8 @@ static int cut(struct mt_mapped *mm, uint64_t lo, uint64_t hi)
 	}
 	for (j = i; j < mm->n && mm->r[j].hi <= hi; j++)
 		mm->bytes[mm->r[j].by] -= mm->r[j].hi - mm->r[j].lo;
-	memmove(&mm->r[i], &mm->r[j], (mm->n - j) * sizeof(*mm->r));
+	if (j > i && j < mm->n)	/* mm->r may be NULL when there is nothing to move */
+		memmove(&mm->r[i], &mm->r[j], (mm->n - j) * sizeof(*mm->r));
 	mm->n -= j - i;
 	if (i < mm->n && mm->r[i].lo < hi) {
 		mm->bytes[mm->r[i].by] -= hi - mm->r[i].lo;

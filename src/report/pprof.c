@@ -46,7 +46,7 @@ static void pb_put(struct pb *b, const void *data, size_t n)
 	uint8_t *p;
 	size_t cap;
 
-	if (b->oom)
+	if (b->oom || !n)	/* !n: data may be an empty buffer's NULL */
 		return;
 	if (b->len + n > b->cap) {
 		cap = b->cap ? b->cap : 256;
