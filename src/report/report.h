@@ -50,6 +50,8 @@ int mt_report__attach(FILE *f, const char *dir, struct mt_read_status *st);
 struct mt_sites;
 /* The text section "top allocation sites by bytes/count"; nothing when no stack was recorded. 0 or -EIO. */
 int mt_report__sites_text(FILE *f, const struct mt_sites *sites, size_t top);
+/* The same as keys of report's JSON object: "sites", "sites_by_count", their totals and the cut allocations. */
+void mt_report__sites_json(struct mt_json *j, const struct mt_sites *sites, size_t top);
 
 /* {"ringbuf": N, "callstate": N, "read": N}, plus "drop_<i>" for unnamed causes that are not 0. */
 void mt_report__json_drops(struct mt_json *j, const uint64_t drops[MT_DROP__COUNT]);
