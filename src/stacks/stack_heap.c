@@ -12,8 +12,8 @@
  * - Cells: per stack and per holder (each process, and all of them), the live blocks now and at the holder's peak.
  *   A peak is a record number; a cell is brought up to date (its live counts copied as "at the peak") the first time
  *   it changes after a newer peak, and at the end, so a new peak costs nothing.
- * - Temporaries (heaptrack's definition): a block freed by the thread that allocated it, with no other allocation of
- *   that thread in between. Each thread's last allocation is remembered until it allocates again or the block ends.
+ * - Temporaries (stacks/temps.c): a block freed by the thread that allocated it, with no other allocation of that
+ *   thread in between (docs/REPORT.md says how heaptrack's per-process rule differs).
  * - A filter (mt_stack_heap__set_filter) leaves the blocks and the processes' cells as they are: it gates what is
  *   counted (counted()) and which processes' cells make up the total's (a process is taken by its current image).
  */
@@ -25,6 +25,7 @@
 #include "common/u64map.h"
 #include "model/pmap.h"
 #include "stacks/stack_heap.h"
+#include "stacks/temps.h"
 
 #define TOMB (1ull << 63)		/* own: a base block this image freed */
 #define OVF (1ull << 62)		/* size or stack did not fit: the low bits index ovf */
@@ -61,12 +62,6 @@ struct hproc {
 	bool sel;			/* the filter takes its current image */
 };
 
-struct tlast {
-	uint64_t addr;
-	uint32_t pid;
-	bool set;
-};
-
 struct big_block {
 	uint64_t size;
 	uint32_t stack;
@@ -90,12 +85,7 @@ struct mt_stack_heap {
 	uint64_t seq;			/* records seen */
 	uint64_t peak_seq, peak_seen, peak_ts;
 	uint64_t inherited_seen;	/* the model's total inherited_allocations after the last record */
-	struct mt_u64map pend;		/* pend_key(pid, addr) → tid: a thread's last allocation, still live */
-	struct mt_u64map tids;		/* tid → index in tl */
-	uint32_t last_tid;		/* the last thread looked up, and its index in tl + 1 (0: none) */
-	uint64_t last_tl;
-	struct tlast *tl;
-	size_t ntl, cap_tl;
+	struct mt_temps temps;
 	struct mt_size_stats sizes;
 	struct big_block *ovf;
 	size_t novf, cap_ovf;
@@ -148,9 +138,7 @@ void mt_stack_heap__free(struct mt_stack_heap *h)
 	free(h->gcells);
 	free(h->pcells);
 	mt_u64map__release(&h->by_mproc);
-	mt_u64map__release(&h->pend);
-	mt_u64map__release(&h->tids);
-	free(h->tl);
+	mt_temps__release(&h->temps);
 	free(h->ovf);
 	free(h->out_procs);
 	free(h->pp);
@@ -505,64 +493,6 @@ static int inherit(struct mt_stack_heap *h, struct hproc *parent, struct hproc *
 	return x.err;
 }
 
-/* ---- temporaries ---- */
-
-static uint64_t pend_key(uint32_t pid, uint64_t addr)
-{
-	return addr * 0x9e3779b97f4a7c15ull ^ pid;
-}
-
-static struct tlast *tlast_get(struct mt_stack_heap *h, uint32_t tid, bool create)
-{
-	uint64_t *idx;
-
-	if (h->last_tl && h->last_tid == tid)
-		return &h->tl[h->last_tl - 1];
-	idx = mt_u64map__find(&h->tids, tid);
-	if (!idx) {
-		if (!create || mt_array__grow((void **)&h->tl, &h->cap_tl, h->ntl, sizeof(*h->tl)) ||
-		    mt_u64map__put(&h->tids, tid, h->ntl, NULL) < 0)
-			return NULL;
-		h->tl[h->ntl++] = (struct tlast){ 0 };
-		idx = mt_u64map__find(&h->tids, tid);
-	}
-	h->last_tid = tid;
-	h->last_tl = *idx + 1;
-	return &h->tl[*idx];
-}
-
-/* tid's last allocation is now the block at addr in pid. */
-static int temp_alloc(struct mt_stack_heap *h, uint32_t pid, uint32_t tid, uint64_t addr)
-{
-	struct tlast *t = tlast_get(h, tid, true);
-	uint64_t *owner;
-
-	if (!t)
-		return -ENOMEM;
-	if (t->set && (owner = mt_u64map__find(&h->pend, pend_key(t->pid, t->addr))) && *owner == tid)
-		mt_u64map__del(&h->pend, pend_key(t->pid, t->addr), NULL);
-	*t = (struct tlast){ addr, pid, true };
-	return mt_u64map__put(&h->pend, pend_key(pid, addr), tid, NULL) < 0 ? -ENOMEM : 0;
-}
-
-/* The live block at addr in pid ends by tid's free: true when it was tid's last allocation. */
-static bool temp_free(struct mt_stack_heap *h, uint32_t pid, uint32_t tid, uint64_t addr)
-{
-	uint64_t key = pend_key(pid, addr), *owner = mt_u64map__find(&h->pend, key);
-	struct tlast *t;
-	uint32_t o;
-
-	if (!owner)
-		return false;
-	o = (uint32_t)*owner;
-	t = tlast_get(h, o, false);
-	if (!t || !t->set || t->pid != pid || t->addr != addr)
-		return false;	/* another block's key */
-	mt_u64map__del(&h->pend, key, NULL);
-	t->set = false;
-	return o == tid;
-}
-
 /* ---- sizes ---- */
 
 static unsigned int size_class(uint64_t size)
@@ -599,7 +529,7 @@ static int heap_free(struct mt_stack_heap *h, struct hproc *p, const struct mt_a
 
 	if (!block_find(p, addr, &val))
 		return 0;	/* unknown, or libc's internal release: no free (the model's rules) */
-	if (temp_free(h, a->hdr.pid, a->hdr.tid, addr) && counted(h, p)) {
+	if (mt_temps__free(&h->temps, a->hdr.pid, a->hdr.tid, addr) && counted(h, p)) {
 		block_unpack(h, val, &size, &stack);
 		c = cnt(h, stack);
 		c->temporary_allocations++;
@@ -643,7 +573,7 @@ static int heap_alloc(struct mt_stack_heap *h, struct hproc *p, const struct mt_
 		sizes_note(&h->sizes, a->size, stack, a->hdr.pid, rel_ts);
 		made_note(pcell_get(h, p, stack), p, a->size);	/* the cell live_change just used */
 	}
-	return temp_alloc(h, a->hdr.pid, a->hdr.tid, a->addr);
+	return mt_temps__alloc(&h->temps, a->hdr.pid, a->hdr.tid, a->addr);
 }
 
 /* ---- the filter's window ---- */
@@ -920,12 +850,7 @@ static void heap_shed(struct mt_stack_heap *h)
 	free(h->pcells);
 	h->pcells = NULL;
 	h->npcells = h->cap_pcells = 0;
-	mt_u64map__release(&h->pend);
-	mt_u64map__release(&h->tids);
-	free(h->tl);
-	h->tl = NULL;
-	h->ntl = h->cap_tl = 0;
-	h->last_tl = 0;
+	mt_temps__release(&h->temps);
 }
 
 int mt_stack_heap__finish(struct mt_stack_heap *h, const struct mt_model *m)
