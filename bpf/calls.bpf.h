@@ -10,6 +10,7 @@
 
 #include "core.bpf.h"
 #include "callers.bpf.h"
+#include "pressure.bpf.h"
 #include "control.bpf.h"
 #include "stacks.bpf.h"
 #include "watch.bpf.h"
@@ -372,8 +373,7 @@ static __always_inline void call__complete(struct task_struct *task, struct mt_c
 	alloc__emit(task, func, allocator, addr, c->size, c->old_addr, c->align, c->stack);
 }
 
-SEC("uretprobe")
-int BPF_KRETPROBE(alloc_return, void *ret)
+static __always_inline int call__return(struct pt_regs *ctx, void *ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 cookie = bpf_get_attach_cookie(ctx);
@@ -391,6 +391,14 @@ int BPF_KRETPROBE(alloc_return, void *ret)
 	if (--c->depth && PT_REGS_SP(ctx) != c->sp + 8)
 		return 0;
 	call__complete(task, c, (__u64)ret, PT_REGS_IP(ctx));
+	return 0;
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(alloc_return, void *ret)
+{
+	call__return(ctx, ret);
+	pressure__relieve(bpf_get_current_task_btf());
 	return 0;
 }
 
@@ -538,8 +546,7 @@ static __always_inline __u64 size__mul(__u64 n, __u64 m)
 
 /* One entry program for every allocator entry point: the tracer's cookie says how to read the arguments, and where
  * they are when the probe sits past a prologue that moved one (mimalloc's malloc copies its size to rsi). */
-SEC("uprobe")
-int BPF_KPROBE(alloc_enter, __u64 a0, __u64 a1, __u64 a2)
+static __always_inline int call__entry(struct pt_regs *ctx, __u64 a0, __u64 a1, __u64 a2)
 {
 	__u64 cookie;
 	__u32 regs;
@@ -584,6 +591,14 @@ int BPF_KPROBE(alloc_enter, __u64 a0, __u64 a1, __u64 a2)
 	if (MT_COOKIE_MARK(cookie))
 		return mark__set(ctx, cookie, v.size);
 	return call__enter(ctx, cookie, &v);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(alloc_enter, __u64 a0, __u64 a1, __u64 a2)
+{
+	call__entry(ctx, a0, a1, a2);
+	pressure__relieve(bpf_get_current_task_btf());
+	return 0;
 }
 
 /* The process-tree hooks (tree.bpf.h): a new thread (tracked) claims its slot before it runs, and one of an untracked

@@ -45,12 +45,18 @@ const volatile __u64 cfg_wakeup_bytes = 1 << 20;
 /* Bytes this CPU submitted since it last woke the consumer: BPF's alone, at each submit. Counted here rather than
  * read from the ring: asking the ring its fill level (bpf_ringbuf_query) reads the consumer's position, a cache
  * line the consumer's CPU writes, which costs more (bench/README.md). Two programs interleaving on one CPU may lose
- * an addition: the watermark is approximate, and the tracer's periodic poll drains whatever it leaves. */
+ * an addition: the watermark is approximate, and the tracer's periodic poll drains whatever it leaves. `due` is set
+ * at each wakeup: the next allocator probe on this CPU asks the ring its fill level then (pressure.bpf.h). */
+struct mt_unwoken {
+	__u64 bytes;
+	__u64 due;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct mt_unwoken);
 } rb_unwoken SEC(".maps");
 
 /*
@@ -224,12 +230,13 @@ static __always_inline void *rec__reserve(__u32 size, __u16 type)
 static __always_inline __u64 rec__wakeup(__u32 size)
 {
 	__u32 zero = 0;
-	__u64 *n = bpf_map_lookup_elem(&rb_unwoken, &zero);
+	struct mt_unwoken *n = bpf_map_lookup_elem(&rb_unwoken, &zero);
 
 	if (n) {
-		*n += size + 8;	/* the ring's record header */
-		if (*n >= cfg_wakeup_bytes) {
-			*n = 0;
+		n->bytes += size + 8;	/* the ring's record header */
+		if (n->bytes >= cfg_wakeup_bytes) {
+			n->bytes = 0;
+			n->due = 1;
 			return BPF_RB_FORCE_WAKEUP;
 		}
 	}

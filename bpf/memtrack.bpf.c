@@ -9,6 +9,7 @@
 #include "control.bpf.h"
 #include "stacks.bpf.h"
 #include "watch.bpf.h"
+#include "pressure.bpf.h"
 #include "callers.bpf.h"
 #include "calls.bpf.h"
 #include "syscalls.bpf.h"

@@ -12,6 +12,7 @@
 #include "core.bpf.h"
 #include "callers.bpf.h"
 #include "calls.bpf.h"
+#include "pressure.bpf.h"
 #include "rss.bpf.h"
 #include "stacks.bpf.h"
 #include "watch.bpf.h"
@@ -107,6 +108,7 @@ int BPF_PROG(process_exit, struct task_struct *p, bool group_dead)
 	current__ids_of(p, &tgid, &tid);
 	thread_exit__emit(p, tgid, tid, group_dead);
 	calls__on_exit(p);
+	pressure__on_exit(tid);
 	if (group_dead) {
 		rss__on_exit(p, tgid, tid);
 		watch__on_exit(p, tgid);	/* before the tracked entry goes: it tells a tracked process's end */

@@ -366,6 +366,7 @@ struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o, uid_t ow
 	session__choose_syscall_hooks(s, o->syscall_tracepoints);
 	bpf_program__set_autoload(s->skel->progs.rss_stat, !o->no_rss);
 	s->skel->rodata->cfg_wakeup_bytes = o->ring_bytes / SESSION_WAKEUP_PARTS / (ncpus > 0 ? ncpus : 1);
+	s->skel->rodata->cfg_ring_high = o->ring_bytes / 2;
 	s->skel->rodata->cfg_stack_bytes = o->stack_bytes;
 	s->skel->rodata->cfg_stack_sample = o->stack_sample ? o->stack_sample : MT_STACK_SAMPLE_DEFAULT;
 	s->skel->rodata->cfg_withhold = o->stack_bytes && owner_uid != 0;
@@ -693,6 +694,18 @@ int mt_bpf_session__ret_restore_take(struct mt_bpf_session *s, pid_t tid, struct
 	if (bpf_map__lookup_and_delete_elem(s->skel->maps.ret_restore, &key, sizeof(key), r, sizeof(*r), 0))
 		return -errno;
 	return 0;
+}
+
+bool mt_bpf_session__pressure_take(struct mt_bpf_session *s, pid_t tid)
+{
+	__u32 key = tid, v;
+
+	return !bpf_map__lookup_and_delete_elem(s->skel->maps.pressure_held, &key, sizeof(key), &v, sizeof(v), 0);
+}
+
+uint64_t mt_bpf_session__pressure_holds(const struct mt_bpf_session *s)
+{
+	return __atomic_load_n(&s->skel->bss->live_pressure_holds, __ATOMIC_RELAXED);
 }
 
 struct bpf_map *mt_bpf_session__ring_map(const struct mt_bpf_session *s)

@@ -76,6 +76,10 @@ void mt_bpf_session__unhold(struct mt_bpf_session *s, pid_t tid);
 /* The return address BPF asks to put back in held thread tid (struct mt_ret_restore), taken from the map: 0, or
  * -ENOENT when there is none. */
 int mt_bpf_session__ret_restore_take(struct mt_bpf_session *s, pid_t tid, struct mt_ret_restore *r);
+/* Whether BPF held thread tid because the ring was over half full (pressure.bpf.h), taken from the map; and how
+ * many such holds there were. */
+bool mt_bpf_session__pressure_take(struct mt_bpf_session *s, pid_t tid);
+uint64_t mt_bpf_session__pressure_holds(const struct mt_bpf_session *s);
 /* The events ring and the attach requests' ring. */
 struct bpf_map *mt_bpf_session__ring_map(const struct mt_bpf_session *s);
 struct bpf_map *mt_bpf_session__attach_map(const struct mt_bpf_session *s);

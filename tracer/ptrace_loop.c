@@ -105,25 +105,28 @@ static bool hold__restore_return(struct mt_bpf_session *bpf, pid_t tid)
  * is not for its program type): its hold is the one that left a return address to put back. A kernel's signal of
  * the same number meanwhile merges with it, and is suppressed with it: an ignored signal (hold__harmless).
  */
-bool mt_ptrace_loop__take_hold(struct mt_bpf_session *bpf, pid_t tid, int sig, bool *restored)
+bool mt_ptrace_loop__take_hold(struct mt_bpf_session *bpf, pid_t tid, int sig, bool *restored, bool *pressured)
 {
 	siginfo_t si;
 
 	*restored = false;
+	*pressured = false;
 	if (!sig__may_hold(sig) || ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) || si.si_code != SI_KERNEL)
 		return false;
+	*pressured = mt_bpf_session__pressure_take(bpf, tid);
 	*restored = hold__restore_return(bpf, tid);
-	return *restored || (uint64_t)(uintptr_t)si.si_value.sival_ptr == MT_HOLD_COOKIE || sig == SIGSTOP;
+	return *restored || *pressured || (uint64_t)(uintptr_t)si.si_value.sival_ptr == MT_HOLD_COOKIE ||
+	       sig == SIGSTOP;
 }
 
 static bool loop__is_hold(struct loop_state *st, pid_t tid, int sig)
 {
-	bool restored;
+	bool restored, pressured;
 
-	if (!mt_ptrace_loop__take_hold(st->l->bpf, tid, sig, &restored))
+	if (!mt_ptrace_loop__take_hold(st->l->bpf, tid, sig, &restored, &pressured))
 		return false;
 	mt_consumer__drain(st->l->cons);
-	if (!mt_attach__on_hold_stop(st->l->attach, tid) && !restored)
+	if (!mt_attach__on_hold_stop(st->l->attach, tid) && !restored && !pressured)
 		pr_warn("thread %d was held without a request on record: let go\n", tid);
 	return true;
 }

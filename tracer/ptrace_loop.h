@@ -37,7 +37,8 @@ int mt_ptrace_loop__run(struct mt_ptrace_loop *l);
  * A stop of tid's at the delivery of sig is one of BPF's holds (watch.bpf.h), to suppress. restored: it was held
  * because a C++ exception begins inside its return-probed new (bpf/memtrack.h, MT_COOKIE_THROWS), and its return
  * address is back where the uretprobe had put its trampoline, so that the unwinder finds the caller's frame.
+ * pressured: it was held because it allocated while the ring was over half full (bpf/pressure.bpf.h).
  */
-bool mt_ptrace_loop__take_hold(struct mt_bpf_session *bpf, pid_t tid, int sig, bool *restored);
+bool mt_ptrace_loop__take_hold(struct mt_bpf_session *bpf, pid_t tid, int sig, bool *restored, bool *pressured);
 
 #endif /* MEMTRACK_TRACER_PTRACE_LOOP_H */

@@ -86,6 +86,9 @@ static int end__write(struct mt_writer *w, struct mt_bpf_session *bpf, const str
 		pr_warn("cannot read the drop counters: %s\n", strerror(-err));
 	e.drops[MT_DROP_MALFORMED] += mt_consumer__malformed_records(cons);
 	e.drops[MT_DROP_HANDOFF] += mt_attach__late_binds(attach);
+	if (mt_bpf_session__pressure_holds(bpf))
+		pr_debug("the ring was over half full: threads waited for the reader %" PRIu64 " times\n",
+			 mt_bpf_session__pressure_holds(bpf));
 	return mt_writer__append(w, &e, sizeof(e));
 }
 

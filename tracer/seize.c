@@ -256,7 +256,7 @@ static int detach__signal(struct mt_bpf_session *bpf, pid_t tid, int status)
 {
 	int event = (unsigned)status >> 16, sig = WSTOPSIG(status);
 	unsigned long long pending = 0;
-	bool restored;
+	bool restored, pressured;
 
 	if (event == PTRACE_EVENT_STOP && !sig__is_stop(sig) && !status__field(tid, "SigPnd:", 16, &pending) &&
 	    (pending & (1ull << (SIGSTOP - 1)))) {
@@ -266,7 +266,7 @@ static int detach__signal(struct mt_bpf_session *bpf, pid_t tid, int status)
 	}
 	if (event)
 		return 0;
-	if (!mt_ptrace_loop__take_hold(bpf, tid, sig, &restored))
+	if (!mt_ptrace_loop__take_hold(bpf, tid, sig, &restored, &pressured))
 		return sig;
 	if (sig == SIGSTOP)
 		mt_bpf_session__unhold(bpf, tid);
