@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "model/block_table.h"
 
@@ -24,6 +25,7 @@ struct mt_block_slot {
 };
 
 #define MIN_CAP 16
+#define MAP_MIN (256u << 10)	/* bytes from which the slots are a mapping of their own */
 #define TAIL 32			/* slots past the last home, more when a run needs them */
 #define FULL(cap) ((cap) - (cap) / 8)			/* grow beyond 87.5%... */
 #define GROWN(cap) ((cap) + (cap) / 4)			/* by a quarter: 70% full after */
@@ -65,20 +67,43 @@ static size_t slot_of(const struct mt_block_table *t, uint64_t h)
 	return i;
 }
 
-/* At least n slots, the new ones free, and the pointer may move. 0 or -ENOMEM. */
-static int table_extend(struct mt_block_table *t, size_t n)
+/*
+ * The slots become n (the first ones kept, new ones free). A large table is a mapping of its own: mremap grows or
+ * shrinks it without a copy, where realloc from the heap would hold the old and the new table at once and leave
+ * the old one's pages resident in the heap. 0 or -ENOMEM.
+ */
+static int slots_resize(struct mt_block_table *t, size_t n)
 {
-	struct mt_block_slot *s;
+	size_t old = t->len * sizeof(*t->slots), bytes = n * sizeof(*t->slots);
+	void *s;
 
-	if (n <= t->len)
-		return 0;
-	s = realloc(t->slots, n * sizeof(*s));
-	if (!s)
+	if (t->mapped) {
+		s = mremap(t->slots, old, bytes, MREMAP_MAYMOVE);
+	} else if (bytes >= MAP_MIN) {
+		s = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (s != MAP_FAILED) {
+			if (old)
+				memcpy(s, t->slots, old < bytes ? old : bytes);
+			free(t->slots);
+			t->mapped = true;
+		}
+	} else {
+		s = realloc(t->slots, bytes);
+		if (s && bytes > old)
+			memset((char *)s + old, 0, bytes - old);
+		s = s ? s : MAP_FAILED;
+	}
+	if (s == MAP_FAILED)
 		return -ENOMEM;
-	memset(s + t->len, 0, (n - t->len) * sizeof(*s));
 	t->slots = s;
 	t->len = n;
 	return 0;
+}
+
+/* At least n slots. */
+static int table_extend(struct mt_block_table *t, size_t n)
+{
+	return n <= t->len ? 0 : slots_resize(t, n);
 }
 
 /*
@@ -109,7 +134,6 @@ static int slot_insert(struct mt_block_table *t, size_t i, struct mt_block_slot 
 static void table_compact(struct mt_block_table *t, size_t cap)
 {
 	size_t i, to, next = 0;
-	struct mt_block_slot *s;
 
 	t->cap = cap;
 	for (i = 0; i < t->len; i++) {
@@ -125,11 +149,8 @@ static void table_compact(struct mt_block_table *t, size_t cap)
 	}
 	/* homes run to cap, entries to next: the slots past both and a tail go */
 	next = (next > cap ? next : cap) + TAIL;
-	if (next < t->len) {
-		s = realloc(t->slots, next * sizeof(*s));
-		t->slots = s ? s : t->slots;
-		t->len = s ? next : t->len;
-	}
+	if (next < t->len)
+		slots_resize(t, next);	/* on ENOMEM the slots past next stay, free */
 }
 
 /* Grows to cap homes: each entry, from the last, taken out and put back at its new place or where it was. */
@@ -253,6 +274,9 @@ size_t mt_block_table__bytes(const struct mt_block_table *t)
 
 void mt_block_table__release(struct mt_block_table *t)
 {
-	free(t->slots);
+	if (t->mapped)
+		munmap(t->slots, t->len * sizeof(*t->slots));
+	else
+		free(t->slots);
 	memset(t, 0, sizeof(*t));
 }

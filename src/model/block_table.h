@@ -18,6 +18,7 @@ struct mt_block_table {
 	size_t cap;			/* home slots: [0, cap) */
 	size_t len;			/* slots: cap and a tail for the last runs */
 	size_t count;			/* entries, key 0 included */
+	bool mapped;			/* slots is a mapping (large), not from malloc */
 	bool has_zero;			/* key 0 is kept beside (0 marks a free slot) */
 	uint64_t zero_val;
 };
