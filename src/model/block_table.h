@@ -11,7 +11,8 @@
  * The table of the model's blocks (model/blocks.c) and of the stack accounting's (stacks/stack_heap.c): millions of
  * entries, so what it costs an entry is the recorder's memory. 16 bytes a slot, kept 70-87.5% full (it grows by a
  * quarter, in place), so an entry costs 18.3-22.9 bytes, capacity included, and at a growth no more: no second
- * table is built beside the first. The word's meaning is the user's (mt_block_word__* packs a size and a stack).
+ * table is built beside the first. The word is the user's: each packs a block's size and stack id into it, and
+ * marks its entries that are not live blocks.
  */
 struct mt_block_table {
 	struct mt_block_slot *slots;	/* NULL while empty */
