@@ -2961,6 +2961,30 @@ static void test_rss_terms_negative(void **state)
 	free(out);
 }
 
+/*
+ * The RSS record of a process's exit comes after its last thread ended its mappings: the peak it reaches has the
+ * books the mappings ended with, in the process and in the totals, not none.
+ */
+static void test_rss_terms_at_exit(void **state)
+{
+	const int64_t want[] = { 3 * MIB, MIB, 2 * MIB, MIB, 0, 0 };
+	struct fix *f = *state;
+	const struct mt_proc *p;
+
+	start_session(f, 10);
+	put_mmap(&f->s, T0 + 1 * MS, 10, MAP_A, 4 * MIB, MT_SYS_ORIGIN_ALLOCATOR);
+	put_alloc(&f->s, T0 + 2 * MS, 10, MT_FN_MALLOC, MAP_A + 16, 3 * MIB, 0);
+	put_mmap(&f->s, T0 + 3 * MS, 10, MAP_C, 2 * MIB, MT_SYS_ORIGIN_PROGRAM);
+	put_rss(&f->s, T0 + 10 * MS, 10, 5 * MIB, 0, 0);
+	put_thread_exit(&f->s, T0 + 20 * MS, 10, 10, MT_THREAD_EXIT_GROUP | MT_THREAD_EXIT_LAST);
+	put_rss(&f->s, T0 + 21 * MS, 10, 6 * MIB, MIB, 0);
+	put_exit(&f->s, T0 + 30 * MS, 10, EXITED(0));
+	p = finish_and_find(f, 10);
+	assert_terms(&p->rss, 7 * MIB, want);
+	assert_int_equal(p->rss.peak_rss_ts_ns, 21 * MS);
+	assert_terms(&mt_model__totals(f->m)->rss, 7 * MIB, want);
+}
+
 /* timeline: the mapped series (program + allocator) beside the heap's and RSS's, the program's part, its peak. */
 static void test_rss_terms_timeline(void **state)
 {
@@ -3071,6 +3095,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rss_terms, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_rss_terms_report, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_rss_terms_negative, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_rss_terms_at_exit, fix_setup, fix_teardown),
 		cmocka_unit_test(test_rss_terms_timeline),
 	};
 

@@ -331,6 +331,21 @@ static void mapped_end(struct mt_model *m, struct proc *p, bool exit, uint64_t t
 	mapped_update(m, p, ts);
 }
 
+/*
+ * p's mappings end before its exit record (gone), whose RSS record may still come with the counters of its last
+ * moments: what they added to the totals is kept for the totals' terms until that exit record (!gone).
+ */
+static void mapped_gone(struct mt_model *m, struct proc *p, bool gone)
+{
+	int i;
+
+	for (i = 0; i < MT_MAPPED__COUNT; i++) {
+		m->gone_tot[i] -= p->gone_in_tot[i];
+		p->gone_in_tot[i] = gone ? p->mapped_in_tot[i] : 0;
+		m->gone_tot[i] += p->gone_in_tot[i];
+	}
+}
+
 /* The address space a process's syscalls change: a vfork child's is its parent's until it execs. */
 static struct proc *mapped_holder(struct proc *p)
 {
@@ -563,6 +578,7 @@ static int apply_exit(struct mt_model *m, const struct mt_exit *x)
 	p->pub.status = x->status;
 	p->pub.exit_ns = x->hdr.ts_ns;
 	rss_set(m, p, &(struct mt_rss_parts){ 0 }, x->hdr.ts_ns);
+	mapped_gone(m, p, false);
 	return image_end(m, p, MT_BLOCKS_EXIT, x->hdr.ts_ns);
 }
 
@@ -588,6 +604,7 @@ static void apply_thread_exit(struct mt_model *m, const struct mt_thread_exit *t
 	m->tot.thread_exits++;
 	if (p && (t->flags & MT_THREAD_EXIT_LAST) && !p->pub.exited && !p->vm_gone) {
 		/* the kernel's moment, where the tracer's exit record may come after the parent's next fork */
+		mapped_gone(m, p, true);
 		mapped_end(m, p, true, t->hdr.ts_ns);
 		p->vm_gone = true;
 	}
