@@ -215,36 +215,38 @@ static __always_inline struct mt_rss_mm *rss__own(struct mm_struct *mm, __u32 tg
  * context of the task that makes it: the mm's own process's (its threads, or a vfork child running in its parent's
  * mm), or another's (a fork copying the parent's pages into the child, reclaim, khugepaged, KSM, another process's
  * process_madvise, the teardown at exit or exec). Each is credited to the process whose mm it is, found by the mm
- * (rss_mms); a task's own mm that is not yet there joins it when its process is tracked. A vfork child never owns
- * its parent's mm. The teardown of an mm no task uses any more ends its entry: its process has exited or exec'd.
+ * (rss_mms); a tracked process's own mm joins it at its first update, and a vfork child never owns its parent's.
+ * A CLONE_VM child that is not a vfork one takes the mm over at its updates, as its parent does back at theirs.
+ * The teardown of an mm no task uses any more ends its entry: its process exec'd (or exited).
  */
 SEC("tp_btf/rss_stat")
 int BPF_PROG(rss_stat, struct mm_struct *mm, int member)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	bool own = task->mm == mm && !task->vfork_done;
 	__u64 key = (__u64)mm;
 	struct mt_rss_mm *s;
 	__u32 tgid, tid;
 
-	s = bpf_map_lookup_elem(&rss_mms, &key);
-	if (!s && !own)
-		return 0;
-	current__ids_of(task, &tgid, &tid);
-	if (!s || (own && s->tgid != tgid)) {
-		if (!proc__active(tgid)) {
-			if (s)	/* a freed mm's entry, its address reused: the mm is not the process's any more */
-				bpf_map_delete_elem(&rss_mms, &key);
+	if (task->mm == mm && !task->vfork_done) {
+		current__ids_of(task, &tgid, &tid);
+		if (!proc__active(tgid))	/* first: the cost for the machine's other processes */
+			return 0;
+		s = bpf_map_lookup_elem(&rss_mms, &key);
+		if (!s || s->tgid != tgid) {
+			s = rss__own(mm, tgid);
+			if (s)
+				rss__update(mm, s, NR_MM_COUNTERS, tid, false);
 			return 0;
 		}
-		s = rss__own(mm, tgid);
-		if (s)
-			rss__update(mm, s, NR_MM_COUNTERS, tid, false);
-		return 0;
-	}
-	if (!own && !BPF_CORE_READ(mm, mm_users.counter)) {
-		bpf_map_delete_elem(&rss_mms, &key);
-		return 0;
+	} else {
+		s = bpf_map_lookup_elem(&rss_mms, &key);
+		if (!s)
+			return 0;
+		if (!BPF_CORE_READ(mm, mm_users.counter)) {
+			bpf_map_delete_elem(&rss_mms, &key);
+			return 0;
+		}
+		current__ids_of(task, &tgid, &tid);
 	}
 	rss__update(mm, s, member, tid, false);
 	return 0;
