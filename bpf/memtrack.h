@@ -250,7 +250,7 @@ enum mt_drop {
 	MT_DROP_CALLSTATE,	/* per-thread call state (slot, else task storage) not to be had: a call unrecorded */
 	MT_DROP_READ,		/* bpf_probe_read_user of posix_memalign's *memptr failed */
 	MT_DROP_TRACKED,	/* a new process could not be added to the tracked map: its events are lost; or a
-				 * process's entry in rss_last, exec_ranges or callers: its RSS records, its stacks'
+				 * process's entry (its mm's) in rss_mms, exec_ranges or callers: its RSS records, its stacks'
 				 * scan or its C++ new classification are lost */
 	MT_DROP_ATTACH,		/* an attach request was lost (attach ring full): that file's calls may be missed */
 	MT_DROP_HOLD,		/* a thread could not be held (signal failed, or another tracer has it): a mapping's
