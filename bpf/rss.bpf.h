@@ -42,7 +42,8 @@ struct {
  * before it folds it into the global count, so the global count alone is off by up to that per CPU. Their sum needs
  * each CPU's per-CPU offset, which bpf_per_cpu_ptr would apply had the kernel's BTF tagged the counters __percpu
  * (it is not, without pahole's type tags): a per-CPU array of ours gives them instead, a CPU's element's address
- * less the array's per-CPU pointer. BPF fills live_cpu_off at the first sum; its value is never used.
+ * less the array's per-CPU pointer. BPF fills live_cpu_off at the first sum; its value is never used. The sum is
+ * read without the counter's lock, as the kernel's lockless readers do: a fold racing it may skew that one reading.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -64,30 +65,39 @@ static __always_inline __u64 rss__addr(void *const *ptr)
 	return addr;
 }
 
+struct rss_find {
+	__u64 base;		/* rss_cpus's per-CPU pointer */
+	__u32 cpus;		/* found so far */
+};
+
 /* bpf_loop's callback: CPU cpu's offset; 1 (stop) past the last possible CPU, where the lookup answers NULL. */
-static long rss__find_cpu(__u64 cpu, void *base)
+static long rss__find_cpu(__u64 cpu, void *ctx)
 {
+	struct rss_find *f = ctx;
 	__u32 zero = 0;
 	void *elem = bpf_map_lookup_percpu_elem(&rss_cpus, &zero, cpu);
 
 	if (!elem)
 		return 1;
-	live_cpu_off[cpu & (MT_CPUS_MAX - 1)] = rss__addr(&elem) - *(__u64 *)base;
-	live_nr_cpus = cpu + 1;
+	live_cpu_off[cpu & (MT_CPUS_MAX - 1)] = rss__addr(&elem) - f->base;
+	f->cpus = cpu + 1;
 	return 0;
 }
 
+/* The possible CPUs, their offsets found at the first call (two racing find the same): live_nr_cpus is set once
+ * they all are. */
 static __always_inline __u32 rss__cpus(void)
 {
+	struct rss_find f = {};
 	void *map = &rss_cpus;
-	__u64 base = 0;
 
 	if (live_nr_cpus)
 		return live_nr_cpus;
-	bpf_probe_read_kernel(&base, sizeof(base), (void *)(rss__addr(&map) +
+	bpf_probe_read_kernel(&f.base, sizeof(f.base), (void *)(rss__addr(&map) +
 				bpf_core_field_offset(struct bpf_array, pptrs)));
-	bpf_loop(MT_CPUS_MAX, rss__find_cpu, &base, 0);
-	return live_nr_cpus;
+	bpf_loop(MT_CPUS_MAX, rss__find_cpu, &f, 0);
+	live_nr_cpus = f.cpus;
+	return f.cpus;
 }
 
 struct rss_sum {
