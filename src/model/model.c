@@ -430,36 +430,19 @@ static void rss_peak(struct mt_rss_stats *r, uint64_t rel)
 	if (r->rss_bytes > r->peak_rss_bytes) {
 		r->peak_rss_bytes = r->rss_bytes;
 		r->peak_rss_ts_ns = rel;
-		r->at_peak = r->now;
 	}
 }
 
-/* tot, of which part was old, now has part new instead (unsigned arithmetic: a part may shrink). */
-static void rss_parts_move(struct mt_rss_parts *tot, const struct mt_rss_parts *old, const struct mt_rss_parts *new)
-{
-	tot->anon += new->anon - old->anon;
-	tot->file += new->file - old->file;
-	tot->shmem += new->shmem - old->shmem;
-	tot->swap += new->swap - old->swap;
-}
-
-static void rss_now(struct mt_rss_stats *r, const struct mt_rss_parts *v)
-{
-	r->now = *v;
-	r->rss_bytes = v->anon + v->file + v->shmem;
-}
-
-/* p holds v from ts (nothing from its exit): its image's, its own, and the total's when the filter takes its image. */
-static void rss_set(struct mt_model *m, struct proc *p, const struct mt_rss_parts *v, uint64_t ts)
+/* p holds bytes from ts (0 from its exit): its image's, its own, and the total's when the filter takes its image. */
+static void rss_set(struct mt_model *m, struct proc *p, uint64_t bytes, uint64_t ts)
 {
 	struct image *img = cur_image(m, p);
-	struct mt_rss_parts tot = m->tot.rss.now, in = img->pub.selected ? *v : (struct mt_rss_parts){ 0 };
 
-	rss_parts_move(&tot, &p->rss_in_tot, &in);
-	p->rss_in_tot = in;
-	rss_now(&m->tot.rss, &tot);
-	rss_now(&img->pub.rss, v);
-	rss_now(&p->pub.rss, v);
+	m->tot.rss.rss_bytes -= p->rss_in_tot;
+	p->rss_in_tot = img->pub.selected ? bytes : 0;
+	m->tot.rss.rss_bytes += p->rss_in_tot;
+	img->pub.rss.rss_bytes = bytes;
+	p->pub.rss.rss_bytes = bytes;
 	if (!mt_window__peaks_counted(m))
 		return;
 	rss_peak(&img->pub.rss, rel_ts(m, ts));
@@ -467,10 +450,8 @@ static void rss_set(struct mt_model *m, struct proc *p, const struct mt_rss_part
 	rss_peak(&m->tot.rss, rel_ts(m, ts));
 }
 
-/* A record's pid is the process whose memory it is, whichever task's change wrote it (its tid). */
 static int apply_rss(struct mt_model *m, const struct mt_rss *r)
 {
-	struct mt_rss_parts v = { .anon = r->anon, .file = r->file, .shmem = r->shmem, .swap = r->swap };
 	struct proc *p = proc_get(m, r->hdr.pid, r->hdr.ts_ns);
 
 	if (!p)
@@ -478,7 +459,7 @@ static int apply_rss(struct mt_model *m, const struct mt_rss *r)
 	m->tot.rss.records++;
 	p->pub.rss.records++;
 	cur_image(m, p)->pub.rss.records++;
-	rss_set(m, p, &v, r->hdr.ts_ns);
+	rss_set(m, p, r->anon + r->file + r->shmem, r->hdr.ts_ns);
 	return 0;
 }
 
@@ -548,7 +529,7 @@ static int apply_exit(struct mt_model *m, const struct mt_exit *x)
 	p->pub.exited = true;
 	p->pub.status = x->status;
 	p->pub.exit_ns = x->hdr.ts_ns;
-	rss_set(m, p, &(struct mt_rss_parts){ 0 }, x->hdr.ts_ns);
+	rss_set(m, p, 0, x->hdr.ts_ns);
 	return image_end(m, p, MT_BLOCKS_EXIT, x->hdr.ts_ns);
 }
 

@@ -61,23 +61,12 @@ struct mt_heap_stats {
 	uint64_t brk_calls;
 };
 
-/* Resident memory's parts as the kernel counts them (struct mt_rss), in bytes: anon + file + shmem is resident,
- * swap is what was paged out of anon (and shmem), not resident. */
-struct mt_rss_parts {
-	uint64_t anon;
-	uint64_t file;
-	uint64_t shmem;
-	uint64_t swap;
-};
-
 /* Resident memory from the MT_REC_RSS records (anon + file + shmem), in bytes; all 0 without any. */
 struct mt_rss_stats {
 	uint64_t records;		/* MT_REC_RSS records accounted */
 	uint64_t rss_bytes;		/* the last record's; 0 once the process exited (in totals: the sum now) */
 	uint64_t peak_rss_bytes;	/* the highest value reached (in totals: of the sum over processes) */
 	uint64_t peak_rss_ts_ns;	/* when it was first reached, relative to the session start like peak_ts_ns */
-	struct mt_rss_parts now;	/* rss_bytes's parts, and swap */
-	struct mt_rss_parts at_peak;	/* peak_rss_bytes's parts when it was first reached, and swap then */
 };
 
 /*

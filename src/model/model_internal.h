@@ -28,7 +28,7 @@ struct proc {
 	struct mt_heap_stats win_start;
 	struct mt_heap_stats win_end;
 	bool matched;			/* one of its images is */
-	struct mt_rss_parts rss_in_tot;	/* what its resident memory adds to tot.rss now */
+	uint64_t rss_in_tot;		/* what its resident memory adds to tot.rss now */
 	struct mt_mapped *mapped;	/* its address space's anonymous private mappings */
 	struct proc *vm_parent;		/* a vfork child until its exec: the process whose address space it runs in */
 	bool vm_gone;			/* its last thread ended (MT_THREAD_EXIT_LAST): its mappings ended there */

@@ -44,7 +44,6 @@ static void rss_window_start(struct mt_rss_stats *r, uint64_t from)
 {
 	r->peak_rss_bytes = r->rss_bytes;
 	r->peak_rss_ts_ns = r->rss_bytes ? from : 0;
-	r->at_peak = r->now;
 }
 
 /* The resident memory's peaks start from what each process holds (an ended image: nothing). */
@@ -52,10 +51,8 @@ static void rss_window_open(struct mt_model *m)
 {
 	size_t i;
 
-	for (i = 0; i < m->nr_images; i++) {
+	for (i = 0; i < m->nr_images; i++)
 		m->images[i]->pub.rss.peak_rss_bytes = m->images[i]->pub.rss.peak_rss_ts_ns = 0;
-		m->images[i]->pub.rss.at_peak = (struct mt_rss_parts){ 0 };
-	}
 	for (i = 0; i < m->nr_procs; i++) {
 		rss_window_start(&m->procs[i]->pub.rss, m->filter.from_ns);
 		rss_window_start(&cur_image(m, m->procs[i])->pub.rss, m->filter.from_ns);

@@ -642,13 +642,6 @@ static void json_rss(struct mt_json *j, const struct mt_rss_stats *r, bool any)
 	mt_json__kv_u64(j, "peak_rss_bytes", r->peak_rss_bytes);
 	mt_json__kv_u64(j, "peak_rss_ts_ns", r->peak_rss_ts_ns);
 	mt_json__kv_u64(j, "rss_records", r->records);
-	mt_json__key(j, "peak_rss");	/* the peak's parts, apart as the kernel counts them */
-	mt_json__begin_object(j);
-	mt_json__kv_u64(j, "anon_bytes", r->at_peak.anon);
-	mt_json__kv_u64(j, "file_bytes", r->at_peak.file);
-	mt_json__kv_u64(j, "shmem_bytes", r->at_peak.shmem);
-	mt_json__kv_u64(j, "swap_bytes", r->at_peak.swap);
-	mt_json__end_object(j);
 }
 
 /* Anonymous private mappings' keys, each term: now, peaks, held at the end (a row's: its image's own). */
