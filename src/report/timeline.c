@@ -88,7 +88,6 @@ struct tl_pass {
 	struct mt_filter filter;	/* --pid, --exe, --from, --to (no --between: the span above is that) */
 	const struct mt_filter *f;	/* &filter, or NULL: everything */
 	bool exes;			/* opts.exes: pass two fills t->exes */
-	struct mt_u64map exe_index;	/* hash of an exe's path → its index in t->exes */
 	struct mt_u64map exe_procs;	/* model process → its index in exe_proc */
 	struct tl_exe_proc *exe_proc;
 	size_t nexe_proc, cap_exe_proc;
@@ -315,33 +314,23 @@ static uint64_t tl_rss_of(const struct tl_pass *p, const struct mt_proc *proc)
 
 /* ---- an executable's line (opts.exes): a big tree's processes grouped, sample by sample as the processes' ---- */
 
-static uint64_t tl_exe_hash(const char *s)
+/*
+ * The index of exe's line in t->exes, a new one (zero until now) the first time. SIZE_MAX on ENOMEM. A scan: it is
+ * looked up at a process's first record and at its execs only, and a tree runs few executables.
+ */
+static size_t tl_exe_of(struct mt_timeline *t, const char *exe)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
-/* The index of exe's line in t->exes, a new one (zero until now) the first time. SIZE_MAX on ENOMEM. */
-static size_t tl_exe_of(struct tl_pass *p, const char *exe)
-{
-	struct mt_timeline *t = p->t;
-	uint64_t h = tl_exe_hash(exe), *idx = mt_u64map__find(&p->exe_index, h);
 	size_t i;
 
-	for (i = idx ? *idx : t->nexes; i < t->nexes; i++)	/* past the hash's own: a collision, rare */
+	for (i = 0; i < t->nexes; i++)
 		if (!strncmp(t->exes[i].exe, exe, sizeof(t->exes[i].exe)))
 			return i;
 	if (mt_array__grow((void **)&t->exes, &t->cap_exes, t->nexes, sizeof(*t->exes)))
 		return SIZE_MAX;
 	memset(&t->exes[t->nexes], 0, sizeof(*t->exes));
 	t->exes[t->nexes].v = calloc(t->heap.cap ? t->heap.cap : 1, sizeof(uint64_t));
-	if (!t->exes[t->nexes].v || (!idx && mt_u64map__put(&p->exe_index, h, t->nexes, NULL) < 0)) {
-		free(t->exes[t->nexes].v);
+	if (!t->exes[t->nexes].v)
 		return SIZE_MAX;
-	}
 	snprintf(t->exes[t->nexes].exe, sizeof(t->exes[t->nexes].exe), "%s", exe);
 	return t->nexes++;
 }
@@ -352,7 +341,7 @@ static int tl_exe_track(struct tl_pass *p, const struct mt_rec_hdr *rec, const s
 	const struct mt_proc *proc;
 	struct tl_exe_proc *ep;
 	uint64_t *k;
-	size_t exe;
+	size_t exe = SIZE_MAX;
 
 	if (rec->type == MT_REC_FORK && rec->size >= sizeof(struct mt_fork))
 		proc = mt_model__find_proc(m, ((const struct mt_fork *)rec)->child);
@@ -360,8 +349,8 @@ static int tl_exe_track(struct tl_pass *p, const struct mt_rec_hdr *rec, const s
 		proc = mt_model__find_proc(m, rec->pid);
 	else
 		return 0;
-	if (!proc || (exe = tl_exe_of(p, proc->exe)) == SIZE_MAX)
-		return proc ? -ENOMEM : 0;
+	if (!proc)
+		return 0;
 	k = mt_u64map__find(&p->exe_procs, (uintptr_t)proc);
 	if (!k) {
 		if (mt_array__grow((void **)&p->exe_proc, &p->cap_exe_proc, p->nexe_proc, sizeof(*p->exe_proc)) ||
@@ -372,6 +361,9 @@ static int tl_exe_track(struct tl_pass *p, const struct mt_rec_hdr *rec, const s
 		p->nexe_proc++;
 	}
 	ep = &p->exe_proc[*k];
+	exe = ep->exe == SIZE_MAX || rec->type == MT_REC_EXEC ? tl_exe_of(p->t, proc->exe) : ep->exe;
+	if (exe == SIZE_MAX)
+		return -ENOMEM;
 	if (ep->exe != SIZE_MAX)
 		p->t->exes[ep->exe].live -= ep->live;
 	if (ep->exe != exe)
@@ -385,7 +377,6 @@ static int tl_exe_track(struct tl_pass *p, const struct mt_rec_hdr *rec, const s
 /* What pass two kept to fill the executables' lines. */
 static void tl_exes_release(struct tl_pass *p)
 {
-	mt_u64map__release(&p->exe_index);
 	mt_u64map__release(&p->exe_procs);
 	free(p->exe_proc);
 	p->exe_proc = NULL;

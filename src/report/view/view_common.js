@@ -38,3 +38,27 @@ function svgTitle(node, text) {
 	node.appendChild(el("svg:title", {}, text));
 }
 
+
+/*
+ * The page's boxes (ids, then <pre id="mt-state">, where the page writes what it shows for tests), first() drawn
+ * once, then the state read from the URL's hash and drawn by update(), again at each change of the hash.
+ * click=SELECTOR in the hash (repeatable): clicks on the page's own elements, in order, as a reader would (tests).
+ */
+function startPage(ids, first, readHash, update) {
+	for (const id of ids)
+		document.body.appendChild(el("div", { id: id }));
+	document.body.appendChild(el("pre", { id: "mt-state", hidden: "" }));
+	first();
+	const clicks = new URLSearchParams(location.hash.slice(1)).getAll("click");
+	readHash();
+	update();
+	for (const sel of clicks) {
+		const target = document.querySelector(sel);
+		if (target)
+			target.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+	}
+	window.addEventListener("hashchange", function () {
+		readHash();
+		update();
+	});
+}

@@ -390,25 +390,8 @@ function update() {
 	});
 }
 
-function main() {
-	for (const id of ["header", "timeline", "controls", "flame", "sites"])
-		document.body.appendChild(el("div", { id: id }));
-	document.body.appendChild(el("pre", { id: "mt-state", hidden: "" }));
+startPage(["header", "timeline", "controls", "flame", "sites"], function () {
 	drawHeader();
 	drawTimeline();
 	drawControls();
-	/* click=SELECTOR (repeatable): clicks on the page's own elements, in order, as a reader would (tests) */
-	const clicks = new URLSearchParams(location.hash.slice(1)).getAll("click");
-	readHash();
-	update();
-	for (const sel of clicks) {
-		const target = document.querySelector(sel);
-		if (target)
-			target.dispatchEvent(new MouseEvent("click", { bubbles: true }));
-	}
-	window.addEventListener("hashchange", function () {
-		readHash();
-		update();
-	});
-}
-main();
+}, readHash, update);
