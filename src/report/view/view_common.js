@@ -40,7 +40,7 @@ function svgTitle(node, text) {
 
 
 /*
- * The page's boxes (ids, then <pre id="mt-state">, where the page writes what it shows for tests), first() drawn
+ * The page's boxes (ids, then the hidden pre "mt-state", where the page writes what it shows for tests), first() drawn
  * once, then the state read from the URL's hash and drawn by update(), again at each change of the hash.
  * click=SELECTOR in the hash (repeatable): clicks on the page's own elements, in order, as a reader would (tests).
  */
