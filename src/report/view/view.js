@@ -270,19 +270,9 @@ function depthOf(node) {
 		d = Math.max(d, depthOf(c));
 	return d + 1;
 }
-/* The zoomed node (state.zoom: the names from the root), or the root when the path is not there. */
-function zoomed(root) {
-	let node = root;
-	for (const name of state.zoom) {
-		if (!node.children.has(name))
-			return { node: root, path: [] };
-		node = node.children.get(name);
-	}
-	return { node: node, path: state.zoom.slice() };
-}
 function drawFlame(root) {
 	const box = document.getElementById("flame");
-	const z = zoomed(root), depth = depthOf(root) + 1, re = searchRe();
+	const z = zoomed(root, state.zoom), depth = depthOf(root) + 1, re = searchRe();
 	const h = depth * FG.row + 4;
 	const svg = el("svg:svg", { width: FG.width, height: h, viewBox: "0 0 " + FG.width + " " + h });
 	const scale = z.node.w ? FG.width / z.node.w : 0;

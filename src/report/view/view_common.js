@@ -39,6 +39,17 @@ function svgTitle(node, text) {
 }
 
 
+/* A flame graph's zoomed node, names its path from the root (children by name), or the root when it is not there. */
+function zoomed(root, names) {
+	let node = root;
+	for (const name of names) {
+		if (!node.children.has(name))
+			return { node: root, path: [] };
+		node = node.children.get(name);
+	}
+	return { node: node, path: names.slice() };
+}
+
 /*
  * The page's boxes (ids, then the hidden pre "mt-state", where the page writes what it shows for tests), first() drawn
  * once, then the state read from the URL's hash and drawn by update(), again at each change of the hash.

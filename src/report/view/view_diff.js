@@ -231,18 +231,8 @@ function drawNode(svg, node, x, y, scale, path) {
 		cx += c.w * scale;
 	}
 }
-/* The zoomed node (state.zoom: the names from the root), or the root when the path is not there. */
-function zoomed(root) {
-	let node = root;
-	for (const name of state.zoom) {
-		if (!node.children.has(name))
-			return { node: root, path: [] };
-		node = node.children.get(name);
-	}
-	return { node: node, path: state.zoom.slice() };
-}
 function drawFlame(root) {
-	const z = zoomed(root), h = (depthOf(root) + 1) * FG.row + 4;
+	const z = zoomed(root, state.zoom), h = (depthOf(root) + 1) * FG.row + 4;
 	const svg = el("svg:svg", { width: FG.width, height: h, viewBox: "0 0 " + FG.width + " " + h });
 	let node = root, y = h - FG.row - 2;
 	for (let i = 0; i < z.path.length; i++) {	/* the zoomed node's ancestors, full width */
