@@ -55,6 +55,20 @@ struct tl_plot {
 	size_t point;			/* pass two: the point being filled, + 1 (0: none yet) */
 };
 
+/* An executable's line (with opts.exes): the live bytes of the processes whose current image runs it. */
+struct tl_exe {
+	char exe[MT_PATH_MAX];
+	uint64_t *v;			/* at the heap plot's points */
+	uint64_t live, peak;		/* now, and the largest at a sample */
+	size_t procs;			/* processes that ran it */
+};
+
+/* What an executable's line knows of a process: the line it counts in, with how many bytes. */
+struct tl_exe_proc {
+	size_t exe;
+	uint64_t live;
+};
+
 struct mt_timeline {
 	struct tl_plot heap;
 	struct tl_plot rss;		/* the heap's processes' RSS; nsamples 0: no RSS sample (in the window) */
@@ -62,6 +76,8 @@ struct mt_timeline {
 	struct tl_event *events;
 	size_t nevents, cap_events;
 	uint64_t t_end;			/* the last sample's or event's time */
+	struct tl_exe *exes;		/* opts.exes: in the order they were first run */
+	size_t nexes, cap_exes;
 };
 
 /* What a pass keeps between records. */
@@ -74,6 +90,10 @@ struct tl_pass {
 	int span;			/* with them: 0 before mark A, 1 from it, 2 from mark B on */
 	struct mt_filter filter;	/* --pid, --exe, --from, --to (no --between: the span above is that) */
 	const struct mt_filter *f;	/* &filter, or NULL: everything */
+	bool exes;			/* opts.exes: pass two fills t->exes */
+	struct mt_u64map exe_procs;	/* model process → its index in exe_proc */
+	struct tl_exe_proc *exe_proc;
+	size_t nexe_proc, cap_exe_proc;
 };
 
 /* The record lies in --between's span (the marks themselves included): a pass follows the marks. */
@@ -151,11 +171,16 @@ static uint64_t *tl_peaks(const struct tl_pass *p, const struct mt_model *m)
 
 void mt_timeline__free(struct mt_timeline *t)
 {
+	size_t i;
+
 	if (!t)
 		return;
 	tl_plot_release(&t->heap);
 	tl_plot_release(&t->rss);
 	tl_plot_release(&t->mapped);
+	for (i = 0; i < t->nexes; i++)
+		free(t->exes[i].v);
+	free(t->exes);
 	free(t->events);
 	free(t);
 }
@@ -317,6 +342,88 @@ static uint64_t tl_mapped_of(const struct tl_pass *p, const struct mt_proc *proc
 	return proc && tl_takes(p, proc) ? mapped_sum(&proc->mapped) : 0;
 }
 
+/* ---- an executable's line (opts.exes): a big tree's processes grouped, sample by sample as the processes' ---- */
+
+/*
+ * The index of exe's line in t->exes, a new one (zero until now) the first time. SIZE_MAX on ENOMEM. A scan: it is
+ * looked up at a process's first record and at its execs only, and a tree runs few executables.
+ */
+static size_t tl_exe_of(struct mt_timeline *t, const char *exe)
+{
+	size_t i;
+
+	for (i = 0; i < t->nexes; i++)
+		if (!strncmp(t->exes[i].exe, exe, sizeof(t->exes[i].exe)))
+			return i;
+	if (mt_array__grow((void **)&t->exes, &t->cap_exes, t->nexes, sizeof(*t->exes)))
+		return SIZE_MAX;
+	memset(&t->exes[t->nexes], 0, sizeof(*t->exes));
+	t->exes[t->nexes].v = calloc(t->heap.cap ? t->heap.cap : 1, sizeof(uint64_t));
+	if (!t->exes[t->nexes].v)
+		return SIZE_MAX;
+	snprintf(t->exes[t->nexes].exe, sizeof(t->exes[t->nexes].exe), "%s", exe);
+	return t->nexes++;
+}
+
+/* The record's process (a fork's child) counted in its current image's line now, with its bytes now. 0, -ENOMEM. */
+static int tl_exe_track(struct tl_pass *p, const struct mt_rec_hdr *rec, const struct mt_model *m)
+{
+	const struct mt_proc *proc;
+	struct tl_exe_proc *ep;
+	uint64_t *k;
+	size_t exe = SIZE_MAX;
+
+	if (rec->type == MT_REC_FORK && rec->size >= sizeof(struct mt_fork))
+		proc = mt_model__find_proc(m, ((const struct mt_fork *)rec)->child);
+	else if (rec->type == MT_REC_ALLOC || rec->type == MT_REC_EXEC || rec->type == MT_REC_EXIT)
+		proc = mt_model__find_proc(m, rec->pid);
+	else
+		return 0;
+	if (!proc)
+		return 0;
+	k = mt_u64map__find(&p->exe_procs, (uintptr_t)proc);
+	if (!k) {
+		if (mt_array__grow((void **)&p->exe_proc, &p->cap_exe_proc, p->nexe_proc, sizeof(*p->exe_proc)) ||
+		    mt_u64map__put(&p->exe_procs, (uintptr_t)proc, p->nexe_proc, NULL) < 0)
+			return -ENOMEM;
+		p->exe_proc[p->nexe_proc] = (struct tl_exe_proc){ SIZE_MAX, 0 };
+		k = mt_u64map__find(&p->exe_procs, (uintptr_t)proc);
+		p->nexe_proc++;
+	}
+	ep = &p->exe_proc[*k];
+	exe = ep->exe == SIZE_MAX || rec->type == MT_REC_EXEC ? tl_exe_of(p->t, proc->exe) : ep->exe;
+	if (exe == SIZE_MAX)
+		return -ENOMEM;
+	if (ep->exe != SIZE_MAX)
+		p->t->exes[ep->exe].live -= ep->live;
+	if (ep->exe != exe)
+		p->t->exes[exe].procs++;
+	ep->exe = exe;
+	ep->live = tl_heap_of(p, proc);
+	p->t->exes[exe].live += ep->live;
+	return 0;
+}
+
+/* What pass two kept to fill the executables' lines. */
+static void tl_exes_release(struct tl_pass *p)
+{
+	mt_u64map__release(&p->exe_procs);
+	free(p->exe_proc);
+	p->exe_proc = NULL;
+}
+
+/* A heap sample: each executable's bytes now in its point, as tl_fill puts the processes'. */
+static void tl_exe_fill(struct mt_timeline *t, bool first)
+{
+	size_t i;
+
+	for (i = 0; i < t->nexes; i++) {
+		point_put(t->exes[i].v, t->heap.npoints - 1, first, t->exes[i].live);
+		if (t->exes[i].live > t->exes[i].peak)
+			t->exes[i].peak = t->exes[i].live;
+	}
+}
+
 /*
  * Pass two: a sample at ts in its point, each series keeping its largest value there; others the rest of total,
  * part what the plot draws of it apart.
@@ -353,6 +460,8 @@ static void tl_fill(struct tl_pass *p, struct tl_plot *pl, const struct mt_model
 	}
 	if (pl->others.v)
 		point_put(pl->others.v, pl->npoints - 1, first, total - sum);
+	if (pl == &p->t->heap)
+		tl_exe_fill(p->t, first);
 }
 
 static int pass_two(const struct mt_rec_hdr *rec, const struct mt_replay *r, void *ctx)
@@ -368,6 +477,8 @@ static int pass_two(const struct mt_rec_hdr *rec, const struct mt_replay *r, voi
 	if (tl_mapped_sample(rec, m))
 		tl_fill(p, &p->t->mapped, m, ts, mapped_sum(&mt_model__totals(m)->mapped),
 			mt_model__totals(m)->mapped.program_bytes, tl_mapped_of);
+	if (p->exes && tl_exe_track(p, rec, m))
+		return -ENOMEM;
 	if (tl_changed(p, rec, m))
 		tl_fill(p, &p->t->heap, m, ts, mt_model__totals(m)->heap.live_bytes, 0, tl_heap_of);
 	return 0;
@@ -516,6 +627,7 @@ int mt_timeline__build(const char *path, const struct mt_timeline_opts *o, struc
 	if (!p.t)
 		return -ENOMEM;
 	tl_filter(&p, o);
+	p.exes = o && o->exes;
 	err = build_first(path, o, &p, st);
 	if (err && err != -EBADMSG)
 		goto err_free;
@@ -529,6 +641,7 @@ int mt_timeline__build(const char *path, const struct mt_timeline_opts *o, struc
 		goto err_free;
 	}
 	mt_u64map__release(&p.last);
+	tl_exes_release(&p);
 	if (p.between && p.span != 2) {
 		err = tl_span_missing(&p, st);
 		goto err_free;
@@ -538,6 +651,7 @@ int mt_timeline__build(const char *path, const struct mt_timeline_opts *o, struc
 
 err_free:
 	mt_u64map__release(&p.last);
+	tl_exes_release(&p);
 	mt_timeline__free(p.t);
 	if (!st->reason[0])
 		snprintf(st->reason, sizeof(st->reason), "%s", strerror(-err));
@@ -613,6 +727,26 @@ static void json_plot(struct mt_json *j, const struct tl_plot *pl, const char *k
 	mt_json__end_object(j);
 }
 
+/* With opts.exes: "executables": [{"exe", "processes", "peak_bytes", "live_bytes"}], in the order first run. */
+static void json_exes(struct mt_json *j, const struct mt_timeline *t)
+{
+	size_t i;
+
+	if (!t->exes)
+		return;
+	mt_json__key(j, "executables");
+	mt_json__begin_array(j);
+	for (i = 0; i < t->nexes; i++) {
+		mt_json__begin_object(j);
+		mt_json__kv_string(j, "exe", t->exes[i].exe);
+		mt_json__kv_u64(j, "processes", t->exes[i].procs);
+		mt_json__kv_u64(j, "peak_bytes", t->exes[i].peak);
+		json_series(j, "live_bytes", t->exes[i].v, t->heap.npoints);
+		mt_json__end_object(j);
+	}
+	mt_json__end_array(j);
+}
+
 int mt_timeline__json(FILE *f, const struct mt_timeline *t)
 {
 	struct mt_json j;
@@ -620,6 +754,7 @@ int mt_timeline__json(FILE *f, const struct mt_timeline *t)
 	mt_json__init(&j, f, 0);
 	mt_json__begin_object(&j);
 	json_plot(&j, &t->heap, "live_bytes", true);
+	json_exes(&j, t);
 	json_events(&j, t);
 	if (t->rss.nsamples) {
 		mt_json__key(&j, "rss");

@@ -11,10 +11,8 @@
 #include "common/json.h"
 #include "common/text.h"
 #include "common/u64map.h"
+#include "report/view_page.h"
 #include "stacks/stack_heap.h"
-
-/* The page's own CSS and JS, src/report/view/view.{css,js} as arrays (CMake makes view_assets.h). */
-#include "view_assets.h"
 
 #define VIEW_STEP_FIELDS 5	/* edge, stack, allocations, bytes, live bytes: each a change since the edge before */
 
@@ -416,47 +414,14 @@ static int view_data(FILE *f, const struct mt_view_input *in)
 	return err ? err : mt_json__error(&j);
 }
 
-/* buf into f with every '<' as \u003c: the JSON stays the same, and no "</script>" can end its element early. */
-static void put_script_safe(FILE *f, const char *buf, size_t len)
+static int view_data_fn(FILE *f, const void *ctx)
 {
-	const char *lt;
-
-	while (len && (lt = memchr(buf, '<', len))) {
-		fwrite(buf, 1, (size_t)(lt - buf), f);
-		fputs("\\u003c", f);
-		len -= (size_t)(lt - buf) + 1;
-		buf = lt + 1;
-	}
-	fwrite(buf, 1, len, f);
+	return view_data(f, ctx);
 }
 
 int mt_view__html(FILE *f, const struct mt_view_input *in)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mf = open_memstream(&buf, &len);
-	int err;
-
-	if (!mf)
-		return -ENOMEM;
-	err = view_data(mf, in);
-	if (fclose(mf) && !err)
-		err = -ENOMEM;
-	if (!err) {
-		fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>memtrack view: ", f);
-		mt_text__put_xml(f, in->dir, strlen(in->dir));
-		fputs("</title>\n<style>\n", f);
-		fwrite(mt_view_css, 1, sizeof(mt_view_css), f);
-		fputs("</style></head>\n<body>\n<script id=\"mt-data\" type=\"application/json\">", f);
-		put_script_safe(f, buf, len);
-		fputs("</script>\n<script>\n", f);
-		fwrite(mt_view_js, 1, sizeof(mt_view_js), f);
-		fputs("</script>\n</body></html>\n", f);
-	}
-	free(buf);
-	if (!err && ferror(f))
-		err = -EIO;
-	return err;
+	return mt_view_page__html(f, MT_VIEW_PAGE_RUN, in->dir, view_data_fn, in);
 }
 
 uint64_t mt_view__end_ns(const struct mt_model *m)
