@@ -63,7 +63,7 @@ run_once() {
 	t1=$(date +%s.%N)
 	drops=$("$MEMTRACK" dump "$TMP/art" | grep -o '"dropped_events":[0-9]*' | tail -1 | cut -d: -f2)
 	holds=$(sed -n 's/.*threads waited for the reader \([0-9]*\) times.*/\1/p' "$TMP/err" | tail -1)
-	echo "drops=${drops:--1} wall=$(echo "$t1 - $t0" | bc) holds=${holds:-0}"
+	echo "drops=${drops:--1} wall=$(printf '%.2f' "$(echo "$t1 - $t0" | bc)") holds=${holds:-0}"
 }
 
 for ((r = 1; r <= RUNS; r++)); do
