@@ -21,6 +21,7 @@
 #include "artifact/artifact.h"
 #include "cli/commands.h"
 #include "common/json.h"
+#include "common/strmap.h"
 #include "common/text.h"
 #include "common/u64map.h"
 #include "model/model.h"
@@ -920,6 +921,57 @@ static void capture_begin(FILE **f, char **buf, size_t *len)
 {
 	*f = open_memstream(buf, len);
 	assert_non_null(*f);
+}
+
+/* Strings numbered in the order first seen, each kept once; keys of parts tell NULL from "" and "ab","c" from "a","bc". */
+static void test_strmap_intern(void **state)
+{
+	struct mt_strmap m = { 0 }, t = { 0 };
+	char buf[32], **strs;
+	size_t i, n;
+	bool added;
+
+	(void)state;
+	assert_int_equal(mt_strmap__find(&m, "a"), -ENOENT);
+	assert_int_equal(mt_strmap__intern(&m, "", &added), 0);
+	assert_true(added);
+	assert_int_equal(mt_strmap__intern(&m, "a", &added), 1);
+	assert_true(added);
+	assert_int_equal(mt_strmap__intern(&m, "", &added), 0);
+	assert_false(added);
+	for (i = 0; i < 10000; i++) {
+		snprintf(buf, sizeof(buf), "s%zu", i);
+		assert_int_equal(mt_strmap__intern(&m, buf, NULL), 2 + i);
+	}
+	assert_int_equal(m.count, 10002);
+	assert_int_equal(mt_strmap__find(&m, "s4321"), 4323);
+	assert_string_equal(mt_strmap__str(&m, 4323), "s4321");
+	assert_int_equal(mt_strmap__find(&m, "s10000"), -ENOENT);
+	strs = mt_strmap__take(&m, &n);
+	assert_int_equal(n, 10002);
+	assert_int_equal(m.count, 0);
+	assert_string_equal(strs[1], "a");
+	for (i = 0; i < n; i++)
+		free(strs[i]);
+	free(strs);
+
+	assert_int_equal(mt_strmap__intern_parts(&t, (const char *const[]){ "ab", "c" }, 2, NULL), 0);
+	assert_int_equal(mt_strmap__intern_parts(&t, (const char *const[]){ "a", "bc" }, 2, NULL), 1);
+	assert_int_equal(mt_strmap__intern_parts(&t, (const char *const[]){ "a", NULL }, 2, NULL), 2);
+	assert_int_equal(mt_strmap__intern_parts(&t, (const char *const[]){ "a", "" }, 2, NULL), 3);
+	assert_int_equal(mt_strmap__intern_parts(&t, (const char *const[]){ "a" }, 1, NULL), 4);
+	assert_int_equal(mt_strmap__intern_parts(&t, (const char *const[]){ NULL, "a", NULL }, 3, NULL), 5);
+	assert_int_equal(mt_strmap__intern_parts(&t, (const char *const[]){ "a", NULL }, 2, &added), 2);
+	assert_false(added);
+	assert_string_equal(mt_strmap__part(&t, 1, 0), "a");
+	assert_string_equal(mt_strmap__part(&t, 1, 1), "bc");
+	assert_null(mt_strmap__part(&t, 2, 1));
+	assert_string_equal(mt_strmap__part(&t, 3, 1), "");
+	assert_null(mt_strmap__part(&t, 5, 0));
+	assert_string_equal(mt_strmap__part(&t, 5, 1), "a");
+	assert_null(mt_strmap__part(&t, 5, 2));
+	mt_strmap__release(&t);
+	assert_int_equal(t.count, 0);
 }
 
 static void test_json_strings(void **state)
@@ -2850,6 +2902,7 @@ int main(void)
 		cmocka_unit_test(test_reorder_window),
 		cmocka_unit_test(test_reorder_ties_and_errors),
 		cmocka_unit_test(test_reorder_matches_reference),
+		cmocka_unit_test(test_strmap_intern),
 		cmocka_unit_test(test_json_strings),
 		cmocka_unit_test(test_json_nesting),
 		cmocka_unit_test(test_status_helpers),
