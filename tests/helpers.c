@@ -127,6 +127,25 @@ char *mt_test__path(char *buf, size_t len, const char *name)
 	return buf;
 }
 
+/* Prints the first line where the two texts part, diff style. */
+static void print_first_difference(const char *exp, size_t elen, const char *act, size_t alen)
+{
+	size_t i = 0, line = 1, start = 0, e_end, a_end;
+
+	while (i < elen && i < alen && exp[i] == act[i]) {
+		if (exp[i++] == '\n') {
+			line++;
+			start = i;
+		}
+	}
+	for (e_end = start; e_end < elen && exp[e_end] != '\n'; e_end++)
+		;
+	for (a_end = start; a_end < alen && act[a_end] != '\n'; a_end++)
+		;
+	print_error("first difference at line %zu:\n-%.*s\n+%.*s\n", line,
+		    (int)(e_end - start), exp + start, (int)(a_end - start), act + start);
+}
+
 void mt_test__check_golden(const char *dir, const char *name, const char *actual, size_t len)
 {
 	const char *update = getenv("MEMTRACK_UPDATE_GOLDEN");
@@ -149,6 +168,7 @@ void mt_test__check_golden(const char *dir, const char *name, const char *actual
 	}
 	snprintf(out, sizeof(out), "%s.actual", name);	/* in the working directory: the build tree */
 	mt_test__write_file(out, actual, len);
+	print_first_difference(expected, elen, actual, len);
 	free(expected);
 	fail_msg("%s differs from its golden file; see `diff -u %s %s`; MEMTRACK_UPDATE_GOLDEN=1 accepts the new output",
 		 name, path, out);

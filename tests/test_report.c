@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "cmd_capture.h"
+#include "helpers.h"
 #include "artifact/artifact.h"
 #include "cli/commands.h"
 #include "common/json.h"
@@ -34,7 +35,7 @@
 #ifndef MT_SOURCE_DIR
 #define MT_SOURCE_DIR "."
 #endif
-#define GOLDEN_DIR MT_SOURCE_DIR "/tests/golden/"
+#define GOLDEN_DIR MT_SOURCE_DIR "/tests/golden"
 
 #define T0 1000000000ull		/* session start of the synthetic runs */
 #define EXITED(code) ((code) << 8)	/* wait statuses */
@@ -1167,87 +1168,6 @@ static int artifact_teardown(void **state)
 	return 0;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	char *buf = NULL;
-	FILE *f = fopen(path, "rb");
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
-		goto out_close;
-	buf = malloc(n + 1);
-	if (buf && fread(buf, 1, n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	if (buf) {
-		buf[n] = '\0';
-		*len = n;
-	}
-out_close:
-	fclose(f);
-	return buf;
-}
-
-static void spit(const char *path, const char *buf, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-
-	if (!f)
-		fail_msg("cannot write %s: %s", path, strerror(errno));
-	assert_int_equal(fwrite(buf, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-}
-
-/* Prints the first line where the two texts part, diff style. */
-static void print_first_difference(const char *exp, size_t elen, const char *act, size_t alen)
-{
-	size_t i = 0, line = 1, start = 0, e_end, a_end;
-
-	while (i < elen && i < alen && exp[i] == act[i]) {
-		if (exp[i++] == '\n') {
-			line++;
-			start = i;
-		}
-	}
-	for (e_end = start; e_end < elen && exp[e_end] != '\n'; e_end++)
-		;
-	for (a_end = start; a_end < alen && act[a_end] != '\n'; a_end++)
-		;
-	print_error("first difference at line %zu:\n-%.*s\n+%.*s\n", line,
-		    (int)(e_end - start), exp + start, (int)(a_end - start), act + start);
-}
-
-static void check_golden(const char *name, const char *actual, size_t len)
-{
-	const char *update = getenv("MEMTRACK_UPDATE_GOLDEN");
-	char path[512], out[256];
-	char *expected;
-	size_t elen = 0;
-
-	snprintf(path, sizeof(path), GOLDEN_DIR "%s", name);
-	if (update && !strcmp(update, "1")) {
-		spit(path, actual, len);
-		print_message("updated %s\n", path);
-		return;
-	}
-	expected = slurp(path, &elen);
-	if (!expected)
-		fail_msg("cannot read %s: %s (MEMTRACK_UPDATE_GOLDEN=1 creates it)", path, strerror(errno));
-	if (elen == len && !memcmp(expected, actual, len)) {
-		free(expected);
-		return;
-	}
-	snprintf(out, sizeof(out), "%s.actual", name);	/* in the working directory: the build tree */
-	spit(out, actual, len);
-	print_first_difference(expected, elen, actual, len);
-	free(expected);
-	fail_msg("%s differs from its golden file; see `diff -u %s %s`; MEMTRACK_UPDATE_GOLDEN=1 accepts the new output",
-		 name, path, out);
-}
-
 static void golden_report(struct artifact *a, bool json, const char *name)
 {
 	struct mt_read_status st;
@@ -1262,7 +1182,7 @@ static void golden_report(struct artifact *a, bool json, const char *name)
 	capture_begin(&f, &buf, &len);
 	assert_int_equal(json ? mt_report__json(f, m) : mt_report__text(f, m, "ARTIFACT"), 0);
 	fclose(f);
-	check_golden(name, buf, len);
+	mt_test__check_golden(GOLDEN_DIR, name, buf, len);
 	free(buf);
 	mt_model__free(m);
 }
@@ -1299,7 +1219,7 @@ static void test_golden_leaks(void **state)
 	assert_int_equal(mt_report__leaks_text(f, m, "ARTIFACT", &x, 0), 0);
 	assert_int_equal(mt_report__leaks_json(f, m, &x, 0), 0);
 	fclose(f);
-	check_golden("leaks.txt", buf, len);
+	mt_test__check_golden(GOLDEN_DIR, "leaks.txt", buf, len);
 	free(buf);
 	mt_leaks__free(l);
 	mt_suppressions__free(sup);
@@ -1318,7 +1238,7 @@ static void test_golden_dump(void **state)
 	assert_int_equal(mt_dump__write(f, a->dir, &st), 0);
 	fclose(f);
 	assert_int_equal(st.records, a->records);
-	check_golden("dump.jsonl", buf, len);
+	mt_test__check_golden(GOLDEN_DIR, "dump.jsonl", buf, len);
 	free(buf);
 }
 
@@ -1388,7 +1308,7 @@ static void test_cmd_usage_and_unreadable(void **state)
 	assert_int_equal(run_cmd(mt_cmd_dump, err, sizeof(err), "dump", "/nonexistent/mt", NULL), 2);
 
 	snprintf(junk, sizeof(junk), "%s/not-an-artifact", a->dir);
-	spit(junk, "hello, world, this is no artifact header\n", 41);
+	mt_test__write_file(junk, "hello, world, this is no artifact header\n", 41);
 	assert_int_equal(run_cmd(mt_cmd_report, err, sizeof(err), "report", junk, NULL), 2);
 	assert_int_equal(run_cmd(mt_cmd_dump, err, sizeof(err), "dump", junk, NULL), 2);
 	unlink(junk);
@@ -2180,7 +2100,7 @@ static void write_text(const char *dir, const char *name, const char *text)
 	char path[256];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	spit(path, text, strlen(text));
+	mt_test__write_file(path, text, strlen(text));
 }
 
 /*
