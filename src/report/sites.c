@@ -674,7 +674,7 @@ void mt_sites__json_processes(struct mt_json *j, const struct mt_sites *sites, c
 	mt_json__end_array(j);
 }
 
-void mt_sites__json_site(struct mt_json *j, const struct mt_sites *sites, const struct mt_site *site)
+void mt_sites__json_site(struct mt_json *j, const struct mt_sites *sites, const struct mt_site *site, bool keys)
 {
 	mt_json__begin_object(j);
 	mt_json__kv_u64(j, "bytes", site->bytes);
@@ -682,7 +682,10 @@ void mt_sites__json_site(struct mt_json *j, const struct mt_sites *sites, const 
 	mt_json__kv_u64(j, "leaked_bytes", site->leaked_bytes);
 	mt_json__kv_u64(j, "suppressed_bytes", site->suppressed_bytes);
 	mt_json__kv_u64(j, "stacks", site->stacks);
-	mt_sites__json_site_keys(j, sites, site);
+	if (keys)
+		mt_sites__json_site_keys(j, sites, site);
+	else
+		mt_sites__json_processes(j, sites, site);
 	mt_sites__json_frame_keys(j, site);
 	mt_json__end_object(j);
 }
@@ -793,7 +796,7 @@ static void json_ranked(struct mt_json *j, const char *key, const struct mt_site
 	mt_json__key(j, key);
 	mt_json__begin_array(j);
 	for (i = 0; i < n; i++)
-		mt_sites__json_site(j, sites, v[i]);
+		mt_sites__json_site(j, sites, v[i], true);
 	mt_json__end_array(j);
 }
 
