@@ -31,6 +31,7 @@
 #include "report/leaks.h"
 #include "report/metadata.h"
 #include "report/report.h"
+#include "report/timeline.h"
 
 #ifndef MT_SOURCE_DIR
 #define MT_SOURCE_DIR "."
@@ -2792,8 +2793,210 @@ static void test_rss_report(void **state)
 	assert_int_equal(mt_report__text(mem, f->m, "x"), 0);
 	fclose(mem);
 	assert_non_null(strstr(out, "  peak RSS:           4.0 MiB (4194304 B) at 0.000000 s"));
-	assert_non_null(strstr(out, "     10   0    4.0 MiB       0.000000  -\n"));
+	assert_non_null(strstr(out, "     10   0    4.0 MiB       0.000000        0 B        0 B        0 B    1.0 MiB"
+		"        0 B    3.0 MiB  -\n"));
 	free(out);
+}
+
+/* ---- where RSS goes at its peak ---- */
+
+#define MS 1000000ull
+
+/*
+ * pid 10 maps 4 MiB in an allocator call and holds a 3 MiB block there, maps 2 MiB itself, forks 11 (which inherits
+ * both) and frees the block after its RSS peaked at 100 ms: anon 5 MiB, file 1 MiB, shmem 256 KiB. 11's peaks at
+ * 120 ms: anon 7 MiB. The total's peak is the sum then, 13.25 MiB.
+ */
+static void gap_records(struct sink *s)
+{
+	const char *argv[] = { "./prog" };
+
+	put_session(s, T0, 10, 1, 1, argv);
+	put_mmap(s, T0 + 1 * MS, 10, MAP_A, 4 * MIB, MT_SYS_ORIGIN_ALLOCATOR);
+	put_alloc(s, T0 + 2 * MS, 10, MT_FN_MALLOC, MAP_A + 16, 3 * MIB, 0);
+	put_mmap(s, T0 + 3 * MS, 10, MAP_C, 2 * MIB, MT_SYS_ORIGIN_PROGRAM);
+	put_fork(s, T0 + 50 * MS, 10, 11);
+	put_rss(s, T0 + 100 * MS, 10, 5 * MIB, MIB, MIB / 4);
+	put_rss(s, T0 + 120 * MS, 11, 7 * MIB, 0, 0);
+	put_free(s, T0 + 200 * MS, 10, MAP_A + 16);
+	put_munmap(s, T0 + 205 * MS, 10, MAP_C, 2 * MIB);
+	put_rss(s, T0 + 210 * MS, 10, 2 * MIB, MIB, 0);
+	put_exit(s, T0 + 300 * MS, 10, EXITED(0));
+	put_exit(s, T0 + 310 * MS, 11, EXITED(0));
+	put_end(s, T0 + 320 * MS, 10, EXITED(0), 0, 0, 0);
+}
+
+static void assert_terms(const struct mt_rss_stats *r, uint64_t rss, const int64_t want[MT_RSS_TERM__COUNT])
+{
+	int64_t terms[MT_RSS_TERM__COUNT];
+	int i;
+
+	assert_int_equal(mt_rss_parts__terms(&r->at_peak, terms), rss);
+	assert_int_equal(r->peak_rss_bytes, rss);
+	for (i = 0; i < MT_RSS_TERM__COUNT; i++)
+		assert_int_equal(terms[i], want[i]);
+}
+
+/* The model's books at each peak: per process, per image and in total, the terms adding up to the peak. */
+static void test_rss_terms(void **state)
+{
+	const int64_t p10[] = { 3 * MIB, MIB, 2 * MIB, MIB, MIB / 4, -(int64_t)MIB };
+	const int64_t p11[] = { 3 * MIB, MIB, 2 * MIB, 0, 0, MIB };
+	const int64_t tot[] = { 6 * MIB, 2 * MIB, 4 * MIB, MIB, MIB / 4, 0 };
+	struct fix *f = *state;
+	const struct mt_totals *t;
+	const struct mt_proc *p;
+
+	gap_records(&f->s);
+	p = finish_and_find(f, 10);
+	t = mt_model__totals(f->m);
+	assert_terms(&p->rss, 6 * MIB + MIB / 4, p10);
+	assert_int_equal(p->rss.peak_rss_ts_ns, 100 * MS);
+	assert_int_equal(p->rss.at_peak.anon, 5 * MIB);
+	assert_int_equal(p->rss.at_peak.swap, 4096);
+	assert_terms(&mt_model__image(f->m, 0)->rss, 6 * MIB + MIB / 4, p10);
+	assert_terms(&mt_model__find_proc(f->m, 11)->rss, 7 * MIB, p11);
+	assert_terms(&t->rss, 13 * MIB + MIB / 4, tot);
+	assert_int_equal(t->rss.peak_rss_ts_ns, 120 * MS);
+	assert_int_equal(t->rss.at_peak.allocator_bytes, 8 * MIB);
+	assert_int_equal(t->rss.at_peak.swap, 2 * 4096);
+}
+
+/* The same as report prints it: the totals' block, the rows' columns, and the JSON's keys with the same numbers. */
+static void test_rss_terms_report(void **state)
+{
+	struct fix *f = *state;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	gap_records(&f->s);
+	assert_int_equal(mt_model__finish(f->m), 0);
+	mem = open_memstream(&out, &len);
+	assert_non_null(mem);
+	assert_int_equal(mt_report__text(mem, f->m, "x"), 0);
+	fclose(mem);
+	assert_non_null(strstr(out, "\nWhere RSS goes at its peak (2 processes summed, 0.120000 s):\n"
+		"  live heap:          6.0 MiB (6291456 B)           45.3% (the live blocks' sizes)\n"
+		"  allocator-held:     2.0 MiB (2097152 B)           15.1% (mapped inside allocator calls, less the "
+		"live heap: free blocks, metadata, rounding)\n"
+		"  program mappings:   4.0 MiB (4194304 B)           30.2% (anonymous private, by the program and its "
+		"loader)\n"
+		"  file-backed:        1.0 MiB (1048576 B)            7.5% (resident pages of files: code, data, mmap)\n"
+		"  shmem:              256.0 KiB (262144 B)           1.9%\n"
+		"  the rest:           0 B                            0.0% (anonymous, in no mapping above: stacks, "
+		"copy-on-write pages of files, older mappings)\n"
+		"  = peak RSS:         13.2 MiB (13893632 B)        100.0% (anon 12.0 MiB + file + shmem; swapped out, "
+		"not in it: 8.0 KiB)\n"));
+	assert_non_null(strstr(out, "     10   0    6.2 MiB       0.100000    3.0 MiB    1.0 MiB    2.0 MiB    1.0 MiB"
+		"  256.0 KiB   -1.0 MiB  -\n     11   0    7.0 MiB       0.120000    3.0 MiB    1.0 MiB    2.0 MiB"
+		"        0 B        0 B    1.0 MiB  -\n"));
+	free(out);
+	mem = open_memstream(&out, &len);
+	assert_non_null(mem);
+	assert_int_equal(mt_report__json(mem, f->m), 0);
+	fclose(mem);
+	assert_non_null(strstr(out, "\"rss_at_peak\": {\n      \"ts_ns\": 120000000,\n      \"rss_bytes\": 13893632,\n"
+		"      \"heap_bytes\": 6291456,\n      \"allocator_held_bytes\": 2097152,\n"
+		"      \"program_mapped_bytes\": 4194304,\n      \"file_bytes\": 1048576,\n      \"shmem_bytes\": 262144,\n"
+		"      \"rest_bytes\": 0,\n      \"anon_bytes\": 12582912,\n      \"swap_bytes\": 8192,\n"
+		"      \"allocator_mapped_bytes\": 8388608\n    }"));
+	assert_non_null(strstr(out, "\"rest_bytes\": -1048576,\n"));	/* pid 10's row: mapped but not resident */
+	free(out);
+}
+
+/*
+ * Blocks the allocator's mappings seen do not hold (record --pid: mapped before it) make allocator-held negative,
+ * said so; mapped pages not touched make the rest negative.
+ */
+static void test_rss_terms_negative(void **state)
+{
+	struct fix *f = *state;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	start_session(f, 10);
+	put_alloc(&f->s, T0 + 1 * MS, 10, MT_FN_MALLOC, 0x1000, MIB, 0);
+	put_mmap(&f->s, T0 + 2 * MS, 10, MAP_C, 8 * MIB, MT_SYS_ORIGIN_PROGRAM);
+	put_rss(&f->s, T0 + 3 * MS, 10, 2 * MIB, 0, 0);
+	assert_int_equal(mt_model__finish(f->m), 0);
+	mem = open_memstream(&out, &len);
+	assert_non_null(mem);
+	assert_int_equal(mt_report__text(mem, f->m, "x"), 0);
+	fclose(mem);
+	assert_non_null(strstr(out, "\nWhere RSS goes at its peak (pid 10, 0.003000 s):\n"));
+	assert_non_null(strstr(out, "  allocator-held:     -1.0 MiB (-1048576 B)        -50.0% (live blocks outside the "
+		"allocator mappings seen: mapped before the recording, or not by a call)\n"));
+	assert_non_null(strstr(out, "  the rest:           -6.0 MiB (-6291456 B)       -300.0% (mapped but not resident: "
+		"of the mappings above, pages never touched or swapped out)\n"));
+	free(out);
+}
+
+/*
+ * The RSS record of a process's exit comes after its last thread ended its mappings: the peak it reaches has the
+ * books the mappings ended with, in the process and in the totals, not none.
+ */
+static void test_rss_terms_at_exit(void **state)
+{
+	const int64_t want[] = { 3 * MIB, MIB, 2 * MIB, MIB, 0, 0 };
+	struct fix *f = *state;
+	const struct mt_proc *p;
+
+	start_session(f, 10);
+	put_mmap(&f->s, T0 + 1 * MS, 10, MAP_A, 4 * MIB, MT_SYS_ORIGIN_ALLOCATOR);
+	put_alloc(&f->s, T0 + 2 * MS, 10, MT_FN_MALLOC, MAP_A + 16, 3 * MIB, 0);
+	put_mmap(&f->s, T0 + 3 * MS, 10, MAP_C, 2 * MIB, MT_SYS_ORIGIN_PROGRAM);
+	put_rss(&f->s, T0 + 10 * MS, 10, 5 * MIB, 0, 0);
+	put_thread_exit(&f->s, T0 + 20 * MS, 10, 10, MT_THREAD_EXIT_GROUP | MT_THREAD_EXIT_LAST);
+	put_rss(&f->s, T0 + 21 * MS, 10, 6 * MIB, MIB, 0);
+	put_exit(&f->s, T0 + 30 * MS, 10, EXITED(0));
+	p = finish_and_find(f, 10);
+	assert_terms(&p->rss, 7 * MIB, want);
+	assert_int_equal(p->rss.peak_rss_ts_ns, 21 * MS);
+	assert_terms(&mt_model__totals(f->m)->rss, 7 * MIB, want);
+}
+
+/* timeline: the mapped series (program + allocator) beside the heap's and RSS's, the program's part, its peak. */
+static void test_rss_terms_timeline(void **state)
+{
+	struct sink s = { put_writer, NULL };
+	struct mt_timeline_opts o = { 0 };
+	struct mt_timeline *t;
+	struct mt_writer *w;
+	char dir[64] = "/tmp/mt-test-gap-XXXXXX", file[128], *json = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/%s", dir, MT_ARTIFACT_FILE);
+	w = mt_writer__open(dir);
+	assert_non_null(w);
+	s.ctx = w;
+	gap_records(&s);
+	assert_int_equal(mt_writer__close(w), 0);
+	assert_int_equal(mt_timeline__build(dir, &o, &t, NULL), 0);
+	f = open_memstream(&json, &len);
+	assert_non_null(f);
+	assert_int_equal(mt_timeline__json(f, t), 0);
+	fclose(f);
+	/* at the mmaps, the fork, the munmap, the exits: 4, 6, 6 + 6, 4 + 6, 6, 0 MiB */
+	assert_non_null(strstr(json, ",\"mapped\":{\"t_ns\":[1000000,3000000,50000000,205000000,300000000,310000000],"
+		"\"total\":[4194304,6291456,12582912,10485760,6291456,0],\"processes\":[{\"pid\":10,\"mapped_bytes\":"
+		"[4194304,6291456,6291456,4194304,0,0]},{\"pid\":11,\"mapped_bytes\":[0,0,6291456,6291456,6291456,0]}],"
+		"\"peak\":{\"t_ns\":50000000,\"bytes\":12582912},\"program\":[0,2097152,4194304,2097152,2097152,0]}"));
+	free(json);
+	f = open_memstream(&json, &len);
+	assert_non_null(f);
+	assert_int_equal(mt_timeline__svg(f, t, "gap"), 0);
+	fclose(f);
+	mt_timeline__free(t);
+	assert_non_null(strstr(json, ">mapped total (peak 12.0 MiB)"));
+	assert_non_null(strstr(json, ">RSS total (peak 13.2 MiB)"));
+	free(json);
+	unlink(file);
+	rmdir(dir);
 }
 
 int main(void)
@@ -2862,6 +3065,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rss_peaks, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_rss_absent, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_rss_report, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_rss_terms, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_rss_terms_report, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_rss_terms_negative, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_rss_terms_at_exit, fix_setup, fix_teardown),
+		cmocka_unit_test(test_rss_terms_timeline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,7 +5,8 @@
  * releases are no frees), read after each record through a replay (model/replay.h). Pass one counts the samples,
  * their time range and the fork/exec/exit events, and ends with each process's peak, which picks the processes
  * drawn apart; pass two fills the points. Resident memory (RSS records), when recorded, is a second plot of the same
- * kind, on points of its own.
+ * kind, on points of its own; anonymous private mappings (program + allocator, the model's books) a third, sampled
+ * at each record that may change them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -45,6 +46,7 @@ struct tl_plot {
 	uint64_t *t_ns;
 	struct tl_series total;
 	struct tl_series others;	/* .v NULL: every process with blocks is drawn apart (always, for RSS) */
+	struct tl_series part;		/* .v NULL but mapped's: the program's part of its total */
 	struct tl_series *procs;	/* the processes drawn apart, by their heap peak */
 	size_t nprocs;
 	uint64_t peak_ts;		/* the total's peak's */
@@ -56,6 +58,7 @@ struct tl_plot {
 struct mt_timeline {
 	struct tl_plot heap;
 	struct tl_plot rss;		/* the heap's processes' RSS; nsamples 0: no RSS sample (in the window) */
+	struct tl_plot mapped;		/* their mappings, program + allocator; nsamples 0: none mapped (in it) */
 	struct tl_event *events;
 	size_t nevents, cap_events;
 	uint64_t t_end;			/* the last sample's or event's time */
@@ -95,6 +98,7 @@ static void tl_plot_release(struct tl_plot *pl)
 	free(pl->t_ns);
 	free(pl->total.v);
 	free(pl->others.v);
+	free(pl->part.v);
 }
 
 /* ---- --pid, --exe, --from, --to ---- */
@@ -151,6 +155,7 @@ void mt_timeline__free(struct mt_timeline *t)
 		return;
 	tl_plot_release(&t->heap);
 	tl_plot_release(&t->rss);
+	tl_plot_release(&t->mapped);
 	free(t->events);
 	free(t);
 }
@@ -227,6 +232,24 @@ static bool tl_rss_sample(const struct mt_rec_hdr *rec, const struct mt_model *m
 	return (rec->type == MT_REC_RSS || rec->type == MT_REC_EXIT) && mt_model__totals(m)->rss.records;
 }
 
+/* Mapped bytes, program + allocator: of the totals, of a process. */
+static uint64_t mapped_sum(const struct mt_mapped_stats *s)
+{
+	return s->program_bytes + s->allocator_bytes;
+}
+
+/* A mapped sample after each record that may change a process's mappings (a thread's end: its process's last),
+ * once something was mapped. */
+static bool tl_mapped_sample(const struct mt_rec_hdr *rec, const struct mt_model *m)
+{
+	const struct mt_mapped_stats *s = &mt_model__totals(m)->mapped;
+
+	if (!mapped_sum(s) && !s->peak_program_bytes && !s->peak_allocator_bytes)
+		return false;
+	return rec->type == MT_REC_SYSCALL || rec->type == MT_REC_FORK || rec->type == MT_REC_EXEC ||
+	       rec->type == MT_REC_EXIT || rec->type == MT_REC_THREAD_EXIT;
+}
+
 /* Pass one: a sample of the plot at ts, counted. */
 static void tl_count(struct mt_timeline *t, struct tl_plot *pl, uint64_t ts)
 {
@@ -253,6 +276,8 @@ static int pass_one(const struct mt_rec_hdr *rec, const struct mt_replay *r, voi
 	}
 	if (tl_rss_sample(rec, mt_replay__model(r)))
 		tl_count(p->t, &p->t->rss, ts);
+	if (tl_mapped_sample(rec, mt_replay__model(r)))
+		tl_count(p->t, &p->t->mapped, ts);
 	if (tl_changed(p, rec, mt_replay__model(r)))
 		tl_count(p->t, &p->t->heap, ts);
 	return 0;
@@ -287,9 +312,17 @@ static uint64_t tl_rss_of(const struct tl_pass *p, const struct mt_proc *proc)
 	return proc ? proc->rss.rss_bytes : 0;
 }
 
-/* Pass two: a sample at ts in its point, each series keeping its largest value there; others the rest of total. */
+static uint64_t tl_mapped_of(const struct tl_pass *p, const struct mt_proc *proc)
+{
+	return proc && tl_takes(p, proc) ? mapped_sum(&proc->mapped) : 0;
+}
+
+/*
+ * Pass two: a sample at ts in its point, each series keeping its largest value there; others the rest of total,
+ * part what the plot draws of it apart.
+ */
 static void tl_fill(struct tl_pass *p, struct tl_plot *pl, const struct mt_model *m, uint64_t ts, uint64_t total,
-		    tl_value_fn *value_of)
+		    uint64_t part, tl_value_fn *value_of)
 {
 	uint64_t sum = 0, x;
 	size_t i, at;
@@ -306,7 +339,10 @@ static void tl_fill(struct tl_pass *p, struct tl_plot *pl, const struct mt_model
 		pl->t_ns[pl->npoints++] = ts;
 	}
 	point_put(pl->total.v, pl->npoints - 1, first, total);
-	if (p->between && (pl->samples == 1 || total > pl->total.peak)) {	/* the span's own peak */
+	if (pl->part.v)
+		point_put(pl->part.v, pl->npoints - 1, first, part);
+	if ((p->between || pl == &p->t->mapped) && (pl->samples == 1 || total > pl->total.peak)) {
+		/* the span's own peak; mapped's, which the model keeps by maker only */
 		pl->total.peak = total;
 		pl->peak_ts = ts;
 	}
@@ -328,9 +364,12 @@ static int pass_two(const struct mt_rec_hdr *rec, const struct mt_replay *r, voi
 	if (!tl_in_span(p, rec) || !mt_filter__in_window(p->f, ts))
 		return 0;
 	if (tl_rss_sample(rec, m))
-		tl_fill(p, &p->t->rss, m, ts, mt_model__totals(m)->rss.rss_bytes, tl_rss_of);
+		tl_fill(p, &p->t->rss, m, ts, mt_model__totals(m)->rss.rss_bytes, 0, tl_rss_of);
+	if (tl_mapped_sample(rec, m))
+		tl_fill(p, &p->t->mapped, m, ts, mapped_sum(&mt_model__totals(m)->mapped),
+			mt_model__totals(m)->mapped.program_bytes, tl_mapped_of);
 	if (tl_changed(p, rec, m))
-		tl_fill(p, &p->t->heap, m, ts, mt_model__totals(m)->heap.live_bytes, tl_heap_of);
+		tl_fill(p, &p->t->heap, m, ts, mt_model__totals(m)->heap.live_bytes, 0, tl_heap_of);
 	return 0;
 }
 
@@ -392,11 +431,9 @@ static int tl_plot_alloc(struct tl_plot *pl, size_t max_points, bool others)
 	return 0;
 }
 
-/* RSS's plot, when pass one counted any sample: the heap's processes drawn apart (in the same order), the model's
- * peak. */
-static int tl_rss_alloc(struct mt_timeline *t, const struct mt_model *m, size_t max_points)
+/* A plot beside the heap's, when pass one counted any sample: the heap's processes drawn apart, in the same order. */
+static int tl_side_alloc(struct mt_timeline *t, struct tl_plot *r, size_t max_points)
 {
-	struct tl_plot *r = &t->rss;
 	size_t i;
 
 	if (!r->samples)
@@ -408,9 +445,25 @@ static int tl_rss_alloc(struct mt_timeline *t, const struct mt_model *m, size_t 
 	for (i = 0; i < r->nprocs; i++)
 		r->procs[i] = (struct tl_series){ .model_index = t->heap.procs[i].model_index,
 						  .pid = t->heap.procs[i].pid };
-	r->total.peak = mt_model__totals(m)->rss.peak_rss_bytes;
-	r->peak_ts = mt_model__totals(m)->rss.peak_rss_ts_ns;
 	return tl_plot_alloc(r, max_points, false);
+}
+
+/* RSS's plot with the model's peak; mapped's with the program's part (its peak: pass two's). */
+static int tl_rss_alloc(struct mt_timeline *t, const struct mt_model *m, size_t max_points)
+{
+	int err = tl_side_alloc(t, &t->rss, max_points);
+
+	if (t->rss.nsamples) {
+		t->rss.total.peak = mt_model__totals(m)->rss.peak_rss_bytes;
+		t->rss.peak_ts = mt_model__totals(m)->rss.peak_rss_ts_ns;
+	}
+	if (!err)
+		err = tl_side_alloc(t, &t->mapped, max_points);
+	if (!err && t->mapped.nsamples) {
+		t->mapped.part.v = calloc(t->mapped.cap ? t->mapped.cap : 1, sizeof(uint64_t));
+		err = t->mapped.part.v ? 0 : -ENOMEM;
+	}
+	return err;
 }
 
 /* Pass one, then the processes picked and room for the points. Returns what the read returned. */
@@ -574,6 +627,13 @@ int mt_timeline__json(FILE *f, const struct mt_timeline *t)
 		json_plot(&j, &t->rss, "rss_bytes", false);
 		mt_json__end_object(&j);
 	}
+	if (t->mapped.nsamples) {
+		mt_json__key(&j, "mapped");
+		mt_json__begin_object(&j);
+		json_plot(&j, &t->mapped, "mapped_bytes", false);
+		json_series(&j, "program", t->mapped.part.v, t->mapped.npoints);
+		mt_json__end_object(&j);
+	}
 	mt_json__end_object(&j);
 	fputc('\n', f);
 	return mt_json__error(&j);
@@ -592,6 +652,7 @@ int mt_timeline__json(FILE *f, const struct mt_timeline *t)
 #define SOLID ""
 #define DASHED " stroke-dasharray=\"6,3\""	/* others */
 #define DOTTED " stroke-dasharray=\"2,3\""	/* resident memory */
+#define DASHDOT " stroke-dasharray=\"8,3,2,3\""	/* mapped: program + allocator */
 
 
 struct tl_svg {
@@ -599,7 +660,8 @@ struct tl_svg {
 	const struct mt_timeline *t;
 	double t_max;			/* ns at the right edge */
 	double y_max;			/* bytes at the top: the heap's axis, on the left */
-	double r_max;			/* RSS's, on the right: its own, so that the heap's lines do not hug the axis */
+	double r_max;			/* RSS's and mapped's, on the right: their own, so that the heap's lines do not
+					 * hug the axis */
 	uint64_t t_step, y_step, r_step;	/* between the axes' ticks */
 };
 
@@ -813,33 +875,55 @@ static void svg_peak(const struct tl_svg *g)
 		x > (PLOT_X0 + PLOT_X1) / 2 ? "end" : "start", h, g->t->heap.peak_ts / 1e9);
 }
 
-/* The RSS lines, dotted, over the heap's legend (in the processes' colours), and their legend from row `row` on. */
-static void svg_rss(const struct tl_svg *g, size_t row)
+/* The right axis's labels, when RSS or mapped is drawn on it. */
+static void svg_right_axis(const struct tl_svg *g, const struct tl_svg *rg)
 {
-	const struct tl_plot *r = &g->t->rss;
-	struct tl_svg rg = *g;
 	char h[MT_HUMAN_MAX];
 	uint64_t v;
 
-	if (!r->nsamples)
+	if (!g->t->rss.nsamples && !g->t->mapped.nsamples)
 		return;
-	rg.y_max = g->r_max;
-	for (v = 0; v <= rg.y_max; v += g->r_step)
+	for (v = 0; v <= rg->y_max; v += g->r_step)
 		fprintf(g->f, "<text x=\"%.0f\" y=\"%.1f\" fill=\"#2060c0\">%s</text>\n", PLOT_X1 + 6,
-			sy(&rg, v) + 4, mt_format__human(h, v));
-	svg_lines(&rg, r, 2.0, DOTTED);
-	svg_legend_row(g, row, "#000", 2.0, DOTTED, "RSS total", NULL, r->total.peak);
-	svg_legend_row(g, row + 1, "#000", 2.0, DOTTED, "dotted: RSS (right axis), per pid", NULL, 0);
+			sy(rg, v) + 4, mt_format__human(h, v));
+}
+
+/*
+ * The RSS lines dotted and the mapped ones dash-dotted, on the right axis, over the heap's (in the processes'
+ * colours), and their legend from row `row` on.
+ */
+static void svg_side(const struct tl_svg *g, size_t row)
+{
+	const struct tl_plot *r = &g->t->rss, *mp = &g->t->mapped;
+	struct tl_svg rg = *g;
+
+	rg.y_max = g->r_max;
+	svg_right_axis(g, &rg);
+	if (mp->nsamples) {
+		svg_lines(&rg, mp, 2.0, DASHDOT);
+		svg_series(&rg, mp, mp->part.v, "#888", 1.5, DASHDOT);
+		svg_legend_row(g, row++, "#000", 2.0, DASHDOT, "mapped total", NULL, mp->total.peak);
+		svg_legend_row(g, row++, "#888", 1.5, DASHDOT, "of which the program's", NULL, 0);
+	}
+	if (r->nsamples) {
+		svg_lines(&rg, r, 2.0, DOTTED);
+		svg_legend_row(g, row++, "#000", 2.0, DOTTED, "RSS total", NULL, r->total.peak);
+	}
+	if (mp->nsamples)
+		svg_legend_row(g, row++, "#000", 2.0, DASHDOT, "dash-dot: mapped (right axis), per pid", NULL, 0);
+	if (r->nsamples)
+		svg_legend_row(g, row, "#000", 2.0, DOTTED, "dotted: RSS (right axis), per pid", NULL, 0);
 }
 
 int mt_timeline__svg(FILE *f, const struct mt_timeline *t, const char *title)
 {
+	uint64_t r_peak = t->rss.total.peak > t->mapped.total.peak ? t->rss.total.peak : t->mapped.total.peak;
 	struct tl_svg g = { .f = f, .t = t, .y_step = bytes_step(t->heap.total.peak), .t_step = time_step(t->t_end),
-			    .r_step = bytes_step(t->rss.total.peak) };
+			    .r_step = bytes_step(r_peak) };
 
 	/* the top: the tick above the peak, or the next one when the peak sits on it (room for its label) */
 	g.y_max = (double)((t->heap.total.peak / g.y_step + 1) * g.y_step);
-	g.r_max = (double)((t->rss.total.peak / g.r_step + 1) * g.r_step);
+	g.r_max = (double)((r_peak / g.r_step + 1) * g.r_step);
 	g.t_max = (double)((t->t_end + g.t_step - 1) / g.t_step * g.t_step);
 	g.t_max = g.t_max ? g.t_max : 1.0;
 
@@ -855,7 +939,7 @@ int mt_timeline__svg(FILE *f, const struct mt_timeline *t, const char *title)
 	svg_lines(&g, &t->heap, 2.5, SOLID);
 	svg_peak(&g);
 	svg_marks(&g);
-	svg_rss(&g, svg_legend(&g));
+	svg_side(&g, svg_legend(&g));
 	fputs("</svg>\n", f);
 	return ferror(f) ? -EIO : 0;
 }

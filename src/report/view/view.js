@@ -544,6 +544,13 @@ function drawHeader() {
 	line("peak live", human(t.peak_live_bytes) + " (" + t.peak_live_bytes + " B) at " + seconds(t.peak_ts_ns));
 	if (t.rss_records)
 		line("peak RSS", human(t.peak_rss_bytes) + " (" + t.peak_rss_bytes + " B) at " + seconds(t.peak_rss_ts_ns));
+	if (t.rss_at_peak)	/* report's "Where RSS goes at its peak": terms that add up to it, the rest maybe < 0 */
+		line("where it goes", [["heap_bytes", "live heap"], ["allocator_held_bytes", "allocator-held"],
+				       ["program_mapped_bytes", "program mappings"], ["file_bytes", "file"],
+				       ["shmem_bytes", "shmem"], ["rest_bytes", "the rest"]].map(function (k) {
+			const v = t.rss_at_peak[k[0]];
+			return k[1] + " " + (v < 0 ? "-" + human(-v) : human(v));
+		}).join(", "));
 	line("leaked", t.leaked_allocations + " blocks, " + human(t.leaked_bytes) + " (" + t.leaked_bytes + " B)" +
 	     (t.suppressed_allocations ? "; suppressed " + t.suppressed_allocations + " blocks, " +
 	      human(t.suppressed_bytes) : ""));
@@ -643,11 +650,17 @@ function drawTimelineSeries(svg) {
 	if (tl.others && !groups)
 		svg.appendChild(polyline(tl.t_ns, tl.others, max, "#999", "series", "other processes"));
 	svg.appendChild(polyline(tl.t_ns, tl.total, max, "#000", "series total", "total live heap"));
-	if (tl.rss) {
-		axisLabels(svg, tl.rss.peak.bytes, true);
-		svg.appendChild(polyline(tl.rss.t_ns, tl.rss.total, tl.rss.peak.bytes, "#2060c0", "series rss",
+	/* RSS and the anonymous mappings (program + allocator) share the right axis: both are bytes of the process */
+	const side = Math.max(tl.rss ? tl.rss.peak.bytes : 0, tl.mapped ? tl.mapped.peak.bytes : 0);
+	if (tl.rss || tl.mapped)
+		axisLabels(svg, side, true);
+	if (tl.mapped)
+		svg.appendChild(polyline(tl.mapped.t_ns, tl.mapped.total, side, "#208040", "series mapped",
+					 "total mapped (anonymous private, program + allocator): peak " +
+					 human(tl.mapped.peak.bytes)));
+	if (tl.rss)
+		svg.appendChild(polyline(tl.rss.t_ns, tl.rss.total, side, "#2060c0", "series rss",
 					 "total RSS: peak " + human(tl.rss.peak.bytes)));
-	}
 	const px = tlX(D.report.totals.peak_ts_ns);
 	const peak = el("svg:circle", { cx: px, cy: TL.top, r: 4, class: "peak" });
 	svgTitle(peak, "peak live " + human(D.report.totals.peak_live_bytes) + " at " + seconds(D.report.totals.peak_ts_ns));
@@ -741,6 +754,14 @@ function drawTimeline() {
 	for (const p of exeGroups() ? [] : D.timeline.processes) {
 		const s = el("span", { class: "key" }, p.pid + " " + p.exe.split("/").pop());
 		s.style.borderColor = pidColour(p.pid);
+		legend.appendChild(s);
+	}
+	for (const k of [["mapped", "#208040", "mapped, dash-dot (right axis)"],
+			 ["rss", "#2060c0", "RSS, dashed (right axis)"]]) {
+		if (!D.timeline[k[0]])
+			continue;
+		const s = el("span", { class: "key" }, k[2]);
+		s.style.borderColor = k[1];
 		legend.appendChild(s);
 	}
 	document.getElementById("timeline").replaceChildren(svg, legend);
