@@ -18,9 +18,11 @@
 #include <cmocka.h>
 
 #include "cmd_capture.h"
+#include "helpers.h"
 #include "artifact/artifact.h"
 #include "cli/commands.h"
 #include "common/json.h"
+#include "common/strmap.h"
 #include "common/text.h"
 #include "common/u64map.h"
 #include "model/model.h"
@@ -34,7 +36,7 @@
 #ifndef MT_SOURCE_DIR
 #define MT_SOURCE_DIR "."
 #endif
-#define GOLDEN_DIR MT_SOURCE_DIR "/tests/golden/"
+#define GOLDEN_DIR MT_SOURCE_DIR "/tests/golden"
 
 #define T0 1000000000ull		/* session start of the synthetic runs */
 #define EXITED(code) ((code) << 8)	/* wait statuses */
@@ -923,6 +925,57 @@ static void capture_begin(FILE **f, char **buf, size_t *len)
 	assert_non_null(*f);
 }
 
+/* Strings numbered in the order first seen, each kept once; keys of parts tell NULL from "" and "ab","c" from "a","bc". */
+static void test_strmap_intern(void **state)
+{
+	struct mt_strmap m = { 0 }, t = { 0 };
+	char buf[32], **strs;
+	size_t i, n;
+	bool added;
+
+	(void)state;
+	assert_int_equal(mt_strmap__find(&m, "a"), -ENOENT);
+	assert_int_equal(mt_strmap__intern(&m, "", &added), 0);
+	assert_true(added);
+	assert_int_equal(mt_strmap__intern(&m, "a", &added), 1);
+	assert_true(added);
+	assert_int_equal(mt_strmap__intern(&m, "", &added), 0);
+	assert_false(added);
+	for (i = 0; i < 10000; i++) {
+		snprintf(buf, sizeof(buf), "s%zu", i);
+		assert_int_equal(mt_strmap__intern(&m, buf, NULL), 2 + i);
+	}
+	assert_int_equal(m.count, 10002);
+	assert_int_equal(mt_strmap__find(&m, "s4321"), 4323);
+	assert_string_equal(mt_strmap__str(&m, 4323), "s4321");
+	assert_int_equal(mt_strmap__find(&m, "s10000"), -ENOENT);
+	strs = mt_strmap__take(&m, &n);
+	assert_int_equal(n, 10002);
+	assert_int_equal(m.count, 0);
+	assert_string_equal(strs[1], "a");
+	for (i = 0; i < n; i++)
+		free(strs[i]);
+	free(strs);
+
+	assert_int_equal(mt_strmap__intern_parts(&t, (const char *const[]){ "ab", "c" }, 2, NULL), 0);
+	assert_int_equal(mt_strmap__intern_parts(&t, (const char *const[]){ "a", "bc" }, 2, NULL), 1);
+	assert_int_equal(mt_strmap__intern_parts(&t, (const char *const[]){ "a", NULL }, 2, NULL), 2);
+	assert_int_equal(mt_strmap__intern_parts(&t, (const char *const[]){ "a", "" }, 2, NULL), 3);
+	assert_int_equal(mt_strmap__intern_parts(&t, (const char *const[]){ "a" }, 1, NULL), 4);
+	assert_int_equal(mt_strmap__intern_parts(&t, (const char *const[]){ NULL, "a", NULL }, 3, NULL), 5);
+	assert_int_equal(mt_strmap__intern_parts(&t, (const char *const[]){ "a", NULL }, 2, &added), 2);
+	assert_false(added);
+	assert_string_equal(mt_strmap__part(&t, 1, 0), "a");
+	assert_string_equal(mt_strmap__part(&t, 1, 1), "bc");
+	assert_null(mt_strmap__part(&t, 2, 1));
+	assert_string_equal(mt_strmap__part(&t, 3, 1), "");
+	assert_null(mt_strmap__part(&t, 5, 0));
+	assert_string_equal(mt_strmap__part(&t, 5, 1), "a");
+	assert_null(mt_strmap__part(&t, 5, 2));
+	mt_strmap__release(&t);
+	assert_int_equal(t.count, 0);
+}
+
 static void test_json_strings(void **state)
 {
 	static const char in[] = "a\"b\\c\n\t\x01\x7f" "\xc3\xa9" "\xe2\x82\xac" "\xf0\x9f\x98\x80"
@@ -1116,87 +1169,6 @@ static int artifact_teardown(void **state)
 	return 0;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	char *buf = NULL;
-	FILE *f = fopen(path, "rb");
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
-		goto out_close;
-	buf = malloc(n + 1);
-	if (buf && fread(buf, 1, n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	if (buf) {
-		buf[n] = '\0';
-		*len = n;
-	}
-out_close:
-	fclose(f);
-	return buf;
-}
-
-static void spit(const char *path, const char *buf, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-
-	if (!f)
-		fail_msg("cannot write %s: %s", path, strerror(errno));
-	assert_int_equal(fwrite(buf, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-}
-
-/* Prints the first line where the two texts part, diff style. */
-static void print_first_difference(const char *exp, size_t elen, const char *act, size_t alen)
-{
-	size_t i = 0, line = 1, start = 0, e_end, a_end;
-
-	while (i < elen && i < alen && exp[i] == act[i]) {
-		if (exp[i++] == '\n') {
-			line++;
-			start = i;
-		}
-	}
-	for (e_end = start; e_end < elen && exp[e_end] != '\n'; e_end++)
-		;
-	for (a_end = start; a_end < alen && act[a_end] != '\n'; a_end++)
-		;
-	print_error("first difference at line %zu:\n-%.*s\n+%.*s\n", line,
-		    (int)(e_end - start), exp + start, (int)(a_end - start), act + start);
-}
-
-static void check_golden(const char *name, const char *actual, size_t len)
-{
-	const char *update = getenv("MEMTRACK_UPDATE_GOLDEN");
-	char path[512], out[256];
-	char *expected;
-	size_t elen = 0;
-
-	snprintf(path, sizeof(path), GOLDEN_DIR "%s", name);
-	if (update && !strcmp(update, "1")) {
-		spit(path, actual, len);
-		print_message("updated %s\n", path);
-		return;
-	}
-	expected = slurp(path, &elen);
-	if (!expected)
-		fail_msg("cannot read %s: %s (MEMTRACK_UPDATE_GOLDEN=1 creates it)", path, strerror(errno));
-	if (elen == len && !memcmp(expected, actual, len)) {
-		free(expected);
-		return;
-	}
-	snprintf(out, sizeof(out), "%s.actual", name);	/* in the working directory: the build tree */
-	spit(out, actual, len);
-	print_first_difference(expected, elen, actual, len);
-	free(expected);
-	fail_msg("%s differs from its golden file; see `diff -u %s %s`; MEMTRACK_UPDATE_GOLDEN=1 accepts the new output",
-		 name, path, out);
-}
-
 static void golden_report(struct artifact *a, bool json, const char *name)
 {
 	struct mt_read_status st;
@@ -1211,7 +1183,7 @@ static void golden_report(struct artifact *a, bool json, const char *name)
 	capture_begin(&f, &buf, &len);
 	assert_int_equal(json ? mt_report__json(f, m) : mt_report__text(f, m, "ARTIFACT"), 0);
 	fclose(f);
-	check_golden(name, buf, len);
+	mt_test__check_golden(GOLDEN_DIR, name, buf, len);
 	free(buf);
 	mt_model__free(m);
 }
@@ -1248,7 +1220,7 @@ static void test_golden_leaks(void **state)
 	assert_int_equal(mt_report__leaks_text(f, m, "ARTIFACT", &x, 0), 0);
 	assert_int_equal(mt_report__leaks_json(f, m, &x, 0), 0);
 	fclose(f);
-	check_golden("leaks.txt", buf, len);
+	mt_test__check_golden(GOLDEN_DIR, "leaks.txt", buf, len);
 	free(buf);
 	mt_leaks__free(l);
 	mt_suppressions__free(sup);
@@ -1267,7 +1239,7 @@ static void test_golden_dump(void **state)
 	assert_int_equal(mt_dump__write(f, a->dir, &st), 0);
 	fclose(f);
 	assert_int_equal(st.records, a->records);
-	check_golden("dump.jsonl", buf, len);
+	mt_test__check_golden(GOLDEN_DIR, "dump.jsonl", buf, len);
 	free(buf);
 }
 
@@ -1337,7 +1309,7 @@ static void test_cmd_usage_and_unreadable(void **state)
 	assert_int_equal(run_cmd(mt_cmd_dump, err, sizeof(err), "dump", "/nonexistent/mt", NULL), 2);
 
 	snprintf(junk, sizeof(junk), "%s/not-an-artifact", a->dir);
-	spit(junk, "hello, world, this is no artifact header\n", 41);
+	mt_test__write_file(junk, "hello, world, this is no artifact header\n", 41);
 	assert_int_equal(run_cmd(mt_cmd_report, err, sizeof(err), "report", junk, NULL), 2);
 	assert_int_equal(run_cmd(mt_cmd_dump, err, sizeof(err), "dump", junk, NULL), 2);
 	unlink(junk);
@@ -2129,7 +2101,7 @@ static void write_text(const char *dir, const char *name, const char *text)
 	char path[256];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	spit(path, text, strlen(text));
+	mt_test__write_file(path, text, strlen(text));
 }
 
 /*
@@ -3053,6 +3025,7 @@ int main(void)
 		cmocka_unit_test(test_reorder_window),
 		cmocka_unit_test(test_reorder_ties_and_errors),
 		cmocka_unit_test(test_reorder_matches_reference),
+		cmocka_unit_test(test_strmap_intern),
 		cmocka_unit_test(test_json_strings),
 		cmocka_unit_test(test_json_nesting),
 		cmocka_unit_test(test_status_helpers),

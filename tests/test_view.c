@@ -74,15 +74,7 @@ static uint64_t ns_of(const char *seconds)
 /* Chromium is needed (a failure under CI=true, else the test is skipped). */
 static bool have_chromium(void)
 {
-	const char *ci = getenv("CI");
-
-	if (!system("command -v chromium > /dev/null 2>&1"))
-		return true;
-	if (ci && !strcmp(ci, "true"))
-		fail_msg("chromium not found: install the chromium package");
-	print_message("chromium not found: skipped\n");
-	skip();
-	return false;
+	return mt_test__need("chromium", "chromium");
 }
 
 /* The page at hash, its state JSON (malloc'd); a screenshot of it as MT_VIEW_SHOTS/view-NAME.png. */

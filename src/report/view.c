@@ -9,8 +9,8 @@
 
 #include "common/array.h"
 #include "common/json.h"
+#include "common/strmap.h"
 #include "common/text.h"
-#include "common/u64map.h"
 #include "report/view_page.h"
 #include "stacks/stack_heap.h"
 
@@ -167,19 +167,11 @@ int mt_view_steps__finish(struct mt_view_steps *v, const struct mt_stacks *s)
 
 struct view_frames {
 	struct mt_json *j;		/* "frames": written as they are first seen */
-	struct mt_u64map index;		/* hash of name, srcline, module → index */
-	size_t count;
+	struct mt_strmap index;		/* (name, srcline, module) by index */
 	size_t *path;			/* one stack's, innermost first */
 	size_t npath, cap_path;
 	const char *module;		/* of the return address being expanded */
 };
-
-static uint64_t fnv1a(uint64_t h, const char *s)
-{
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return (h ^ 0xff) * 0x100000001b3ULL;	/* a separator, so that "ab" "c" differs from "a" "bc" */
-}
 
 static void frame_json(struct mt_json *j, const char *name, const char *srcline, const char *module)
 {
@@ -202,20 +194,20 @@ static int frame_add(const struct mt_frame_line *fl, void *ctx)
 	struct view_frames *vf = ctx;
 	char srcline[4096];
 	const char *base = fl->file ? strrchr(fl->file, '/') : NULL;
-	uint64_t h, *found;
+	const char *key[3] = { fl->name, fl->file ? srcline : NULL, vf->module };
+	int64_t idx;
+	bool added;
 
 	if (fl->file)
 		snprintf(srcline, sizeof(srcline), "%s:%d", base ? base + 1 : fl->file, fl->line);
-	h = fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ULL, fl->name), fl->file ? srcline : NULL), vf->module);
-	found = mt_u64map__find(&vf->index, h);
-	if (!found) {
-		if (mt_u64map__put(&vf->index, h, vf->count, NULL))
-			return -ENOMEM;
-		frame_json(vf->j, fl->name, fl->file ? srcline : NULL, vf->module);
-	}
+	idx = mt_strmap__intern_parts(&vf->index, key, 3, &added);
+	if (idx < 0)
+		return (int)idx;
+	if (added)
+		frame_json(vf->j, fl->name, key[1], vf->module);
 	if (mt_array__grow((void **)&vf->path, &vf->cap_path, vf->npath, sizeof(*vf->path)))
 		return -ENOMEM;
-	vf->path[vf->npath++] = found ? *found : vf->count++;
+	vf->path[vf->npath++] = (size_t)idx;
 	return 0;
 }
 
@@ -267,7 +259,7 @@ static int view_stacks_json(struct mt_json *j, struct mt_stacks *s)
 		mt_json__end_array(j);
 	}
 	mt_json__end_array(j);
-	mt_u64map__release(&vf.index);
+	mt_strmap__release(&vf.index);
 	free(vf.path);
 	return err;
 }
