@@ -468,7 +468,7 @@ static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w
 }
 
 /* The call path's hash, its definition emitted the first time. Global: verified once for any caller's state, not
- * once per path through the entry program that reaches it. */
+ * once per path through the entry program that reaches it. ctx: a uprobe's registers, or a syscall's copy of them. */
 __noinline __u64 stack__path(struct pt_regs *ctx)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
@@ -478,6 +478,8 @@ __noinline __u64 stack__path(struct pt_regs *ctx)
 	__u64 hash;
 	__u32 stop;
 
+	if (!ctx)	/* a syscall's copy of the user registers (syscalls.bpf.h) is memory that may be NULL */
+		return 0;
 	if (cfg_withhold) {
 		__u32 tgid = current__ids() >> 32;
 
