@@ -301,8 +301,9 @@ struct mt_syscall {
 	__u8 sys;		/* enum mt_sys */
 	__u8 origin;		/* enum mt_sys_origin: who made the call (0 in artifacts of earlier writers) */
 	__u8 _pad[6];
-	__u64 stack;		/* with --stacks, a program's mmap, mremap or brk: its call path's hash (MT_REC_STACK);
-				 * else 0; absent from records of MT_SYSCALL_SIZE_V1 bytes */
+	__u64 stack;		/* with --stacks, a program's call that makes, moves or ends anonymous private memory
+				 * (mmap of it, mremap, munmap, brk setting the break): its call path's hash
+				 * (MT_REC_STACK); else 0; absent from records of MT_SYSCALL_SIZE_V1 bytes */
 };
 
 /* An MT_REC_SYSCALL record of earlier writers: no stack. Readers take either size. */

@@ -118,14 +118,24 @@ struct {
 	__type(value, struct pt_regs);
 } sys_regs SEC(".maps");
 
-/* --stacks: the call path of a mapping the program made, walked as an allocation's. The allocator's own mappings
- * have none: their sites are the allocations'. */
-static __always_inline __u64 sys__stack(__u8 kind, __u8 origin, long ret, struct pt_regs *regs)
+/* The calls whose call path --stacks records: those that make, move or end anonymous private memory (mmap of it,
+ * mremap, munmap, a brk that sets the break; brk(0) only asks). */
+static __always_inline bool sys__mapping(__u8 kind, const struct mt_sysargs *a)
+{
+	if (kind == MT_SYS_MMAP)
+		return (a->a[3] & MT_MAP_ANONYMOUS) && (a->a[3] & MT_MAP_TYPE) == MT_MAP_PRIVATE;
+	return kind != MT_SYS_BRK || a->a[0];
+}
+
+/* --stacks: the call path of a mapping call the program made, walked as an allocation's from the syscall's user
+ * registers. The allocator's own calls have none: their memory is its heap's, whose sites are the allocations'. */
+static __always_inline __u64 sys__stack(__u8 kind, const struct mt_sysargs *a, __u8 origin, long ret,
+					struct pt_regs *regs)
 {
 	struct pt_regs *r;
 	__u32 zero = 0;
 
-	if (!cfg_stack_bytes || live_paused || ret < 0 || origin != MT_SYS_ORIGIN_PROGRAM || kind == MT_SYS_MUNMAP)
+	if (!cfg_stack_bytes || live_paused || ret < 0 || origin != MT_SYS_ORIGIN_PROGRAM || !sys__mapping(kind, a))
 		return 0;
 	r = bpf_map_lookup_elem(&sys_regs, &zero);
 	if (!r || bpf_probe_read_kernel(r, sizeof(*r), regs))
@@ -150,7 +160,7 @@ static __always_inline int sys__exit(long id, long ret, struct pt_regs *regs)
 	if (kind == SYS_WATCH_ONLY)
 		return 0;
 	origin = sys__origin();
-	stack = sys__stack(kind, origin, ret, regs);	/* its definition goes out first */
+	stack = sys__stack(kind, &a, origin, ret, regs);	/* its definition goes out first */
 	e = rec__reserve(sizeof(*e), MT_REC_SYSCALL);
 	if (e) {
 		sys__fill(e, kind, &a, ret);
