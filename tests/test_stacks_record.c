@@ -466,6 +466,43 @@ static void test_mapped_sites(void **state)
 	mt_stacks__free(s);
 }
 
+/* `flamegraph --collapsed --kind K DIR`'s lines that pass through main, in their order (sorted by path). */
+static char *flame_main_lines(const char *dir, const char *kind)
+{
+	char out[512], *argv[] = { MT_BINARY, "flamegraph", "--collapsed", "--kind", (char *)kind, (char *)dir, NULL };
+	char *text, *line, *save = NULL, *keep;
+	size_t at = 0;
+
+	snprintf(out, sizeof(out), "%s/flamegraph.%s", tmp_root, kind);
+	text = run_output(argv, out);
+	keep = calloc(1, strlen(text) + 1);
+	assert_non_null(keep);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strstr(line, ";main;"))
+			at += sprintf(keep + at, "%s\n", strstr(line, ";main;") + 1);
+	free(text);
+	return keep;
+}
+
+/* flamegraph --kind: mapped has exactly the two mapping sites' bytes, heap the allocations alone, all both. */
+static void test_mapped_flamegraph(void **state)
+{
+	char dir[256], *lines;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/mapped_flame", tmp_root);
+	record(dir, MT_PROGS "/mapped_sites", NULL);
+	lines = flame_main_lines(dir, "mapped");
+	assert_string_equal(lines, "main;arena;map 45056\nmain;table;map 118784\n");
+	free(lines);
+	lines = flame_main_lines(dir, "heap");
+	assert_string_equal(lines, "main;big 200\nmain;small 200\n");
+	free(lines);
+	lines = flame_main_lines(dir, "all");
+	assert_string_equal(lines, "main;arena;map 45056\nmain;big 200\nmain;small 200\nmain;table;map 118784\n");
+	free(lines);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -480,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_fork_children_by_stack),
 		cmocka_unit_test(test_sizes_first_user_frame),
 		cmocka_unit_test(test_mapped_sites),
+		cmocka_unit_test(test_mapped_flamegraph),
 	};
 
 	return mt_test__main("test_stacks_record", tests, sizeof(tests) / sizeof(tests[0]));
