@@ -484,10 +484,11 @@ static char *flame_main_lines(const char *dir, const char *kind)
 	return keep;
 }
 
-/* flamegraph --kind: mapped has exactly the two mapping sites' bytes, heap the allocations alone, all both. */
+/* flamegraph --kind: mapped has exactly the two mapping sites' bytes, heap the allocations alone, all both; report
+ * ranks the sites by mapped bytes. */
 static void test_mapped_flamegraph(void **state)
 {
-	char dir[256], *lines;
+	char dir[256], *lines, *json, *ranked, *table, *arena;
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s/mapped_flame", tmp_root);
@@ -501,6 +502,18 @@ static void test_mapped_flamegraph(void **state)
 	lines = flame_main_lines(dir, "all");
 	assert_string_equal(lines, "main;arena;map 45056\nmain;big 200\nmain;small 200\nmain;table;map 118784\n");
 	free(lines);
+	json = report_json(dir);
+	ranked = strstr(json, "\"sites_by_mapped\"");
+	assert_non_null(ranked);
+	table = strstr(ranked, "\"mapped_bytes\": 118784,");
+	arena = strstr(ranked, "\"mapped_bytes\": 45056,");
+	assert_non_null(table);
+	assert_non_null(arena);
+	assert_true(table < arena);	/* the table's site first: the most mapped */
+	assert_true(strstr(table, "\"table+") < strstr(table, "\"main+"));
+	assert_true(strstr(arena, "\"unmapped_bytes\": 12288,") < strstr(arena, "\"frames\""));
+	assert_true(strstr(arena, "\"arena+") < strstr(arena, "\"main+"));
+	free(json);
 }
 
 int main(void)

@@ -153,5 +153,5 @@ const struct mt_stack_mapped *mt_stack_mapped__counts(const struct mt_stack_mapp
 
 uint64_t mt_stack_mapped__peak_bytes(const struct mt_stack_mapped_books *b)
 {
-	return b->peak;
+	return b ? b->peak : 0;
 }

@@ -37,7 +37,7 @@ int mt_stack_mapped__apply(struct mt_stack_mapped_books *b, const struct mt_rec_
 int mt_stack_mapped__finish(struct mt_stack_mapped_books *b);
 /* The counts of stack hash (0: the ranges made without a stack); NULL when it mapped nothing. */
 const struct mt_stack_mapped *mt_stack_mapped__counts(const struct mt_stack_mapped_books *b, uint64_t hash);
-/* The peak of the program's mapped bytes in all (the sum over the processes' address spaces). */
+/* The peak of the program's mapped bytes in all (the sum over the processes' address spaces; b may be NULL). */
 uint64_t mt_stack_mapped__peak_bytes(const struct mt_stack_mapped_books *b);
 
 #endif /* MEMTRACK_STACK_MAPPED_H */

@@ -701,6 +701,11 @@ const struct mt_stack_heap *mt_stacks__heap(const struct mt_stacks *s)
 	return s->heap;
 }
 
+const struct mt_stack_mapped_books *mt_stacks__mapped(const struct mt_stacks *s)
+{
+	return s->mapped;
+}
+
 size_t mt_stacks__count(const struct mt_stacks *s)
 {
 	return s->count;

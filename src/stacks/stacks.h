@@ -193,6 +193,8 @@ const char *mt_stacks__chains(const struct mt_stacks *s);
 const char *mt_stacks__chains_key(const struct mt_stacks *s);
 /* The accounting by stack: index + 1 of an entry, 0 for the allocations without a stack (NULL with chains_only). */
 const struct mt_stack_heap *mt_stacks__heap(const struct mt_stacks *s);
+/* The program's mappings by stack (each entry has a copy of its counts; NULL with chains_only). */
+const struct mt_stack_mapped_books *mt_stacks__mapped(const struct mt_stacks *s);
 size_t mt_stacks__count(const struct mt_stacks *s);
 const struct mt_stack_entry *mt_stacks__entry(const struct mt_stacks *s, size_t idx);
 struct mt_modules *mt_stacks__modules(const struct mt_stacks *s);
