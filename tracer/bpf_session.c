@@ -366,7 +366,7 @@ struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o, uid_t ow
 	session__choose_syscall_hooks(s, o->syscall_tracepoints);
 	bpf_program__set_autoload(s->skel->progs.rss_stat, !o->no_rss);
 	s->skel->rodata->cfg_wakeup_bytes = o->ring_bytes / SESSION_WAKEUP_PARTS / (ncpus > 0 ? ncpus : 1);
-	s->skel->rodata->cfg_ring_high = o->ring_bytes / 2;
+	s->skel->rodata->cfg_ring_high = o->drop_when_full ? 0 : o->ring_bytes / 2;
 	s->skel->rodata->cfg_stack_bytes = o->stack_bytes;
 	s->skel->rodata->cfg_stack_sample = o->stack_sample ? o->stack_sample : MT_STACK_SAMPLE_DEFAULT;
 	s->skel->rodata->cfg_withhold = o->stack_bytes && owner_uid != 0;

@@ -25,6 +25,7 @@ struct mt_options {
 	bool strict;		/* --strict: exit MT_EXIT_STRICT when an event was dropped or an attach failed */
 	bool portable;		/* --portable: with stacks, modules copied into DIR/modules, not kept in the cache */
 	bool no_rss;		/* --no-rss: no rss_stat program, no MT_REC_RSS records */
+	bool drop_when_full;	/* --drop-when-full: no ring back-pressure (bpf/pressure.bpf.h) */
 	bool fast_cxx;		/* --fast-cxx: C++ runtimes' deletes and new[] not probed (mt_allocators__fast_cxx) */
 };
 

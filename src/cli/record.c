@@ -23,7 +23,7 @@
 static void record__usage(FILE *f)
 {
 	fprintf(f, "usage: memtrack record [-o DIR] [-q] [-v] [--stacks [--stack-bytes N] [--stack-sample N]]\n"
-		   "                       [--exit-with-command] [--ring-size MIB] [--precise-time]\n"
+		   "                       [--exit-with-command] [--ring-size MIB] [--drop-when-full] [--precise-time]\n"
 		   "                       [--ts-resolution NS] [--syscall-tracepoints] [--no-handoff] [--user NAME]\n"
 		   "                       [--paused] [--strict] [--no-rss] [--label KEY=VALUE...]\n"
 		   "                       [--portable] [--fast-cxx] [--python-malloc] -- PROGRAM [ARGS...]\n"
@@ -44,6 +44,9 @@ static void record__usage(FILE *f)
 		   "                       read on another machine (default: kept once in the module cache,\n"
 		   "                       $MEMTRACK_CACHE or ~/.cache/memtrack; `memtrack pack DIR` copies them later)\n"
 		   "      --ring-size N    BPF ring buffer of N MiB, a power of two (default: %u, %u with --stacks)\n"
+		   "      --drop-when-full  let the command run on when the ring is over half full, and count\n"
+		   "                       what the full ring drops (default: a thread that allocates then waits\n"
+		   "                       until memtrack has read the ring, so that nothing is lost)\n"
 		   "      --precise-time   time events with the precise clock (costs more per event), not with the\n"
 		   "                       kernel's tick (1/CONFIG_HZ: 4 ms at 250 Hz); the order is exact either way\n"
 		   "      --ts-resolution NS  timestamps rounded down to NS nanoseconds (default %u: 1 us, or the tick\n"
@@ -157,6 +160,7 @@ static int record__option(void *ctx, int val, const char *name, const char *arg)
 	case 'D': o->portable = true; return 0;
 	case 'R': o->no_rss = true; return 0;
 	case 'F': o->fast_cxx = true; return 0;
+	case 'W': o->drop_when_full = true; return 0;
 	case 'y': a->python_malloc = true; return 0;
 	case 'L': return mt_labels__add(a->labels, "record", arg);
 	case 'o': o->out_dir = arg; return 0;
@@ -181,6 +185,7 @@ static int record__parse(int argc, char **argv, struct mt_options *o, struct mt_
 		{ "no-rss", no_argument, NULL, 'R' },	    { "pid", required_argument, NULL, 'i' },
 		{ "fast-cxx", no_argument, NULL, 'F' },	    { "stack-sample", required_argument, NULL, 'n' },
 		{ "python-malloc", no_argument, NULL, 'y' }, { "label", required_argument, NULL, 'L' },
+		{ "drop-when-full", no_argument, NULL, 'W' },
 		{},
 	};
 	struct record_args a = { o, labels, false };

@@ -191,18 +191,54 @@ static void parts_free(struct report_parts *p)
 	mt_model__free(p->m);
 }
 
-/* The stacks, the suppressions and what they suppress, the command lines; 0 or 2 after an error message. */
-static int report_extras(const struct report_args *a, struct report_parts *p)
+/* --between's marks are in DIR, A then B: else there is no window to report. 0, or 2 after one error line. */
+static int report_between_found(const struct report_args *a, const struct mt_model *m)
 {
-	struct mt_stacks_opts opts = { .full_paths = a->full_paths, .fp_chains = a->fp };
-	struct mt_read_status st;
-	int err;
+	const struct mt_totals *t = mt_model__totals(m);
 
-	err = mt_stacks__load(a->dir, &opts, &p->stacks, &st);
+	if (!a->filter.between[0] || t->between_closed)
+		return 0;
+	if (t->between_open)
+		pr_err("report: %s has no `mark %s` line after `mark %s`\n", a->dir, a->filter.between[1],
+		       a->filter.between[0]);
+	else
+		pr_err("report: %s has no `mark %s` line\n", a->dir, a->filter.between[0]);
+	return 2;
+}
+
+/*
+ * The model and the stacks. Without a filter the stacks' read makes the model too (the same model, one read of DIR
+ * instead of two: a replay is most of a report's time); with one, the model is the filtered one and the stacks
+ * are read after it. *err and *st: the model's read. 0, or the exit status after one error line.
+ */
+static int report_load(const struct report_args *a, struct report_parts *p, int *err, struct mt_read_status *st)
+{
+	struct mt_stacks_opts opts = { .full_paths = a->full_paths, .fp_chains = a->fp, .keep_model = true };
+	struct mt_model_opts mo = { &a->filter, true };
+	struct mt_read_status sst;
+	int ret, serr;
+
+	if (!a->filtered[0]) {
+		*err = mt_stacks__load(a->dir, &opts, &p->stacks, st);
+		p->m = p->stacks ? mt_stacks__take_model(p->stacks) : NULL;
+		return p->m ? 0 : mt_report__exit_status(a->dir, *err, st, "report");
+	}
+	*err = mt_model__load_with(a->dir, &mo, &p->m, st);
+	ret = !p->m ? mt_report__exit_status(a->dir, *err, st, "report") : report_between_found(a, p->m);
+	if (ret)
+		return ret;
+	opts.keep_model = false;
+	serr = mt_stacks__load(a->dir, &opts, &p->stacks, &sst);
 	if (!p->stacks) {
-		pr_err("%s: stacks: %s\n", a->dir, st.reason[0] ? st.reason : strerror(-err));
+		pr_err("%s: stacks: %s\n", a->dir, sst.reason[0] ? sst.reason : strerror(-serr));
 		return 2;
 	}
+	return 0;
+}
+
+/* The suppressions and what they suppress, the sites, the leaks, the command lines; 0 or 2 after an error line. */
+static int report_extras(const struct report_args *a, struct report_parts *p)
+{
 	p->sup = mt_suppressions__from_args(&a->sup);
 	if (!p->sup)
 		return 2;
@@ -263,26 +299,10 @@ static int report_print(const struct report_args *a, const struct report_parts *
 	return ret;
 }
 
-/* --between's marks are in DIR, A then B: else there is no window to report. 0, or 2 after one error line. */
-static int report_between_found(const struct report_args *a, const struct mt_model *m)
-{
-	const struct mt_totals *t = mt_model__totals(m);
-
-	if (!a->filter.between[0] || t->between_closed)
-		return 0;
-	if (t->between_open)
-		pr_err("report: %s has no `mark %s` line after `mark %s`\n", a->dir, a->filter.between[1],
-		       a->filter.between[0]);
-	else
-		pr_err("report: %s has no `mark %s` line\n", a->dir, a->filter.between[0]);
-	return 2;
-}
-
 int mt_cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .top = 10, .filter = { .to_ns = MT_FILTER_END } };
 	struct report_parts p = { 0 };
-	struct mt_model_opts mo = { &a.filter, true };
 	struct mt_read_status st;
 	int err, ret;
 
@@ -291,8 +311,7 @@ int mt_cmd_report(int argc, char **argv)
 		mt_filter__release(&a.filter);
 		return ret ? (ret > 0 ? 0 : 2) : report_attach(&a);
 	}
-	err = mt_model__load_with(a.dir, &mo, &p.m, &st);
-	ret = !p.m ? mt_report__exit_status(a.dir, err, &st, "report") : report_between_found(&a, p.m);
+	ret = report_load(&a, &p, &err, &st);
 	if (!ret)
 		ret = report_extras(&a, &p);
 	if (!ret) {

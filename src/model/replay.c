@@ -86,6 +86,17 @@ const struct mt_model *mt_replay__model(const struct mt_replay *r)
 	return r->model;
 }
 
+struct mt_model *mt_replay__take_model(struct mt_replay *r)
+{
+	struct mt_model *m = r->finished ? r->model : NULL;
+
+	if (m) {
+		mt_model__set_observer(m, NULL, NULL);	/* it would call this replay back */
+		r->model = NULL;
+	}
+	return m;
+}
+
 uint64_t mt_replay__rel_ts(const struct mt_replay *r, uint64_t ts_ns)
 {
 	return ts_ns > r->base_ts ? ts_ns - r->base_ts : 0;

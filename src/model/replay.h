@@ -27,6 +27,8 @@ int mt_replay__push(struct mt_replay *r, const struct mt_rec_hdr *rec);
 int mt_replay__finish(struct mt_replay *r);
 /* The model: its heap and process state is right at every callback and after finish. */
 const struct mt_model *mt_replay__model(const struct mt_replay *r);
+/* The finished model, now the caller's (mt_model__free); the replay keeps none. NULL before finish. */
+struct mt_model *mt_replay__take_model(struct mt_replay *r);
 /* ts_ns relative to the model's time base (the session record's, else the first record's), clamped at 0. */
 uint64_t mt_replay__rel_ts(const struct mt_replay *r, uint64_t ts_ns);
 /*

@@ -35,6 +35,7 @@ struct mt_stacks {
 	struct mt_reorder *reorder;	/* chains_only: the time order without the model */
 	struct mt_stack_heap *heap;	/* the accounting by stack (NULL with chains_only) */
 	struct mt_stack_mapped_books *mapped;	/* the program's mappings by stack (NULL with chains_only) */
+	struct mt_model *model;		/* opts.keep_model: the replay's, once finished */
 
 	struct mt_stack_entry *entries;
 	size_t count;
@@ -534,7 +535,8 @@ static struct mt_stacks *stacks_new(const char *path, const struct mt_stacks_opt
 	} else {
 		s->mapped = mt_stack_mapped__new();
 		s->replay = mt_replay__new_with(replay_record, s, &(struct mt_model_opts){
-			.filter = s->opts.filter, .mapped_note = mt_stack_mapped__note, .mapped_ctx = s->mapped });
+			.filter = s->opts.filter, .leak_sites = s->opts.keep_model,
+			.mapped_note = mt_stack_mapped__note, .mapped_ctx = s->mapped });
 		s->heap = mt_stack_heap__new();
 		ok = s->replay && s->heap && s->mapped;
 		if (ok)
@@ -568,6 +570,8 @@ static int stacks_finish(struct mt_stacks *s)
 		err = mt_stack_heap__finish(s->heap, mt_replay__model(s->replay));
 	if (!err)
 		entries_count(s);
+	if (!err && s->opts.keep_model)
+		s->model = mt_replay__take_model(s->replay);
 	mt_replay__free(s->replay);	/* stack_heap kept what it needs of the model */
 	s->replay = NULL;
 	mt_u64map__release(&s->by_hash);	/* only the records named stacks by hash */
@@ -608,12 +612,21 @@ err_free:
 	return err;
 }
 
+struct mt_model *mt_stacks__take_model(struct mt_stacks *s)
+{
+	struct mt_model *m = s->model;
+
+	s->model = NULL;
+	return m;
+}
+
 void mt_stacks__free(struct mt_stacks *s)
 {
 	size_t i;
 
 	if (!s)
 		return;
+	mt_model__free(s->model);
 	mt_replay__free(s->replay);
 	mt_reorder__free(s->reorder);
 	mt_stack_heap__free(s->heap);

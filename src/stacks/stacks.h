@@ -150,6 +150,8 @@ struct mt_stacks_opts {
 	const struct mt_unwind_index *dwarf;	/* mt_stacks__read without a hook: DWARF chains from it (NULL: none) */
 	const struct mt_filter *filter;	/* the counts are the pids, exes and --from/--to window it takes
 					 * (mt_stack_heap__set_filter; --between is not followed); NULL: all */
+	bool keep_model;		/* the model of the read is kept for mt_stacks__take_model, made with
+					 * leak_sites as mt_model__load_with's: one read for a command that needs both */
 };
 
 struct mt_stacks;
@@ -166,6 +168,9 @@ int mt_stacks__load(const char *path, const struct mt_stacks_opts *opts, struct 
 /* The same read with the DWARF chains opts names (hook, else dwarf, else none): no file is read for them or made. */
 int mt_stacks__read(const char *path, const struct mt_stacks_opts *opts, struct mt_stacks **out,
 		    struct mt_read_status *st);
+/* With opts.keep_model: the read's finished model, now the caller's (mt_model__free); NULL otherwise, or after the
+ * first call. It is the model mt_model__load_with gives with the same filter and leak_sites. */
+struct mt_model *mt_stacks__take_model(struct mt_stacks *s);
 void mt_stacks__free(struct mt_stacks *s);
 
 /* The artifact directory of a path given on a command line (the path itself, or the directory holding the events
