@@ -140,7 +140,7 @@ static __always_inline __u64 sys__stack(__u8 kind, const struct mt_sysargs *a, _
 	r = bpf_map_lookup_elem(&sys_regs, &zero);
 	if (!r || bpf_probe_read_kernel(r, sizeof(*r), regs))
 		return 0;
-	return stack__capture(r);
+	return stack__capture_map(r);
 }
 
 static __always_inline int sys__exit(long id, long ret, struct pt_regs *regs)
