@@ -5,6 +5,7 @@
 
 #include "common/array.h"
 #include "common/u64map.h"
+#include "model/block_table.h"
 #include "model/blocks.h"
 #include "model/pmap.h"
 
@@ -27,7 +28,7 @@
 #define DIRTY_MIN 1024		/* additions listed for the next fold, at least; beyond half of own, it scans own */
 
 struct mt_blocks {
-	struct mt_u64map own;
+	struct mt_block_table own;
 	uint64_t own_live;		/* live entries in own */
 	struct mt_pmap *base;		/* shared, copy on write */
 	uint64_t *kills;		/* base blocks freed or replaced here since the last fold */
@@ -70,7 +71,7 @@ struct mt_blocks *mt_blocks__new(void)
 
 static void blocks_clear(struct mt_blocks *b)
 {
-	mt_u64map__release(&b->own);
+	mt_block_table__release(&b->own);
 	mt_u64map__release(&b->held);
 	mt_pmap__release(b->base);
 	mt_pmap__release(b->inh);
@@ -158,7 +159,7 @@ int mt_blocks__on_alloc(struct mt_blocks *b, const struct mt_blocks_acct *a, uin
 
 	size = SIZE_MASK(word);
 	mt_blocks__on_call(b, a, tid);
-	ret = mt_u64map__put(&b->own, addr, word, &old);
+	ret = mt_block_table__put(&b->own, addr, word, &old);
 	if (ret < 0)
 		return ret;
 	if (ret && !(old & FREED)) {
@@ -216,7 +217,7 @@ static int free_unknown(struct mt_blocks *b, const struct mt_blocks_acct *a, uin
 int mt_blocks__on_free(struct mt_blocks *b, const struct mt_blocks_acct *a, uint32_t tid, uint64_t addr,
 		       bool in_realloc)
 {
-	uint64_t *e = mt_u64map__find(&b->own, addr), word;
+	uint64_t *e = mt_block_table__find(&b->own, addr), word;
 
 	if (e && !(*e & FREED)) {
 		word = *e;
@@ -233,7 +234,7 @@ int mt_blocks__on_free(struct mt_blocks *b, const struct mt_blocks_acct *a, uint
 	}
 	if (!e && b->base && mt_pmap__find(b->base, addr, &word)) {
 		if (list_add(&b->kills, &b->nr_kills, &b->cap_kills, addr) ||
-		    mt_u64map__put(&b->own, addr, FREED | tid, NULL) < 0 || inh_leave(b, addr, word))
+		    mt_block_table__put(&b->own, addr, FREED | tid, NULL) < 0 || inh_leave(b, addr, word))
 			return -ENOMEM;
 		block_freed(a, word);
 		return 0;
@@ -250,7 +251,7 @@ void mt_blocks__on_thread_exit(struct mt_blocks *b, const struct mt_blocks_acct 
 /* Moves a live entry of own into base; 1 when it did. */
 static int fold_one(struct mt_blocks *b, uint64_t addr)
 {
-	uint64_t *e = mt_u64map__find(&b->own, addr);
+	uint64_t *e = mt_block_table__find(&b->own, addr);
 	int err;
 
 	if (!e || *e & FREED)
@@ -258,7 +259,7 @@ static int fold_one(struct mt_blocks *b, uint64_t addr)
 	err = mt_pmap__put(&b->base, addr, *e);
 	if (err)
 		return err;
-	mt_u64map__del(&b->own, addr, NULL);
+	mt_block_table__del(&b->own, addr, NULL);
 	b->own_live--;
 	return 1;
 }
@@ -283,7 +284,7 @@ static int scan_own(struct mt_blocks *b)
 
 	if (!s.addrs)
 		return -ENOMEM;
-	mt_u64map__for_each(&b->own, scan_live, &s);
+	mt_block_table__for_each(&b->own, scan_live, &s);
 	free(b->dirty);
 	b->dirty = s.addrs;
 	b->nr_dirty = b->cap_dirty = s.n;
@@ -395,7 +396,7 @@ static void walk_base(uint64_t key, uint64_t w, void *ctx)
 	const struct mt_blocks *b = lw->b;
 	bool inherited;
 
-	if (mt_u64map__find(&b->own, key))
+	if (mt_block_table__find(&b->own, key))
 		return;
 	inherited = b->inh_n && mt_pmap__find(b->inh, key, NULL) && !mt_u64map__find(&b->inh_gone, key);
 	lw->fn(SIZE_MASK(w), word_stack(w), inherited, lw->ctx);
@@ -406,7 +407,7 @@ void mt_blocks__for_each_live(const struct mt_blocks *b,
 {
 	struct live_walk lw = { b, fn, ctx };
 
-	mt_u64map__for_each(&b->own, walk_own, &lw);
+	mt_block_table__for_each(&b->own, walk_own, &lw);
 	mt_pmap__for_each(b->base, walk_base, &lw);
 }
 

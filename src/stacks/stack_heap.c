@@ -23,6 +23,7 @@
 
 #include "common/array.h"
 #include "common/u64map.h"
+#include "model/block_table.h"
 #include "model/pmap.h"
 #include "stacks/stack_heap.h"
 #include "stacks/temps.h"
@@ -51,7 +52,7 @@ struct cell {
 
 struct hproc {
 	const struct mt_proc *mp;	/* the model's process: stable while the model lives */
-	struct mt_u64map own;
+	struct mt_block_table own;
 	struct mt_pmap *base;
 	struct mt_u64map cells;		/* stack → index in pcells (kept across execs: the peak is the process's) */
 	uint32_t last_stack;		/* the last cell looked up, as most calls come from few stacks */
@@ -128,7 +129,7 @@ void mt_stack_heap__free(struct mt_stack_heap *h)
 	if (!h)
 		return;
 	for (i = 0; i < h->nprocs; i++) {
-		mt_u64map__release(&h->procs[i]->own);
+		mt_block_table__release(&h->procs[i]->own);
 		mt_pmap__release(h->procs[i]->base);
 		mt_u64map__release(&h->procs[i]->cells);
 		free(h->procs[i]);
@@ -278,7 +279,7 @@ static void block_unpack(const struct mt_stack_heap *h, uint64_t val, uint64_t *
 /* The block live at addr in p's image (its own, or inherited and not freed here). */
 static bool block_find(const struct hproc *p, uint64_t addr, uint64_t *val)
 {
-	const uint64_t *e = mt_u64map__find(&p->own, addr);
+	const uint64_t *e = mt_block_table__find(&p->own, addr);
 
 	if (e) {
 		*val = *e;
@@ -290,17 +291,17 @@ static bool block_find(const struct hproc *p, uint64_t addr, uint64_t *val)
 /* The live block at addr leaves p's image: an own entry goes, or hides base's from now on. */
 static int block_remove(struct hproc *p, uint64_t addr)
 {
-	uint64_t *e = mt_u64map__find(&p->own, addr);
+	uint64_t *e = mt_block_table__find(&p->own, addr);
 
 	if (e && p->base && mt_pmap__find(p->base, addr, NULL)) {
 		*e = TOMB;
 		return 0;
 	}
 	if (e) {
-		mt_u64map__del(&p->own, addr, NULL);
+		mt_block_table__del(&p->own, addr, NULL);
 		return 0;
 	}
-	return mt_u64map__put(&p->own, addr, TOMB, NULL) < 0 ? -ENOMEM : 0;
+	return mt_block_table__put(&p->own, addr, TOMB, NULL) < 0 ? -ENOMEM : 0;
 }
 
 static int block_end(struct mt_stack_heap *h, struct hproc *p, uint64_t addr, uint64_t val, enum block_end how)
@@ -420,7 +421,7 @@ static void image_end(struct mt_stack_heap *h, struct hproc *p, enum image_end_h
 	struct image_end x = { h, p, how };
 
 	mt_u64map__for_each(&p->cells, cell_end, &x);
-	mt_u64map__release(&p->own);
+	mt_block_table__release(&p->own);
 	mt_pmap__release(p->base);
 	p->base = NULL;
 }
@@ -482,10 +483,10 @@ static int inherit(struct mt_stack_heap *h, struct hproc *parent, struct hproc *
 
 	if (parent == child)
 		return 0;
-	mt_u64map__for_each(&parent->own, fold_one, &f);
+	mt_block_table__for_each(&parent->own, fold_one, &f);
 	if (f.err)
 		return f.err;
-	mt_u64map__release(&parent->own);
+	mt_block_table__release(&parent->own);
 	mt_pmap__release(child->base);
 	child->base = mt_pmap__share(parent->base);
 	/* cell_inherit reads a parent cell before it changes the child's, which may move pcells */
@@ -561,7 +562,7 @@ static int heap_alloc(struct mt_stack_heap *h, struct hproc *p, const struct mt_
 	}
 	err = block_pack(h, a->size, stack, &val);
 	if (!err)
-		err = mt_u64map__put(&p->own, a->addr, val, NULL) < 0 ? -ENOMEM : 0;
+		err = mt_block_table__put(&p->own, a->addr, val, NULL) < 0 ? -ENOMEM : 0;
 	if (err)
 		return err;
 	err = live_change(h, p, stack, 1, a->size);
@@ -839,7 +840,7 @@ static void heap_shed(struct mt_stack_heap *h)
 	size_t i;
 
 	for (i = 0; i < h->nprocs; i++) {
-		mt_u64map__release(&h->procs[i]->own);
+		mt_block_table__release(&h->procs[i]->own);
 		mt_pmap__release(h->procs[i]->base);
 		h->procs[i]->base = NULL;
 		mt_u64map__release(&h->procs[i]->cells);
