@@ -250,7 +250,7 @@ enum mt_drop {
 	MT_DROP_CALLSTATE,	/* per-thread call state (slot, else task storage) not to be had: a call unrecorded */
 	MT_DROP_READ,		/* bpf_probe_read_user of posix_memalign's *memptr failed */
 	MT_DROP_TRACKED,	/* a new process could not be added to the tracked map: its events are lost; or a
-				 * process's entry in rss_last, exec_ranges or callers: its RSS records, its stacks'
+				 * process's entry (its mm's) in rss_mms, exec_ranges or callers: its RSS records, its stacks'
 				 * scan or its C++ new classification are lost */
 	MT_DROP_ATTACH,		/* an attach request was lost (attach ring full): that file's calls may be missed */
 	MT_DROP_HOLD,		/* a thread could not be held (signal failed, or another tracer has it): a mapping's
@@ -548,11 +548,12 @@ struct mt_mark {
 };
 
 /*
- * A tracked process's resident memory, in bytes: the kernel's rss counters of its mm (approximate by a few pages per
- * CPU, as the kernel's percpu counters are). BPF writes one at a counter change when anon + file + shmem moved by
- * MT_RSS_STEP or more since the process's last record, or when MT_RSS_PERIOD_NS passed since it with any change, and
- * one at the process's exit when its last one differs: a record's value is within MT_RSS_STEP of the true one
- * until the next.
+ * A tracked process's resident memory, in bytes: the kernel's rss counters of its mm, summed over the CPUs as
+ * /proc/PID/status reads them, times the kernel's page size. BPF writes one at a counter change when anon + file +
+ * shmem moved by MT_RSS_STEP or more since the process's last record, or when MT_RSS_PERIOD_NS passed since it with
+ * any change, and one at the process's exit when its last one differs: a record's value is within MT_RSS_STEP of
+ * the true one until the next. A change any task makes is its mm's process's (a fork's copy into the child, reclaim,
+ * another process's madvise); a fork child's first record is the copy of its parent's pages, at the fork.
  */
 #define MT_RSS_STEP (1ull << 20)
 #define MT_RSS_PERIOD_NS 100000000ull
@@ -565,7 +566,9 @@ enum mt_rss_why {
 };
 
 struct mt_rss {
-	struct mt_rec_hdr hdr;	/* the thread whose page fault (or unmap, ...) changed a counter */
+	struct mt_rec_hdr hdr;	/* pid: the process whose mm it is; tid: the task that changed a counter (a page
+				 * fault, an unmap...), which may be another process's (the parent at a fork, a
+				 * process_madvise, reclaim: a kernel thread), 0 when not in memtrack's namespace */
 	__u64 anon;		/* MM_ANONPAGES */
 	__u64 file;		/* MM_FILEPAGES */
 	__u64 shmem;		/* MM_SHMEMPAGES */

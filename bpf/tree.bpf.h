@@ -45,6 +45,7 @@ int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child
 	e->child = ctgid;
 	e->flags = BPF_CORE_READ(child, mm) == BPF_CORE_READ(parent, mm) ? MT_FORK_SHARED_VM : 0;
 	fork__submit(e, child);
+	rss__on_fork(parent, child, ctgid);	/* after the fork's record: its process is known */
 	return 0;
 }
 

@@ -26,8 +26,11 @@ VOLATILE = [
     (re.compile(r"^(\s*mappings:.*)$", re.M), lambda m: re.sub(r"\([^)]*\)", "(X)", m.group(1))),
     (re.compile(r"^(\s*peak RSS:).*$", re.M), r"\1 X"),
     (re.compile(r"^(\s*(mapped by program|allocator-held):).*$", re.M), r"\1 X"),
-    # A row of the resident memory table: PID, IMG, PEAK RSS, AT.
-    (re.compile(r"^\s*\d+\s+\d+\s+[\d.]+ (B|KiB|MiB|GiB)\s+[\d.]+\s", re.M), "P I R T "),
+    # The terms of RSS at its peak (the loader's and glibc's mappings, the kernel's counters).
+    (re.compile(r"^(\s*(live heap|program mappings|file-backed|shmem|the rest|= peak RSS):).*$", re.M), r"\1 X"),
+    # A row of the resident memory table: PID, IMG, PEAK RSS, AT, the terms.
+    (re.compile(r"^\s*\d+\s+\d+\s+[\d.]+ (B|KiB|MiB|GiB)\s+[\d.]+(\s+(-?[\d.]+ (B|KiB|MiB|GiB)|-))*\s", re.M),
+     "P I R T "),
     # A row of the process table: PID, PPID, IMG, STATUS.
     (re.compile(r"^\s*\d+\s+\d+(\s+\d+\s+(exit|signal|killed|running|exec))", re.M), r"P P\1"),
     (re.compile(r"[ \t]+"), " "),

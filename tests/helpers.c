@@ -11,6 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bpf/memtrack.h"
+#include "common/elf.h"
+
 extern char **environ;
 char mt_test_root[] = "/tmp/memtrack-test.XXXXXX";
 static const char *test_name = "test";
@@ -99,6 +102,96 @@ void mt_test__write_text(const char *path, const char *text)
 	mt_test__write_file(path, text, strlen(text));
 }
 
+char *mt_test__read_output(const char *name, const char *ext)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/%s.%s", mt_test_root, name, ext);
+	return mt_test__read_file(path);
+}
+
+bool mt_test__file_has(const char *path, const char *what)
+{
+	char *text;
+	bool has;
+
+	if (access(path, R_OK))
+		return false;
+	text = mt_test__read_file(path);
+	has = strstr(text, what) != NULL;
+	free(text);
+	return has;
+}
+
+#define WAIT_STEP_US 20000
+#define WAIT_STEPS 1500		/* 30 s: BPF's load comes first */
+
+void mt_test__wait_for(const char *path, const char *what)
+{
+	int i;
+
+	for (i = 0; i < WAIT_STEPS && !mt_test__file_has(path, what); i++)
+		usleep(WAIT_STEP_US);
+	assert_true(mt_test__file_has(path, what));
+}
+
+int mt_test__wait_code(pid_t pid)
+{
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+size_t mt_test__count(const char *s, const char *needle)
+{
+	size_t n = 0;
+
+	for (; (s = strstr(s, needle)); s += strlen(needle))
+		n++;
+	return n;
+}
+
+void mt_test__build_id_hex(const char *path, char *hex)
+{
+	uint8_t id[MT_BUILD_ID_MAX];
+	int n = mt_elf__file_build_id(path, id, sizeof(id));
+
+	assert_true(n > 0);
+	mt_elf__build_id_hex(id, n, hex);
+}
+
+int mt_test__system_debug(const char *path)
+{
+	char hex[2 * MT_BUILD_ID_MAX + 1], debug[300];
+
+	mt_test__build_id_hex(path, hex);
+	snprintf(debug, sizeof(debug), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	return !access(debug, R_OK);
+}
+
+bool mt_test__have(const char *tool)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "command -v %s > /dev/null 2>&1", tool);
+	return !system(cmd);
+}
+
+bool mt_test__need(const char *tool, const char *package)
+{
+	const char *ci = getenv("CI");
+
+	if (mt_test__have(tool))
+		return true;
+	if (ci && !strcmp(ci, "true"))
+		fail_msg("%s not found: install the %s package", tool, package);
+	print_message("%s not found (package %s): skipped\n", tool, package);
+	skip();
+	return false;
+}
+
 static void cleanup(void)
 {
 	char cmd[600];
@@ -127,6 +220,25 @@ char *mt_test__path(char *buf, size_t len, const char *name)
 	return buf;
 }
 
+/* Prints the first line where the two texts part, diff style. */
+static void print_first_difference(const char *exp, size_t elen, const char *act, size_t alen)
+{
+	size_t i = 0, line = 1, start = 0, e_end, a_end;
+
+	while (i < elen && i < alen && exp[i] == act[i]) {
+		if (exp[i++] == '\n') {
+			line++;
+			start = i;
+		}
+	}
+	for (e_end = start; e_end < elen && exp[e_end] != '\n'; e_end++)
+		;
+	for (a_end = start; a_end < alen && act[a_end] != '\n'; a_end++)
+		;
+	print_error("first difference at line %zu:\n-%.*s\n+%.*s\n", line,
+		    (int)(e_end - start), exp + start, (int)(a_end - start), act + start);
+}
+
 void mt_test__check_golden(const char *dir, const char *name, const char *actual, size_t len)
 {
 	const char *update = getenv("MEMTRACK_UPDATE_GOLDEN");
@@ -149,6 +261,7 @@ void mt_test__check_golden(const char *dir, const char *name, const char *actual
 	}
 	snprintf(out, sizeof(out), "%s.actual", name);	/* in the working directory: the build tree */
 	mt_test__write_file(out, actual, len);
+	print_first_difference(expected, elen, actual, len);
 	free(expected);
 	fail_msg("%s differs from its golden file; see `diff -u %s %s`; MEMTRACK_UPDATE_GOLDEN=1 accepts the new output",
 		 name, path, out);

@@ -4,6 +4,7 @@
 #define MEMTRACK_TEST_HELPERS_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -36,6 +37,27 @@ void mt_test__write_text(const char *path, const char *text);
  * (NAME.EXT), NUL-terminated, at most len - 1 bytes. */
 int mt_test__run_named(const char *name, char *const *argv);
 void mt_test__read_named(const char *name, const char *ext, char *buf, size_t len);
+
+/* NAME.EXT of the scratch dir (an output of mt_test__run_named), whole, malloc'd. */
+char *mt_test__read_output(const char *name, const char *ext);
+/* Whether the file at path holds what ("": whether it is there); false when it cannot be read. */
+bool mt_test__file_has(const char *path, const char *what);
+/* Waits until the file at path holds what (30 s at most: BPF's load may come first); fails the test otherwise. */
+void mt_test__wait_for(const char *path, const char *what);
+/* Waits for pid, which must exit: its exit code. */
+int mt_test__wait_code(pid_t pid);
+/* Occurrences of needle in s, not overlapping. */
+size_t mt_test__count(const char *s, const char *needle);
+
+/* The build-id of the ELF file at path, in hex (2 * MT_BUILD_ID_MAX + 1 bytes); the test fails without one. */
+void mt_test__build_id_hex(const char *path, char *hex);
+/* 1 when this machine has the separate debug file of path (/usr/lib/debug/.build-id), else 0. */
+int mt_test__system_debug(const char *path);
+
+/* Whether tool is on PATH. */
+bool mt_test__have(const char *tool);
+/* A test that needs a Debian package's tool: skipped without it, failed under CI=true (the package is listed). */
+bool mt_test__need(const char *tool, const char *package);
 
 /*
  * actual (len bytes) against the golden file dir/name: a difference fails the test, leaving NAME.actual in the

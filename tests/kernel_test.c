@@ -55,6 +55,14 @@ static bool record__works(void)
 	return mt_test__run(argv, "/dev/null", "/dev/null") == 0;
 }
 
+void mt_test__record_stacks(const char *dir, const char *prog, const char *arg)
+{
+	char *argv[] = { MT_BINARY, "record", "-q", "--stacks", "-o", (char *)dir, "--", (char *)prog, (char *)arg,
+			 NULL };
+
+	assert_int_equal(mt_test__run(argv, NULL, NULL), 0);
+}
+
 /* MT_TEST_FILTER: the tests named in its space-separated list, so that CTest can run a binary's tests again under
  * another mode (MEMTRACK_ATTACH=legacy). Unset: every test. */
 static size_t tests__filter(const struct CMUnitTest *tests, size_t n, struct CMUnitTest *out)

@@ -33,6 +33,9 @@ const struct passwd *mt_test__user(gid_t *extra);
  */
 int mt_test__main(const char *name, const struct CMUnitTest *tests, size_t n);
 
+/* `memtrack record -q --stacks -o DIR -- prog arg` (arg may be NULL), which must succeed. */
+void mt_test__record_stacks(const char *dir, const char *prog, const char *arg);
+
 /*
  * tests/progs/phases recorded in dir: the start of its phase 2 (its first free) and of its phase 3 (its sixth) as
  * seconds since the session ("S.NNNNNNNNN", len bytes each), for --from and --to. Asserts 7 frees, 2 and 3 apart.

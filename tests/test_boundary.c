@@ -226,23 +226,13 @@ static void test_fifo_metadata(void **state)
 	err_is("fifo_md_report", want);
 }
 
-/* alloc_ctor's build-id, as DIR/modules and the cache name it. */
-static void prog_build_id(char *hex)
-{
-	uint8_t id[MT_BUILD_ID_MAX];
-	int len = mt_elf__file_build_id(PROG("alloc_ctor"), id, sizeof(id));
-
-	assert_true(len > 0);
-	mt_elf__build_id_hex(id, len, hex);
-}
-
 /* FIFOs as the program's DIR/modules entry and as DIR/unwind.mtz: refused in one line, the report made. */
 static void test_fifo_modules(void **state)
 {
 	char dir[256], hex[2 * MT_BUILD_ID_MAX + 1], entry[300], want[700];
 
 	(void)state;
-	prog_build_id(hex);
+	mt_test__build_id_hex(PROG("alloc_ctor"), hex);
 	test_path(dir, sizeof(dir), "fifo_mod");
 	record_plain(dir, "fifo_mod_rec", "--stacks", "--portable");
 	snprintf(entry, sizeof(entry), "modules/%s", hex);
@@ -261,7 +251,7 @@ static void test_fifo_cache(void **state)
 	char *saved = strdup(getenv(MT_MODCACHE_ENV));
 
 	(void)state;
-	prog_build_id(hex);
+	mt_test__build_id_hex(PROG("alloc_ctor"), hex);
 	test_path(dir, sizeof(dir), "fifo_cache");
 	test_path(cache, sizeof(cache), "fifo_cache_modules");
 	setenv(MT_MODCACHE_ENV, cache, 1);

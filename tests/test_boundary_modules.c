@@ -79,31 +79,13 @@ static int record_as_nobody(const char *name, const char *dir, const char *cache
 	return run_cache(name, cache, argv);
 }
 
-static char *output(const char *name, const char *which)
-{
-	char path[300];
-
-	snprintf(path, sizeof(path), "%s/%s.%s", tmp_root, name, which);
-	return mt_test__read_file(path);
-}
-
 /* NAME.which is want, exactly. */
 static void output_is(const char *name, const char *which, const char *want)
 {
-	char *s = output(name, which);
+	char *s = mt_test__read_output(name, which);
 
 	assert_string_equal(s, want);
 	free(s);
-}
-
-/* Occurrences of needle in s. */
-static int count_of(const char *s, const char *needle)
-{
-	int n = 0;
-
-	for (s = strstr(s, needle); s; s = strstr(s + 1, needle))
-		n++;
-	return n;
 }
 
 static char *slurp(const char *path, size_t *len);
@@ -171,15 +153,6 @@ static void same_content(const char *a, const char *b)
 	free(bbuf);
 }
 
-static void hex_of(const char *path, char *hex)
-{
-	uint8_t id[MT_BUILD_ID_MAX];
-	int n = mt_elf__file_build_id(path, id, sizeof(id));
-
-	assert_true(n > 0);
-	mt_elf__build_id_hex(id, n, hex);
-}
-
 /* The MT_REC_FILE records of a recording whose build-id is the one asked for: how many, and the last one's flags. */
 struct file_query {
 	uint8_t id[MT_BUILD_ID_MAX];
@@ -212,16 +185,6 @@ static int file_flags(const char *dir, const char *path)
 	assert_int_equal(mt_artifact__read(dir, file_query__on_record, &q, &st), 0);
 	assert_int_equal(q.count, 1);
 	return q.flags;
-}
-
-/* 1 when this machine has the separate debug file of path, else 0 (pack copies it too). */
-static int system_debug(const char *path)
-{
-	char hex[2 * MT_BUILD_ID_MAX + 1], debug[300];
-
-	hex_of(path, hex);
-	snprintf(debug, sizeof(debug), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
-	return !access(debug, R_OK);
 }
 
 /*
@@ -293,7 +256,7 @@ static void test_exec_only_withheld(void **state)
 	output_is("xonly", "err", want);
 	assert_int_equal(file_flags(dir, prog), MT_FILE_HASHED | MT_FILE_WITHHELD);
 	assert_int_equal(file_flags(dir, LIBC), MT_FILE_HASHED);
-	hex_of(prog, hex);
+	mt_test__build_id_hex(prog, hex);
 	assert_int_equal(mt_modcache__entry(cache, hex, MT_MODCACHE_FILE, entry, sizeof(entry)), 0);
 	assert_int_equal(access(entry, F_OK), -1);
 	snprintf(entry, sizeof(entry), "%s/modules", dir);
@@ -306,7 +269,7 @@ static void test_exec_only_withheld(void **state)
 	snprintf(want, sizeof(want), "memtrack: %s: withheld at recording (the recording user may not read it): "
 		 "symbolized from %s\n", prog, prog);
 	output_is("xonly_report", "err", want);
-	s = output("xonly_report", "out");
+	s = mt_test__read_output("xonly_report", "out");
 	assert_non_null(strstr(s, "\"f20+0x"));
 	assert_non_null(strstr(s, "\"main+0x"));
 	free(s);
@@ -316,7 +279,7 @@ static void test_exec_only_withheld(void **state)
 		 "it: not copied\n", prog, hex);
 	output_is("xonly_pack", "err", want);
 	snprintf(want, sizeof(want), "%s: 2 modules of 3 in %s/modules (%d files copied now, 1 withheld)\n", dir, dir,
-		 2 + system_debug(LIBC) + system_debug(LD_SO));
+		 2 + mt_test__system_debug(LIBC) + mt_test__system_debug(LD_SO));
 	output_is("xonly_pack", "out", want);
 	snprintf(entry, sizeof(entry), "%s/modules/%s", dir, hex);
 	assert_int_equal(access(entry, F_OK), -1);
@@ -341,7 +304,7 @@ static void test_forged_cache_entry(void **state)
 	snprintf(dir, sizeof(dir), "%s/dir", base);
 	snprintf(cache, sizeof(cache), "%s/cache", base);
 	assert_int_equal(record_as_nobody("forge_rec", dir, cache, cmd), 0);
-	hex_of(LIBC, hex);
+	mt_test__build_id_hex(LIBC, hex);
 	assert_int_equal(mt_modcache__entry(cache, hex, MT_MODCACHE_FILE, entry, sizeof(entry)), 0);
 	assert_int_equal(access(entry, F_OK), 0);
 	snprintf(src, sizeof(src), "%s/forged.c", base);
@@ -352,25 +315,25 @@ static void test_forged_cache_entry(void **state)
 	snprintf(cc, sizeof(cc), "cc -shared -fPIC -o '%s.new' '%s' -Wl,--build-id=0x%s && mv '%s.new' '%s'", entry,
 		 src, hex, entry, entry);
 	assert_int_equal(system(cc), 0);
-	hex_of(entry, want);
+	mt_test__build_id_hex(entry, want);
 	assert_string_equal(want, hex);
 
 	assert_int_equal(run_cache("forge_report", cache, report), 0);
 	snprintf(want, sizeof(want), "memtrack: %s: not the module " LIBC " recorded (its content's hash differs, though "
 		 "its build-id is the same): ignored\n", entry);
 	output_is("forge_report", "err", want);
-	s = output("forge_report", "out");
+	s = mt_test__read_output("forge_report", "out");
 	assert_null(strstr(s, "forged_symbol"));
 	assert_non_null(strstr(s, "\"main+0x"));
 	free(s);
 
 	assert_int_equal(run_cache("forge_pack", cache, pack), 0);
-	s = output("forge_pack", "err");
+	s = mt_test__read_output("forge_pack", "err");
 	snprintf(want, sizeof(want), "memtrack: %s: not the module " LIBC " recorded", entry);
-	assert_int_equal(count_of(s, want), 1);
+	assert_int_equal(mt_test__count(s, want), 1);
 	free(s);
 	snprintf(want, sizeof(want), "%s: 3 modules of 3 in %s/modules (%d files copied now)\n", dir, dir,
-		 3 + system_debug(LIBC) + system_debug(LD_SO));
+		 3 + mt_test__system_debug(LIBC) + mt_test__system_debug(LD_SO));
 	output_is("forge_pack", "out", want);
 	snprintf(want, sizeof(want), "%s/modules/%s", dir, hex);
 	same_content(want, LIBC);
@@ -410,7 +373,7 @@ static void test_pack_symlinked_entry(void **state)
 	snprintf(cache, sizeof(cache), "%s/sym-cache", tmp_root);
 	run_sh("cp '%s' '%s'", PROG("stack_chain"), prog);
 	record_root("sym_rec", dir, prog, cache);
-	hex_of(prog, hex);
+	mt_test__build_id_hex(prog, hex);
 	run_sh("mv '%s' '%s'", prog, elsewhere);
 	run_sh("rm -rf '%s'%s", cache, "");
 	snprintf(link, sizeof(link), "%s/modules", dir);
@@ -420,7 +383,7 @@ static void test_pack_symlinked_entry(void **state)
 
 	assert_int_equal(run_cache("sym_pack", cache, pack), 1);
 	snprintf(want, sizeof(want), "%s: 2 modules of 3 in %s/modules (%d files copied now)\n", dir, dir,
-		 2 + system_debug(LIBC) + system_debug(LD_SO));
+		 2 + mt_test__system_debug(LIBC) + mt_test__system_debug(LD_SO));
 	output_is("sym_pack", "out", want);
 	snprintf(want, sizeof(want), "memtrack: pack: %s (build-id %s): not in %s/modules, the module cache or at its "
 		 "path\n", prog, hex, dir);
@@ -468,12 +431,12 @@ static void test_pack_sparse(void **state)
 	assert_int_equal(stat(prog, &st), 0);
 	assert_int_equal(truncate(prog, st.st_size + SPARSE_HOLE), 0);
 	record_root("sparse_rec", dir, prog, cache);
-	hex_of(prog, hex);
+	mt_test__build_id_hex(prog, hex);
 	assert_int_equal(mt_modcache__entry(cache, hex, MT_MODCACHE_FILE, entry, sizeof(entry)), 0);
 	is_sparse(entry, st.st_size + SPARSE_HOLE);
 	assert_int_equal(run_cache("sparse_pack", cache, pack), 0);
 	snprintf(want, sizeof(want), "%s: 3 modules of 3 in %s/modules (%d files copied now)\n", dir, dir,
-		 3 + system_debug(LIBC) + system_debug(LD_SO));
+		 3 + mt_test__system_debug(LIBC) + mt_test__system_debug(LD_SO));
 	output_is("sparse_pack", "out", want);
 	snprintf(entry, sizeof(entry), "%s/modules/%s", dir, hex);
 	is_sparse(entry, st.st_size + SPARSE_HOLE);

@@ -58,28 +58,6 @@ static int shell(const char *cmd)
 	return mt_test__run(argv, NULL, NULL);
 }
 
-static bool have(const char *tool)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "command -v %s > /dev/null", tool);
-	return !shell(cmd);
-}
-
-/* A test that needs a Debian package's tool: skipped without it, failed under CI=true (the package is listed). */
-static bool need(const char *tool, const char *package)
-{
-	const char *ci = getenv("CI");
-
-	if (have(tool))
-		return true;
-	if (ci && !strcmp(ci, "true"))
-		fail_msg("%s not found: install the %s package", tool, package);
-	print_message("%s not found (package %s): skipped\n", tool, package);
-	skip();
-	return false;
-}
-
 /* text with every occurrence of from replaced by to, malloc'd. */
 static char *replace_all(const char *text, const char *from, const char *to)
 {
@@ -102,15 +80,6 @@ static char *replace_all(const char *text, const char *from, const char *to)
 	}
 	*o = '\0';
 	return out;
-}
-
-static size_t count_of(const char *text, const char *what)
-{
-	size_t n = 0;
-
-	for (; (text = strstr(text, what)); text += strlen(what))
-		n++;
-	return n;
 }
 
 /* stackprog_fp DIR MODE [MODE2]: stacks captured in-process, as `record --stacks` writes them. */
@@ -347,14 +316,14 @@ static void test_speedscope_schema(void **state)
 	assert_non_null(strstr(out, ",\"shared\":{\"frames\":[\n{\"name\":"));
 	assert_non_null(strstr(out, ",\"activeProfileIndex\":0,"));
 	assert_non_null(strstr(out, ",\"exporter\":\"memtrack\","));
-	assert_int_equal(count_of(out, "{\"type\":\"sampled\",\"name\":"), 3);
-	assert_int_equal(count_of(out, ",\"samples\":[\n["), 3);
-	assert_int_equal(count_of(out, ",\"weights\":["), 3);
+	assert_int_equal(mt_test__count(out, "{\"type\":\"sampled\",\"name\":"), 3);
+	assert_int_equal(mt_test__count(out, ",\"samples\":[\n["), 3);
+	assert_int_equal(mt_test__count(out, ",\"weights\":["), 3);
 	assert_non_null(strstr(out, "\"name\":\"bytes\",\"unit\":\"bytes\",\"startValue\":0,\"endValue\":300,"));
 	assert_non_null(strstr(out, "\"name\":\"allocations\",\"unit\":\"none\",\"startValue\":0,\"endValue\":3,"));
 	assert_non_null(strstr(out, "\"name\":\"leaked bytes\",\"unit\":\"bytes\",\"startValue\":0,\"endValue\":200,"));
 	assert_non_null(strstr(out, ",\"weights\":[300]}"));
-	if (have("python3")) {	/* well-formed JSON too, by a parser of its own */
+	if (mt_test__have("python3")) {	/* well-formed JSON too, by a parser of its own */
 		mt_test__write_text(in_base(path, "speedscope.json"), out);
 		snprintf(cmd, sizeof(cmd), "python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); "
 			 "assert len(d[\"profiles\"]) == 3 and len(d[\"shared\"][\"frames\"]) == 23' '%s'", path);
@@ -442,7 +411,7 @@ static void test_pprof_decoded(void **state)
 	FILE *f;
 
 	(void)state;
-	if (!need("protoc", "protobuf-compiler"))
+	if (!mt_test__need("protoc", "protobuf-compiler"))
 		return;
 	stackprog(dir, "pprof", "chain", NULL);
 	s = load_fp(dir);
@@ -457,14 +426,14 @@ static void test_pprof_decoded(void **state)
 	assert_sample_type(text, 1, "alloc_space", "bytes");
 	assert_sample_type(text, 2, "inuse_objects", "count");
 	assert_sample_type(text, 3, "inuse_space", "bytes");
-	assert_int_equal(count_of(text, "\nsample {\n"), 1);
+	assert_int_equal(mt_test__count(text, "\nsample {\n"), 1);
 	sample = strstr(text, "\nsample {\n");
 	assert_non_null(strstr(sample, "  value: 3\n  value: 300\n  value: 2\n  value: 200\n  label {\n"));
-	assert_int_equal(count_of(sample, "  label {\n"), 2);	/* pid and exe */
-	assert_int_equal(count_of(sample, "    num: "), 1);
-	assert_int_equal(count_of(sample, "  location_id: "), 23);	/* LIBC main run_chain f1 ... f20 */
-	assert_int_equal(count_of(text, "\nlocation {\n"), 23);
-	assert_int_equal(count_of(text, "\nfunction {\n"), 23);
+	assert_int_equal(mt_test__count(sample, "  label {\n"), 2);	/* pid and exe */
+	assert_int_equal(mt_test__count(sample, "    num: "), 1);
+	assert_int_equal(mt_test__count(sample, "  location_id: "), 23);	/* LIBC main run_chain f1 ... f20 */
+	assert_int_equal(mt_test__count(text, "\nlocation {\n"), 23);
+	assert_int_equal(mt_test__count(text, "\nfunction {\n"), 23);
 	assert_non_null(strstr(text, "\nstring_table: \"f20\"\n"));
 	assert_non_null(strstr(text, "\nstring_table: \"run_chain\"\n"));
 	assert_non_null(strstr(text, "\nstring_table: \"" MT_SOURCE_DIR "/tests/stacks/chain.c\"\n"));
@@ -619,7 +588,7 @@ static void test_chromium_click_zooms(void **state)
 	int ret;
 
 	(void)state;
-	if (!need("chromium", "chromium"))
+	if (!mt_test__need("chromium", "chromium"))
 		return;
 	stackprog(dir, "browser", "chain", "callers");
 	text = mt_test__capture(mt_cmd_flamegraph, 1, &ret, "flamegraph", dir, NULL);

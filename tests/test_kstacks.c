@@ -14,14 +14,6 @@
 
 #define tmp_root mt_test_root
 
-static void record(const char *dir, const char *prog, const char *mode)
-{
-	char *argv[] = { MT_BINARY, "record", "-q", "--stacks", "-o", (char *)dir, "--", (char *)prog, (char *)mode,
-			 NULL };
-
-	assert_int_equal(mt_test__run(argv, NULL, NULL), 0);
-}
-
 /* A recording of prog in mode under the scratch dir, its stacks loaded (chains as the reports choose them). */
 static struct mt_stacks *recorded(const char *name, const char *prog, const char *mode)
 {
@@ -30,7 +22,7 @@ static struct mt_stacks *recorded(const char *name, const char *prog, const char
 	char dir[256];
 
 	snprintf(dir, sizeof(dir), "%s/%s", tmp_root, name);
-	record(dir, prog, mode);
+	mt_test__record_stacks(dir, prog, mode);
 	assert_int_equal(mt_stacks__load(dir, NULL, &s, &st), 0);
 	assert_string_equal(mt_stacks__chains(s), "in-kernel CFI");
 	return s;

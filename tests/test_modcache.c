@@ -47,14 +47,6 @@ static void record(const char *dir, const char *prog, const char *opt, const cha
 	free(saved);
 }
 
-static char *output(const char *name, const char *which)
-{
-	char path[300];
-
-	snprintf(path, sizeof(path), "%s/%s.%s", tmp_root, name, which);
-	return mt_test__read_file(path);
-}
-
 /* `report --json DIR` with the cache given: the frames f20, f19 ... f1, main, in this order, named exactly. */
 static void symbolized(const char *dir, const char *cache)
 {
@@ -67,7 +59,7 @@ static void symbolized(const char *dir, const char *cache)
 	assert_int_equal(mt_test__run_named("report", argv), 0);
 	setenv(MT_MODCACHE_ENV, saved, 1);
 	free(saved);
-	json = output("report", "out");
+	json = mt_test__read_output("report", "out");
 	pos = json;
 	for (i = 20; i >= 0 && pos; i--) {
 		if (i)
@@ -139,19 +131,6 @@ static int mode_of(const char *path)
 
 #define LIBC "/usr/lib/x86_64-linux-gnu/libc.so.6"
 #define LD_SO "/lib64/ld-linux-x86-64.so.2"
-
-/* 1 when this machine has the separate debug file of path (/usr/lib/debug/.build-id), else 0. */
-static int system_debug(const char *path)
-{
-	uint8_t id[MT_BUILD_ID_MAX];
-	char hex[2 * MT_BUILD_ID_MAX + 1], debug[300];
-	int n = mt_elf__file_build_id(path, id, sizeof(id));
-
-	assert_true(n > 0);
-	mt_elf__build_id_hex(id, n, hex);
-	snprintf(debug, sizeof(debug), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
-	return !access(debug, R_OK);
-}
 
 /*
  * A --stacks recording of a small C program leaves a DIR of a few KiB, no DIR/modules: the program and libc are in
@@ -269,15 +248,15 @@ static void test_pack_then_move(void **state)
 	assert_int_equal(unlink(prog), 0);
 	setenv(MT_MODCACHE_ENV, cache, 1);
 	assert_int_equal(mt_test__run_named("pack", argv), 0);
-	out = output("pack", "out");
+	out = mt_test__read_output("pack", "out");
 	snprintf(want, sizeof(want), "%s: 3 modules of 3 in %s/modules (%d files copied now)\n", dir, dir,
-		 3 + system_debug(LIBC) + system_debug(LD_SO));
+		 3 + mt_test__system_debug(LIBC) + mt_test__system_debug(LD_SO));
 	assert_string_equal(out, want);
 	free(out);
 	assert_int_equal(entry_mode(NULL, dir, PROG("stack_chain"), NULL), 0600);
 	assert_int_equal(mode_of(strcat(strcpy(want, dir), "/modules")), 0700);
 	assert_int_equal(mt_test__run_named("pack_again", argv), 0);
-	out = output("pack_again", "out");
+	out = mt_test__read_output("pack_again", "out");
 	snprintf(want, sizeof(want), "%s: 3 modules of 3 in %s/modules (0 files copied now)\n", dir, dir);
 	assert_string_equal(out, want);
 	free(out);
@@ -322,15 +301,15 @@ static void test_pack_missing(void **state)
 	assert_int_equal(system(cmd), 0);
 	setenv(MT_MODCACHE_ENV, cache, 1);
 	assert_int_equal(mt_test__run_named("pack_missing", argv), 1);
-	err = output("pack_missing", "err");
+	err = mt_test__read_output("pack_missing", "err");
 	snprintf(want, sizeof(want), "memtrack: pack: %s (build-id ", prog);
 	assert_non_null(strstr(err, want));
 	snprintf(want, sizeof(want), "): not in %s/modules, the module cache or at its path\n", dir);
 	assert_non_null(strstr(err, want));
 	free(err);
-	err = output("pack_missing", "out");
+	err = mt_test__read_output("pack_missing", "out");
 	snprintf(want, sizeof(want), "%s: 2 modules of 3 in %s/modules (%d files copied now)\n", dir, dir,
-		 2 + system_debug(LIBC) + system_debug(LD_SO));
+		 2 + mt_test__system_debug(LIBC) + mt_test__system_debug(LD_SO));
 	assert_string_equal(err, want);
 	free(err);
 	snprintf(dir, sizeof(dir), "%s/no-such-dir", tmp_root);
@@ -392,7 +371,7 @@ static void test_sudo_cache(void **state)
 	unsetenv("SUDO_GID");
 	setenv(MT_MODCACHE_ENV, saved, 1);
 	free(saved);
-	err = output("sudo_home", "err");
+	err = mt_test__read_output("sudo_home", "err");
 	assert_string_equal(err, "memtrack: no module cache (/nonexistent/.cache/memtrack: Permission denied): the "
 				 "modules are copied into DIR/modules\n");
 	free(err);
@@ -422,7 +401,7 @@ static void test_pack_unreadable_cache(void **state)
 		 "--clear-groups '%s' pack '%s' 2>'%s/unreadable.err'", (unsigned int)pw->pw_uid, dir, prog, cache,
 		 (unsigned int)pw->pw_uid, (unsigned int)pw->pw_gid, MT_BINARY, dir, tmp_root);
 	assert_int_equal(WEXITSTATUS(system(cmd)), 2);
-	err = output("unreadable", "err");
+	err = mt_test__read_output("unreadable", "err");
 	snprintf(want, sizeof(want), "memtrack: pack: %s: its entry in the module cache %s cannot be read: Permission "
 		 "denied\n", prog, cache);
 	assert_string_equal(err, want);

@@ -20,8 +20,6 @@
 
 #define SITES 2			/* priv_stack's call sites: one path each */
 #define MARK_LEN 40
-#define WAIT_STEP_US 20000
-#define WAIT_STEPS 1500		/* 30 s: BPF's load comes first */
 
 /* The run's files: the setuid copy of priv_stack, a plain copy, the secret (root's, 0600) and a public file. */
 struct priv_run {
@@ -334,33 +332,6 @@ static void test_root_keeps(void **state)
 	assert_non_null(strstr(json, "\"stacks_withheld\": 0,"));
 }
 
-static void wait_for(const char *path, const char *what)
-{
-	char *text = NULL;
-	int i;
-
-	for (i = 0; i < WAIT_STEPS; i++, usleep(WAIT_STEP_US)) {
-		if (access(path, F_OK))
-			continue;
-		text = mt_test__read_file(path);
-		if (strstr(text, what))
-			break;
-		free(text);
-		text = NULL;
-	}
-	assert_non_null(text);
-	free(text);
-}
-
-static int wait_code(pid_t pid)
-{
-	int status;
-
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	return WEXITSTATUS(status);
-}
-
 /*
  * record --pid of the setuid copy, run by nobody, that has read the secret and waits: under sudo by nobody
  * (SUDO_UID) the artifact is nobody's, and the process was privileged when memtrack attached: its 2 paths withheld.
@@ -387,7 +358,7 @@ static void test_pid_withheld(void **state)
 	prog[5] = secret;
 	rec[7] = r.dir;
 	target = mt_test__spawn(prog, "/dev/null", NULL);
-	wait_for(ready, "");
+	mt_test__wait_for(ready, "");
 	snprintf(pid, sizeof(pid), "%d", target);
 	snprintf(ids, sizeof(ids), "%u", (unsigned int)pw->pw_uid);
 	assert_int_equal(setenv("SUDO_UID", ids, 1), 0);
@@ -395,10 +366,10 @@ static void test_pid_withheld(void **state)
 	assert_int_equal(setenv("SUDO_GID", ids, 1), 0);
 	memtrack = mt_test__spawn(rec, "/dev/null", err);
 	assert_int_equal(unsetenv("SUDO_UID") || unsetenv("SUDO_GID"), 0);
-	wait_for(err, "attached");
+	mt_test__wait_for(err, "attached");
 	assert_int_equal(kill(target, SIGUSR1), 0);
-	assert_int_equal(wait_code(target), 0);
-	assert_int_equal(wait_code(memtrack), 0);
+	assert_int_equal(mt_test__wait_code(target), 0);
+	assert_int_equal(mt_test__wait_code(memtrack), 0);
 	check_pid_model(&r, target);
 	check_no_secret(&r, 0);
 }

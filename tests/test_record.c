@@ -3009,6 +3009,99 @@ static void test_fatal_signals_passed(void **state)
 	posix_spawnattr_destroy(&attr);
 }
 
+/* ---- where RSS goes at its peak ---- */
+
+/* The bytes of a term's line of report's "Where RSS goes" block: "X MiB (N B)", or "N B" below 1 KiB. */
+static int64_t rss_term_text(const char *out, const char *label)
+{
+	const char *p = strstr(out, "\nWhere RSS goes at its peak (");
+	const char *paren;
+
+	assert_non_null(p);
+	p = strstr(p, label);
+	assert_non_null(p);
+	p += strlen(label) + strspn(p + strlen(label), " ");
+	paren = strchr(p, '(');
+	if (paren && paren < strchr(p, '%') && paren[1] != 't')	/* not "(the ..." */
+		p = paren + 1;
+	return strtoll(p, NULL, 10);
+}
+
+/* The first value of "key" in report --json's output (the totals' come before the rows'), signed. */
+static int64_t json_i64(const char *out, const char *key)
+{
+	char k[64];
+	const char *p;
+
+	snprintf(k, sizeof(k), "\"%s\": ", key);
+	p = strstr(out, k);
+	assert_non_null(p);
+	return strtoll(p + strlen(k), NULL, 10);
+}
+
+/*
+ * Issue 34 item 3: rss_gap holds 4 blocks of 1 MiB (each glibc's mmap of 1 MiB + a page, inside malloc, beside the
+ * brk heap its tcache took), 8 MiB it mapped itself, and memtrack's binary mapped from its file, all touched. At the
+ * RSS peak: the heap is the blocks, the program's mappings what it held at its end (the loader's) + 8 MiB, the
+ * allocator-held what glibc mapped less the blocks, the file-backed at least the binary's pages; the terms add up
+ * to the peak, and report's text and JSON say the same.
+ */
+static void test_rss_gap(void **state)
+{
+	const uint64_t pg = 4096, mib = 1 << 20, big = mib + pg;
+	char dir[256], out[65536], *argv[] = { PROG("rss_gap"), MT_BINARY, NULL };
+	char *rep[] = { "report", dir, NULL }, *json[] = { "report", "--json", dir, NULL };
+	static const char *const labels[] = { "live heap:", "allocator-held:", "program mappings:", "file-backed:",
+					       "shmem:", NULL };
+	static const char *const keys[] = { "heap_bytes", "allocator_held_bytes", "program_mapped_bytes", "file_bytes",
+					     "shmem_bytes", "rest_bytes" };
+	int64_t terms[MT_RSS_TERM__COUNT], text[MT_RSS_TERM__COUNT];
+	const struct mt_proc *p;
+	struct brk_span b = { 0 };
+	struct mt_read_status st;
+	struct mt_model *m;
+	struct stat sb;
+	int i;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "rss_gap");
+	assert_int_equal(record_run(dir, "rss_gap", argv), 0);
+	assert_int_equal(stat(MT_BINARY, &sb), 0);
+	b.root = root_pid(dir);
+	assert_int_equal(mt_artifact__read(dir, brk_span__on_record, &b, &st), 0);
+	assert_int_equal(mt_model__load(dir, &m, &st), 0);
+	p = mt_model__find_proc(m, b.root);
+	assert_non_null(p);
+	assert_true(p->rss.records > 0);
+	assert_int_equal(mt_rss_parts__terms(&p->rss.at_peak, terms), p->rss.peak_rss_bytes);
+	assert_int_equal(terms[MT_RSS_TERM_HEAP], 4 * mib);
+	assert_int_equal(terms[MT_RSS_TERM_PROGRAM], p->mapped.end_program_bytes + 8 * mib);
+	assert_int_equal(terms[MT_RSS_TERM_PROGRAM], p->mapped.peak_program_bytes);
+	assert_int_equal(p->rss.at_peak.allocator_bytes, 4 * big + (b.last - b.first));
+	assert_int_equal(p->rss.at_peak.allocator_bytes, p->mapped.peak_allocator_bytes);
+	assert_int_equal(terms[MT_RSS_TERM_ALLOCATOR_HELD], 4 * pg + (b.last - b.first));
+	assert_true(terms[MT_RSS_TERM_FILE] >= (int64_t)(sb.st_size / pg * pg));
+	assert_int_equal(terms[MT_RSS_TERM_HEAP] + terms[MT_RSS_TERM_ALLOCATOR_HELD] + terms[MT_RSS_TERM_PROGRAM] +
+			 terms[MT_RSS_TERM_FILE] + terms[MT_RSS_TERM_SHMEM] + terms[MT_RSS_TERM_REST],
+			 p->rss.peak_rss_bytes);
+	assert_int_equal(mt_model__totals(m)->rss.peak_rss_bytes, p->rss.peak_rss_bytes);	/* one process */
+
+	assert_int_equal(memtrack_run("rss_gap_text", out, sizeof(out), rep), 0);
+	for (i = 0; labels[i]; i++)
+		text[i] = rss_term_text(out, labels[i]);
+	text[MT_RSS_TERM_REST] = rss_term_text(out, "the rest:");
+	assert_int_equal(rss_term_text(out, "= peak RSS:"), p->rss.peak_rss_bytes);
+	assert_int_equal(memtrack_run("rss_gap_json", out, sizeof(out), json), 0);
+	for (i = 0; i < MT_RSS_TERM__COUNT; i++) {
+		assert_int_equal(text[i], terms[i]);
+		assert_int_equal(json_i64(out, keys[i]), terms[i]);
+		/* the row's, after the totals' */
+		assert_int_equal(json_i64(strstr(out, "\"processes\": ["), keys[i]), terms[i]);
+	}
+	assert_int_equal(json_i64(out, "rss_bytes"), p->rss.peak_rss_bytes);
+	mt_model__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -3017,6 +3110,7 @@ int main(void)
 		cmocka_unit_test(test_threads),			 cmocka_unit_test(test_cross_cpu_order),			 cmocka_unit_test(test_summary_is_the_artifacts),
 		cmocka_unit_test(test_exit_status),		 cmocka_unit_test(test_memory_syscalls),
 		cmocka_unit_test(test_mapped_books),		 cmocka_unit_test(test_mapped_stacks),
+		cmocka_unit_test(test_rss_gap),
 		cmocka_unit_test(test_cannot_run),		 cmocka_unit_test(test_job_control),
 		cmocka_unit_test(test_signal_forwarding),	 cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_attach_only_mapped),	 cmocka_unit_test(test_dlopen_mimalloc),

@@ -18,9 +18,11 @@
 #include <cmocka.h>
 
 #include "cmd_capture.h"
+#include "helpers.h"
 #include "artifact/artifact.h"
 #include "cli/commands.h"
 #include "common/json.h"
+#include "common/strmap.h"
 #include "common/text.h"
 #include "common/u64map.h"
 #include "model/model.h"
@@ -29,11 +31,12 @@
 #include "report/leaks.h"
 #include "report/metadata.h"
 #include "report/report.h"
+#include "report/timeline.h"
 
 #ifndef MT_SOURCE_DIR
 #define MT_SOURCE_DIR "."
 #endif
-#define GOLDEN_DIR MT_SOURCE_DIR "/tests/golden/"
+#define GOLDEN_DIR MT_SOURCE_DIR "/tests/golden"
 
 #define T0 1000000000ull		/* session start of the synthetic runs */
 #define EXITED(code) ((code) << 8)	/* wait statuses */
@@ -937,6 +940,57 @@ static void capture_begin(FILE **f, char **buf, size_t *len)
 	assert_non_null(*f);
 }
 
+/* Strings numbered in the order first seen, each kept once; keys of parts tell NULL from "" and "ab","c" from "a","bc". */
+static void test_strmap_intern(void **state)
+{
+	struct mt_strmap m = { 0 }, t = { 0 };
+	char buf[32], **strs;
+	size_t i, n;
+	bool added;
+
+	(void)state;
+	assert_int_equal(mt_strmap__find(&m, "a"), -ENOENT);
+	assert_int_equal(mt_strmap__intern(&m, "", &added), 0);
+	assert_true(added);
+	assert_int_equal(mt_strmap__intern(&m, "a", &added), 1);
+	assert_true(added);
+	assert_int_equal(mt_strmap__intern(&m, "", &added), 0);
+	assert_false(added);
+	for (i = 0; i < 10000; i++) {
+		snprintf(buf, sizeof(buf), "s%zu", i);
+		assert_int_equal(mt_strmap__intern(&m, buf, NULL), 2 + i);
+	}
+	assert_int_equal(m.count, 10002);
+	assert_int_equal(mt_strmap__find(&m, "s4321"), 4323);
+	assert_string_equal(mt_strmap__str(&m, 4323), "s4321");
+	assert_int_equal(mt_strmap__find(&m, "s10000"), -ENOENT);
+	strs = mt_strmap__take(&m, &n);
+	assert_int_equal(n, 10002);
+	assert_int_equal(m.count, 0);
+	assert_string_equal(strs[1], "a");
+	for (i = 0; i < n; i++)
+		free(strs[i]);
+	free(strs);
+
+	assert_int_equal(mt_strmap__intern_parts(&t, (const char *const[]){ "ab", "c" }, 2, NULL), 0);
+	assert_int_equal(mt_strmap__intern_parts(&t, (const char *const[]){ "a", "bc" }, 2, NULL), 1);
+	assert_int_equal(mt_strmap__intern_parts(&t, (const char *const[]){ "a", NULL }, 2, NULL), 2);
+	assert_int_equal(mt_strmap__intern_parts(&t, (const char *const[]){ "a", "" }, 2, NULL), 3);
+	assert_int_equal(mt_strmap__intern_parts(&t, (const char *const[]){ "a" }, 1, NULL), 4);
+	assert_int_equal(mt_strmap__intern_parts(&t, (const char *const[]){ NULL, "a", NULL }, 3, NULL), 5);
+	assert_int_equal(mt_strmap__intern_parts(&t, (const char *const[]){ "a", NULL }, 2, &added), 2);
+	assert_false(added);
+	assert_string_equal(mt_strmap__part(&t, 1, 0), "a");
+	assert_string_equal(mt_strmap__part(&t, 1, 1), "bc");
+	assert_null(mt_strmap__part(&t, 2, 1));
+	assert_string_equal(mt_strmap__part(&t, 3, 1), "");
+	assert_null(mt_strmap__part(&t, 5, 0));
+	assert_string_equal(mt_strmap__part(&t, 5, 1), "a");
+	assert_null(mt_strmap__part(&t, 5, 2));
+	mt_strmap__release(&t);
+	assert_int_equal(t.count, 0);
+}
+
 static void test_json_strings(void **state)
 {
 	static const char in[] = "a\"b\\c\n\t\x01\x7f" "\xc3\xa9" "\xe2\x82\xac" "\xf0\x9f\x98\x80"
@@ -1130,87 +1184,6 @@ static int artifact_teardown(void **state)
 	return 0;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	char *buf = NULL;
-	FILE *f = fopen(path, "rb");
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
-		goto out_close;
-	buf = malloc(n + 1);
-	if (buf && fread(buf, 1, n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	if (buf) {
-		buf[n] = '\0';
-		*len = n;
-	}
-out_close:
-	fclose(f);
-	return buf;
-}
-
-static void spit(const char *path, const char *buf, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-
-	if (!f)
-		fail_msg("cannot write %s: %s", path, strerror(errno));
-	assert_int_equal(fwrite(buf, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-}
-
-/* Prints the first line where the two texts part, diff style. */
-static void print_first_difference(const char *exp, size_t elen, const char *act, size_t alen)
-{
-	size_t i = 0, line = 1, start = 0, e_end, a_end;
-
-	while (i < elen && i < alen && exp[i] == act[i]) {
-		if (exp[i++] == '\n') {
-			line++;
-			start = i;
-		}
-	}
-	for (e_end = start; e_end < elen && exp[e_end] != '\n'; e_end++)
-		;
-	for (a_end = start; a_end < alen && act[a_end] != '\n'; a_end++)
-		;
-	print_error("first difference at line %zu:\n-%.*s\n+%.*s\n", line,
-		    (int)(e_end - start), exp + start, (int)(a_end - start), act + start);
-}
-
-static void check_golden(const char *name, const char *actual, size_t len)
-{
-	const char *update = getenv("MEMTRACK_UPDATE_GOLDEN");
-	char path[512], out[256];
-	char *expected;
-	size_t elen = 0;
-
-	snprintf(path, sizeof(path), GOLDEN_DIR "%s", name);
-	if (update && !strcmp(update, "1")) {
-		spit(path, actual, len);
-		print_message("updated %s\n", path);
-		return;
-	}
-	expected = slurp(path, &elen);
-	if (!expected)
-		fail_msg("cannot read %s: %s (MEMTRACK_UPDATE_GOLDEN=1 creates it)", path, strerror(errno));
-	if (elen == len && !memcmp(expected, actual, len)) {
-		free(expected);
-		return;
-	}
-	snprintf(out, sizeof(out), "%s.actual", name);	/* in the working directory: the build tree */
-	spit(out, actual, len);
-	print_first_difference(expected, elen, actual, len);
-	free(expected);
-	fail_msg("%s differs from its golden file; see `diff -u %s %s`; MEMTRACK_UPDATE_GOLDEN=1 accepts the new output",
-		 name, path, out);
-}
-
 static void golden_report(struct artifact *a, bool json, const char *name)
 {
 	struct mt_read_status st;
@@ -1225,7 +1198,7 @@ static void golden_report(struct artifact *a, bool json, const char *name)
 	capture_begin(&f, &buf, &len);
 	assert_int_equal(json ? mt_report__json(f, m) : mt_report__text(f, m, "ARTIFACT"), 0);
 	fclose(f);
-	check_golden(name, buf, len);
+	mt_test__check_golden(GOLDEN_DIR, name, buf, len);
 	free(buf);
 	mt_model__free(m);
 }
@@ -1262,7 +1235,7 @@ static void test_golden_leaks(void **state)
 	assert_int_equal(mt_report__leaks_text(f, m, "ARTIFACT", &x, 0), 0);
 	assert_int_equal(mt_report__leaks_json(f, m, &x, 0), 0);
 	fclose(f);
-	check_golden("leaks.txt", buf, len);
+	mt_test__check_golden(GOLDEN_DIR, "leaks.txt", buf, len);
 	free(buf);
 	mt_leaks__free(l);
 	mt_suppressions__free(sup);
@@ -1281,7 +1254,7 @@ static void test_golden_dump(void **state)
 	assert_int_equal(mt_dump__write(f, a->dir, &st), 0);
 	fclose(f);
 	assert_int_equal(st.records, a->records);
-	check_golden("dump.jsonl", buf, len);
+	mt_test__check_golden(GOLDEN_DIR, "dump.jsonl", buf, len);
 	free(buf);
 }
 
@@ -1351,7 +1324,7 @@ static void test_cmd_usage_and_unreadable(void **state)
 	assert_int_equal(run_cmd(mt_cmd_dump, err, sizeof(err), "dump", "/nonexistent/mt", NULL), 2);
 
 	snprintf(junk, sizeof(junk), "%s/not-an-artifact", a->dir);
-	spit(junk, "hello, world, this is no artifact header\n", 41);
+	mt_test__write_file(junk, "hello, world, this is no artifact header\n", 41);
 	assert_int_equal(run_cmd(mt_cmd_report, err, sizeof(err), "report", junk, NULL), 2);
 	assert_int_equal(run_cmd(mt_cmd_dump, err, sizeof(err), "dump", junk, NULL), 2);
 	unlink(junk);
@@ -2143,7 +2116,7 @@ static void write_text(const char *dir, const char *name, const char *text)
 	char path[256];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	spit(path, text, strlen(text));
+	mt_test__write_file(path, text, strlen(text));
 }
 
 /*
@@ -2835,8 +2808,210 @@ static void test_rss_report(void **state)
 	assert_int_equal(mt_report__text(mem, f->m, "x"), 0);
 	fclose(mem);
 	assert_non_null(strstr(out, "  peak RSS:           4.0 MiB (4194304 B) at 0.000000 s"));
-	assert_non_null(strstr(out, "     10   0    4.0 MiB       0.000000  -\n"));
+	assert_non_null(strstr(out, "     10   0    4.0 MiB       0.000000        0 B        0 B        0 B    1.0 MiB"
+		"        0 B    3.0 MiB  -\n"));
 	free(out);
+}
+
+/* ---- where RSS goes at its peak ---- */
+
+#define MS 1000000ull
+
+/*
+ * pid 10 maps 4 MiB in an allocator call and holds a 3 MiB block there, maps 2 MiB itself, forks 11 (which inherits
+ * both) and frees the block after its RSS peaked at 100 ms: anon 5 MiB, file 1 MiB, shmem 256 KiB. 11's peaks at
+ * 120 ms: anon 7 MiB. The total's peak is the sum then, 13.25 MiB.
+ */
+static void gap_records(struct sink *s)
+{
+	const char *argv[] = { "./prog" };
+
+	put_session(s, T0, 10, 1, 1, argv);
+	put_mmap(s, T0 + 1 * MS, 10, MAP_A, 4 * MIB, MT_SYS_ORIGIN_ALLOCATOR);
+	put_alloc(s, T0 + 2 * MS, 10, MT_FN_MALLOC, MAP_A + 16, 3 * MIB, 0);
+	put_mmap(s, T0 + 3 * MS, 10, MAP_C, 2 * MIB, MT_SYS_ORIGIN_PROGRAM);
+	put_fork(s, T0 + 50 * MS, 10, 11);
+	put_rss(s, T0 + 100 * MS, 10, 5 * MIB, MIB, MIB / 4);
+	put_rss(s, T0 + 120 * MS, 11, 7 * MIB, 0, 0);
+	put_free(s, T0 + 200 * MS, 10, MAP_A + 16);
+	put_munmap(s, T0 + 205 * MS, 10, MAP_C, 2 * MIB);
+	put_rss(s, T0 + 210 * MS, 10, 2 * MIB, MIB, 0);
+	put_exit(s, T0 + 300 * MS, 10, EXITED(0));
+	put_exit(s, T0 + 310 * MS, 11, EXITED(0));
+	put_end(s, T0 + 320 * MS, 10, EXITED(0), 0, 0, 0);
+}
+
+static void assert_terms(const struct mt_rss_stats *r, uint64_t rss, const int64_t want[MT_RSS_TERM__COUNT])
+{
+	int64_t terms[MT_RSS_TERM__COUNT];
+	int i;
+
+	assert_int_equal(mt_rss_parts__terms(&r->at_peak, terms), rss);
+	assert_int_equal(r->peak_rss_bytes, rss);
+	for (i = 0; i < MT_RSS_TERM__COUNT; i++)
+		assert_int_equal(terms[i], want[i]);
+}
+
+/* The model's books at each peak: per process, per image and in total, the terms adding up to the peak. */
+static void test_rss_terms(void **state)
+{
+	const int64_t p10[] = { 3 * MIB, MIB, 2 * MIB, MIB, MIB / 4, -(int64_t)MIB };
+	const int64_t p11[] = { 3 * MIB, MIB, 2 * MIB, 0, 0, MIB };
+	const int64_t tot[] = { 6 * MIB, 2 * MIB, 4 * MIB, MIB, MIB / 4, 0 };
+	struct fix *f = *state;
+	const struct mt_totals *t;
+	const struct mt_proc *p;
+
+	gap_records(&f->s);
+	p = finish_and_find(f, 10);
+	t = mt_model__totals(f->m);
+	assert_terms(&p->rss, 6 * MIB + MIB / 4, p10);
+	assert_int_equal(p->rss.peak_rss_ts_ns, 100 * MS);
+	assert_int_equal(p->rss.at_peak.anon, 5 * MIB);
+	assert_int_equal(p->rss.at_peak.swap, 4096);
+	assert_terms(&mt_model__image(f->m, 0)->rss, 6 * MIB + MIB / 4, p10);
+	assert_terms(&mt_model__find_proc(f->m, 11)->rss, 7 * MIB, p11);
+	assert_terms(&t->rss, 13 * MIB + MIB / 4, tot);
+	assert_int_equal(t->rss.peak_rss_ts_ns, 120 * MS);
+	assert_int_equal(t->rss.at_peak.allocator_bytes, 8 * MIB);
+	assert_int_equal(t->rss.at_peak.swap, 2 * 4096);
+}
+
+/* The same as report prints it: the totals' block, the rows' columns, and the JSON's keys with the same numbers. */
+static void test_rss_terms_report(void **state)
+{
+	struct fix *f = *state;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	gap_records(&f->s);
+	assert_int_equal(mt_model__finish(f->m), 0);
+	mem = open_memstream(&out, &len);
+	assert_non_null(mem);
+	assert_int_equal(mt_report__text(mem, f->m, "x"), 0);
+	fclose(mem);
+	assert_non_null(strstr(out, "\nWhere RSS goes at its peak (2 processes summed, 0.120000 s):\n"
+		"  live heap:          6.0 MiB (6291456 B)           45.3% (the live blocks' sizes)\n"
+		"  allocator-held:     2.0 MiB (2097152 B)           15.1% (mapped inside allocator calls, less the "
+		"live heap: free blocks, metadata, rounding)\n"
+		"  program mappings:   4.0 MiB (4194304 B)           30.2% (anonymous private, by the program and its "
+		"loader)\n"
+		"  file-backed:        1.0 MiB (1048576 B)            7.5% (resident pages of files: code, data, mmap)\n"
+		"  shmem:              256.0 KiB (262144 B)           1.9%\n"
+		"  the rest:           0 B                            0.0% (anonymous, in no mapping above: stacks, "
+		"copy-on-write pages of files, older mappings)\n"
+		"  = peak RSS:         13.2 MiB (13893632 B)        100.0% (anon 12.0 MiB + file + shmem; swapped out, "
+		"not in it: 8.0 KiB)\n"));
+	assert_non_null(strstr(out, "     10   0    6.2 MiB       0.100000    3.0 MiB    1.0 MiB    2.0 MiB    1.0 MiB"
+		"  256.0 KiB   -1.0 MiB  -\n     11   0    7.0 MiB       0.120000    3.0 MiB    1.0 MiB    2.0 MiB"
+		"        0 B        0 B    1.0 MiB  -\n"));
+	free(out);
+	mem = open_memstream(&out, &len);
+	assert_non_null(mem);
+	assert_int_equal(mt_report__json(mem, f->m), 0);
+	fclose(mem);
+	assert_non_null(strstr(out, "\"rss_at_peak\": {\n      \"ts_ns\": 120000000,\n      \"rss_bytes\": 13893632,\n"
+		"      \"heap_bytes\": 6291456,\n      \"allocator_held_bytes\": 2097152,\n"
+		"      \"program_mapped_bytes\": 4194304,\n      \"file_bytes\": 1048576,\n      \"shmem_bytes\": 262144,\n"
+		"      \"rest_bytes\": 0,\n      \"anon_bytes\": 12582912,\n      \"swap_bytes\": 8192,\n"
+		"      \"allocator_mapped_bytes\": 8388608\n    }"));
+	assert_non_null(strstr(out, "\"rest_bytes\": -1048576,\n"));	/* pid 10's row: mapped but not resident */
+	free(out);
+}
+
+/*
+ * Blocks the allocator's mappings seen do not hold (record --pid: mapped before it) make allocator-held negative,
+ * said so; mapped pages not touched make the rest negative.
+ */
+static void test_rss_terms_negative(void **state)
+{
+	struct fix *f = *state;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	start_session(f, 10);
+	put_alloc(&f->s, T0 + 1 * MS, 10, MT_FN_MALLOC, 0x1000, MIB, 0);
+	put_mmap(&f->s, T0 + 2 * MS, 10, MAP_C, 8 * MIB, MT_SYS_ORIGIN_PROGRAM);
+	put_rss(&f->s, T0 + 3 * MS, 10, 2 * MIB, 0, 0);
+	assert_int_equal(mt_model__finish(f->m), 0);
+	mem = open_memstream(&out, &len);
+	assert_non_null(mem);
+	assert_int_equal(mt_report__text(mem, f->m, "x"), 0);
+	fclose(mem);
+	assert_non_null(strstr(out, "\nWhere RSS goes at its peak (pid 10, 0.003000 s):\n"));
+	assert_non_null(strstr(out, "  allocator-held:     -1.0 MiB (-1048576 B)        -50.0% (live blocks outside the "
+		"allocator mappings seen: mapped before the recording, or not by a call)\n"));
+	assert_non_null(strstr(out, "  the rest:           -6.0 MiB (-6291456 B)       -300.0% (mapped but not resident: "
+		"of the mappings above, pages never touched or swapped out)\n"));
+	free(out);
+}
+
+/*
+ * The RSS record of a process's exit comes after its last thread ended its mappings: the peak it reaches has the
+ * books the mappings ended with, in the process and in the totals, not none.
+ */
+static void test_rss_terms_at_exit(void **state)
+{
+	const int64_t want[] = { 3 * MIB, MIB, 2 * MIB, MIB, 0, 0 };
+	struct fix *f = *state;
+	const struct mt_proc *p;
+
+	start_session(f, 10);
+	put_mmap(&f->s, T0 + 1 * MS, 10, MAP_A, 4 * MIB, MT_SYS_ORIGIN_ALLOCATOR);
+	put_alloc(&f->s, T0 + 2 * MS, 10, MT_FN_MALLOC, MAP_A + 16, 3 * MIB, 0);
+	put_mmap(&f->s, T0 + 3 * MS, 10, MAP_C, 2 * MIB, MT_SYS_ORIGIN_PROGRAM);
+	put_rss(&f->s, T0 + 10 * MS, 10, 5 * MIB, 0, 0);
+	put_thread_exit(&f->s, T0 + 20 * MS, 10, 10, MT_THREAD_EXIT_GROUP | MT_THREAD_EXIT_LAST);
+	put_rss(&f->s, T0 + 21 * MS, 10, 6 * MIB, MIB, 0);
+	put_exit(&f->s, T0 + 30 * MS, 10, EXITED(0));
+	p = finish_and_find(f, 10);
+	assert_terms(&p->rss, 7 * MIB, want);
+	assert_int_equal(p->rss.peak_rss_ts_ns, 21 * MS);
+	assert_terms(&mt_model__totals(f->m)->rss, 7 * MIB, want);
+}
+
+/* timeline: the mapped series (program + allocator) beside the heap's and RSS's, the program's part, its peak. */
+static void test_rss_terms_timeline(void **state)
+{
+	struct sink s = { put_writer, NULL };
+	struct mt_timeline_opts o = { 0 };
+	struct mt_timeline *t;
+	struct mt_writer *w;
+	char dir[64] = "/tmp/mt-test-gap-XXXXXX", file[128], *json = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/%s", dir, MT_ARTIFACT_FILE);
+	w = mt_writer__open(dir);
+	assert_non_null(w);
+	s.ctx = w;
+	gap_records(&s);
+	assert_int_equal(mt_writer__close(w), 0);
+	assert_int_equal(mt_timeline__build(dir, &o, &t, NULL), 0);
+	f = open_memstream(&json, &len);
+	assert_non_null(f);
+	assert_int_equal(mt_timeline__json(f, t), 0);
+	fclose(f);
+	/* at the mmaps, the fork, the munmap, the exits: 4, 6, 6 + 6, 4 + 6, 6, 0 MiB */
+	assert_non_null(strstr(json, ",\"mapped\":{\"t_ns\":[1000000,3000000,50000000,205000000,300000000,310000000],"
+		"\"total\":[4194304,6291456,12582912,10485760,6291456,0],\"processes\":[{\"pid\":10,\"mapped_bytes\":"
+		"[4194304,6291456,6291456,4194304,0,0]},{\"pid\":11,\"mapped_bytes\":[0,0,6291456,6291456,6291456,0]}],"
+		"\"peak\":{\"t_ns\":50000000,\"bytes\":12582912},\"program\":[0,2097152,4194304,2097152,2097152,0]}"));
+	free(json);
+	f = open_memstream(&json, &len);
+	assert_non_null(f);
+	assert_int_equal(mt_timeline__svg(f, t, "gap"), 0);
+	fclose(f);
+	mt_timeline__free(t);
+	assert_non_null(strstr(json, ">mapped total (peak 12.0 MiB)"));
+	assert_non_null(strstr(json, ">RSS total (peak 13.2 MiB)"));
+	free(json);
+	unlink(file);
+	rmdir(dir);
 }
 
 int main(void)
@@ -2866,6 +3041,7 @@ int main(void)
 		cmocka_unit_test(test_reorder_window),
 		cmocka_unit_test(test_reorder_ties_and_errors),
 		cmocka_unit_test(test_reorder_matches_reference),
+		cmocka_unit_test(test_strmap_intern),
 		cmocka_unit_test(test_json_strings),
 		cmocka_unit_test(test_json_nesting),
 		cmocka_unit_test(test_status_helpers),
@@ -2905,6 +3081,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rss_peaks, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_rss_absent, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_rss_report, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_rss_terms, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_rss_terms_report, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_rss_terms_negative, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_rss_terms_at_exit, fix_setup, fix_teardown),
+		cmocka_unit_test(test_rss_terms_timeline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

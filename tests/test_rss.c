@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
+#include <unistd.h>
 
 #include "artifact/artifact.h"
 #include "model/model.h"
@@ -257,6 +260,151 @@ static void test_rss_vfork(void **state)
 	mt_model__free(m);
 }
 
+/* What rss_credit printed: a point's /proc counters, in kB (status's RssAnon, RssFile, RssShmem; smaps_rollup's
+ * Rss). */
+struct credit_point {
+	uint32_t pid;
+	uint64_t anon, file, shmem, rss;
+};
+
+/* An RSS record as the series has it at a point. */
+struct credit_rec {
+	uint32_t tid;
+	uint64_t seq, anon, file, shmem;
+};
+
+/* The artifact of a run of rss_credit: the parent, its fork child, their records and the series at each mark. */
+struct credit_log {
+	uint32_t parent, child;
+	bool child_seen;		/* an RSS record of the child (after its fork's record) */
+	struct credit_rec first;	/* the child's first RSS record */
+	struct credit_rec last[2];	/* the latest RSS record of the parent, the child */
+	struct credit_rec at[3];	/* the series at the marks P1, C1, C2 */
+	uint64_t marks;			/* bit n: mark n seen */
+	uint64_t child_records, child_by_parent;	/* between C1 and C2: all the parent's (the child slept) */
+	uint64_t odd_units;		/* RSS values that are not a multiple of the page size */
+};
+
+static int credit__on_rss(struct credit_log *l, const struct mt_rss *r)
+{
+	struct credit_rec c = { r->hdr.tid, r->hdr.seq, r->anon, r->file, r->shmem };
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	bool child = r->hdr.pid == l->child;
+
+	l->odd_units += (r->anon % page || r->file % page || r->shmem % page || r->swap % page);
+	if (r->hdr.pid != l->parent && !child)
+		return 0;
+	if (child && !l->child_seen) {
+		l->first = c;
+		l->child_seen = true;
+	}
+	if (child && (l->marks & 2) && !(l->marks & 4)) {
+		l->child_records++;
+		l->child_by_parent += r->hdr.tid == l->parent;
+	}
+	l->last[child] = c;
+	return 0;
+}
+
+static int credit__on_record(const struct mt_rec_hdr *h, void *ctx)
+{
+	const struct mt_alloc *a = (const void *)h;
+	const struct mt_fork *fk = (const void *)h;
+	struct credit_log *l = ctx;
+
+	if (h->type == MT_REC_SESSION && !l->parent)
+		l->parent = h->pid;
+	if (h->type == MT_REC_FORK && fk->hdr.pid == l->parent && !l->child)
+		l->child = fk->child;
+	if (h->type == MT_REC_RSS)
+		return credit__on_rss(l, (const void *)h);
+	if (h->type == MT_REC_ALLOC && a->func == MT_FN_MALLOC && a->size >= 1001 && a->size <= 1003) {
+		unsigned int n = a->size - 1001;	/* the marks' sizes (rss_credit.c) */
+
+		l->at[n] = l->last[n > 0];
+		l->marks |= 1u << n;
+	}
+	return 0;
+}
+
+/* rss_credit's output: each point's line. */
+static void credit__points(const char *out, struct credit_point pt[3])
+{
+	static const char *const names[] = { "P1", "C1", "C2" };
+	char *text = mt_test__read_file(out), name[8];
+	struct credit_point p;
+	const char *line;
+	int n = 0;
+
+	assert_non_null(text);
+	for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		assert_int_equal(sscanf(line, "%7s %" SCNu32 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64, name,
+					&p.pid, &p.anon, &p.file, &p.shmem, &p.rss), 6);
+		for (int i = 0; i < 3; i++)
+			if (!strcmp(name, names[i])) {
+				pt[i] = p;
+				n++;
+			}
+	}
+	assert_int_equal(n, 3);
+	free(text);
+}
+
+/* The series at a point, against the kernel's counters then: each part, and their sum against smaps_rollup's Rss,
+ * within one page. */
+static void credit__check(const struct credit_rec *r, const struct credit_point *p)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	assert_true(rss__diff(r->anon, p->anon * 1024) <= page);
+	assert_true(rss__diff(r->file, p->file * 1024) <= page);
+	assert_true(rss__diff(r->shmem, p->shmem * 1024) <= page);
+	assert_true(rss__diff(r->anon + r->file + r->shmem, p->rss * 1024) <= page);
+}
+
+/*
+ * rss_credit: the parent touches 600 pages (P1), forks; the child touches 300 more and reads a 512-page file (C1),
+ * then sleeps while the parent pages the file out of it with process_madvise(MADV_PAGEOUT) and, after a pause, a
+ * page more (C2). The child's first record is its copy of the parent's pages, written by the parent at the fork;
+ * the drop is in the child's series although the child did not run, each record written by the parent; at P1, C1
+ * and C2 the series is the kernel's /proc counters within a page, each part apart.
+ */
+static void test_rss_credit(void **state)
+{
+	char *argv[] = { MT_BINARY, "record", "-q", "-o", NULL, "--", PROG("rss_credit"), mt_test_root, NULL };
+	struct statfs fs;
+	struct credit_point pt[3] = { 0 };
+	struct credit_log l = { 0 };
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct mt_read_status st;
+	char dir[512], out[600];
+
+	(void)state;
+	mt_test__path(dir, sizeof(dir), "credit");
+	argv[4] = dir;
+	/* its file's pages must be a file's, paged out without swap: not tmpfs's, which are shmem */
+	if (!statfs(mt_test_root, &fs) && fs.f_type == TMPFS_MAGIC)
+		argv[7] = MT_PROGS;
+	snprintf(out, sizeof(out), "%s.out", dir);
+	assert_int_equal(mt_test__run(argv, out, NULL), 0);
+	credit__points(out, pt);
+	assert_int_equal(mt_artifact__read(dir, credit__on_record, &l, &st), 0);
+	assert_int_equal(l.marks, 7);
+	assert_true(l.child && pt[1].pid == l.child && pt[2].pid == l.child && pt[0].pid == l.parent);
+	assert_int_equal(l.odd_units, 0);
+	/* the fork's copy: the parent's anonymous pages, in the child's first record, by the parent */
+	assert_true(l.child_seen);
+	assert_int_equal(l.first.tid, l.parent);
+	assert_true(rss__diff(l.first.anon, pt[0].anon * 1024) <= page);
+	/* the page-out: the file's 512 pages and more gone from the child's series, by the parent alone */
+	assert_true(l.child_records >= 2);
+	assert_int_equal(l.child_by_parent, l.child_records);
+	assert_int_equal(l.at[2].tid, l.parent);
+	assert_true(l.at[1].file - l.at[2].file >= 512 * page);
+	for (int i = 0; i < 3; i++)
+		credit__check(&l.at[i], &pt[i]);
+}
+
 /* --no-rss: no rss_stat program, no records, and the report has no RSS keys. */
 static void test_no_rss(void **state)
 {
@@ -281,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_rss_peak),
 		cmocka_unit_test(test_rss_timeline),
 		cmocka_unit_test(test_rss_vfork),
+		cmocka_unit_test(test_rss_credit),
 		cmocka_unit_test(test_no_rss),
 	};
 

@@ -17,9 +17,6 @@
 #include "artifact/artifact.h"
 #include "model/model.h"
 
-#define WAIT_STEP_US 20000
-#define WAIT_STEPS 1500		/* 30 s: BPF's load comes first */
-
 /* attach_wait, started by the test (its parent), once it has made its block and waits for SIGUSR1. */
 struct target {
 	pid_t pid;
@@ -27,32 +24,6 @@ struct target {
 	char dir[512];
 	char err[600];
 };
-
-/* what is in the file ("": the file is there). */
-static bool file__has(const char *path, const char *what)
-{
-	char buf[4096];
-	size_t n = 0;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return false;
-	if (f) {
-		n = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-	}
-	buf[n] = 0;
-	return strstr(buf, what) != NULL;
-}
-
-static void wait_for(const char *path, const char *what)
-{
-	int i;
-
-	for (i = 0; i < WAIT_STEPS && !file__has(path, what); i++)
-		usleep(WAIT_STEP_US);
-	assert_true(file__has(path, what));
-}
 
 /* The program running and waiting, then memtrack attached to it. */
 static void target__start(struct target *t, const char *name, const char *mode)
@@ -65,19 +36,10 @@ static void target__start(struct target *t, const char *name, const char *mode)
 	snprintf(ready, sizeof(ready), "%s.ready", t->dir);
 	snprintf(t->err, sizeof(t->err), "%s.err", t->dir);
 	t->pid = mt_test__spawn(prog, "/dev/null", NULL);
-	wait_for(ready, "");
+	mt_test__wait_for(ready, "");
 	snprintf(pid, sizeof(pid), "%d", t->pid);
 	t->memtrack = mt_test__spawn(rec, "/dev/null", t->err);
-	wait_for(t->err, "attached");
-}
-
-static int wait__code(pid_t pid)
-{
-	int status;
-
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	return WEXITSTATUS(status);
+	mt_test__wait_for(t->err, "attached");
 }
 
 /* The 4321-byte blocks the artifact holds: allocated, and freed among those. */
@@ -122,8 +84,8 @@ static void test_pid_counts(void **state)
 	(void)state;
 	target__start(&t, "counts", NULL);
 	assert_int_equal(kill(t.pid, SIGUSR1), 0);
-	assert_int_equal(wait__code(t.pid), 7);
-	assert_int_equal(wait__code(t.memtrack), 7);
+	assert_int_equal(mt_test__wait_code(t.pid), 7);
+	assert_int_equal(mt_test__wait_code(t.memtrack), 7);
 	assert_int_equal(mt_artifact__read(t.dir, pairs__on_record, &p, &st), 0);
 	assert_int_equal(p.allocs, 1000);
 	assert_int_equal(p.frees, 1000);
@@ -186,13 +148,13 @@ static void test_pid_sigint(void **state)
 	(void)state;
 	target__start(&t, "sigint", NULL);
 	assert_int_equal(kill(t.memtrack, SIGINT), 0);
-	assert_int_equal(wait__code(t.memtrack), 0);
-	assert_true(file__has(t.err, "detached"));
+	assert_int_equal(mt_test__wait_code(t.memtrack), 0);
+	assert_true(mt_test__file_has(t.err, "detached"));
 	state__settled(t.pid, &tracer, &pending);
 	assert_int_equal(tracer, 0);
 	assert_int_equal(pending, 0);	/* no SIGSTOP (nor any hold) left to deliver */
 	assert_int_equal(kill(t.pid, SIGUSR1), 0);
-	assert_int_equal(wait__code(t.pid), 7);
+	assert_int_equal(mt_test__wait_code(t.pid), 7);
 	assert_int_equal(mt_model__load(t.dir, &m, &st), 0);
 	assert_true(mt_model__totals(m)->complete);
 	proc = mt_model__find_proc(m, t.pid);
@@ -215,8 +177,8 @@ static void test_pid_child(void **state)
 	(void)state;
 	target__start(&t, "child", "fork");
 	assert_int_equal(kill(t.pid, SIGUSR1), 0);
-	assert_int_equal(wait__code(t.pid), 7);
-	assert_int_equal(wait__code(t.memtrack), 7);
+	assert_int_equal(mt_test__wait_code(t.pid), 7);
+	assert_int_equal(mt_test__wait_code(t.memtrack), 7);
 	assert_int_equal(mt_artifact__read(t.dir, pairs__on_record, &p, &st), 0);
 	assert_int_equal(p.allocs, 100);
 	assert_int_equal(p.frees, 100);
@@ -262,11 +224,11 @@ static void test_pid_errors(void **state)
 	assert_non_null(strstr(buf, "no such process"));
 	assert_int_equal(access(dir, F_OK), -1);
 	assert_int_equal(mt_test__run(both, "/dev/null", err), 2);
-	assert_true(file__has(err, "--pid excludes a command"));
+	assert_true(mt_test__file_has(err, "--pid excludes a command"));
 	assert_int_equal(access(dir, F_OK), -1);
 	snprintf(pid, sizeof(pid), "2");	/* kthreadd */
 	assert_int_equal(mt_test__run(none, "/dev/null", err), 2);
-	assert_true(file__has(err, "a kernel thread"));
+	assert_true(mt_test__file_has(err, "a kernel thread"));
 	assert_int_equal(access(dir, F_OK), -1);
 }
 

@@ -23,14 +23,6 @@ static int run(char *const *argv, const char *out)
 	return mt_test__run(argv, out, NULL);
 }
 
-static void record(const char *dir, const char *prog, const char *mode)
-{
-	char *argv[] = { MT_BINARY, "record", "-q", "--stacks", "-o", (char *)dir, "--", (char *)prog, (char *)mode,
-			 NULL };
-
-	assert_int_equal(run(argv, NULL), 0);
-}
-
 /* argv's output, whole, in a malloc'd string (the command must succeed); out is the file it goes through. */
 static char *run_output(char *const *argv, const char *out)
 {
@@ -104,7 +96,7 @@ static void test_chain_in_order(void **state)
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s/chain", tmp_root);
-	record(dir, MT_PROGS "/stack_chain", "chain");
+	mt_test__record_stacks(dir, MT_PROGS "/stack_chain", "chain");
 	json = report_json(dir);
 	site = frame_of(json, "f20");
 	assert_non_null(site);
@@ -123,7 +115,7 @@ static void test_one_path_one_hash(void **state)
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s/locals", tmp_root);
-	record(dir, MT_PROGS "/stack_chain", "locals");
+	mt_test__record_stacks(dir, MT_PROGS "/stack_chain", "locals");
 	assert_int_equal(distinct_hashes(dir, 6062), 1);
 }
 
@@ -133,7 +125,7 @@ static void test_64_callers_64_hashes(void **state)
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s/callers", tmp_root);
-	record(dir, MT_PROGS "/stack_chain", "callers");
+	mt_test__record_stacks(dir, MT_PROGS "/stack_chain", "callers");
 	assert_int_equal(distinct_hashes(dir, 6063), 64);
 }
 
@@ -148,7 +140,7 @@ static void test_children_and_copied_dir(void **state)
 	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", MT_PROGS "/stack_chain", prog);
 	assert_int_equal(system(cmd), 0);
 	snprintf(dir, sizeof(dir), "%s/tree", tmp_root);
-	record(dir, prog, "tree");
+	mt_test__record_stacks(dir, prog, "tree");
 	json = report_json(dir);
 	assert_non_null(frame_of(json, "f_child"));
 	assert_non_null(frame_of(json, "f_exec"));
@@ -208,7 +200,7 @@ static void test_unwind_through_missing_frame_pointer(void **state)
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s/omit", tmp_root);
-	record(dir, MT_PROGS "/fp_chain_omit", "chain");
+	mt_test__record_stacks(dir, MT_PROGS "/fp_chain_omit", "chain");
 	json = flamegraph_fp(dir);
 	assert_null(strstr(json, ";f9;"));	/* the frame-pointer chain alone misses f9 */
 	free(json);
@@ -232,7 +224,7 @@ static void test_all_frame_pointers_complete(void **state)
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s/allfp", tmp_root);
-	record(dir, MT_PROGS "/fp_chain_fp", "chain");
+	mt_test__record_stacks(dir, MT_PROGS "/fp_chain_fp", "chain");
 	json = checkfp_json(dir);
 	mod = strstr(json, "fp_chain_fp\"");
 	assert_non_null(mod);
@@ -249,7 +241,7 @@ static void test_libc_callers_recovered(void **state)
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s/qsort", tmp_root);
-	record(dir, MT_PROGS "/fp_chain_fp", "qsort");
+	mt_test__record_stacks(dir, MT_PROGS "/fp_chain_fp", "qsort");
 	json = flamegraph_fp(dir);
 	assert_non_null(strstr(json, "by_value"));
 	assert_null(strstr(json, "qsort_r"));
@@ -275,7 +267,7 @@ static void test_sizes_first_user_frame(void **state)
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s/sizes_user", tmp_root);
 	snprintf(out, sizeof(out), "%s/sizes_user.txt", tmp_root);
-	record(dir, MT_PROGS "/example", NULL);
+	mt_test__record_stacks(dir, MT_PROGS "/example", NULL);
 	text = run_output(argv, out);
 	big = strstr(text, " 4.0 KiB (4096 B), pid ");
 	assert_non_null(big);
@@ -340,7 +332,7 @@ static void test_pending_uretprobe_repaired(void **state)
 	n = other_uretprobe(MT_PROGS "/stack_chain", symbol_offset(MT_PROGS "/stack_chain", "f10"), fds, 64);
 	assert_true(n > 0);
 	snprintf(dir, sizeof(dir), "%s/pending", tmp_root);
-	record(dir, MT_PROGS "/stack_chain", "chain");
+	mt_test__record_stacks(dir, MT_PROGS "/stack_chain", "chain");
 	for (i = 0; i < n; i++)
 		close(fds[i]);
 	json = report_json(dir);
@@ -368,7 +360,7 @@ static void test_fork_children_by_stack(void **state)
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s/tree_by_stack", tmp_root);
-	record(dir, MT_PROGS "/tree_fork_exec", NULL);
+	mt_test__record_stacks(dir, MT_PROGS "/tree_fork_exec", NULL);
 	assert_int_equal(mt_stacks__load(dir, NULL, &s, &st), 0);
 	for (i = 0; i < mt_stacks__count(s); i++) {
 		e = mt_stacks__entry(s, i);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* test_view.c — `memtrack view`: the page opened in headless Chromium agrees with `report --json`, bad input. */
+/* test_view.c — `memtrack view`: the pages opened in headless Chromium agree with `report --json` and `diff --json`. */
 /*
  * tests/progs/phases recorded with --stacks (1000 B x 10; 5 freed, 3000 B x 3; 2 freed; 10000 B leaked). The page
  * takes its window, instant, weight, search, zoom and inverted view from its URL's hash and writes what it shows
@@ -27,6 +27,8 @@ static char tree_dir[256];	/* tests/progs/alloc_tree recorded: 4 processes, 6 im
 static char tree_page[300];
 static char big_page[300];	/* tests/progs/tree_fork_100's: 101 processes of one executable */
 static char from_s[32], to_s[32];	/* phase 2's start and phase 3's, "S.NNNNNNNNN" */
+static char diff_dirs[2][256];	/* tests/progs/diff_sites 10 5 3, then 20 5 0 */
+static char diff_page[300];	/* view BEFORE AFTER's page of them */
 
 /* ---- helpers ---- */
 
@@ -72,15 +74,7 @@ static uint64_t ns_of(const char *seconds)
 /* Chromium is needed (a failure under CI=true, else the test is skipped). */
 static bool have_chromium(void)
 {
-	const char *ci = getenv("CI");
-
-	if (!system("command -v chromium > /dev/null 2>&1"))
-		return true;
-	if (ci && !strcmp(ci, "true"))
-		fail_msg("chromium not found: install the chromium package");
-	print_message("chromium not found: skipped\n");
-	skip();
-	return false;
+	return mt_test__need("chromium", "chromium");
 }
 
 /* The page at hash, its state JSON (malloc'd); a screenshot of it as MT_VIEW_SHOTS/view-NAME.png. */
@@ -397,14 +391,17 @@ static void test_view_roots(void **state)
 	free(st);
 }
 
-/* A tree of 101 processes: the timeline draws one line for their executable; its root has their allocations. */
+/*
+ * A tree of 101 processes: the timeline draws one line for their executable, at the timeline's points as the
+ * total's (not sampled at the page's edges): its peak is report's; its root has their allocations.
+ */
 static void test_view_big_tree_groups(void **state)
 {
 	char big[256];
 	char *rec[] = { MT_BINARY, "record", "-q", "--stacks", "--no-rss", "-o", big, "--", PROG("tree_fork_100"),
 			NULL };
 	char *view[] = { MT_BINARY, "view", "-o", big_page, big, NULL };
-	char *st;
+	char groups[64], *st, *rep;
 
 	(void)state;
 	if (!have_chromium())
@@ -414,8 +411,15 @@ static void test_view_big_tree_groups(void **state)
 	assert_int_equal(mt_test__run(rec, "/dev/null", NULL), 0);
 	assert_int_equal(mt_test__run(view, "/dev/null", NULL), 0);
 	st = open_page_of(big_page, "big-tree", "weight=bytes&roots=exe");
-	assert_non_null(strstr(st, "\"timeline_groups\":[[\"tree_fork_100\",101,"));
-	assert_int_equal(num_after(st, "timeline_series"), 2);	/* the executable's line and the total */
+	rep = report_json_of(big, "big", NULL, NULL);
+	snprintf(groups, sizeof(groups), "\"timeline_groups\":[[\"tree_fork_100\",101,%" PRIu64 ",%" PRIu64 "]]",
+		 num_after(rep, "peak_live_bytes"), num_after(st, "timeline_points"));
+	assert_true(num_after(st, "timeline_points") > 300);	/* a sample per fork, block and exit: no fewer */
+	if (!strstr(st, groups))
+		fail_msg("no %s in %s", groups, st);
+	free(rep);
+	/* the executable's line, the total, and the total mapped (the loader's and glibc's mappings; no RSS) */
+	assert_int_equal(num_after(st, "timeline_series"), 3);
 	/* 100 blocks of 2000 + i bytes, all the parent's */
 	assert_non_null(strstr(st, "\"root_weights\":[[\"tree_fork_100\",204950,100]]"));
 	free(st);
@@ -451,6 +455,161 @@ static void test_view_bad_input(void **state)
 	assert_ptr_equal(strchr(err, '\n'), err + strlen(err) - 1);
 }
 
+
+/* ---- view BEFORE AFTER ---- */
+
+/*
+ * diff_sites N M K: N x 1000 B from site_a, M x 300 B from site_b (leaked), K x 50 B from site_c. Before 10 5 3,
+ * after 20 5 0: site_a grew by 10 blocks, site_b is the same, site_c is only in before.
+ */
+static int setup_diff(void **state)
+{
+	char *rec[2][12] = {
+		{ MT_BINARY, "record", "-q", "--stacks", "-o", diff_dirs[0], "--", PROG("diff_sites"), "10", "5", "3" },
+		{ MT_BINARY, "record", "-q", "--stacks", "-o", diff_dirs[1], "--", PROG("diff_sites"), "20", "5", "0" },
+	};
+	char *view[] = { MT_BINARY, "view", "-o", diff_page, diff_dirs[0], diff_dirs[1], NULL };
+	int i;
+
+	(void)state;
+	snprintf(diff_page, sizeof(diff_page), "%s/diff.html", mt_test_root);
+	for (i = 0; i < 2; i++) {
+		snprintf(diff_dirs[i], sizeof(diff_dirs[i]), "%s/diff_%s", mt_test_root, i ? "after" : "before");
+		if (mt_test__run(rec[i], "/dev/null", NULL))
+			return -1;
+	}
+	return mt_test__run(view, "/dev/null", NULL);
+}
+
+/* `memtrack diff --json BEFORE AFTER`'s output. */
+static char *diff_json(void)
+{
+	char *argv[] = { MT_BINARY, "diff", "--json", "--sites", "100", diff_dirs[0], diff_dirs[1], NULL };
+	char out[512];
+
+	snprintf(out, sizeof(out), "%s/diff.json", mt_test_root);
+	assert_int_equal(mt_test__run(argv, out, NULL), 0);
+	return mt_test__read_file(out);
+}
+
+/* The header: both commands, diff's totals before, after and the change; both timelines drawn; nothing fetched. */
+static void test_view_diff_header(void **state)
+{
+	char *st, *dj = diff_json(), *html = mt_test__read_file(diff_page);
+
+	(void)state;
+	if (!have_chromium())
+		return;
+	st = open_page_of(diff_page, "diff", "");
+	assert_non_null(strstr(st, "\"commands\":[[\"" PROG("diff_sites") "\",\"10\",\"5\",\"3\"],[\""
+			       PROG("diff_sites") "\",\"20\",\"5\",\"0\"]]"));
+	/* 10 + 5 + 3 blocks, 10000 + 1500 + 150 B, all live at once; then 20 + 5 blocks, 20000 + 1500 B */
+	assert_non_null(strstr(st, "\"header\":[[\"allocations:\",18,25,7],[\"allocated:\",11650,21500,9850],"
+			       "[\"peak live:\",11650,21500,9850],[\"peak RSS:\","));
+	assert_non_null(strstr(st, "[\"leaked blocks:\",5,5,0],[\"leaked:\",1500,1500,0],"
+			       "[\"dropped events:\",0,0,0]]"));
+	/* as diff --json says them */
+	assert_int_equal(num_after(dj, "count_delta"), 7);
+	assert_int_equal(num_after(dj, "bytes_delta"), 9850);
+	assert_int_equal(num_after(dj, "peak_bytes_delta"), 9850);
+	assert_non_null(strstr(st, "\"timelines\":[1,1]"));	/* a live heap line each */
+	assert_null(strstr(html, "src=\"http"));
+	assert_null(strstr(html, "href=\"http"));
+	free(html);
+	free(dj);
+	free(st);
+}
+
+#define MAIN_PATH "_start%3B__libc_start_main%3B__libc_start_call_main%3Bmain"
+
+/* The flame graph sized by after: site_a +10 blocks, +10000 B; site_b unchanged; site_c only when sized by before. */
+static void test_view_diff_flame(void **state)
+{
+	char *st;
+
+	(void)state;
+	if (!have_chromium())
+		return;
+	st = open_page_of(diff_page, "diff-site-a", "weight=bytes&zoom=" MAIN_PATH "%3Bsite_a");
+	assert_non_null(strstr(st, "\"shown\":{\"name\":\"site_a\",\"before\":[10000,10,0],"
+			       "\"after\":[20000,20,0],\"delta\":10000,\"width\":20000,"));
+	assert_non_null(strstr(st, "bytes allocated: +10000 B (+9.8 KiB), +100.0%\\nbefore: 10000 B (9.8 KiB)\\n"
+			       "after: 20000 B (19.5 KiB)\\nallocations: +10 (10 before, 20 after)\\n"
+			       "source: diff_sites.c:12"));
+	assert_int_equal(num_after(st, "only_before"), 1);
+	free(st);
+	st = open_page_of(diff_page, "diff-count-a", "weight=count&zoom=" MAIN_PATH "%3Bsite_a");
+	assert_non_null(strstr(st, "\"after\":[20000,20,0],\"delta\":10,\"width\":20,"));
+	free(st);
+	st = open_page_of(diff_page, "diff-site-b", "weight=leaked&zoom=" MAIN_PATH "%3Bsite_b");
+	assert_non_null(strstr(st, "\"shown\":{\"name\":\"site_b\",\"before\":[1500,5,1500],"
+			       "\"after\":[1500,5,1500],\"delta\":0,\"width\":1500,"));
+	free(st);
+	/* main: all three sites; sized by the larger of both, site_c's 150 B are in its width */
+	st = open_page_of(diff_page, "diff-max", "weight=bytes&size=max&zoom=" MAIN_PATH);
+	assert_non_null(strstr(st, "\"shown\":{\"name\":\"main\",\"before\":[11650,18,1500],"
+			       "\"after\":[21500,25,1500],\"delta\":9850,\"width\":21650,"));
+	free(st);
+	st = open_page_of(diff_page, "diff-site-c", "weight=bytes&size=before&zoom=" MAIN_PATH "%3Bsite_c");
+	assert_non_null(strstr(st, "\"shown\":{\"name\":\"site_c\",\"before\":[150,3,0],"
+			       "\"after\":[0,0,0],\"delta\":-150,\"width\":150,"));
+	free(st);
+}
+
+/* The sites by change as diff ranks them: site_a's growth first, site_c gone; a row clicked zooms to its frames. */
+static void test_view_diff_sites(void **state)
+{
+	char *st, *dj = diff_json();
+	const char *first;
+
+	(void)state;
+	if (!have_chromium())
+		return;
+	st = open_page_of(diff_page, "diff-table", "");
+	assert_non_null(strstr(st, "\"table\":[[\"site_a\",10000,10,0,\"\"],[\"site_c\",-150,-3,0,\"gone\"],"
+			       "[\"site_b\",0,0,0,\"\"]]"));
+	assert_int_equal(num_after(st, "sites_total"), 3);
+	/* diff --json's top growth is the page's first row */
+	first = strstr(dj, "\"sites\": [");
+	assert_non_null(first);
+	assert_int_equal(num_after(first, "bytes_delta"), 10000);
+	assert_int_equal(num_after(first, "count_delta"), 10);
+	assert_non_null(strstr(first, "\"name\": \"site_a\""));
+	free(st);
+	/* the second row (site_c, gone): sized by the larger of both so that its frames show, zoomed, outlined */
+	st = open_page_of(diff_page, "diff-row", "click=%23sites-table%20tr.site.gone");
+	assert_non_null(strstr(st, "\"size\":\"max\""));
+	assert_non_null(strstr(st, "\"focus\":true"));
+	assert_non_null(strstr(st, "\"shown\":{\"name\":\"site_c\",\"before\":[150,3,0],"));
+	free(st);
+	free(dj);
+}
+
+/* A DIR missing, or not a recording: one error line, exit 2; a third DIR is a usage error. */
+static void test_view_diff_bad_input(void **state)
+{
+	char out[300], empty[300], err[512];
+	char *missing[] = { MT_BINARY, "view", "-o", out, diff_dirs[0], "/nonexistent-memtrack-dir", NULL };
+	char *not_rec[] = { MT_BINARY, "view", "-o", out, empty, diff_dirs[1], NULL };
+	char *three[] = { MT_BINARY, "view", "-o", out, diff_dirs[0], diff_dirs[1], diff_dirs[1], NULL };
+	char **bad[] = { missing, not_rec, three };
+	const char *names[] = { "diff-missing", "diff-not-rec", "diff-three" };
+	struct stat sb;
+	size_t i;
+
+	(void)state;
+	snprintf(out, sizeof(out), "%s/diff-bad.html", mt_test_root);
+	snprintf(empty, sizeof(empty), "%s/not-a-recording", mt_test_root);
+	assert_int_equal(mkdir(empty, 0755), 0);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(mt_test__run_named(names[i], bad[i]), 2);
+		mt_test__read_named(names[i], "err", err, sizeof(err));
+		if (strncmp(err, "memtrack: ", 10) || strchr(err, '\n') != err + strlen(err) - 1)
+			fail_msg("%s: not one error line: %s", names[i], err);
+	}
+	assert_int_not_equal(stat(out, &sb), 0);	/* no page */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -464,6 +623,10 @@ int main(void)
 		cmocka_unit_test(test_view_roots),
 		cmocka_unit_test(test_view_big_tree_groups),
 		cmocka_unit_test(test_view_bad_input),
+		cmocka_unit_test_setup(test_view_diff_header, setup_diff),
+		cmocka_unit_test(test_view_diff_flame),
+		cmocka_unit_test(test_view_diff_sites),
+		cmocka_unit_test(test_view_diff_bad_input),
 	};
 
 	return mt_test__main("test_view", tests, sizeof(tests) / sizeof(tests[0]));

@@ -372,6 +372,7 @@ struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o, uid_t ow
 	s->skel->rodata->cfg_withhold = o->stack_bytes && owner_uid != 0;
 	s->skel->rodata->cfg_owner_uid = owner_uid;
 	s->skel->rodata->cfg_owner_gid = owner_gid;
+	s->skel->rodata->cfg_page_size = sysconf(_SC_PAGESIZE);	/* the unit of the kernel's rss counters */
 	s->skel->rodata->cfg_tracer_tgid = getpid();	/* tells memtrack's tracees from the threads handed off */
 	session__tell_pidns(s);
 	session__choose_clock(s, o);

@@ -28,6 +28,7 @@ static void usage(FILE *f)
 	      "  check-fp [--json] [--strict] DIR             where frame-pointer chains differ from DWARF ones, and why\n"
 	      "  check-stacks [--json] [--strict] DIR         in-kernel chains against DWARF's and the FP chains\n"
 	      "  view [-o FILE.html] DIR                      an interactive HTML page: timeline, flame graph, sites\n"
+	      "  view [-o FILE.html] BEFORE AFTER             the same for two runs, compared as diff compares them\n"
 	      "  pack DIR                                     copy the module files DIR uses into it, to move it elsewhere\n"
 	      "  help [COMMAND], --help, --version\n"
 	      "`memtrack help COMMAND` (or `memtrack COMMAND --help`) tells more.\n",

@@ -13,14 +13,9 @@
 #include "report/leaks.h"
 #include "report/metadata.h"
 #include "report/view.h"
+#include "cli/view_diff.h"
 
-#define VIEW_USAGE "memtrack view [-o FILE.html] [--fp] DIR"
-
-struct view_args {
-	const char *out;	/* NULL: stdout */
-	bool fp;
-	const char *dir;
-};
+#define VIEW_USAGE "memtrack view [-o FILE.html] [--fp] DIR | BEFORE AFTER"
 
 /* What the page is made of, once loaded. */
 struct view_parts {
@@ -43,6 +38,10 @@ static void view_usage(FILE *f)
 	      "first), or of the leaks; search, zoom, an inverted view, a root per process or per executable; tables\n"
 	      "of the top sites (bytes, count, peak, temporaries), the leaks by site, the executables and the\n"
 	      "processes, sorted by a click on a column, a row zooming the flame graph to its frames.\n"
+	      "With two DIRs, BEFORE and AFTER: one page comparing them as `memtrack diff` does, both commands and\n"
+	      "totals side by side with the changes, both timelines on one time axis from each run's start, a flame\n"
+	      "graph of AFTER coloured by the change from BEFORE (red more, blue less; sized by before, after or the\n"
+	      "larger on request, so that what only BEFORE had shows), and the sites by their change.\n"
 	      "  -o FILE.html  write the page there (replacing the file at that name) instead of stdout\n"
 	      "  --fp          the frame-pointer chains, not the DWARF ones\n"
 	      "  -h, --help    this text\n"
@@ -52,7 +51,7 @@ static void view_usage(FILE *f)
 
 static int view_option(void *ctx, int val, const char *name, const char *arg)
 {
-	struct view_args *a = ctx;
+	struct mt_view_args *a = ctx;
 
 	(void)name;
 	if (val == 'o')
@@ -63,7 +62,7 @@ static int view_option(void *ctx, int val, const char *name, const char *arg)
 }
 
 /* 0: go on; 1: --help was printed; -EINVAL: a usage error was reported. */
-static int view_args(int argc, char **argv, struct view_args *a)
+static int view_args(int argc, char **argv, struct mt_view_args *a)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -75,6 +74,15 @@ static int view_args(int argc, char **argv, struct view_args *a)
 
 	if (ret)
 		return ret;
+	if (argc - optind == 2) {	/* BEFORE AFTER */
+		a->dir = argv[optind];
+		a->after = argv[optind + 1];
+		return 0;
+	}
+	if (argc - optind > 2) {
+		pr_err("view: one DIR, or two: BEFORE AFTER (usage: %s)\n", VIEW_USAGE);
+		return -EINVAL;
+	}
 	return mt_args__one_dir("view", VIEW_USAGE, argc, argv, &a->dir);
 }
 
@@ -91,7 +99,7 @@ static void parts_free(struct view_parts *p)
 }
 
 /* The stacks, sampled at the page's edges on the way; what report adds to the model. -errno after a message. */
-static int view_stacks(const struct view_args *a, struct view_parts *p, int *err, struct mt_read_status *st)
+static int view_stacks(const struct mt_view_args *a, struct view_parts *p, int *err, struct mt_read_status *st)
 {
 	struct mt_stacks_opts opts = { .fp_chains = a->fp, .observe = mt_view_steps__observe, .heap_counts = true };
 
@@ -116,10 +124,10 @@ static int view_stacks(const struct view_args *a, struct view_parts *p, int *err
 }
 
 /* The model, the timeline, the stacks: 0, or the exit status after a message. *err: the stacks' read result. */
-static int view_load(const struct view_args *a, struct view_parts *p, int *err, struct mt_read_status *st)
+static int view_load(const struct mt_view_args *a, struct view_parts *p, int *err, struct mt_read_status *st)
 {
 	struct mt_model_opts mo = { NULL, true };
-	struct mt_timeline_opts to = { 0 };
+	struct mt_timeline_opts to = { .exes = true };	/* a big tree's lines by executable */
 	int ret;
 
 	ret = mt_model__load_with(a->dir, &mo, &p->m, st);
@@ -134,17 +142,17 @@ static int view_load(const struct view_args *a, struct view_parts *p, int *err, 
 	return ret ? 2 : 0;
 }
 
-/* The page into a new file next to a->out, renamed over it once whole: no file is written through. 0 or -errno. */
-static int view_write_file(const struct view_args *a, const struct mt_view_input *in)
+/* The page into a new file next to out, renamed over it once whole: no file is written through. 0 or -errno. */
+static int view_write_file(const char *out, mt_view_page_fn page, const void *ctx)
 {
-	size_t len = strlen(a->out);
+	size_t len = strlen(out);
 	char *tmp = malloc(len + 16);
 	FILE *f;
 	int fd, err;
 
 	if (!tmp)
 		return -ENOMEM;
-	snprintf(tmp, len + 16, "%s.XXXXXX", a->out);
+	snprintf(tmp, len + 16, "%s.XXXXXX", out);
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		err = -errno;
@@ -157,10 +165,10 @@ static int view_write_file(const struct view_args *a, const struct mt_view_input
 		goto unlink_tmp;
 	}
 	fchmod(fd, 0644);
-	err = mt_view__html(f, in);
+	err = page(f, ctx);
 	if (fclose(f) && !err)
 		err = -errno;
-	if (!err && rename(tmp, a->out))
+	if (!err && rename(tmp, out))
 		err = -errno;
 unlink_tmp:
 	if (err)
@@ -170,28 +178,39 @@ free_tmp:
 	return err;
 }
 
-static int view_write(const struct view_args *a, const struct view_parts *p)
+int mt_view_cli__write(const char *out, mt_view_page_fn page, const void *ctx)
 {
-	struct mt_report_extra x = { .metadata = p->metadata, .leaks = p->leaks, .with_sites = true };
-	struct mt_view_input in = { a->dir, p->m, p->stacks, p->sites, &x, p->timeline, p->steps };
 	int ret;
 
-	if (a->out)
-		ret = view_write_file(a, &in);
+	if (out)
+		ret = view_write_file(out, page, ctx);
 	else if (isatty(STDOUT_FILENO))
 		ret = -ENOTTY;
-	else if (!(ret = mt_view__html(stdout, &in)) && fflush(stdout))
+	else if (!(ret = page(stdout, ctx)) && fflush(stdout))
 		ret = -errno;
 	if (ret == -ENOTTY)
 		pr_err("view: the page is HTML: give -o FILE.html or redirect stdout (%s)\n", VIEW_USAGE);
 	else if (ret)
-		pr_err("view: writing %s: %s\n", a->out ? a->out : "to stdout", strerror(-ret));
+		pr_err("view: writing %s: %s\n", out ? out : "to stdout", strerror(-ret));
 	return ret;
+}
+
+static int view_page(FILE *f, const void *ctx)
+{
+	return mt_view__html(f, ctx);
+}
+
+static int view_write(const struct mt_view_args *a, const struct view_parts *p)
+{
+	struct mt_report_extra x = { .metadata = p->metadata, .leaks = p->leaks, .with_sites = true };
+	struct mt_view_input in = { a->dir, p->m, p->stacks, p->sites, &x, p->timeline, p->steps };
+
+	return mt_view_cli__write(a->out, view_page, &in);
 }
 
 int mt_cmd_view(int argc, char **argv)
 {
-	struct view_args a = { 0 };
+	struct mt_view_args a = { 0 };
 	struct view_parts p = { 0 };
 	struct mt_read_status st;
 	int err = 0, ret;
@@ -199,6 +218,8 @@ int mt_cmd_view(int argc, char **argv)
 	ret = view_args(argc, argv, &a);
 	if (ret)
 		return ret > 0 ? 0 : 2;
+	if (a.after)
+		return mt_view_diff__cmd(&a);
 	ret = view_load(&a, &p, &err, &st);
 	if (!ret)
 		ret = view_write(&a, &p) ? 2 : mt_report__exit_status(a.dir, err, &st, "view");

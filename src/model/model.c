@@ -333,6 +333,21 @@ static void mapped_end(struct mt_model *m, struct proc *p, bool exit, uint64_t t
 	mapped_update(m, p, ts);
 }
 
+/*
+ * p's mappings end before its exit record (gone), whose RSS record may still come with the counters of its last
+ * moments: what they added to the totals is kept for the totals' terms until that exit record (!gone).
+ */
+static void mapped_gone(struct mt_model *m, struct proc *p, bool gone)
+{
+	int i;
+
+	for (i = 0; i < MT_MAPPED__COUNT; i++) {
+		m->gone_tot[i] -= p->gone_in_tot[i];
+		p->gone_in_tot[i] = gone ? p->mapped_in_tot[i] : 0;
+		m->gone_tot[i] += p->gone_in_tot[i];
+	}
+}
+
 /* The address space a process's syscalls change: a vfork child's is its parent's until it execs. */
 static struct proc *mapped_holder(struct proc *p)
 {
@@ -427,42 +442,75 @@ static int apply_fork(struct mt_model *m, const struct mt_fork *f)
 
 /* ---- resident memory: the MT_REC_RSS records ---- */
 
-static void rss_peak(struct mt_rss_stats *r, uint64_t rel)
+static void rss_peak(struct mt_rss_stats *r, uint64_t rel, const struct mt_rss_parts *now)
 {
 	if (r->rss_bytes > r->peak_rss_bytes) {
 		r->peak_rss_bytes = r->rss_bytes;
 		r->peak_rss_ts_ns = rel;
+		r->at_peak = *now;
 	}
 }
 
-/* p holds bytes from ts (0 from its exit): its image's, its own, and the total's when the filter takes its image. */
-static void rss_set(struct mt_model *m, struct proc *p, uint64_t bytes, uint64_t ts)
+/* The kernel's counters of t, less those of sub, plus those of add. */
+static void rss_parts_move(struct mt_rss_parts *t, const struct mt_rss_parts *sub, const struct mt_rss_parts *add)
 {
+	t->anon += add->anon - sub->anon;
+	t->file += add->file - sub->file;
+	t->shmem += add->shmem - sub->shmem;
+	t->swap += add->swap - sub->swap;
+}
+
+/*
+ * p holds what the counters k say from ts (none from its exit): its image's, its own, and the total's when the
+ * filter takes its image; a peak keeps the books of the moment with them.
+ */
+static void rss_set(struct mt_model *m, struct proc *p, const struct mt_rss_parts *k, uint64_t ts)
+{
+	static const struct mt_rss_parts none;
 	struct image *img = cur_image(m, p);
+	uint64_t bytes = k->anon + k->file + k->shmem;
+	struct mt_rss_parts now;
 
 	m->tot.rss.rss_bytes -= p->rss_in_tot;
 	p->rss_in_tot = img->pub.selected ? bytes : 0;
 	m->tot.rss.rss_bytes += p->rss_in_tot;
+	rss_parts_move(&m->rss_tot, &p->rss_now_in_tot, img->pub.selected ? k : &none);
+	p->rss_now_in_tot = img->pub.selected ? *k : none;
+	p->rss_now = *k;
 	img->pub.rss.rss_bytes = bytes;
 	p->pub.rss.rss_bytes = bytes;
 	if (!mt_window__peaks_counted(m))
 		return;
-	rss_peak(&img->pub.rss, rel_ts(m, ts));
-	rss_peak(&p->pub.rss, rel_ts(m, ts));
-	rss_peak(&m->tot.rss, rel_ts(m, ts));
+	now = proc_rss_parts(p);
+	rss_peak(&img->pub.rss, rel_ts(m, ts), &now);
+	rss_peak(&p->pub.rss, rel_ts(m, ts), &now);
+	now = tot_rss_parts(m);
+	rss_peak(&m->tot.rss, rel_ts(m, ts), &now);
 }
 
 static int apply_rss(struct mt_model *m, const struct mt_rss *r)
 {
 	struct proc *p = proc_get(m, r->hdr.pid, r->hdr.ts_ns);
+	struct mt_rss_parts k = { .anon = r->anon, .file = r->file, .shmem = r->shmem, .swap = r->swap };
 
 	if (!p)
 		return -ENOMEM;
 	m->tot.rss.records++;
 	p->pub.rss.records++;
 	cur_image(m, p)->pub.rss.records++;
-	rss_set(m, p, r->anon + r->file + r->shmem, r->hdr.ts_ns);
+	rss_set(m, p, &k, r->hdr.ts_ns);
 	return 0;
+}
+
+uint64_t mt_rss_parts__terms(const struct mt_rss_parts *parts, int64_t terms[MT_RSS_TERM__COUNT])
+{
+	terms[MT_RSS_TERM_HEAP] = (int64_t)parts->heap_bytes;
+	terms[MT_RSS_TERM_ALLOCATOR_HELD] = (int64_t)(parts->allocator_bytes - parts->heap_bytes);
+	terms[MT_RSS_TERM_PROGRAM] = (int64_t)parts->program_bytes;
+	terms[MT_RSS_TERM_FILE] = (int64_t)parts->file;
+	terms[MT_RSS_TERM_SHMEM] = (int64_t)parts->shmem;
+	terms[MT_RSS_TERM_REST] = (int64_t)(parts->anon - parts->allocator_bytes - parts->program_bytes);
+	return parts->anon + parts->file + parts->shmem;
 }
 
 /* An exec ends the image and begins the next; it only names one that never ran (the root before its exec). */
@@ -531,7 +579,8 @@ static int apply_exit(struct mt_model *m, const struct mt_exit *x)
 	p->pub.exited = true;
 	p->pub.status = x->status;
 	p->pub.exit_ns = x->hdr.ts_ns;
-	rss_set(m, p, 0, x->hdr.ts_ns);
+	rss_set(m, p, &(struct mt_rss_parts){ 0 }, x->hdr.ts_ns);
+	mapped_gone(m, p, false);
 	return image_end(m, p, MT_BLOCKS_EXIT, x->hdr.ts_ns);
 }
 
@@ -557,6 +606,7 @@ static void apply_thread_exit(struct mt_model *m, const struct mt_thread_exit *t
 	m->tot.thread_exits++;
 	if (p && (t->flags & MT_THREAD_EXIT_LAST) && !p->pub.exited && !p->vm_gone) {
 		/* the kernel's moment, where the tracer's exit record may come after the parent's next fork */
+		mapped_gone(m, p, true);
 		mapped_end(m, p, true, t->hdr.ts_ns);
 		p->vm_gone = true;
 	}

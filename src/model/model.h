@@ -62,13 +62,45 @@ struct mt_heap_stats {
 	uint64_t brk_calls;
 };
 
+/*
+ * What resident memory was made of at one moment: the kernel's counters of the latest RSS records (bytes), beside
+ * the model's books then (docs/REPORT.md, "Where RSS goes"). In totals, sums over the processes the filter takes.
+ */
+struct mt_rss_parts {
+	uint64_t anon;			/* MM_ANONPAGES */
+	uint64_t file;			/* MM_FILEPAGES */
+	uint64_t shmem;			/* MM_SHMEMPAGES */
+	uint64_t swap;			/* MM_SWAPENTS: swapped out, not resident */
+	uint64_t heap_bytes;		/* live heap: the sizes of the live blocks */
+	uint64_t allocator_bytes;	/* anonymous private mappings made inside allocator calls (mt_mapped_stats) */
+	uint64_t program_bytes;		/* those the program (and its loader) made */
+};
+
 /* Resident memory from the MT_REC_RSS records (anon + file + shmem), in bytes; all 0 without any. */
 struct mt_rss_stats {
 	uint64_t records;		/* MT_REC_RSS records accounted */
 	uint64_t rss_bytes;		/* the last record's; 0 once the process exited (in totals: the sum now) */
 	uint64_t peak_rss_bytes;	/* the highest value reached (in totals: of the sum over processes) */
 	uint64_t peak_rss_ts_ns;	/* when it was first reached, relative to the session start like peak_ts_ns */
+	struct mt_rss_parts at_peak;	/* then */
 };
+
+/* The terms of resident memory at a peak (mt_rss_parts__terms): they add up to anon + file + shmem. */
+enum mt_rss_term {
+	MT_RSS_TERM_HEAP,		/* live heap */
+	MT_RSS_TERM_ALLOCATOR_HELD,	/* allocator mappings - live heap: free blocks, metadata, page rounding */
+	MT_RSS_TERM_PROGRAM,		/* program mappings */
+	MT_RSS_TERM_FILE,		/* file-backed resident */
+	MT_RSS_TERM_SHMEM,		/* shared memory resident */
+	MT_RSS_TERM_REST,		/* anon - allocator mappings - program mappings: < 0 mapped but not resident */
+	MT_RSS_TERM__COUNT,
+};
+
+/*
+ * parts as terms, signed (allocator-held is negative when live blocks lie outside the allocator mappings seen, the
+ * rest when mapped bytes are not all resident); returns their sum, anon + file + shmem.
+ */
+uint64_t mt_rss_parts__terms(const struct mt_rss_parts *parts, int64_t terms[MT_RSS_TERM__COUNT]);
 
 /*
  * Anonymous private mappings (mmap, mremap, brk; munmap ends them), in bytes of address space, by who made them:

@@ -29,10 +29,13 @@ struct proc {
 	struct mt_heap_stats win_end;
 	bool matched;			/* one of its images is */
 	uint64_t rss_in_tot;		/* what its resident memory adds to tot.rss now */
+	struct mt_rss_parts rss_now;	/* its latest RSS record's counters (the kernel's fields only) */
+	struct mt_rss_parts rss_now_in_tot;	/* what they add to mt_model.rss_tot now */
 	struct mt_mapped *mapped;	/* its address space's anonymous private mappings */
 	struct proc *vm_parent;		/* a vfork child until its exec: the process whose address space it runs in */
 	bool vm_gone;			/* its last thread ended (MT_THREAD_EXIT_LAST): its mappings ended there */
 	uint64_t mapped_in_tot[MT_MAPPED__COUNT];	/* what its mappings add to tot.mapped now */
+	uint64_t gone_in_tot[MT_MAPPED__COUNT];	/* vm_gone until its exit record: what they added then */
 };
 
 enum window { WIN_BEFORE, WIN_OPEN, WIN_CLOSED };
@@ -52,6 +55,8 @@ struct mt_model {
 	bool window;			/* the filter narrows the time */
 	enum window win;
 	struct mt_heap_stats tot_start, tot_end;
+	struct mt_rss_parts rss_tot;	/* the sum of the procs' rss_now_in_tot */
+	uint64_t gone_tot[MT_MAPPED__COUNT];	/* the sum of the procs' gone_in_tot */
 	struct mt_u64map stack_ids;	/* leak_sites: stack hash → id, 1 .. nr_stacks */
 	uint64_t *stack_hashes;		/* id - 1 → hash */
 	size_t nr_stacks, cap_stacks;
@@ -84,6 +89,32 @@ static inline struct mt_blocks_acct image_acct(struct mt_model *m, struct proc *
 	return (struct mt_blocks_acct){ &img->pub.heap, &p->pub.heap,
 					img->pub.selected ? &m->tot.heap : &m->left_out, m->resumed, m->paused,
 					m->session.attached && !img->pub.from_exec };
+}
+
+/*
+ * What p holds now, term by term: its latest RSS record's counters and its books. Between its last thread's end
+ * (vm_gone: the mappings ended) and its exit record, whose RSS record carries the last counters, the books it
+ * ended with.
+ */
+static inline struct mt_rss_parts proc_rss_parts(const struct proc *p)
+{
+	struct mt_rss_parts r = p->rss_now;
+
+	r.heap_bytes = p->pub.heap.live_bytes;
+	r.allocator_bytes = p->vm_gone ? p->pub.mapped.end_allocator_bytes : p->pub.mapped.allocator_bytes;
+	r.program_bytes = p->vm_gone ? p->pub.mapped.end_program_bytes : p->pub.mapped.program_bytes;
+	return r;
+}
+
+/* The same summed over the processes whose image the filter takes. */
+static inline struct mt_rss_parts tot_rss_parts(const struct mt_model *m)
+{
+	struct mt_rss_parts r = m->rss_tot;
+
+	r.heap_bytes = m->tot.heap.live_bytes;
+	r.allocator_bytes = m->tot.mapped.allocator_bytes + m->gone_tot[MT_MAPPED_ALLOCATOR];
+	r.program_bytes = m->tot.mapped.program_bytes + m->gone_tot[MT_MAPPED_PROGRAM];
+	return r;
 }
 
 /* window.c: the time window (--from/--to, --between): counts at its start and end, peaks only inside. */

@@ -40,10 +40,11 @@ static void window_start(struct mt_heap_stats *start, struct mt_heap_stats *h, u
 	h->peak_ts_ns = h->live_bytes ? from : 0;
 }
 
-static void rss_window_start(struct mt_rss_stats *r, uint64_t from)
+static void rss_window_start(struct mt_rss_stats *r, uint64_t from, const struct mt_rss_parts *now)
 {
 	r->peak_rss_bytes = r->rss_bytes;
 	r->peak_rss_ts_ns = r->rss_bytes ? from : 0;
+	r->at_peak = *now;
 }
 
 /* The resident memory's peaks start from what each process holds (an ended image: nothing). */
@@ -51,13 +52,20 @@ static void rss_window_open(struct mt_model *m)
 {
 	size_t i;
 
-	for (i = 0; i < m->nr_images; i++)
+	static const struct mt_rss_parts none;
+	struct mt_rss_parts now;
+
+	for (i = 0; i < m->nr_images; i++) {
 		m->images[i]->pub.rss.peak_rss_bytes = m->images[i]->pub.rss.peak_rss_ts_ns = 0;
-	for (i = 0; i < m->nr_procs; i++) {
-		rss_window_start(&m->procs[i]->pub.rss, m->filter.from_ns);
-		rss_window_start(&cur_image(m, m->procs[i])->pub.rss, m->filter.from_ns);
+		m->images[i]->pub.rss.at_peak = none;
 	}
-	rss_window_start(&m->tot.rss, m->filter.from_ns);
+	for (i = 0; i < m->nr_procs; i++) {
+		now = proc_rss_parts(m->procs[i]);
+		rss_window_start(&m->procs[i]->pub.rss, m->filter.from_ns, &now);
+		rss_window_start(&cur_image(m, m->procs[i])->pub.rss, m->filter.from_ns, &now);
+	}
+	now = tot_rss_parts(m);
+	rss_window_start(&m->tot.rss, m->filter.from_ns, &now);
 }
 
 static void window_open(struct mt_model *m)

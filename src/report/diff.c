@@ -3,22 +3,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "common/array.h"
 #include "common/json.h"
-#include "common/u64map.h"
+#include "common/strmap.h"
 #include "report/diff.h"
 #include "report/format.h"
-
-static uint64_t key_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
 
 static int64_t delta(uint64_t before, uint64_t after)
 {
@@ -53,33 +43,43 @@ static int by_change(const void *x, const void *y)
 	return a->order < b->order ? -1 : a->order > b->order;
 }
 
-/* before's sites by key; keys[i] is site i's. 0 or -ENOMEM. */
-static int index_before(const struct mt_sites *bs, struct mt_u64map *ix, char **keys)
+/* before's sites by key: first[n] is the first site of key number n, next[i] the next one with site i's key. */
+struct before_index {
+	struct mt_strmap keys;
+	size_t *first;		/* by key number */
+	size_t *next;		/* by site (SIZE_MAX: none) */
+	bool *taken;		/* by site: matched already */
+};
+
+/* 0 or -ENOMEM. */
+static int index_before(const struct mt_sites *bs, struct before_index *ix)
 {
 	size_t i;
+	int64_t n;
+	bool added;
+	char *key;
 
-	for (i = 0; i < bs->count; i++) {
-		keys[i] = mt_site__key(&bs->sites[i]);
-		if (!keys[i] || mt_u64map__put(ix, key_hash(keys[i]), i, NULL) < 0)
-			return -ENOMEM;
+	for (i = bs->count; i-- > 0;) {	/* from the last, so that each key's chain is in site order */
+		key = mt_site__key(&bs->sites[i]);
+		n = key ? mt_strmap__intern(&ix->keys, key, &added) : -ENOMEM;
+		free(key);
+		if (n < 0)
+			return (int)n;
+		ix->next[i] = added ? SIZE_MAX : ix->first[n];
+		ix->first[n] = i;
 	}
 	return 0;
 }
 
-/* The before site with after's key, marking it taken; NULL when none. */
-static const struct mt_site *match(const struct mt_sites *bs, const struct mt_u64map *ix, char **keys, bool *taken,
-				   const char *key)
+/* The first before site with after's key not taken yet, marking it taken; NULL when none. */
+static const struct mt_site *match(const struct mt_sites *bs, struct before_index *ix, const char *key)
 {
-	uint64_t *idx = mt_u64map__find(ix, key_hash(key));
+	int64_t n = mt_strmap__find(&ix->keys, key);
 	size_t i;
 
-	if (idx && !taken[*idx] && !strcmp(keys[*idx], key)) {
-		taken[*idx] = true;
-		return &bs->sites[*idx];
-	}
-	for (i = 0; idx && i < bs->count; i++) {	/* a hash collision: rare enough for a scan */
-		if (!taken[i] && !strcmp(keys[i], key)) {
-			taken[i] = true;
+	for (i = n < 0 ? SIZE_MAX : ix->first[n]; i != SIZE_MAX; i = ix->next[i]) {
+		if (!ix->taken[i]) {
+			ix->taken[i] = true;
 			return &bs->sites[i];
 		}
 	}
@@ -88,11 +88,12 @@ static const struct mt_site *match(const struct mt_sites *bs, const struct mt_u6
 
 static int diff_match(struct mt_diff *d, const struct mt_sites *bs, const struct mt_sites *as)
 {
-	struct mt_u64map ix = { 0 };
-	char **keys = calloc(bs->count + 1, sizeof(*keys)), *key;
-	bool *taken = calloc(bs->count + 1, sizeof(*taken));
+	struct before_index ix = { .first = calloc(bs->count + 1, sizeof(size_t)),
+				   .next = calloc(bs->count + 1, sizeof(size_t)),
+				   .taken = calloc(bs->count + 1, sizeof(bool)) };
 	size_t i;
-	int err = keys && taken ? index_before(bs, &ix, keys) : -ENOMEM;
+	char *key;
+	int err = ix.first && ix.next && ix.taken ? index_before(bs, &ix) : -ENOMEM;
 
 	for (i = 0; !err && i < as->count; i++) {
 		key = mt_site__key(&as->sites[i]);
@@ -101,17 +102,16 @@ static int diff_match(struct mt_diff *d, const struct mt_sites *bs, const struct
 			break;
 		}
 		d->sites[d->count].after = &as->sites[i];
-		d->sites[d->count++].before = match(bs, &ix, keys, taken, key);
+		d->sites[d->count++].before = match(bs, &ix, key);
 		free(key);
 	}
 	for (i = 0; !err && i < bs->count; i++)
-		if (!taken[i])
+		if (!ix.taken[i])
 			d->sites[d->count++].before = &bs->sites[i];
-	for (i = 0; keys && i < bs->count; i++)
-		free(keys[i]);
-	free(keys);
-	free(taken);
-	mt_u64map__release(&ix);
+	mt_strmap__release(&ix.keys);
+	free(ix.first);
+	free(ix.next);
+	free(ix.taken);
 	return err;
 }
 

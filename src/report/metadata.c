@@ -364,23 +364,48 @@ static void jr_string(struct jr *r, char **out, size_t *len)
 	*len = n;
 }
 
-static void jr_skip(struct jr *r, int depth);
+/* Reads one value of a container: key is its member's name (NULL in an array), which fn may keep (*key = NULL). */
+typedef void jr_value_fn(struct jr *r, char **key, void *ctx);
 
-/* The items of an array or the members of an object, each skipped. */
-static void jr_skip_items(struct jr *r, char close, bool members, int depth)
+/* The values of the container whose '{' or '[' was just eaten, each read by fn, up to close ('}' or ']'). */
+static void jr_items(struct jr *r, char close, jr_value_fn *fn, void *ctx)
 {
+	char *key = NULL;
+	size_t len;
+
 	if (jr_eat(r, close))
 		return;
 	do {
-		if (members) {
-			jr_string(r, NULL, NULL);
-			if (!jr_eat(r, ':'))
-				break;
+		if (close == '}') {
+			jr_string(r, &key, &len);
+			if (!r->err && !jr_eat(r, ':'))
+				jr_fail(r);
 		}
-		jr_skip(r, depth + 1);
+		if (!r->err)
+			fn(r, &key, ctx);
+		free(key);
+		key = NULL;
 	} while (!r->err && jr_eat(r, ','));
 	if (!jr_eat(r, close))
 		jr_fail(r);
+}
+
+/* An object ('{') or an array ('['), each of its values read by fn. */
+static void jr_container(struct jr *r, char open, jr_value_fn *fn, void *ctx)
+{
+	if (!jr_eat(r, open))
+		jr_fail(r);
+	else
+		jr_items(r, open == '{' ? '}' : ']', fn, ctx);
+}
+
+static void jr_skip(struct jr *r, int depth);
+
+/* A jr_value_fn skipping the value, ctx its depth. */
+static void jr_skip_value(struct jr *r, char **key, void *ctx)
+{
+	(void)key;
+	jr_skip(r, *(int *)ctx + 1);
 }
 
 static void jr_skip(struct jr *r, int depth)
@@ -388,164 +413,147 @@ static void jr_skip(struct jr *r, int depth)
 	if (depth > MT_JSON_DEPTH_MAX)
 		jr_fail(r);
 	else if (jr_eat(r, '{'))
-		jr_skip_items(r, '}', true, depth);
+		jr_items(r, '}', jr_skip_value, &depth);
 	else if (jr_eat(r, '['))
-		jr_skip_items(r, ']', false, depth);
+		jr_items(r, ']', jr_skip_value, &depth);
 	else if (r->p < r->end && *r->p == '"')
 		jr_string(r, NULL, NULL);
 	else while (r->p < r->end && (isalnum((unsigned char)*r->p) || strchr("+-.", *r->p)))
 		r->p++;	/* a number, true, false or null */
 }
 
+/* A "cmdline" being read. */
+struct md_args {
+	struct md_proc *mp;
+	size_t cap;
+};
+
+/* A jr_value_fn: one string of a "cmdline" array into the md_args ctx. */
+static void md_arg_read(struct jr *r, char **key, void *ctx)
+{
+	struct md_args *a = ctx;
+	struct md_proc *mp = a->mp;
+	size_t len;
+
+	(void)key;
+	if (mt_array__grow((void **)&mp->argv, &a->cap, mp->argc + 1, sizeof(*mp->argv))) {
+		r->err = -ENOMEM;
+		return;
+	}
+	mp->argv[mp->argc] = NULL;
+	jr_string(r, &mp->argv[mp->argc], &len);
+	if (!r->err)
+		mp->argc++;
+}
+
 static void md_argv(struct jr *r, struct md_proc *mp)
 {
-	size_t cap = 0, len;
-
 	if (!jr_eat(r, '[')) {
 		jr_skip(r, 0);	/* null */
 		return;
 	}
-	if (jr_eat(r, ']'))
-		goto done;
-	do {
-		if (mt_array__grow((void **)&mp->argv, &cap, mp->argc + 1, sizeof(*mp->argv))) {
-			r->err = -ENOMEM;
-			return;
-		}
-		mp->argv[mp->argc] = NULL;
-		jr_string(r, &mp->argv[mp->argc], &len);
-		if (!r->err)
-			mp->argc++;
-	} while (!r->err && jr_eat(r, ','));
-	if (!jr_eat(r, ']')) {
-		jr_fail(r);
+	jr_items(r, ']', md_arg_read, &(struct md_args){ mp, 0 });
+	if (r->err)
 		return;
-	}
-done:
 	if (!mp->argv && !(mp->argv = calloc(1, sizeof(*mp->argv))))
 		r->err = -ENOMEM;
 	else
 		mp->argv[mp->argc] = NULL;
 }
 
+/* What md_list_read reads into: "processes" (execs false) or v[entry]'s "exec_cmdlines". */
+struct md_list {
+	struct mt_metadata *md;
+	bool execs;
+	size_t entry;
+};
+
 static void md_proc_read(struct jr *r, struct mt_metadata *md, size_t entry);
+
+/* A jr_value_fn: one item of an md_list. */
+static void md_item_read(struct jr *r, char **key, void *ctx)
+{
+	struct md_list *l = ctx;
+	struct mt_metadata *md = l->md;
+	struct md_proc **v = l->execs ? &md->x : &md->v;
+	size_t *n = l->execs ? &md->nx : &md->n, *cap = l->execs ? &md->cap_x : &md->cap;
+
+	(void)key;
+	if (mt_array__grow((void **)v, cap, *n, sizeof(**v))) {
+		r->err = -ENOMEM;
+		return;
+	}
+	(*v)[*n] = (struct md_proc){ .pid = l->execs ? md->v[l->entry].pid : 0, .entry = l->entry };
+	if (l->execs)
+		md_argv(r, &(*v)[(*n)++]);
+	else
+		md_proc_read(r, md, (*n)++);
+}
 
 /* "processes": [{...}, ...] into v; or (execs) v[entry]'s "exec_cmdlines": [[...], ...] into x. */
 static void md_list_read(struct jr *r, struct mt_metadata *md, bool execs, size_t entry)
 {
-	struct md_proc **v = execs ? &md->x : &md->v;
-	size_t *n = execs ? &md->nx : &md->n, *cap = execs ? &md->cap_x : &md->cap;
+	jr_container(r, '[', md_item_read, &(struct md_list){ md, execs, entry });
+}
 
-	if (!jr_eat(r, '[')) {
-		jr_fail(r);
-		return;
-	}
-	if (jr_eat(r, ']'))
-		return;
-	do {
-		if (mt_array__grow((void **)v, cap, *n, sizeof(**v))) {
-			r->err = -ENOMEM;
-			return;
-		}
-		(*v)[*n] = (struct md_proc){ .pid = execs ? md->v[entry].pid : 0, .entry = entry };
-		if (execs)
-			md_argv(r, &(*v)[(*n)++]);
-		else
-			md_proc_read(r, md, (*n)++);
-	} while (!r->err && jr_eat(r, ','));
-	if (!jr_eat(r, ']'))
-		jr_fail(r);
+/* A jr_value_fn: one member of a "processes" entry, an md_list ctx. */
+static void md_proc_member(struct jr *r, char **key, void *ctx)
+{
+	struct md_list *l = ctx;
+	struct md_proc *mp = &l->md->v[l->entry];
+
+	if (!strcmp(*key, "pid"))
+		mp->pid = (uint32_t)strtoul(r->p, (char **)&r->p, 10);
+	else if (!strcmp(*key, "cmdline"))
+		md_argv(r, mp);
+	else if (!strcmp(*key, "exec_cmdlines"))
+		md_list_read(r, l->md, true, l->entry);
+	else
+		jr_skip(r, 1);
 }
 
 /* One {"pid": N, "cmdline": [...], ...} of "processes", v[entry]. */
 static void md_proc_read(struct jr *r, struct mt_metadata *md, size_t entry)
 {
-	struct md_proc *mp = &md->v[entry];
-	char *key = NULL;
-	size_t len;
-
-	if (!jr_eat(r, '{')) {
-		jr_fail(r);
-		return;
-	}
-	if (jr_eat(r, '}'))
-		return;
-	do {
-		jr_string(r, &key, &len);
-		if (r->err || !jr_eat(r, ':'))
-			break;
-		if (!strcmp(key, "pid"))
-			mp->pid = (uint32_t)strtoul(r->p, (char **)&r->p, 10);
-		else if (!strcmp(key, "cmdline"))
-			md_argv(r, mp);
-		else if (!strcmp(key, "exec_cmdlines"))
-			md_list_read(r, md, true, entry);
-		else
-			jr_skip(r, 1);
-		free(key);
-		key = NULL;
-	} while (!r->err && jr_eat(r, ','));
-	free(key);
-	if (!jr_eat(r, '}'))
-		jr_fail(r);
+	jr_container(r, '{', md_proc_member, &(struct md_list){ md, false, entry });
 }
 
-/* "labels": {"KEY": "VALUE", ...}; past MT_LABELS_MAX, skipped. */
-static void md_labels_read(struct jr *r, struct mt_labels *l)
+/* A jr_value_fn: one "KEY": "VALUE" of "labels" into the mt_labels ctx; past MT_LABELS_MAX, skipped. */
+static void md_label_read(struct jr *r, char **key, void *ctx)
 {
-	struct mt_label lb = { 0 };
+	struct mt_labels *l = ctx;
+	char *value = NULL;
 	size_t len;
 
-	if (!jr_eat(r, '{')) {
-		jr_fail(r);
-		return;
+	jr_string(r, &value, &len);
+	if (!r->err && l->n < MT_LABELS_MAX) {
+		l->v[l->n++] = (struct mt_label){ *key, value };
+		*key = NULL;
+	} else {
+		free(value);
 	}
-	if (jr_eat(r, '}'))
-		return;
-	do {
-		jr_string(r, &lb.key, &len);
-		if (!r->err && !jr_eat(r, ':'))
-			jr_fail(r);
-		if (!r->err)
-			jr_string(r, &lb.value, &len);
-		if (!r->err && lb.key && lb.value && l->n < MT_LABELS_MAX) {
-			l->v[l->n++] = lb;
-		} else {
-			free(lb.key);
-			free(lb.value);
-		}
-		lb = (struct mt_label){ 0 };
-	} while (!r->err && jr_eat(r, ','));
-	if (!jr_eat(r, '}'))
-		jr_fail(r);
+}
+
+/* A jr_value_fn: one member of the file's object, into the mt_metadata ctx. */
+static void md_member(struct jr *r, char **key, void *ctx)
+{
+	struct mt_metadata *md = ctx;
+
+	if (!strcmp(*key, "processes"))
+		md_list_read(r, md, false, 0);
+	else if (!strcmp(*key, "labels"))
+		jr_container(r, '{', md_label_read, &md->labels);
+	else if (!strcmp(*key, "realtime_ns"))
+		md->realtime_ns = strtoull(r->p, (char **)&r->p, 10);
+	else
+		jr_skip(r, 1);
 }
 
 static int md_parse(struct mt_metadata *md, const char *text, size_t len)
 {
 	struct jr r = { text, text + len, 0 };
-	char *key = NULL;
-	size_t klen;
 
-	if (!jr_eat(&r, '{'))
-		return -EBADMSG;
-	while (!r.err && !jr_eat(&r, '}')) {
-		jr_string(&r, &key, &klen);
-		if (r.err || !jr_eat(&r, ':'))
-			break;
-		if (!strcmp(key, "processes"))
-			md_list_read(&r, md, false, 0);
-		else if (!strcmp(key, "labels"))
-			md_labels_read(&r, &md->labels);
-		else if (!strcmp(key, "realtime_ns"))
-			md->realtime_ns = strtoull(r.p, (char **)&r.p, 10);
-		else
-			jr_skip(&r, 1);
-		free(key);
-		key = NULL;
-		if (!jr_eat(&r, ',') && (r.p >= r.end || *r.p != '}'))
-			jr_fail(&r);
-	}
-	free(key);
+	jr_container(&r, '{', md_member, md);
 	return r.err;
 }
 

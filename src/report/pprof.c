@@ -11,6 +11,7 @@
 
 #include "common/elf.h"
 #include "common/array.h"
+#include "common/strmap.h"
 #include "common/u64map.h"
 #include "report/metadata.h"
 #include "report/pprof.h"
@@ -125,10 +126,7 @@ struct pprof {
 	struct pb maps, locs, funcs;	/* repeated Mapping, Location, Function fields */
 	struct pb comments;		/* repeated comment: the labels as KEY=VALUE */
 	struct pb sample, loc, line, fn, map;	/* one message each, being built */
-	char **strs;
-	size_t nstrs;
-	size_t cap_strs;
-	struct mt_u64map str_index;	/* FNV-1a → index in strs (collisions: a scan) */
+	struct mt_strmap strs;		/* the string table */
 	struct mt_u64map func_index;	/* name index << 32 | file index → Function id */
 	uint64_t nfuncs;
 	struct loc_key *loc_keys;
@@ -139,36 +137,10 @@ struct pprof {
 	uint64_t nmaps;
 };
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
 /* The string table index of s (0 is ""), added when new; -ENOMEM. */
 static int64_t str_index(struct pprof *p, const char *s)
 {
-	uint64_t h = str_hash(s), *idx = mt_u64map__find(&p->str_index, h);
-	size_t i;
-
-	if (idx && !strcmp(p->strs[*idx], s))
-		return (int64_t)*idx;
-	for (i = 0; idx && i < p->nstrs; i++)
-		if (!strcmp(p->strs[i], s))
-			return (int64_t)i;
-	if (mt_array__grow((void **)&p->strs, &p->cap_strs, p->nstrs, sizeof(*p->strs)))
-		return -ENOMEM;
-	p->strs[p->nstrs] = strdup(s);
-	if (!p->strs[p->nstrs])
-		return -ENOMEM;
-	if (!idx && mt_u64map__put(&p->str_index, h, p->nstrs, NULL) < 0) {
-		free(p->strs[p->nstrs]);
-		return -ENOMEM;
-	}
-	return (int64_t)p->nstrs++;
+	return mt_strmap__intern(&p->strs, s, NULL);
 }
 
 /* The Function id of (name, file), its message written when new; on ENOMEM 0, and the profile fails. */
@@ -457,8 +429,8 @@ static int profile_build(struct pprof *p)
 	pb_put(&p->out, p->maps.p, p->maps.len);
 	pb_put(&p->out, p->locs.p, p->locs.len);
 	pb_put(&p->out, p->funcs.p, p->funcs.len);
-	for (i = 0; i < p->nstrs; i++)
-		pb_bytes(&p->out, P_STRING_TABLE, p->strs[i], strlen(p->strs[i]));
+	for (i = 0; i < p->strs.count; i++)
+		pb_bytes(&p->out, P_STRING_TABLE, mt_strmap__str(&p->strs, i), strlen(mt_strmap__str(&p->strs, i)));
 	pb_opt(&p->out, P_TIME_NANOS, p->time_ns);	/* Parca files a profile under it */
 	pb_put(&p->out, p->comments.p, p->comments.len);
 	def = str_index(p, "alloc_space");
@@ -493,13 +465,8 @@ static int gzip_write(FILE *f, const uint8_t *data, size_t len)
 
 static void pprof_release(struct pprof *p)
 {
-	size_t i;
-
-	for (i = 0; i < p->nstrs; i++)
-		free(p->strs[i]);
-	free(p->strs);
+	mt_strmap__release(&p->strs);
 	free(p->loc_keys);
-	mt_u64map__release(&p->str_index);
 	mt_u64map__release(&p->func_index);
 	mt_u64map__release(&p->loc_index);
 	mt_u64map__release(&p->map_index);

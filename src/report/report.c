@@ -383,6 +383,85 @@ static void text_mapped(FILE *f, const struct mt_mapped_stats *s)
 		"allocator-held:", size_text(a, s->end_allocator_bytes), size_text(b, s->peak_allocator_bytes));
 }
 
+/* ---- where resident memory goes at its peak ---- */
+
+/* The terms' names: the text's, the rows' columns', the JSON's keys; and what a term is, when it says more. */
+static const struct {
+	const char *label, *column, *key, *why, *why_negative;
+} rss_terms[MT_RSS_TERM__COUNT] = {
+	[MT_RSS_TERM_HEAP] = { "live heap:", "HEAP", "heap_bytes", " (the live blocks' sizes)", NULL },
+	[MT_RSS_TERM_ALLOCATOR_HELD] = { "allocator-held:", "ALLOC-HELD", "allocator_held_bytes",
+		" (mapped inside allocator calls, less the live heap: free blocks, metadata, rounding)",
+		" (live blocks outside the allocator mappings seen: mapped before the recording, or not by a call)" },
+	[MT_RSS_TERM_PROGRAM] = { "program mappings:", "PROG-MAP", "program_mapped_bytes",
+		" (anonymous private, by the program and its loader)", NULL },
+	[MT_RSS_TERM_FILE] = { "file-backed:", "FILE", "file_bytes", " (resident pages of files: code, data, mmap)",
+		NULL },
+	[MT_RSS_TERM_SHMEM] = { "shmem:", "SHMEM", "shmem_bytes", NULL, NULL },
+	[MT_RSS_TERM_REST] = { "the rest:", "REST", "rest_bytes",
+		" (anonymous, in no mapping above: stacks, copy-on-write pages of files, older mappings)",
+		" (mapped but not resident: of the mappings above, pages never touched or swapped out)" },
+};
+
+/* "-1.5 KiB" for a term below 0, as mt_format__human otherwise. */
+static const char *signed_human(char buf[HSIZE], int64_t v)
+{
+	char h[HSIZE];
+
+	if (v >= 0)
+		return mt_format__human(buf, (uint64_t)v);
+	snprintf(buf, HSIZE, "-%s", mt_format__human(h, -(uint64_t)v));
+	return buf;
+}
+
+/* "-1.5 KiB (-1536 B)" likewise, as mt_format__size. */
+static const char *signed_size(char buf[2 * HSIZE], int64_t v)
+{
+	char h[HSIZE];
+
+	if (v >= 0)
+		return size_text(buf, (uint64_t)v);
+	if (-(uint64_t)v < 1024)
+		return signed_human(buf, v);
+	snprintf(buf, 2 * HSIZE, "-%s (%" PRId64 " B)", mt_format__human(h, -(uint64_t)v), v);
+	return buf;
+}
+
+/* "Where RSS goes at its peak (WHO, T s):", each term with its share of the peak, when there was one. */
+static void text_rss_terms(FILE *f, const struct mt_rss_stats *r, const char *who)
+{
+	int64_t terms[MT_RSS_TERM__COUNT];
+	uint64_t rss = mt_rss_parts__terms(&r->at_peak, terms);
+	const char *why;
+	char a[2 * HSIZE], b[HSIZE], c[HSIZE];
+	int i;
+
+	if (!r->records || !r->peak_rss_bytes)
+		return;
+	fprintf(f, "\nWhere RSS goes at its peak (%s, %" PRIu64 ".%06" PRIu64 " s):\n", who,
+		r->peak_rss_ts_ns / 1000000000, r->peak_rss_ts_ns % 1000000000 / 1000);
+	for (i = 0; i < MT_RSS_TERM__COUNT; i++) {
+		why = terms[i] < 0 && rss_terms[i].why_negative ? rss_terms[i].why_negative : rss_terms[i].why;
+		fprintf(f, "  %-20s%-27s %6.1f%%%s\n", rss_terms[i].label, signed_size(a, terms[i]),
+			rss ? 100.0 * (double)terms[i] / (double)rss : 0.0, why ? why : "");
+	}
+	fprintf(f, "  %-20s%-27s %6.1f%% (anon %s + file + shmem; swapped out, not in it: %s)\n", "= peak RSS:",
+		size_text(a, rss), 100.0, mt_format__human(b, r->at_peak.anon), mt_format__human(c, r->at_peak.swap));
+}
+
+/* The totals' block: "pid N" for one process, "N processes" summed at the total's peak. */
+static void text_rss_total(FILE *f, const struct mt_model *m, const size_t *rows, size_t nrows)
+{
+	const struct mt_totals *t = mt_model__totals(m);
+	char who[64];
+
+	if (t->processes == 1 && nrows)
+		snprintf(who, sizeof(who), "pid %" PRIu32, mt_model__image(m, rows[0])->pid);
+	else
+		snprintf(who, sizeof(who), "%" PRIu64 " processes summed", t->processes);
+	text_rss_terms(f, &t->rss, who);
+}
+
 static void text_totals(FILE *f, const struct mt_model *m, const size_t *rows, size_t nrows,
 			const struct mt_report_extra *x)
 {
@@ -483,27 +562,38 @@ static void text_rows(FILE *f, const struct mt_model *m, const size_t *rows, siz
 		fputs("(rows `running` or `live`: LEAKS and LEAKED are the blocks still live at the end, not leaks)\n", f);
 }
 
-/* Each row's resident memory peak, when the recording has RSS records. */
+/* Each row's resident memory peak and its terms then, when the recording has RSS records. */
 static void text_rss_rows(FILE *f, const struct mt_model *m, const size_t *rows, size_t nrows)
 {
+	int64_t terms[MT_RSS_TERM__COUNT];
 	const struct mt_rss_stats *r;
 	char a[HSIZE];
 	size_t i;
+	int k;
 
 	if (!mt_model__totals(m)->rss.records)
 		return;
-	fprintf(f, "\nresident memory (RSS: anon + file + shmem):\n%7s %3s %10s %14s  %s\n", "PID", "IMG", "PEAK RSS",
-		"AT s", "EXE");
+	fputs("\nresident memory (RSS: anon + file + shmem), and where it went at the row's peak:\n", f);
+	fprintf(f, "%7s %3s %10s %14s", "PID", "IMG", "PEAK RSS", "AT s");
+	for (k = 0; k < MT_RSS_TERM__COUNT; k++)
+		fprintf(f, " %10s", rss_terms[k].column);
+	fputs("  EXE\n", f);
 	for (i = 0; i < nrows; i++) {
 		const struct mt_image *img = mt_model__image(m, rows[i]);
 
 		r = &img->rss;
-		fprintf(f, "%7" PRIu32 " %3" PRIu32 " %10s %7" PRIu64 ".%06" PRIu64 "  ", img->pid, img->image,
+		fprintf(f, "%7" PRIu32 " %3" PRIu32 " %10s %7" PRIu64 ".%06" PRIu64, img->pid, img->image,
 			mt_format__human(a, r->peak_rss_bytes), r->peak_rss_ts_ns / 1000000000,
 			r->peak_rss_ts_ns % 1000000000 / 1000);
+		mt_rss_parts__terms(&r->at_peak, terms);
+		for (k = 0; k < MT_RSS_TERM__COUNT; k++)
+			fprintf(f, " %10s", r->peak_rss_bytes ? signed_human(a, terms[k]) : "-");
+		fputs("  ", f);
 		put_text(f, img->exe[0] ? img->exe : "-");
 		fputc('\n', f);
 	}
+	fputs("(the terms add up to PEAK RSS; REST < 0: mapped but not resident. docs/REPORT.md, \"Where RSS goes\")\n",
+	      f);
 }
 
 int mt_report__text_with(FILE *f, const struct mt_model *m, const char *label, const struct mt_report_extra *x)
@@ -518,6 +608,7 @@ int mt_report__text_with(FILE *f, const struct mt_model *m, const char *label, c
 		fputs("\nnothing matched the filter: no process image of the recording passes it\n", f);
 	if (nrows || !x->filter) {
 		text_totals(f, m, rows, nrows, x);
+		text_rss_total(f, m, rows, nrows);
 		if (mt_exes__wanted(x, nrows)) {
 			mt_exes__text(f, m, rows, nrows, x);
 		} else {
@@ -634,6 +725,26 @@ static bool has_filter(const struct mt_report_extra *x)
 	return x->filter && (mt_filter__selects(x->filter) || mt_filter__has_window(x->filter));
 }
 
+/* "rss_at_peak": the terms of the peak and the counters and books they come from. */
+static void json_rss_terms(struct mt_json *j, const struct mt_rss_stats *r)
+{
+	const struct mt_rss_parts *p = &r->at_peak;
+	int64_t terms[MT_RSS_TERM__COUNT];
+	uint64_t rss = mt_rss_parts__terms(p, terms);
+	int k;
+
+	mt_json__key(j, "rss_at_peak");
+	mt_json__begin_object(j);
+	mt_json__kv_u64(j, "ts_ns", r->peak_rss_ts_ns);
+	mt_json__kv_u64(j, "rss_bytes", rss);
+	for (k = 0; k < MT_RSS_TERM__COUNT; k++)
+		mt_json__kv_i64(j, rss_terms[k].key, terms[k]);
+	mt_json__kv_u64(j, "anon_bytes", p->anon);
+	mt_json__kv_u64(j, "swap_bytes", p->swap);
+	mt_json__kv_u64(j, "allocator_mapped_bytes", p->allocator_bytes);
+	mt_json__end_object(j);
+}
+
 /* Resident memory's keys, when the recording has RSS records (a row's: its image's own). */
 static void json_rss(struct mt_json *j, const struct mt_rss_stats *r, bool any)
 {
@@ -642,6 +753,7 @@ static void json_rss(struct mt_json *j, const struct mt_rss_stats *r, bool any)
 	mt_json__kv_u64(j, "peak_rss_bytes", r->peak_rss_bytes);
 	mt_json__kv_u64(j, "peak_rss_ts_ns", r->peak_rss_ts_ns);
 	mt_json__kv_u64(j, "rss_records", r->records);
+	json_rss_terms(j, r);
 }
 
 /* Anonymous private mappings' keys, each term: now, peaks, held at the end (a row's: its image's own). */

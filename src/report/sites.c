@@ -8,6 +8,7 @@
 #include "common/array.h"
 #include "common/log.h"
 #include "common/plural.h"
+#include "common/strmap.h"
 #include "common/text.h"
 #include "report/format.h"
 #include "report/report.h"
@@ -35,24 +36,11 @@ struct site_build {
 	size_t cap;
 	struct mt_u64map by_key;	/* site_key of the frame names → index in out->sites */
 	size_t *entry_site;		/* by stack entry: the index its site was made at (SIZE_MAX: none) */
-	struct mt_u64map by_text;	/* FNV-1a of a string (the next key after a collision) → index in out->strs */
-	size_t cap_strs;
+	struct mt_strmap strs;		/* out->strs while they are built */
 	struct xrange *xr;		/* by the stacks' frame id */
 	size_t nxf, cap_xf;		/* out->lines: the expansions, strings from out->strs */
 	size_t nids, cap_ids;		/* out->ids: a site's are at its ids (an offset until sites_link) */
 };
-
-static uint64_t fnv1a(const char *s, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
 
 /* A site of mt_sites__build: its frames and strings are the sites'. */
 static void site_release(struct mt_site *site)
@@ -162,22 +150,16 @@ int mt_site__add_frame(const struct mt_frame_line *fl, void *ctx)
 /* text kept once among the sites' strings (NULL stays NULL); NULL on ENOMEM. */
 static char *str_intern(struct site_build *b, const char *text, bool *nomem)
 {
-	uint64_t key, *idx;
-	char *copy;
+	int64_t i;
 
 	if (!text)
 		return NULL;
-	for (key = fnv1a(text, strlen(text)); (idx = mt_u64map__find(&b->by_text, key)); key++)
-		if (!strcmp(b->out->strs[*idx], text))
-			return b->out->strs[*idx];
-	copy = strdup(text);
-	if (!copy || mt_array__grow((void **)&b->out->strs, &b->cap_strs, b->out->nstrs, sizeof(char *)) ||
-	    mt_u64map__put(&b->by_text, key, b->out->nstrs, NULL) < 0) {
-		free(copy);
+	i = mt_strmap__intern(&b->strs, text, NULL);
+	if (i < 0) {
 		*nomem = true;
 		return NULL;
 	}
-	return b->out->strs[b->out->nstrs++] = copy;
+	return b->strs.strs[i];
 }
 
 /* An mt_frame_line_fn over a site_build: fl appended to the expansions, its strings interned. */
@@ -450,7 +432,7 @@ static void build_release(struct site_build *b)
 {
 	free(b->entry_site);
 	mt_u64map__release(&b->by_key);
-	mt_u64map__release(&b->by_text);
+	mt_strmap__release(&b->strs);
 	free(b->xr);
 }
 
@@ -635,7 +617,7 @@ struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites
 	err = sites_collect(&b, s);
 	sites_link(&b);
 	mt_u64map__release(&b.by_key);	/* the sites are made: what found them goes before the rankings come */
-	mt_u64map__release(&b.by_text);
+	out->strs = mt_strmap__take(&b.strs, &out->nstrs);
 	if (!err) {
 		mt_array__sort(out->sites, out->nall, sizeof(*out->sites), by_bytes);
 		while (out->count < out->nall && out->sites[out->count].heap)
@@ -738,7 +720,7 @@ void mt_sites__json_processes(struct mt_json *j, const struct mt_sites *sites, c
 	mt_json__end_array(j);
 }
 
-void mt_sites__json_site(struct mt_json *j, const struct mt_sites *sites, const struct mt_site *site)
+void mt_sites__json_site(struct mt_json *j, const struct mt_sites *sites, const struct mt_site *site, bool keys)
 {
 	mt_json__begin_object(j);
 	mt_json__kv_u64(j, "bytes", site->bytes);
@@ -746,7 +728,10 @@ void mt_sites__json_site(struct mt_json *j, const struct mt_sites *sites, const 
 	mt_json__kv_u64(j, "leaked_bytes", site->leaked_bytes);
 	mt_json__kv_u64(j, "suppressed_bytes", site->suppressed_bytes);
 	mt_json__kv_u64(j, "stacks", site->stacks);
-	mt_sites__json_site_keys(j, sites, site);
+	if (keys)
+		mt_sites__json_site_keys(j, sites, site);
+	else
+		mt_sites__json_processes(j, sites, site);
 	mt_sites__json_frame_keys(j, site);
 	mt_json__end_object(j);
 }
@@ -904,7 +889,7 @@ static void json_ranked(struct mt_json *j, const char *key, const struct mt_site
 	mt_json__key(j, key);
 	mt_json__begin_array(j);
 	for (i = 0; i < n; i++)
-		mt_sites__json_site(j, sites, v[i]);
+		mt_sites__json_site(j, sites, v[i], true);
 	mt_json__end_array(j);
 }
 

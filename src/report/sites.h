@@ -175,9 +175,9 @@ void mt_sites__json_site_keys(struct mt_json *j, const struct mt_sites *sites, c
 /* The key "processes": [{"pid", "exe", "allocations", "bytes"}]: the processes that allocated at the site, in
  * process order, each with the exe of its image that made the first of them. */
 void mt_sites__json_processes(struct mt_json *j, const struct mt_sites *sites, const struct mt_site *site);
-/* A whole site object as the sections below print them: bytes, count, leaked_bytes, stacks, the keys above, then
- * "frames" and "srclines" (arrays of strings and of strings or null). */
-void mt_sites__json_site(struct mt_json *j, const struct mt_sites *sites, const struct mt_site *site);
+/* A whole site object as the sections below print them: bytes, count, leaked_bytes, stacks, the keys above (only
+ * "processes" unless keys), then "frames" and "srclines" (arrays of strings and of strings or null). */
+void mt_sites__json_site(struct mt_json *j, const struct mt_sites *sites, const struct mt_site *site, bool keys);
 /* The keys "frames" (the names) and "srclines" (strings or null), as report's site objects have them. */
 void mt_sites__json_frame_keys(struct mt_json *j, const struct mt_site *site);
 /* "top sites at peak": the top sites by bytes live at the total's peak, their share of it. 0 or -EIO. */

@@ -2,22 +2,16 @@
 /* speedscope.c — stacks as speedscope's JSON: frames shared by (function, file), a sampled profile per weight. */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "common/array.h"
 #include "common/json.h"
-#include "common/u64map.h"
+#include "common/strmap.h"
 #include "report/flamegraph.h"
 #include "report/sites.h"
 #include "report/speedscope.h"
 
 #define SS_SCHEMA "https://www.speedscope.app/file-format-schema.json"
 #define SS_NOT_RECORDED "[stack not recorded]"
-
-struct ss_frame {
-	char *name;
-	const char *file;	/* the module's, valid while the stacks are; NULL without one */
-};
 
 /* One stack as frame indices, outermost first. */
 struct ss_sample {
@@ -27,59 +21,15 @@ struct ss_sample {
 };
 
 struct ss_build {
-	struct ss_frame *frames;
-	size_t nframes;
-	size_t cap;
-	struct mt_u64map by_key;	/* FNV-1a of name and file → index in frames (collisions: a scan) */
+	struct mt_strmap frames;	/* (name, file) by frame index; file NULL without one */
 	struct ss_sample *cur;
 };
-
-static uint64_t frame_key(const char *name, const char *file)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	const char *p;
-
-	for (p = name; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
-	h *= 0x100000001b3ull;	/* the NUL between them */
-	for (p = file ? file : ""; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
-	return h;
-}
-
-static bool frame_is(const struct ss_frame *fr, const char *name, const char *file)
-{
-	return !strcmp(fr->name, name) && (fr->file == file || (fr->file && file && !strcmp(fr->file, file)));
-}
-
-/* The index of (name, file), added when new; -ENOMEM. */
-static int64_t frame_index(struct ss_build *b, const char *name, const char *file)
-{
-	uint64_t key = frame_key(name, file), *idx = mt_u64map__find(&b->by_key, key);
-	size_t i;
-
-	if (idx && frame_is(&b->frames[*idx], name, file))
-		return (int64_t)*idx;
-	for (i = 0; idx && i < b->nframes; i++)
-		if (frame_is(&b->frames[i], name, file))
-			return (int64_t)i;
-	if (mt_array__grow((void **)&b->frames, &b->cap, b->nframes, sizeof(*b->frames)))
-		return -ENOMEM;
-	b->frames[b->nframes] = (struct ss_frame){ strdup(name), file };
-	if (!b->frames[b->nframes].name)
-		return -ENOMEM;
-	if (!idx && mt_u64map__put(&b->by_key, key, b->nframes, NULL) < 0) {
-		free(b->frames[b->nframes].name);
-		return -ENOMEM;
-	}
-	return (int64_t)b->nframes++;
-}
 
 static int sample_add(const struct mt_frame_line *fl, void *ctx)
 {
 	struct ss_build *b = ctx;
 	struct ss_sample *sm = b->cur;
-	int64_t idx = frame_index(b, fl->name, fl->file);
+	int64_t idx = mt_strmap__intern_parts(&b->frames, (const char *const[]){ fl->name, fl->file }, 2, NULL);
 
 	if (idx < 0)
 		return (int)idx;
@@ -111,18 +61,20 @@ static int sample_fill(struct ss_build *b, struct mt_stacks *s, const struct mt_
 
 static void frames_write(struct mt_json *j, const struct ss_build *b)
 {
+	const char *file;
 	size_t i;
 
 	mt_json__key(j, "shared");
 	mt_json__begin_object(j);
 	mt_json__key(j, "frames");
 	mt_json__begin_array(j);
-	for (i = 0; i < b->nframes; i++) {
+	for (i = 0; i < b->frames.count; i++) {
 		fputc('\n', j->f);
 		mt_json__begin_object(j);
-		mt_json__kv_string(j, "name", b->frames[i].name);
-		if (b->frames[i].file)
-			mt_json__kv_string(j, "file", b->frames[i].file);
+		mt_json__kv_string(j, "name", mt_strmap__part(&b->frames, i, 0));
+		file = mt_strmap__part(&b->frames, i, 1);
+		if (file)
+			mt_json__kv_string(j, "file", file);
 		mt_json__end_object(j);
 	}
 	mt_json__end_array(j);
@@ -206,9 +158,6 @@ int mt_speedscope__write(FILE *f, struct mt_stacks *s, const char *name)
 	for (i = 0; samples && i < n; i++)
 		free(samples[i].idx);
 	free(samples);
-	for (i = 0; i < b.nframes; i++)
-		free(b.frames[i].name);
-	free(b.frames);
-	mt_u64map__release(&b.by_key);
+	mt_strmap__release(&b.frames);
 	return err ? err : ferror(f) ? -EIO : 0;
 }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* timeline.c — live heap bytes over time from the model, record by record: the series, their JSON and an SVG. */
+/* timeline.c — live heap bytes over time from the model, record by record: the series and their JSON. */
 /*
  * The live bytes are the model's (src/model: inherited blocks count in each holder, an exec discards, libc's own
  * releases are no frees), read after each record through a replay (model/replay.h). Pass one counts the samples,
  * their time range and the fork/exec/exit events, and ends with each process's peak, which picks the processes
  * drawn apart; pass two fills the points. Resident memory (RSS records), when recorded, is a second plot of the same
- * kind, on points of its own.
+ * kind, on points of its own; anonymous private mappings (program + allocator, the model's books) a third, sampled
+ * at each record that may change them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,47 +19,13 @@
 #include "common/u64map.h"
 #include "report/format.h"
 #include "report/timeline.h"
+#include "report/timeline_internal.h"
 #include "model/replay.h"
 
-enum tl_kind { TL_FORK, TL_EXEC, TL_EXIT, TL_START, TL_STOP, TL_MARK };
-
-struct tl_event {
-	uint64_t t;
-	uint32_t pid;
-	uint32_t child;			/* TL_FORK */
-	enum tl_kind kind;
-	char path[MT_PATH_MAX];		/* TL_EXEC; TL_MARK: its label */
-};
-
-/* A line of a plot: its value at each of the plot's points, and whose it is. */
-struct tl_series {
-	uint64_t *v;
-	size_t model_index;		/* a process's */
-	uint32_t pid;			/* a process's */
-	char exe[MT_PATH_MAX];		/* a live heap process's */
-	uint64_t peak;			/* a live heap process's; a plot's total: the plot's (in the span, the window) */
-};
-
-/* Series on points in time of their own, filled sample by sample: the live heap's, or resident memory's. */
-struct tl_plot {
-	size_t npoints, cap;		/* pass two: the points filled, and those there is room for */
-	uint64_t *t_ns;
-	struct tl_series total;
-	struct tl_series others;	/* .v NULL: every process with blocks is drawn apart (always, for RSS) */
-	struct tl_series *procs;	/* the processes drawn apart, by their heap peak */
-	size_t nprocs;
-	uint64_t peak_ts;		/* the total's peak's */
-	uint64_t samples, nsamples;	/* so far; pass one's count */
-	uint64_t t_first, t_last;	/* of the samples (pass one) */
-	size_t point;			/* pass two: the point being filled, + 1 (0: none yet) */
-};
-
-struct mt_timeline {
-	struct tl_plot heap;
-	struct tl_plot rss;		/* the heap's processes' RSS; nsamples 0: no RSS sample (in the window) */
-	struct tl_event *events;
-	size_t nevents, cap_events;
-	uint64_t t_end;			/* the last sample's or event's time */
+/* What an executable's line knows of a process: the line it counts in, with how many bytes. */
+struct tl_exe_proc {
+	size_t exe;
+	uint64_t live;
 };
 
 /* What a pass keeps between records. */
@@ -71,6 +38,10 @@ struct tl_pass {
 	int span;			/* with them: 0 before mark A, 1 from it, 2 from mark B on */
 	struct mt_filter filter;	/* --pid, --exe, --from, --to (no --between: the span above is that) */
 	const struct mt_filter *f;	/* &filter, or NULL: everything */
+	bool exes;			/* opts.exes: pass two fills t->exes */
+	struct mt_u64map exe_procs;	/* model process → its index in exe_proc */
+	struct tl_exe_proc *exe_proc;
+	size_t nexe_proc, cap_exe_proc;
 };
 
 /* The record lies in --between's span (the marks themselves included): a pass follows the marks. */
@@ -95,6 +66,7 @@ static void tl_plot_release(struct tl_plot *pl)
 	free(pl->t_ns);
 	free(pl->total.v);
 	free(pl->others.v);
+	free(pl->part.v);
 }
 
 /* ---- --pid, --exe, --from, --to ---- */
@@ -147,10 +119,16 @@ static uint64_t *tl_peaks(const struct tl_pass *p, const struct mt_model *m)
 
 void mt_timeline__free(struct mt_timeline *t)
 {
+	size_t i;
+
 	if (!t)
 		return;
 	tl_plot_release(&t->heap);
 	tl_plot_release(&t->rss);
+	tl_plot_release(&t->mapped);
+	for (i = 0; i < t->nexes; i++)
+		free(t->exes[i].v);
+	free(t->exes);
 	free(t->events);
 	free(t);
 }
@@ -227,6 +205,24 @@ static bool tl_rss_sample(const struct mt_rec_hdr *rec, const struct mt_model *m
 	return (rec->type == MT_REC_RSS || rec->type == MT_REC_EXIT) && mt_model__totals(m)->rss.records;
 }
 
+/* Mapped bytes, program + allocator: of the totals, of a process. */
+static uint64_t mapped_sum(const struct mt_mapped_stats *s)
+{
+	return s->program_bytes + s->allocator_bytes;
+}
+
+/* A mapped sample after each record that may change a process's mappings (a thread's end: its process's last),
+ * once something was mapped. */
+static bool tl_mapped_sample(const struct mt_rec_hdr *rec, const struct mt_model *m)
+{
+	const struct mt_mapped_stats *s = &mt_model__totals(m)->mapped;
+
+	if (!mapped_sum(s) && !s->peak_program_bytes && !s->peak_allocator_bytes)
+		return false;
+	return rec->type == MT_REC_SYSCALL || rec->type == MT_REC_FORK || rec->type == MT_REC_EXEC ||
+	       rec->type == MT_REC_EXIT || rec->type == MT_REC_THREAD_EXIT;
+}
+
 /* Pass one: a sample of the plot at ts, counted. */
 static void tl_count(struct mt_timeline *t, struct tl_plot *pl, uint64_t ts)
 {
@@ -253,6 +249,8 @@ static int pass_one(const struct mt_rec_hdr *rec, const struct mt_replay *r, voi
 	}
 	if (tl_rss_sample(rec, mt_replay__model(r)))
 		tl_count(p->t, &p->t->rss, ts);
+	if (tl_mapped_sample(rec, mt_replay__model(r)))
+		tl_count(p->t, &p->t->mapped, ts);
 	if (tl_changed(p, rec, mt_replay__model(r)))
 		tl_count(p->t, &p->t->heap, ts);
 	return 0;
@@ -287,9 +285,99 @@ static uint64_t tl_rss_of(const struct tl_pass *p, const struct mt_proc *proc)
 	return proc ? proc->rss.rss_bytes : 0;
 }
 
-/* Pass two: a sample at ts in its point, each series keeping its largest value there; others the rest of total. */
+static uint64_t tl_mapped_of(const struct tl_pass *p, const struct mt_proc *proc)
+{
+	return proc && tl_takes(p, proc) ? mapped_sum(&proc->mapped) : 0;
+}
+
+/* ---- an executable's line (opts.exes): a big tree's processes grouped, sample by sample as the processes' ---- */
+
+/*
+ * The index of exe's line in t->exes, a new one (zero until now) the first time. SIZE_MAX on ENOMEM. A scan: it is
+ * looked up at a process's first record and at its execs only, and a tree runs few executables.
+ */
+static size_t tl_exe_of(struct mt_timeline *t, const char *exe)
+{
+	size_t i;
+
+	for (i = 0; i < t->nexes; i++)
+		if (!strncmp(t->exes[i].exe, exe, sizeof(t->exes[i].exe)))
+			return i;
+	if (mt_array__grow((void **)&t->exes, &t->cap_exes, t->nexes, sizeof(*t->exes)))
+		return SIZE_MAX;
+	memset(&t->exes[t->nexes], 0, sizeof(*t->exes));
+	t->exes[t->nexes].v = calloc(t->heap.cap ? t->heap.cap : 1, sizeof(uint64_t));
+	if (!t->exes[t->nexes].v)
+		return SIZE_MAX;
+	snprintf(t->exes[t->nexes].exe, sizeof(t->exes[t->nexes].exe), "%s", exe);
+	return t->nexes++;
+}
+
+/* The record's process (a fork's child) counted in its current image's line now, with its bytes now. 0, -ENOMEM. */
+static int tl_exe_track(struct tl_pass *p, const struct mt_rec_hdr *rec, const struct mt_model *m)
+{
+	const struct mt_proc *proc;
+	struct tl_exe_proc *ep;
+	uint64_t *k;
+	size_t exe = SIZE_MAX;
+
+	if (rec->type == MT_REC_FORK && rec->size >= sizeof(struct mt_fork))
+		proc = mt_model__find_proc(m, ((const struct mt_fork *)rec)->child);
+	else if (rec->type == MT_REC_ALLOC || rec->type == MT_REC_EXEC || rec->type == MT_REC_EXIT)
+		proc = mt_model__find_proc(m, rec->pid);
+	else
+		return 0;
+	if (!proc)
+		return 0;
+	k = mt_u64map__find(&p->exe_procs, (uintptr_t)proc);
+	if (!k) {
+		if (mt_array__grow((void **)&p->exe_proc, &p->cap_exe_proc, p->nexe_proc, sizeof(*p->exe_proc)) ||
+		    mt_u64map__put(&p->exe_procs, (uintptr_t)proc, p->nexe_proc, NULL) < 0)
+			return -ENOMEM;
+		p->exe_proc[p->nexe_proc] = (struct tl_exe_proc){ SIZE_MAX, 0 };
+		k = mt_u64map__find(&p->exe_procs, (uintptr_t)proc);
+		p->nexe_proc++;
+	}
+	ep = &p->exe_proc[*k];
+	exe = ep->exe == SIZE_MAX || rec->type == MT_REC_EXEC ? tl_exe_of(p->t, proc->exe) : ep->exe;
+	if (exe == SIZE_MAX)
+		return -ENOMEM;
+	if (ep->exe != SIZE_MAX)
+		p->t->exes[ep->exe].live -= ep->live;
+	if (ep->exe != exe)
+		p->t->exes[exe].procs++;
+	ep->exe = exe;
+	ep->live = tl_heap_of(p, proc);
+	p->t->exes[exe].live += ep->live;
+	return 0;
+}
+
+/* What pass two kept to fill the executables' lines. */
+static void tl_exes_release(struct tl_pass *p)
+{
+	mt_u64map__release(&p->exe_procs);
+	free(p->exe_proc);
+	p->exe_proc = NULL;
+}
+
+/* A heap sample: each executable's bytes now in its point, as tl_fill puts the processes'. */
+static void tl_exe_fill(struct mt_timeline *t, bool first)
+{
+	size_t i;
+
+	for (i = 0; i < t->nexes; i++) {
+		point_put(t->exes[i].v, t->heap.npoints - 1, first, t->exes[i].live);
+		if (t->exes[i].live > t->exes[i].peak)
+			t->exes[i].peak = t->exes[i].live;
+	}
+}
+
+/*
+ * Pass two: a sample at ts in its point, each series keeping its largest value there; others the rest of total,
+ * part what the plot draws of it apart.
+ */
 static void tl_fill(struct tl_pass *p, struct tl_plot *pl, const struct mt_model *m, uint64_t ts, uint64_t total,
-		    tl_value_fn *value_of)
+		    uint64_t part, tl_value_fn *value_of)
 {
 	uint64_t sum = 0, x;
 	size_t i, at;
@@ -306,7 +394,10 @@ static void tl_fill(struct tl_pass *p, struct tl_plot *pl, const struct mt_model
 		pl->t_ns[pl->npoints++] = ts;
 	}
 	point_put(pl->total.v, pl->npoints - 1, first, total);
-	if (p->between && (pl->samples == 1 || total > pl->total.peak)) {	/* the span's own peak */
+	if (pl->part.v)
+		point_put(pl->part.v, pl->npoints - 1, first, part);
+	if ((p->between || pl == &p->t->mapped) && (pl->samples == 1 || total > pl->total.peak)) {
+		/* the span's own peak; mapped's, which the model keeps by maker only */
 		pl->total.peak = total;
 		pl->peak_ts = ts;
 	}
@@ -317,6 +408,8 @@ static void tl_fill(struct tl_pass *p, struct tl_plot *pl, const struct mt_model
 	}
 	if (pl->others.v)
 		point_put(pl->others.v, pl->npoints - 1, first, total - sum);
+	if (pl == &p->t->heap)
+		tl_exe_fill(p->t, first);
 }
 
 static int pass_two(const struct mt_rec_hdr *rec, const struct mt_replay *r, void *ctx)
@@ -328,9 +421,14 @@ static int pass_two(const struct mt_rec_hdr *rec, const struct mt_replay *r, voi
 	if (!tl_in_span(p, rec) || !mt_filter__in_window(p->f, ts))
 		return 0;
 	if (tl_rss_sample(rec, m))
-		tl_fill(p, &p->t->rss, m, ts, mt_model__totals(m)->rss.rss_bytes, tl_rss_of);
+		tl_fill(p, &p->t->rss, m, ts, mt_model__totals(m)->rss.rss_bytes, 0, tl_rss_of);
+	if (tl_mapped_sample(rec, m))
+		tl_fill(p, &p->t->mapped, m, ts, mapped_sum(&mt_model__totals(m)->mapped),
+			mt_model__totals(m)->mapped.program_bytes, tl_mapped_of);
+	if (p->exes && tl_exe_track(p, rec, m))
+		return -ENOMEM;
 	if (tl_changed(p, rec, m))
-		tl_fill(p, &p->t->heap, m, ts, mt_model__totals(m)->heap.live_bytes, tl_heap_of);
+		tl_fill(p, &p->t->heap, m, ts, mt_model__totals(m)->heap.live_bytes, 0, tl_heap_of);
 	return 0;
 }
 
@@ -392,11 +490,9 @@ static int tl_plot_alloc(struct tl_plot *pl, size_t max_points, bool others)
 	return 0;
 }
 
-/* RSS's plot, when pass one counted any sample: the heap's processes drawn apart (in the same order), the model's
- * peak. */
-static int tl_rss_alloc(struct mt_timeline *t, const struct mt_model *m, size_t max_points)
+/* A plot beside the heap's, when pass one counted any sample: the heap's processes drawn apart, in the same order. */
+static int tl_side_alloc(struct mt_timeline *t, struct tl_plot *r, size_t max_points)
 {
-	struct tl_plot *r = &t->rss;
 	size_t i;
 
 	if (!r->samples)
@@ -408,9 +504,25 @@ static int tl_rss_alloc(struct mt_timeline *t, const struct mt_model *m, size_t 
 	for (i = 0; i < r->nprocs; i++)
 		r->procs[i] = (struct tl_series){ .model_index = t->heap.procs[i].model_index,
 						  .pid = t->heap.procs[i].pid };
-	r->total.peak = mt_model__totals(m)->rss.peak_rss_bytes;
-	r->peak_ts = mt_model__totals(m)->rss.peak_rss_ts_ns;
 	return tl_plot_alloc(r, max_points, false);
+}
+
+/* RSS's plot with the model's peak; mapped's with the program's part (its peak: pass two's). */
+static int tl_rss_alloc(struct mt_timeline *t, const struct mt_model *m, size_t max_points)
+{
+	int err = tl_side_alloc(t, &t->rss, max_points);
+
+	if (t->rss.nsamples) {
+		t->rss.total.peak = mt_model__totals(m)->rss.peak_rss_bytes;
+		t->rss.peak_ts = mt_model__totals(m)->rss.peak_rss_ts_ns;
+	}
+	if (!err)
+		err = tl_side_alloc(t, &t->mapped, max_points);
+	if (!err && t->mapped.nsamples) {
+		t->mapped.part.v = calloc(t->mapped.cap ? t->mapped.cap : 1, sizeof(uint64_t));
+		err = t->mapped.part.v ? 0 : -ENOMEM;
+	}
+	return err;
 }
 
 /* Pass one, then the processes picked and room for the points. Returns what the read returned. */
@@ -463,6 +575,7 @@ int mt_timeline__build(const char *path, const struct mt_timeline_opts *o, struc
 	if (!p.t)
 		return -ENOMEM;
 	tl_filter(&p, o);
+	p.exes = o && o->exes;
 	err = build_first(path, o, &p, st);
 	if (err && err != -EBADMSG)
 		goto err_free;
@@ -476,6 +589,7 @@ int mt_timeline__build(const char *path, const struct mt_timeline_opts *o, struc
 		goto err_free;
 	}
 	mt_u64map__release(&p.last);
+	tl_exes_release(&p);
 	if (p.between && p.span != 2) {
 		err = tl_span_missing(&p, st);
 		goto err_free;
@@ -485,6 +599,7 @@ int mt_timeline__build(const char *path, const struct mt_timeline_opts *o, struc
 
 err_free:
 	mt_u64map__release(&p.last);
+	tl_exes_release(&p);
 	mt_timeline__free(p.t);
 	if (!st->reason[0])
 		snprintf(st->reason, sizeof(st->reason), "%s", strerror(-err));
@@ -560,6 +675,26 @@ static void json_plot(struct mt_json *j, const struct tl_plot *pl, const char *k
 	mt_json__end_object(j);
 }
 
+/* With opts.exes: "executables": [{"exe", "processes", "peak_bytes", "live_bytes"}], in the order first run. */
+static void json_exes(struct mt_json *j, const struct mt_timeline *t)
+{
+	size_t i;
+
+	if (!t->exes)
+		return;
+	mt_json__key(j, "executables");
+	mt_json__begin_array(j);
+	for (i = 0; i < t->nexes; i++) {
+		mt_json__begin_object(j);
+		mt_json__kv_string(j, "exe", t->exes[i].exe);
+		mt_json__kv_u64(j, "processes", t->exes[i].procs);
+		mt_json__kv_u64(j, "peak_bytes", t->exes[i].peak);
+		json_series(j, "live_bytes", t->exes[i].v, t->heap.npoints);
+		mt_json__end_object(j);
+	}
+	mt_json__end_array(j);
+}
+
 int mt_timeline__json(FILE *f, const struct mt_timeline *t)
 {
 	struct mt_json j;
@@ -567,6 +702,7 @@ int mt_timeline__json(FILE *f, const struct mt_timeline *t)
 	mt_json__init(&j, f, 0);
 	mt_json__begin_object(&j);
 	json_plot(&j, &t->heap, "live_bytes", true);
+	json_exes(&j, t);
 	json_events(&j, t);
 	if (t->rss.nsamples) {
 		mt_json__key(&j, "rss");
@@ -574,288 +710,14 @@ int mt_timeline__json(FILE *f, const struct mt_timeline *t)
 		json_plot(&j, &t->rss, "rss_bytes", false);
 		mt_json__end_object(&j);
 	}
+	if (t->mapped.nsamples) {
+		mt_json__key(&j, "mapped");
+		mt_json__begin_object(&j);
+		json_plot(&j, &t->mapped, "mapped_bytes", false);
+		json_series(&j, "program", t->mapped.part.v, t->mapped.npoints);
+		mt_json__end_object(&j);
+	}
 	mt_json__end_object(&j);
 	fputc('\n', f);
 	return mt_json__error(&j);
-}
-
-/* ---- SVG ---- */
-
-#define SVG_W 1400		/* the legend's rows fit: up to 20 characters of an exe's name */
-#define SVG_H 520
-#define PLOT_X0 90.0
-#define PLOT_X1 930.0
-#define PLOT_Y0 50.0
-#define PLOT_Y1 440.0
-#define MARK_Y 452.0		/* the row of fork/exec/exit marks, under the time axis */
-
-#define SOLID ""
-#define DASHED " stroke-dasharray=\"6,3\""	/* others */
-#define DOTTED " stroke-dasharray=\"2,3\""	/* resident memory */
-
-
-struct tl_svg {
-	FILE *f;
-	const struct mt_timeline *t;
-	double t_max;			/* ns at the right edge */
-	double y_max;			/* bytes at the top: the heap's axis, on the left */
-	double r_max;			/* RSS's, on the right: its own, so that the heap's lines do not hug the axis */
-	uint64_t t_step, y_step, r_step;	/* between the axes' ticks */
-};
-
-/* The byte axis in power-of-two steps (1 KiB, 2 KiB, ...), at most 4 of them to the top, which holds v. */
-static uint64_t bytes_step(uint64_t v)
-{
-	uint64_t step = 1;
-
-	while (step * 4 < v)
-		step *= 2;
-	return step;
-}
-
-/* The time axis in steps of 1, 2 or 5 times a power of ten nanoseconds, at most 5 of them to the end, t. */
-static uint64_t time_step(uint64_t t)
-{
-	static const uint64_t m[] = { 1, 2, 5 };
-	uint64_t p = 1;
-	size_t i;
-
-	for (;; p *= 10)
-		for (i = 0; i < 3; i++)
-			if (m[i] * p * 5 >= t)
-				return m[i] * p;
-}
-
-static double sx(const struct tl_svg *g, uint64_t t)
-{
-	return PLOT_X0 + (PLOT_X1 - PLOT_X0) * (double)t / g->t_max;
-}
-
-static double sy(const struct tl_svg *g, uint64_t v)
-{
-	return PLOT_Y1 - (PLOT_Y1 - PLOT_Y0) * (double)v / g->y_max;
-}
-
-#define COLOR_MAX 24
-
-/* A process's colour, from its pid alone: the same in every plot and in `memtrack view`'s page (pidColour). */
-static const char *color_of(char buf[COLOR_MAX], uint32_t pid)
-{
-	snprintf(buf, COLOR_MAX, "hsl(%" PRIu32 ",65%%,42%%)", (uint32_t)((uint64_t)pid * 137 % 360));
-	return buf;
-}
-
-/* A series as steps: 0 until its plot's first point, each value held until the next, the last until the end. */
-static void svg_series(const struct tl_svg *g, const struct tl_plot *pl, const uint64_t *v, const char *color,
-		       double width, const char *dash)
-{
-	double y = sy(g, 0);
-	size_t i;
-
-	fprintf(g->f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\"%s points=\"%.1f,%.1f", color, width,
-		dash, PLOT_X0, y);
-	for (i = 0; i < pl->npoints; i++) {
-		fprintf(g->f, " %.1f,%.1f", sx(g, pl->t_ns[i]), y);
-		y = sy(g, v[i]);
-		fprintf(g->f, " %.1f,%.1f", sx(g, pl->t_ns[i]), y);
-	}
-	fprintf(g->f, " %.1f,%.1f\"/>\n", sx(g, g->t->t_end), y);
-}
-
-/* A plot's lines, the total's last (on top): others dashed, each process in its colour, in dash. */
-static void svg_lines(const struct tl_svg *g, const struct tl_plot *pl, double total_width, const char *dash)
-{
-	char c[COLOR_MAX];
-	size_t i;
-
-	if (pl->others.v)
-		svg_series(g, pl, pl->others.v, "#888", 1.5, DASHED);
-	for (i = pl->nprocs; i-- > 0;)
-		svg_series(g, pl, pl->procs[i].v, color_of(c, pl->procs[i].pid), 1.5, dash);
-	svg_series(g, pl, pl->total.v, "#000", total_width, dash);
-}
-
-static void svg_axes(const struct tl_svg *g)
-{
-	char h[MT_HUMAN_MAX];
-	uint64_t v;
-	double y;
-
-	fprintf(g->f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#fafafa\" stroke=\"#999\"/>\n",
-		PLOT_X0, PLOT_Y0, PLOT_X1 - PLOT_X0, PLOT_Y1 - PLOT_Y0);
-	for (v = 0; v <= g->y_max; v += g->y_step) {
-		y = sy(g, v);
-		fprintf(g->f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", PLOT_X0, y,
-			PLOT_X1, y);
-		fprintf(g->f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", PLOT_X0 - 6, y + 4,
-			mt_format__human(h, v));
-	}
-	for (v = 0; v <= g->t_max; v += g->t_step)
-		fprintf(g->f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%g s</text>\n", sx(g, v),
-			MARK_Y + 34, v / 1e9);
-	fprintf(g->f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\" fill=\"#555\">time since the start; marks: "
-		"fork \xe2\x96\xb2 exec \xe2\x97\x86 exit \xe2\x96\xbc</text>\n", (PLOT_X0 + PLOT_X1) / 2, MARK_Y + 54);
-}
-
-static void svg_marks(const struct tl_svg *g)
-{
-	static const char *const colors[] = { "#2ca02c", "#1f77b4", "#d62728" };
-	static const char *const shapes[] = { "l 5,9 l -10,0 z", "l 5,5 l -5,5 l -5,-5 z", "m -5,0 l 10,0 l -5,9 z" };
-	const struct tl_event *e;
-	size_t i;
-
-	for (i = 0; i < g->t->nevents; i++) {
-		e = &g->t->events[i];
-		if (e->kind > TL_EXIT)
-			continue;
-		fprintf(g->f, "<path d=\"M %.1f,%.0f %s\" fill=\"%s\"><title>", sx(g, e->t), MARK_Y, shapes[e->kind],
-			colors[e->kind]);
-		if (e->kind == TL_FORK)
-			fprintf(g->f, "fork: pid %" PRIu32 " → %" PRIu32, e->pid, e->child);
-		else if (e->kind == TL_EXIT)
-			fprintf(g->f, "exit: pid %" PRIu32, e->pid);
-		else {
-			fprintf(g->f, "exec: pid %" PRIu32 " ", e->pid);
-			mt_text__put_xml(g->f, e->path, sizeof(e->path));
-		}
-		fprintf(g->f, " at %.6f s</title></path>\n", e->t / 1e9);
-	}
-}
-
-/* A paused span (recording off: no allocation recorded) from a stop to the next start, or to the end. */
-static void svg_paused(const struct tl_svg *g, uint64_t from, uint64_t to)
-{
-	fprintf(g->f, "<rect class=\"paused\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\" fill=\"#999\" "
-		"fill-opacity=\"0.2\"><title>paused from %.6f s to %.6f s</title></rect>\n", sx(g, from), PLOT_Y0,
-		sx(g, to) - sx(g, from), PLOT_Y1 - PLOT_Y0, from / 1e9, to / 1e9);
-}
-
-/* The control FIFO's lines: paused spans shaded, each `mark LABEL` a dashed line with its label. */
-static void svg_control(const struct tl_svg *g)
-{
-	const struct tl_event *e;
-	uint64_t stop = 0;
-	bool paused = false, seen = false;	/* a first start with no stop before: record --paused, off from 0 */
-	size_t i;
-
-	for (i = 0; i < g->t->nevents; i++) {
-		e = &g->t->events[i];
-		if (e->kind == TL_STOP && !paused)
-			stop = e->t, paused = true;
-		else if (e->kind == TL_START && (paused || !seen))
-			svg_paused(g, stop, e->t), paused = false;
-		seen |= e->kind == TL_START || e->kind == TL_STOP;
-		if (e->kind != TL_MARK)
-			continue;
-		fprintf(g->f, "<line class=\"mark\" x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#555\"%s/>\n"
-			"<text x=\"%.1f\" y=\"%.0f\" font-size=\"10\" fill=\"#555\">", sx(g, e->t), PLOT_Y0, sx(g, e->t),
-			PLOT_Y1, DASHED, sx(g, e->t) + 2, PLOT_Y0 + 10);
-		mt_text__put_xml(g->f, e->path, sizeof(e->path));
-		fputs("</text>\n", g->f);
-	}
-	if (paused)
-		svg_paused(g, stop, g->t->t_end);
-}
-
-/* A legend row: the series' line, its label (and exe's base name, the whole path on hover), its peak unless 0. */
-static void svg_legend_row(const struct tl_svg *g, size_t row, const char *color, double width, const char *dash,
-			   const char *label, const char *exe, uint64_t peak)
-{
-	double y = PLOT_Y0 + 8 + row * 20.0;
-	const char *base = exe && strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
-	char h[MT_HUMAN_MAX];
-
-	fprintf(g->f, "<line x1=\"1010\" y1=\"%.0f\" x2=\"1035\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"%g\"%s/>\n",
-		y, y, color, width, dash);
-	fprintf(g->f, "<text x=\"1042\" y=\"%.0f\">%s", y + 4, label);
-	if (exe) {
-		fputc(' ', g->f);
-		mt_text__put_xml(g->f, base[0] ? base : "?", 20);
-	}
-	if (peak)
-		fprintf(g->f, " (peak %s)", mt_format__human(h, peak));
-	if (exe && exe[0]) {
-		fputs("<title>", g->f);
-		mt_text__put_xml(g->f, exe, MT_PATH_MAX);
-		fputs("</title>", g->f);
-	}
-	fputs("</text>\n", g->f);
-}
-
-/* The heap's legend: the total, each process drawn apart, others; the rows after it are free. */
-static size_t svg_legend(const struct tl_svg *g)
-{
-	const struct tl_plot *h = &g->t->heap;
-	char label[32], c[COLOR_MAX];
-	size_t i;
-
-	svg_legend_row(g, 0, "#000", 2.5, SOLID, "total", NULL, h->total.peak);
-	for (i = 0; i < h->nprocs; i++) {
-		snprintf(label, sizeof(label), "pid %" PRIu32, h->procs[i].pid);
-		svg_legend_row(g, i + 1, color_of(c, h->procs[i].pid), 2.5, SOLID, label, h->procs[i].exe,
-			       h->procs[i].peak);
-	}
-	if (h->others.v)
-		svg_legend_row(g, h->nprocs + 1, "#888", 2.5, DASHED, "others", NULL, 0);
-	return h->nprocs + 1 + (h->others.v != NULL);
-}
-
-static void svg_peak(const struct tl_svg *g)
-{
-	double x = sx(g, g->t->heap.peak_ts), y = sy(g, g->t->heap.total.peak);
-	char h[MT_HUMAN_MAX];
-
-	mt_format__human(h, g->t->heap.total.peak);
-	fprintf(g->f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"none\" stroke=\"#d62728\" stroke-width=\"2\">"
-		"<title>peak: %s at %.6f s</title></circle>\n", x, y, h, g->t->heap.peak_ts / 1e9);
-	fprintf(g->f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" fill=\"#d62728\">peak %s at %.3f s</text>\n",
-		x + (x > (PLOT_X0 + PLOT_X1) / 2 ? -8 : 8), y - 8 < PLOT_Y0 + 12 ? PLOT_Y0 + 12 : y - 8,
-		x > (PLOT_X0 + PLOT_X1) / 2 ? "end" : "start", h, g->t->heap.peak_ts / 1e9);
-}
-
-/* The RSS lines, dotted, over the heap's legend (in the processes' colours), and their legend from row `row` on. */
-static void svg_rss(const struct tl_svg *g, size_t row)
-{
-	const struct tl_plot *r = &g->t->rss;
-	struct tl_svg rg = *g;
-	char h[MT_HUMAN_MAX];
-	uint64_t v;
-
-	if (!r->nsamples)
-		return;
-	rg.y_max = g->r_max;
-	for (v = 0; v <= rg.y_max; v += g->r_step)
-		fprintf(g->f, "<text x=\"%.0f\" y=\"%.1f\" fill=\"#2060c0\">%s</text>\n", PLOT_X1 + 6,
-			sy(&rg, v) + 4, mt_format__human(h, v));
-	svg_lines(&rg, r, 2.0, DOTTED);
-	svg_legend_row(g, row, "#000", 2.0, DOTTED, "RSS total", NULL, r->total.peak);
-	svg_legend_row(g, row + 1, "#000", 2.0, DOTTED, "dotted: RSS (right axis), per pid", NULL, 0);
-}
-
-int mt_timeline__svg(FILE *f, const struct mt_timeline *t, const char *title)
-{
-	struct tl_svg g = { .f = f, .t = t, .y_step = bytes_step(t->heap.total.peak), .t_step = time_step(t->t_end),
-			    .r_step = bytes_step(t->rss.total.peak) };
-
-	/* the top: the tick above the peak, or the next one when the peak sits on it (room for its label) */
-	g.y_max = (double)((t->heap.total.peak / g.y_step + 1) * g.y_step);
-	g.r_max = (double)((t->rss.total.peak / g.r_step + 1) * g.r_step);
-	g.t_max = (double)((t->t_end + g.t_step - 1) / g.t_step * g.t_step);
-	g.t_max = g.t_max ? g.t_max : 1.0;
-
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-		"font-family=\"Verdana, sans-serif\" font-size=\"12\">\n", SVG_W, SVG_H, SVG_W, SVG_H);
-	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<text x=\"%d\" y=\"28\" "
-		"text-anchor=\"middle\" font-size=\"16\">", SVG_W / 2);
-	mt_text__put_xml(f, title, SIZE_MAX);
-	fputs("</text>\n", f);
-	svg_axes(&g);
-	svg_control(&g);
-	svg_lines(&g, &t->heap, 2.5, SOLID);
-	svg_peak(&g);
-	svg_marks(&g);
-	svg_rss(&g, svg_legend(&g));
-	fputs("</svg>\n", f);
-	return ferror(f) ? -EIO : 0;
 }

@@ -17,6 +17,7 @@ struct mt_timeline_opts {
 	const struct mt_filter *filter;	/* --pid, --exe: only their processes' series, the total their sum; --from,
 					 * --to: only the samples and events in the window (its between is not
 					 * read); NULL: all */
+	bool exes;			/* a line per executable too (its processes' while they run it), for a big tree */
 };
 
 #define MT_TIMELINE_TOP 5
@@ -39,12 +40,15 @@ void mt_timeline__free(struct mt_timeline *t);
  * (when more processes than top had blocks), "peak": {"t_ns", "bytes"}, "events": [{"t_ns", "pid", "event": "fork"
  * (with "child") | "exec" (with "path") | "exit" | "start" | "stop" | "mark" (with "label"): the control FIFO's
  * lines, whatever the pid filter}]}; times since the session start. 0 or -EIO.
- * When the recording has RSS records, also "rss": {"t_ns", "total", "processes": [{"pid", "rss_bytes"}], "peak"}.
+ * With opts.exes, also "executables": [{"exe", "processes", "peak_bytes", "live_bytes": [...]}] on the same points.
+ * When the recording has RSS records, also "rss": {"t_ns", "total", "processes": [{"pid", "rss_bytes"}], "peak"};
+ * with anonymous mappings, "mapped": the same with "mapped_bytes" (program + allocator), and "program": the
+ * program's part of the total.
  */
 int mt_timeline__json(FILE *f, const struct mt_timeline *t);
 /* A standalone SVG: one line per series, the peak marked, fork/exec/exit marks along the time axis, paused spans
  * shaded and each `mark LABEL` a dashed line. 0 or -EIO.
- * RSS, when the recording has it, dotted, on a byte axis of its own (on the right). */
+ * RSS, when the recording has it, dotted, and the mappings dash-dotted, on a byte axis of their own (on the right). */
 int mt_timeline__svg(FILE *f, const struct mt_timeline *t, const char *title);
 
 #endif /* MEMTRACK_TIMELINE_H */

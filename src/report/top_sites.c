@@ -122,19 +122,6 @@ int mt_report__sites_text(FILE *f, const struct mt_sites *sites, size_t top)
 	return mt_sites__mapped_text(f, sites, top);
 }
 
-static void json_site(struct mt_json *j, const struct mt_sites *sites, const struct mt_site *site)
-{
-	mt_json__begin_object(j);
-	mt_json__kv_u64(j, "bytes", site->bytes);
-	mt_json__kv_u64(j, "count", site->count);
-	mt_json__kv_u64(j, "leaked_bytes", site->leaked_bytes);
-	mt_json__kv_u64(j, "suppressed_bytes", site->suppressed_bytes);
-	mt_json__kv_u64(j, "stacks", site->stacks);
-	mt_sites__json_processes(j, sites, site);
-	mt_sites__json_frame_keys(j, site);
-	mt_json__end_object(j);
-}
-
 void mt_report__sites_json(struct mt_json *j, const struct mt_sites *sites, size_t top)
 {
 	size_t i, n = sites ? (sites->count < top ? sites->count : top) : 0;
@@ -142,14 +129,14 @@ void mt_report__sites_json(struct mt_json *j, const struct mt_sites *sites, size
 	mt_json__key(j, "sites");
 	mt_json__begin_array(j);
 	for (i = 0; i < n; i++)
-		json_site(j, sites, &sites->sites[i]);
+		mt_sites__json_site(j, sites, &sites->sites[i], false);
 	mt_json__end_array(j);
 	if (!sites || !sites->any)
 		return;
 	mt_json__key(j, "sites_by_count");
 	mt_json__begin_array(j);
 	for (i = 0; i < n; i++)
-		json_site(j, sites, sites->by_count[i]);
+		mt_sites__json_site(j, sites, sites->by_count[i], false);
 	mt_json__end_array(j);
 	mt_json__kv_u64(j, "sites_total", sites->count);
 	mt_json__kv_string(j, "sites_chains", sites->chains_key);

@@ -9,12 +9,10 @@
 
 #include "common/array.h"
 #include "common/json.h"
+#include "common/strmap.h"
 #include "common/text.h"
-#include "common/u64map.h"
+#include "report/view_page.h"
 #include "stacks/stack_heap.h"
-
-/* The page's own CSS and JS, src/report/view/view.{css,js} as arrays (CMake makes view_assets.h). */
-#include "view_assets.h"
 
 #define VIEW_STEP_FIELDS 5	/* edge, stack, allocations, bytes, live bytes: each a change since the edge before */
 
@@ -169,19 +167,11 @@ int mt_view_steps__finish(struct mt_view_steps *v, const struct mt_stacks *s)
 
 struct view_frames {
 	struct mt_json *j;		/* "frames": written as they are first seen */
-	struct mt_u64map index;		/* hash of name, srcline, module → index */
-	size_t count;
+	struct mt_strmap index;		/* (name, srcline, module) by index */
 	size_t *path;			/* one stack's, innermost first */
 	size_t npath, cap_path;
 	const char *module;		/* of the return address being expanded */
 };
-
-static uint64_t fnv1a(uint64_t h, const char *s)
-{
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return (h ^ 0xff) * 0x100000001b3ULL;	/* a separator, so that "ab" "c" differs from "a" "bc" */
-}
 
 static void frame_json(struct mt_json *j, const char *name, const char *srcline, const char *module)
 {
@@ -204,20 +194,20 @@ static int frame_add(const struct mt_frame_line *fl, void *ctx)
 	struct view_frames *vf = ctx;
 	char srcline[4096];
 	const char *base = fl->file ? strrchr(fl->file, '/') : NULL;
-	uint64_t h, *found;
+	const char *key[3] = { fl->name, fl->file ? srcline : NULL, vf->module };
+	int64_t idx;
+	bool added;
 
 	if (fl->file)
 		snprintf(srcline, sizeof(srcline), "%s:%d", base ? base + 1 : fl->file, fl->line);
-	h = fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ULL, fl->name), fl->file ? srcline : NULL), vf->module);
-	found = mt_u64map__find(&vf->index, h);
-	if (!found) {
-		if (mt_u64map__put(&vf->index, h, vf->count, NULL))
-			return -ENOMEM;
-		frame_json(vf->j, fl->name, fl->file ? srcline : NULL, vf->module);
-	}
+	idx = mt_strmap__intern_parts(&vf->index, key, 3, &added);
+	if (idx < 0)
+		return (int)idx;
+	if (added)
+		frame_json(vf->j, fl->name, key[1], vf->module);
 	if (mt_array__grow((void **)&vf->path, &vf->cap_path, vf->npath, sizeof(*vf->path)))
 		return -ENOMEM;
-	vf->path[vf->npath++] = found ? *found : vf->count++;
+	vf->path[vf->npath++] = (size_t)idx;
 	return 0;
 }
 
@@ -269,7 +259,7 @@ static int view_stacks_json(struct mt_json *j, struct mt_stacks *s)
 		mt_json__end_array(j);
 	}
 	mt_json__end_array(j);
-	mt_u64map__release(&vf.index);
+	mt_strmap__release(&vf.index);
 	free(vf.path);
 	return err;
 }
@@ -416,47 +406,14 @@ static int view_data(FILE *f, const struct mt_view_input *in)
 	return err ? err : mt_json__error(&j);
 }
 
-/* buf into f with every '<' as \u003c: the JSON stays the same, and no "</script>" can end its element early. */
-static void put_script_safe(FILE *f, const char *buf, size_t len)
+static int view_data_fn(FILE *f, const void *ctx)
 {
-	const char *lt;
-
-	while (len && (lt = memchr(buf, '<', len))) {
-		fwrite(buf, 1, (size_t)(lt - buf), f);
-		fputs("\\u003c", f);
-		len -= (size_t)(lt - buf) + 1;
-		buf = lt + 1;
-	}
-	fwrite(buf, 1, len, f);
+	return view_data(f, ctx);
 }
 
 int mt_view__html(FILE *f, const struct mt_view_input *in)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mf = open_memstream(&buf, &len);
-	int err;
-
-	if (!mf)
-		return -ENOMEM;
-	err = view_data(mf, in);
-	if (fclose(mf) && !err)
-		err = -ENOMEM;
-	if (!err) {
-		fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>memtrack view: ", f);
-		mt_text__put_xml(f, in->dir, strlen(in->dir));
-		fputs("</title>\n<style>\n", f);
-		fwrite(mt_view_css, 1, sizeof(mt_view_css), f);
-		fputs("</style></head>\n<body>\n<script id=\"mt-data\" type=\"application/json\">", f);
-		put_script_safe(f, buf, len);
-		fputs("</script>\n<script>\n", f);
-		fwrite(mt_view_js, 1, sizeof(mt_view_js), f);
-		fputs("</script>\n</body></html>\n", f);
-	}
-	free(buf);
-	if (!err && ferror(f))
-		err = -EIO;
-	return err;
+	return mt_view_page__html(f, MT_VIEW_PAGE_RUN, in->dir, view_data_fn, in);
 }
 
 uint64_t mt_view__end_ns(const struct mt_model *m)

@@ -2,7 +2,6 @@
 "use strict";
 
 const D = JSON.parse(document.getElementById("mt-data").textContent);
-const SVGNS = "http://www.w3.org/2000/svg";
 const EDGES = D.edges;
 const LAST = EDGES.length - 1;
 const WEIGHTS = {
@@ -12,43 +11,6 @@ const WEIGHTS = {
 	peak: "bytes live at the peak",
 	leaked: "bytes leaked",
 };
-
-/* ---- helpers ---- */
-
-/* As report prints sizes: below 1 KiB "N B", else one decimal of the largest binary unit. */
-function human(bytes) {
-	const units = ["KiB", "MiB", "GiB", "TiB", "PiB"];
-	if (bytes < 1024)
-		return bytes + " B";
-	let v = bytes / 1024, u = 0;
-	while (v >= 1024 && u < units.length - 1) {
-		v /= 1024;
-		u++;
-	}
-	return v.toFixed(1) + " " + units[u];
-}
-function seconds(ns) {
-	return (ns / 1e9).toFixed(3) + " s";
-}
-/* "S.NNNNNNNNN", as --from and --to take it. */
-function secondsExact(ns) {
-	return Math.floor(ns / 1e9) + "." + String(ns % 1e9).padStart(9, "0");
-}
-/* A process's colour, the same in every view and in timeline's SVG (color_of): from its pid alone. */
-function pidColour(pid) {
-	return "hsl(" + (pid * 137 % 360) + ",65%,42%)";
-}
-function el(tag, attrs, text) {
-	const e = tag.startsWith("svg:") ? document.createElementNS(SVGNS, tag.slice(4)) : document.createElement(tag);
-	for (const k in attrs || {})
-		e.setAttribute(k, attrs[k]);
-	if (text !== undefined)
-		e.textContent = text;
-	return e;
-}
-function svgTitle(node, text) {
-	node.appendChild(el("svg:title", {}, text));
-}
 
 /* ---- state: the window, the instant, the weight, search, zoom, inverted; mirrored in location.hash ---- */
 
@@ -308,19 +270,9 @@ function depthOf(node) {
 		d = Math.max(d, depthOf(c));
 	return d + 1;
 }
-/* The zoomed node (state.zoom: the names from the root), or the root when the path is not there. */
-function zoomed(root) {
-	let node = root;
-	for (const name of state.zoom) {
-		if (!node.children.has(name))
-			return { node: root, path: [] };
-		node = node.children.get(name);
-	}
-	return { node: node, path: state.zoom.slice() };
-}
 function drawFlame(root) {
 	const box = document.getElementById("flame");
-	const z = zoomed(root), depth = depthOf(root) + 1, re = searchRe();
+	const z = zoomed(root, state.zoom), depth = depthOf(root) + 1, re = searchRe();
 	const h = depth * FG.row + 4;
 	const svg = el("svg:svg", { width: FG.width, height: h, viewBox: "0 0 " + FG.width + " " + h });
 	const scale = z.node.w ? FG.width / z.node.w : 0;
@@ -544,6 +496,13 @@ function drawHeader() {
 	line("peak live", human(t.peak_live_bytes) + " (" + t.peak_live_bytes + " B) at " + seconds(t.peak_ts_ns));
 	if (t.rss_records)
 		line("peak RSS", human(t.peak_rss_bytes) + " (" + t.peak_rss_bytes + " B) at " + seconds(t.peak_rss_ts_ns));
+	if (t.rss_at_peak)	/* report's "Where RSS goes at its peak": terms that add up to it, the rest maybe < 0 */
+		line("where it goes", [["heap_bytes", "live heap"], ["allocator_held_bytes", "allocator-held"],
+				       ["program_mapped_bytes", "program mappings"], ["file_bytes", "file"],
+				       ["shmem_bytes", "shmem"], ["rest_bytes", "the rest"]].map(function (k) {
+			const v = t.rss_at_peak[k[0]];
+			return k[1] + " " + (v < 0 ? "-" + human(-v) : human(v));
+		}).join(", "));
 	line("leaked", t.leaked_allocations + " blocks, " + human(t.leaked_bytes) + " (" + t.leaked_bytes + " B)" +
 	     (t.suppressed_allocations ? "; suppressed " + t.suppressed_allocations + " blocks, " +
 	      human(t.suppressed_bytes) : ""));
@@ -600,28 +559,17 @@ function axisLabels(svg, max, right) {
 const GROUP_ROWS = 12;
 let groupsMemo;
 
-/* A big tree's executables: each one's processes (D.procs, by their last image) and its live bytes at each edge,
- * its cells' changes added up; by peak, largest first. null for a smaller tree. */
+/* A big tree's executables: each one's line from the timeline (its processes' live bytes while they ran it, at the
+ * timeline's points, as the processes' own lines); by peak, largest first. null for a smaller tree. */
 function exeGroups() {
 	if (groupsMemo !== undefined)
 		return groupsMemo;
 	groupsMemo = null;
-	if (!D.cells || D.report.processes.length <= GROUP_ROWS)
+	if (!D.timeline.executables || D.report.processes.length <= GROUP_ROWS)
 		return null;
-	const groups = new Map(), s = D.cell_steps;
-	for (const p of D.procs) {
-		if (!groups.has(p[1]))
-			groups.set(p[1], { exe: p[1], procs: 0, live: new Array(EDGES.length).fill(0), peak: 0 });
-		groups.get(p[1]).procs++;
-	}
-	for (let k = 0; k < s.length; k += 5)
-		groups.get(D.procs[D.cells[4 * s[k + 1]]][1]).live[s[k]] += s[k + 4];
-	for (const g of groups.values())
-		for (let i = 0; i < EDGES.length; i++) {
-			g.live[i] += i ? g.live[i - 1] : 0;
-			g.peak = Math.max(g.peak, g.live[i]);
-		}
-	groupsMemo = Array.from(groups.values()).sort(compareBy("peak", true));
+	groupsMemo = D.timeline.executables.map(function (x) {
+		return { exe: x.exe, procs: x.processes, live: x.live_bytes, peak: x.peak_bytes };
+	}).filter(function (g) { return g.peak > 0; }).sort(compareBy("peak", true));
 	return groupsMemo;
 }
 function exeColour(exe) {
@@ -635,19 +583,25 @@ function drawTimelineSeries(svg) {
 	const max = tl.peak ? tl.peak.bytes : Math.max.apply(null, tl.total.concat([1]));
 	axisLabels(svg, max, false);
 	for (const g of groups || [])
-		svg.appendChild(polyline(EDGES, g.live, max, exeColour(g.exe), "series exe", g.exe + ": " + g.procs +
-					 " processes, peak " + human(g.peak) + " at an edge"));
+		svg.appendChild(polyline(tl.t_ns, g.live, max, exeColour(g.exe), "series exe", g.exe + ": " + g.procs +
+					 " processes, peak " + human(g.peak)));
 	for (const p of groups ? [] : tl.processes)
 		svg.appendChild(polyline(tl.t_ns, p.live_bytes, max, pidColour(p.pid), "series",
 					 p.pid + " " + p.exe + ": peak " + human(p.peak_bytes)));
 	if (tl.others && !groups)
 		svg.appendChild(polyline(tl.t_ns, tl.others, max, "#999", "series", "other processes"));
 	svg.appendChild(polyline(tl.t_ns, tl.total, max, "#000", "series total", "total live heap"));
-	if (tl.rss) {
-		axisLabels(svg, tl.rss.peak.bytes, true);
-		svg.appendChild(polyline(tl.rss.t_ns, tl.rss.total, tl.rss.peak.bytes, "#2060c0", "series rss",
+	/* RSS and the anonymous mappings (program + allocator) share the right axis: both are bytes of the process */
+	const side = Math.max(tl.rss ? tl.rss.peak.bytes : 0, tl.mapped ? tl.mapped.peak.bytes : 0);
+	if (tl.rss || tl.mapped)
+		axisLabels(svg, side, true);
+	if (tl.mapped)
+		svg.appendChild(polyline(tl.mapped.t_ns, tl.mapped.total, side, "#208040", "series mapped",
+					 "total mapped (anonymous private, program + allocator): peak " +
+					 human(tl.mapped.peak.bytes)));
+	if (tl.rss)
+		svg.appendChild(polyline(tl.rss.t_ns, tl.rss.total, side, "#2060c0", "series rss",
 					 "total RSS: peak " + human(tl.rss.peak.bytes)));
-	}
 	const px = tlX(D.report.totals.peak_ts_ns);
 	const peak = el("svg:circle", { cx: px, cy: TL.top, r: 4, class: "peak" });
 	svgTitle(peak, "peak live " + human(D.report.totals.peak_live_bytes) + " at " + seconds(D.report.totals.peak_ts_ns));
@@ -743,6 +697,14 @@ function drawTimeline() {
 		s.style.borderColor = pidColour(p.pid);
 		legend.appendChild(s);
 	}
+	for (const k of [["mapped", "#208040", "mapped, dash-dot (right axis)"],
+			 ["rss", "#2060c0", "RSS, dashed (right axis)"]]) {
+		if (!D.timeline[k[0]])
+			continue;
+		const s = el("span", { class: "key" }, k[2]);
+		s.style.borderColor = k[1];
+		legend.appendChild(s);
+	}
 	document.getElementById("timeline").replaceChildren(svg, legend);
 }
 
@@ -821,7 +783,9 @@ function update() {
 		from: secondsExact(EDGES[state.from]), to: secondsExact(EDGES[state.to]),
 		total: root.w, allocations: root.count, shown: f.shown, shown_name: f.zoomName, matched: f.matched,
 		top: sortedChildren(root).map(function (c) { return c.name; }), focus: state.focus, table: table.shown,
-		timeline_groups: (exeGroups() || []).map(function (g) { return [baseName(g.exe), g.procs, g.peak]; }),
+		timeline_groups: (exeGroups() || []).map(function (g) {
+			return [baseName(g.exe), g.procs, g.peak, g.live.length];
+		}), timeline_points: D.timeline.t_ns.length,
 		timeline_series: document.querySelectorAll("#timeline-svg .series").length,
 		roots: state.roots, root_weights: sortedChildren(root).map(function (c) { return [c.name, c.w, c.count]; }),
 	};
@@ -831,25 +795,7 @@ function update() {
 	document.getElementById("mt-state").textContent = JSON.stringify(out);
 }
 
-function main() {
-	const body = document.body;
-	for (const id of ["header", "timeline", "controls", "flame", "sites"])
-		body.appendChild(el("div", { id: id }));
-	body.appendChild(el("pre", { id: "mt-state", hidden: "" }));
+startPage(["header", "timeline", "controls", "flame", "sites"], function () {
 	drawHeader();
 	drawControls();
-	/* click=SELECTOR (repeatable): clicks on the page's own elements, in order, as a reader would (tests) */
-	const clicks = new URLSearchParams(location.hash.slice(1)).getAll("click");
-	readHash();
-	update();
-	for (const sel of clicks) {
-		const target = document.querySelector(sel);
-		if (target)
-			target.dispatchEvent(new MouseEvent("click", { bubbles: true }));
-	}
-	window.addEventListener("hashchange", function () {
-		readHash();
-		update();
-	});
-}
-main();
+}, readHash, update);
