@@ -417,7 +417,7 @@ static void test_mapped_sites(void **state)
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s/mapped_sites", tmp_root);
-	record(dir, MT_PROGS "/mapped_sites", NULL);
+	mt_test__record_stacks(dir, MT_PROGS "/mapped_sites", NULL);
 	assert_int_equal(mt_stacks__load(dir, NULL, &s, &st), 0);
 	for (i = 0; i < mt_stacks__count(s); i++) {
 		e = mt_stacks__entry(s, i);
@@ -484,7 +484,7 @@ static void test_mapped_flamegraph(void **state)
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s/mapped_flame", tmp_root);
-	record(dir, MT_PROGS "/mapped_sites", NULL);
+	mt_test__record_stacks(dir, MT_PROGS "/mapped_sites", NULL);
 	lines = flame_main_lines(dir, "mapped");
 	assert_string_equal(lines, "main;arena;map 45056\nmain;table;map 118784\n");
 	free(lines);
