@@ -301,7 +301,13 @@ struct mt_syscall {
 	__u8 sys;		/* enum mt_sys */
 	__u8 origin;		/* enum mt_sys_origin: who made the call (0 in artifacts of earlier writers) */
 	__u8 _pad[6];
+	__u64 stack;		/* with --stacks, a program's call that makes, moves or ends anonymous private memory
+				 * (mmap of it, mremap, munmap, brk setting the break): its call path's hash
+				 * (MT_REC_STACK); else 0; absent from records of MT_SYSCALL_SIZE_V1 bytes */
 };
+
+/* An MT_REC_SYSCALL record of earlier writers: no stack. Readers take either size. */
+#define MT_SYSCALL_SIZE_V1 80
 
 #define MT_FORK_SHARED_VM 1	/* vfork, posix_spawn: the child runs in its parent's memory until it execs */
 #define MT_FORK_UNTRACED 2	/* the child is no tracee of memtrack's: its parent was handed off to another tracer,
@@ -628,7 +634,7 @@ _Static_assert(sizeof(struct mt_ret_restore) == 16, "mt_ret_restore size");
 _Static_assert(sizeof(struct mt_mapping) == 72, "mt_mapping size");
 _Static_assert(sizeof(struct mt_file) == 352, "mt_file size");
 _Static_assert(sizeof(struct mt_stack) == 104, "mt_stack size");
-_Static_assert(sizeof(struct mt_syscall) == 80, "mt_syscall size");
+_Static_assert(sizeof(struct mt_syscall) == 88, "mt_syscall size");
 _Static_assert(sizeof(struct mt_fork) == 32, "mt_fork size");
 _Static_assert(sizeof(struct mt_exec) == 304, "mt_exec size");
 _Static_assert(sizeof(struct mt_exit) == 32, "mt_exit size");

@@ -16,6 +16,7 @@
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
 #define MT_WITHHELD_SALT 0x7072697673746b00ull	/* mixed into a privileged process's path hashes: never shared */
+#define STACK_REGS_MAPPING ((unsigned long)-2)	/* orig_ax of a mapping call's register copy (a trap's is -1) */
 
 /* Set by the tracer before load: raw stack bytes per definition (--stack-bytes); 0 without --stacks (no stack code
  * runs). */
@@ -458,7 +459,8 @@ static __always_inline void stack__define_brief(struct pt_regs *ctx, __u64 tramp
  */
 static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w, __u32 stop)
 {
-	__u64 nth = __sync_fetch_and_add(&stack_defs, 1);
+	/* a mapping call's definition takes the sample's rule without a number: the allocations' sample stays theirs */
+	__u64 nth = ctx->orig_ax != STACK_REGS_MAPPING ? __sync_fetch_and_add(&stack_defs, 1) : stack_defs;
 
 	if (stop != MT_KSTOP_END || w->withheld || cfg_stack_sample <= 1 || nth < MT_STACK_SAMPLE_FIRST ||
 	    nth % cfg_stack_sample == 0)
@@ -468,7 +470,8 @@ static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w
 }
 
 /* The call path's hash, its definition emitted the first time. Global: verified once for any caller's state, not
- * once per path through the entry program that reaches it. */
+ * once per path through the entry program that reaches it. ctx: a uprobe's registers, or a mapping call's copy of
+ * them (orig_ax STACK_REGS_MAPPING: a scalar argument more would take the callers past 512 bytes of stack). */
 __noinline __u64 stack__path(struct pt_regs *ctx)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
@@ -478,6 +481,8 @@ __noinline __u64 stack__path(struct pt_regs *ctx)
 	__u64 hash;
 	__u32 stop;
 
+	if (!ctx)	/* a syscall's copy of the user registers (syscalls.bpf.h) is memory that may be NULL */
+		return 0;
 	if (cfg_withhold) {
 		__u32 tgid = current__ids() >> 32;
 
@@ -503,6 +508,14 @@ __noinline __u64 stack__path(struct pt_regs *ctx)
 static __always_inline __u64 stack__capture(struct pt_regs *ctx)
 {
 	return cfg_stack_bytes ? stack__path(ctx) : 0;
+}
+
+/* The same for a mapping call's record (syscalls.bpf.h), from a copy of its registers: the copy is marked, so that
+ * its definition leaves the allocations' sample as it is. */
+static __always_inline __u64 stack__capture_map(struct pt_regs *copy)
+{
+	copy->orig_ax = STACK_REGS_MAPPING;
+	return cfg_stack_bytes ? stack__path(copy) : 0;
 }
 
 #endif /* MEMTRACK_STACKS_BPF_H */

@@ -109,11 +109,47 @@ static __always_inline __u8 sys__origin(void)
 	return c && c->depth ? MT_SYS_ORIGIN_ALLOCATOR : MT_SYS_ORIGIN_PROGRAM;
 }
 
+/* The syscall's user registers (saved at its entry), copied for the stack walk: per CPU, off the BPF stack. Written
+ * by sys__stack, read by the walk right after. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pt_regs);
+} sys_regs SEC(".maps");
+
+/* The calls whose call path --stacks records: those that make, move or end anonymous private memory (mmap of it,
+ * mremap, munmap, a brk that sets the break; brk(0) only asks). */
+static __always_inline bool sys__mapping(__u8 kind, const struct mt_sysargs *a)
+{
+	if (kind == MT_SYS_MMAP)
+		return (a->a[3] & MT_MAP_ANONYMOUS) && (a->a[3] & MT_MAP_TYPE) == MT_MAP_PRIVATE;
+	return kind != MT_SYS_BRK || a->a[0];
+}
+
+/* --stacks: the call path of a mapping call the program made, walked as an allocation's from the syscall's user
+ * registers. The allocator's own calls have none: their memory is its heap's, whose sites are the allocations'. */
+static __always_inline __u64 sys__stack(__u8 kind, const struct mt_sysargs *a, __u8 origin, long ret,
+					struct pt_regs *regs)
+{
+	struct pt_regs *r;
+	__u32 zero = 0;
+
+	if (!cfg_stack_bytes || live_paused || ret < 0 || origin != MT_SYS_ORIGIN_PROGRAM || !sys__mapping(kind, a))
+		return 0;
+	r = bpf_map_lookup_elem(&sys_regs, &zero);
+	if (!r || bpf_probe_read_kernel(r, sizeof(*r), regs))
+		return 0;
+	return stack__capture_map(r);
+}
+
 static __always_inline int sys__exit(long id, long ret, struct pt_regs *regs)
 {
 	__u8 kind = sys__kind(id);
 	struct mt_sysargs a;
 	struct mt_syscall *e;
+	__u64 stack;
+	__u8 origin;
 
 	if (kind == SYS_CONTROL)
 		return control__write(regs, ret);
@@ -121,10 +157,15 @@ static __always_inline int sys__exit(long id, long ret, struct pt_regs *regs)
 		return 0;
 	sys__args(regs, &a);
 	sys__watch(kind, &a, ret);
-	e = kind == SYS_WATCH_ONLY ? NULL : rec__reserve(sizeof(*e), MT_REC_SYSCALL);
+	if (kind == SYS_WATCH_ONLY)
+		return 0;
+	origin = sys__origin();
+	stack = sys__stack(kind, &a, origin, ret, regs);	/* its definition goes out first */
+	e = rec__reserve(sizeof(*e), MT_REC_SYSCALL);
 	if (e) {
 		sys__fill(e, kind, &a, ret);
-		e->origin = sys__origin();
+		e->origin = origin;
+		e->stack = stack;
 		__builtin_memset(e->_pad, 0, sizeof(e->_pad));
 		rec__submit(e, sizeof(*e));
 	}

@@ -613,6 +613,53 @@ static void test_mapped_books(void **state)
 	mt_model__free(m);
 }
 
+/* With --stacks, mapped_books's own mappings have their call path, defined before them; glibc's mmap of the
+ * 1 MiB block inside malloc has none (its site is the allocation's). */
+struct map_stacks {
+	uint32_t root;
+	struct mt_u64map defined;	/* stack hashes defined so far */
+	int program_with, program_defined, allocator_with, big;
+};
+
+static int map_stacks__on_record(const struct mt_rec_hdr *h, void *ctx)
+{
+	const struct mt_syscall *e = (const void *)h;
+	struct map_stacks *ms = ctx;
+
+	if (h->type == MT_REC_STACK)
+		assert_true(mt_u64map__put(&ms->defined, ((const struct mt_stack *)h)->hash, 1, NULL) >= 0);
+	if (h->type != MT_REC_SYSCALL || h->pid != ms->root || e->sys != MT_SYS_MMAP)
+		return 0;
+	assert_int_equal(h->size, sizeof(*e));
+	if (e->size == 11 * 4096 || e->size == 13 * 4096 || e->size == 17 * 4096) {
+		ms->program_with += e->origin == MT_SYS_ORIGIN_PROGRAM && e->stack;
+		ms->program_defined += mt_u64map__find(&ms->defined, e->stack) != NULL;
+	}
+	if (e->size > (1 << 20) && e->size < (1 << 20) + 8192) {
+		ms->big++;
+		ms->allocator_with += e->origin == MT_SYS_ORIGIN_ALLOCATOR && !e->stack;
+	}
+	return 0;
+}
+
+static void test_mapped_stacks(void **state)
+{
+	char dir[256], *argv[] = { MT_BINARY, "record", "-q", "--stacks", "-o", dir, "--", PROG("mapped_books"), NULL };
+	struct map_stacks ms = { 0 };
+	struct mt_read_status st;
+
+	(void)state;
+	test_dir(dir, sizeof(dir), "mapped_stacks");
+	assert_int_equal(mt_test__run(argv, "/dev/null", "/dev/null"), 0);
+	ms.root = root_pid(dir);
+	assert_int_equal(mt_artifact__read(dir, map_stacks__on_record, &ms, &st), 0);
+	mt_u64map__release(&ms.defined);
+	assert_int_equal(ms.program_with, 3);
+	assert_int_equal(ms.program_defined, 3);
+	assert_int_equal(ms.big, 1);
+	assert_int_equal(ms.allocator_with, 1);
+}
+
 static void test_exit_status(void **state)
 {
 	char dir[256], *exit42[] = { PROG("exit_status"), "exit", "42", NULL };
@@ -3062,7 +3109,7 @@ int main(void)
 		cmocka_unit_test(test_realloc_chain),		 cmocka_unit_test(test_process_tree),
 		cmocka_unit_test(test_threads),			 cmocka_unit_test(test_cross_cpu_order),			 cmocka_unit_test(test_summary_is_the_artifacts),
 		cmocka_unit_test(test_exit_status),		 cmocka_unit_test(test_memory_syscalls),
-		cmocka_unit_test(test_mapped_books),
+		cmocka_unit_test(test_mapped_books),		 cmocka_unit_test(test_mapped_stacks),
 		cmocka_unit_test(test_rss_gap),
 		cmocka_unit_test(test_cannot_run),		 cmocka_unit_test(test_job_control),
 		cmocka_unit_test(test_signal_forwarding),	 cmocka_unit_test(test_usage_errors),

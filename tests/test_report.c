@@ -662,6 +662,21 @@ static void test_mapped_last_thread(void **state)
 	assert_int_equal(mt_model__totals(f->m)->mapped.peak_program_bytes, 4 * PG);
 }
 
+/* An earlier writer's record: 80 bytes, no origin, no stack; its mapping is the program's. */
+static void test_mapped_v1_record(void **state)
+{
+	struct mt_syscall c = { .size = 2 * PG, .flags = ANON_PRIVATE, .ret = (int64_t)MAP_A, .sys = MT_SYS_MMAP };
+	struct fix *f = *state;
+	const struct mt_proc *p;
+
+	start_session(f, 10);
+	hdr_init(&c.hdr, MT_REC_SYSCALL, MT_SYSCALL_SIZE_V1, T0 + 1, 10, 10);
+	put(&f->s, &c, MT_SYSCALL_SIZE_V1);
+	p = finish_and_find(f, 10);
+	assert_mapped(&p->mapped, 2 * PG, 0);
+	assert_int_equal(mt_model__totals(f->m)->bad_records, 0);
+}
+
 /* The tracer's own cause, malformed ring records, sums with the kernel's and has a name in every report. */
 static void test_end_malformed_drops(void **state)
 {
@@ -3014,6 +3029,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mapped_books, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_mapped_overlaps, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_mapped_fork_exec, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_mapped_v1_record, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_mapped_last_thread, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_end_malformed_drops, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_attach_failed, fix_setup, fix_teardown),

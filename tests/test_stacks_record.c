@@ -386,6 +386,128 @@ static void test_fork_children_by_stack(void **state)
 	mt_stacks__free(s);
 }
 
+/* The functions of an entry's chain, innermost first, joined by ';' up to main (all of it without main). */
+static void chain_names(struct mt_stacks *s, const struct mt_stack_entry *e, char *buf, size_t len)
+{
+	struct mt_sym sym;
+	size_t i, at = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < e->nframes && at < len; i++) {
+		mt_stacks__symbolize(s, mt_stacks__frame(s, e->frames, i), &sym);
+		at += snprintf(buf + at, len - at, "%s%s", i ? ";" : "", sym.func ? sym.func : "?");
+		if (sym.func && !strcmp(sym.func, "main"))
+			break;
+	}
+}
+
+/*
+ * Issue 34: mapped_sites's two mapping sites, each its own call path up to main, with exact bytes: arena's 11 pages
+ * of which 3 are unmapped by main (credited to arena), table's 13 grown to 29 by main's mremap (table's too); both
+ * held at the exit. The allocation sites are the ones they are without mapping stacks: no stack counts for both.
+ */
+static void test_mapped_sites(void **state)
+{
+	const struct mt_stack_entry *e, *arena = NULL, *table = NULL;
+	uint64_t allocs = 0, alloc_bytes = 0, allocs_named = 0;
+	struct mt_read_status st;
+	struct mt_stacks *s;
+	char dir[256], path[512];
+	size_t i;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/mapped_sites", tmp_root);
+	mt_test__record_stacks(dir, MT_PROGS "/mapped_sites", NULL);
+	assert_int_equal(mt_stacks__load(dir, NULL, &s, &st), 0);
+	for (i = 0; i < mt_stacks__count(s); i++) {
+		e = mt_stacks__entry(s, i);
+		if (e->named & MT_STACK_NAMED_ALLOC) {
+			assert_int_equal(e->mapped.bytes, 0);
+			allocs_named++;
+		}
+		if (!(e->named & MT_STACK_NAMED_MAP)) {
+			allocs += e->allocations;
+			alloc_bytes += e->bytes;
+			continue;
+		}
+		assert_int_equal(e->allocations, 0);	/* a mapping's stack adds no allocation */
+		chain_names(s, e, path, sizeof(path));
+		if (!strcmp(path, "map;arena;main"))
+			arena = e;
+		else if (!strcmp(path, "map;table;main"))
+			table = e;
+		else
+			assert_null(strstr(path, ";main"));	/* the loader's, before main */
+	}
+	assert_non_null(arena);
+	assert_non_null(table);
+	assert_int_equal(arena->mapped.calls, 1);
+	assert_int_equal(arena->mapped.bytes, 11 * 4096);
+	assert_int_equal(arena->mapped.unmapped_bytes, 3 * 4096);
+	assert_int_equal(arena->mapped.exited_bytes, 8 * 4096);
+	assert_int_equal(arena->mapped.live_bytes, 0);
+	assert_int_equal(table->mapped.calls, 1);
+	assert_int_equal(table->mapped.bytes, 29 * 4096);
+	assert_int_equal(table->mapped.unmapped_bytes, 0);
+	assert_int_equal(table->mapped.exited_bytes, 29 * 4096);
+	assert_int_equal(table->mapped.peak_bytes, 29 * 4096);
+	assert_int_equal(arena->mapped.peak_bytes, 8 * 4096);
+	assert_int_equal(mt_stack_heap__totals(mt_stacks__heap(s))->allocations, allocs);
+	assert_int_equal(mt_stack_heap__totals(mt_stacks__heap(s))->bytes, alloc_bytes);
+	assert_true(allocs_named >= 3);
+	mt_stacks__free(s);
+}
+
+/* `flamegraph --collapsed --kind K DIR`'s lines that pass through main, in their order (sorted by path). */
+static char *flame_main_lines(const char *dir, const char *kind)
+{
+	char out[512], *argv[] = { MT_BINARY, "flamegraph", "--collapsed", "--kind", (char *)kind, (char *)dir, NULL };
+	char *text, *line, *save = NULL, *keep;
+	size_t at = 0;
+
+	snprintf(out, sizeof(out), "%s/flamegraph.%s", tmp_root, kind);
+	text = run_output(argv, out);
+	keep = calloc(1, strlen(text) + 1);
+	assert_non_null(keep);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strstr(line, ";main;"))
+			at += sprintf(keep + at, "%s\n", strstr(line, ";main;") + 1);
+	free(text);
+	return keep;
+}
+
+/* flamegraph --kind: mapped has exactly the two mapping sites' bytes, heap the allocations alone, all both; report
+ * ranks the sites by mapped bytes. */
+static void test_mapped_flamegraph(void **state)
+{
+	char dir[256], *lines, *json, *ranked, *table, *arena;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/mapped_flame", tmp_root);
+	mt_test__record_stacks(dir, MT_PROGS "/mapped_sites", NULL);
+	lines = flame_main_lines(dir, "mapped");
+	assert_string_equal(lines, "main;arena;map 45056\nmain;table;map 118784\n");
+	free(lines);
+	lines = flame_main_lines(dir, "heap");
+	assert_string_equal(lines, "main;big 200\nmain;small 200\n");
+	free(lines);
+	lines = flame_main_lines(dir, "all");
+	assert_string_equal(lines, "main;arena;map 45056\nmain;big 200\nmain;small 200\nmain;table;map 118784\n");
+	free(lines);
+	json = report_json(dir);
+	ranked = strstr(json, "\"sites_by_mapped\"");
+	assert_non_null(ranked);
+	table = strstr(ranked, "\"mapped_bytes\": 118784,");
+	arena = strstr(ranked, "\"mapped_bytes\": 45056,");
+	assert_non_null(table);
+	assert_non_null(arena);
+	assert_true(table < arena);	/* the table's site first: the most mapped */
+	assert_true(strstr(table, "\"table+") < strstr(table, "\"main+"));
+	assert_true(strstr(arena, "\"unmapped_bytes\": 12288,") < strstr(arena, "\"frames\""));
+	assert_true(strstr(arena, "\"arena+") < strstr(arena, "\"main+"));
+	free(json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +521,8 @@ int main(void)
 		cmocka_unit_test(test_libc_callers_recovered),
 		cmocka_unit_test(test_fork_children_by_stack),
 		cmocka_unit_test(test_sizes_first_user_frame),
+		cmocka_unit_test(test_mapped_sites),
+		cmocka_unit_test(test_mapped_flamegraph),
 	};
 
 	return mt_test__main("test_stacks_record", tests, sizeof(tests) / sizeof(tests[0]));

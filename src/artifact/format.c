@@ -28,7 +28,7 @@ size_t mt_rec__min_size(unsigned int type)
 {
 	switch (type) {
 	case MT_REC_ALLOC: return sizeof(struct mt_alloc);
-	case MT_REC_SYSCALL: return sizeof(struct mt_syscall);
+	case MT_REC_SYSCALL: return MT_SYSCALL_SIZE_V1;	/* stack is read when the record has it */
 	case MT_REC_FORK: return sizeof(struct mt_fork);
 	case MT_REC_EXEC: return sizeof(struct mt_exec);
 	case MT_REC_EXIT: return sizeof(struct mt_exit);

@@ -16,8 +16,8 @@
 #include "report/sites.h"
 #include "report/speedscope.h"
 
-#define FG_USAGE "memtrack flamegraph [--format svg|collapsed|speedscope] [--weight W] [--fp] [--no-demangle] " \
-		 "[--full-names] " \
+#define FG_USAGE "memtrack flamegraph [--format svg|collapsed|speedscope] [--weight W] [--kind K] [--fp] " \
+		 "[--no-demangle] [--full-names] " \
 		 "[FILTER...] [SUPPRESS...] (DIR | --diff BEFORE AFTER)"
 
 static void flamegraph_usage(FILE *f)
@@ -35,6 +35,10 @@ static void flamegraph_usage(FILE *f)
 	      "                  suppressed leaks left out, as `report` counts them), peak: the bytes live\n"
 	      "                  when the total live bytes first reached their peak, or live: the bytes still\n"
 	      "                  held at the end (processes without an exit record, or the window's end)\n"
+	      "  --kind K        what the stacks hold: heap (default) the allocations; mapped: the program's\n"
+	      "                  anonymous private mappings by the call that made them (bytes mapped, count\n"
+	      "                  of mapping calls, peak: at the highest mapped total, live: still mapped at\n"
+	      "                  the end; not leaked, not speedscope); all: both summed\n"
 	      "  --fp            the frame-pointer chains the kernel walked, not DWARF's\n"
 	      "  --diff          BEFORE AFTER: AFTER's graph, frames red where they grew since BEFORE, blue where\n"
 	      "                  they shrank (matched by function names); collapsed: \"path BEFORE AFTER\" lines\n"
@@ -56,6 +60,7 @@ enum fg_format { FG_SVG, FG_COLLAPSED, FG_SPEEDSCOPE };
 struct fg_args {
 	enum fg_format format;
 	enum mt_fg_weight weight;
+	enum mt_fg_weight kind;	/* 0 (the heap), MT_FG_MAPPED or MT_FG_ALL */
 	unsigned int names;	/* MT_NAMES_* */
 	bool fp;
 	bool diff;
@@ -124,6 +129,7 @@ static int flamegraph_option(void *ctx, int val, const char *name, const char *a
 	case 'c': a->format = FG_COLLAPSED; return 0;
 	case 'f': return parse_format(arg, &a->format);
 	case 'w': return parse_weight(arg, &a->weight);
+	case 'k': return mt_fg_kind__parse("flamegraph", arg, &a->kind);
 	case 'd': a->diff = true; return 0;
 	case 'n': a->names |= MT_NAMES_RAW; return 0;
 	case 'F': a->names |= MT_NAMES_FULL; return 0;
@@ -143,6 +149,7 @@ static int flamegraph_args(int argc, char **argv, struct fg_args *a)
 		{ "collapsed", no_argument, NULL, 'c' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "weight", required_argument, NULL, 'w' },
+		{ "kind", required_argument, NULL, 'k' },
 		{ "diff", no_argument, NULL, 'd' },
 		{ "no-demangle", no_argument, NULL, 'n' },
 		{ "full-names", no_argument, NULL, 'F' },
@@ -159,6 +166,17 @@ static int flamegraph_args(int argc, char **argv, struct fg_args *a)
 		return ret;
 	if (a->filtered && mt_filter__check(&a->filter, "flamegraph"))
 		return -EINVAL;
+	if (a->kind == MT_FG_MAPPED && a->weight == MT_FG_LEAKED) {
+		pr_err("flamegraph: mappings are not leaked (the kernel ends them with the process): "
+		       "--kind mapped takes --weight bytes, count, peak or live\n");
+		return -EINVAL;
+	}
+	if (a->kind && a->format == FG_SPEEDSCOPE) {
+		pr_err("flamegraph: speedscope's profiles are the heap's: --kind mapped or all draws an SVG or "
+		       "writes collapsed lines\n");
+		return -EINVAL;
+	}
+	a->weight |= a->kind;
 	return flamegraph_operands(argc, argv, a);
 }
 
@@ -169,8 +187,10 @@ static char *flamegraph_title(const struct fg_args *a, const struct mt_stacks *b
 	char *labels = mt_labels__text(mt_metadata__labels(md)), *title = NULL;
 
 	mt_metadata__free(md);
-	if (labels && asprintf(&title, "memtrack: %s by allocation stack (%s chains)%s%s%s%s%s%s",
-			       mt_fg_weight__unit(a->weight), mt_stacks__chains(s), before ? ", red: grown since " : "",
+	if (labels && asprintf(&title, "memtrack: %s by %s stack (%s chains)%s%s%s%s%s%s",
+			       mt_fg_weight__unit(a->weight),
+			       a->kind == MT_FG_MAPPED ? "mapping" : a->kind ? "allocation and mapping" : "allocation",
+			       mt_stacks__chains(s), before ? ", red: grown since " : "",
 			       before ? a->before : "", before ? ", blue: shrunk" : "", *labels ? " [" : "", labels,
 			       *labels ? "]" : "") < 0)
 		title = NULL;

@@ -10,12 +10,13 @@
 #include "common/args.h"
 #include "common/log.h"
 #include "report/leaks.h"
+#include "report/flamegraph.h"
 #include "report/metadata.h"
 #include "report/pprof.h"
 #include "report/report.h"
 #include "report/sites.h"
 
-#define PPROF_USAGE "memtrack pprof [--no-demangle] [--full-names] [FILTER...] [SUPPRESS...] DIR > out.pb.gz"
+#define PPROF_USAGE "memtrack pprof [--kind K] [--no-demangle] [--full-names] [FILTER...] [SUPPRESS...] DIR > out.pb.gz"
 
 static void pprof_usage(FILE *f)
 {
@@ -26,6 +27,10 @@ static void pprof_usage(FILE *f)
 	      "them: suppressed leaks left out); each location carries its inlined functions. A sample per stack\n"
 	      "and process, labelled pid (a number), exe and each `record --label` KEY (strings, also the\n"
 	      "profile's comments), for backends such as Pyroscope and Parca (docs/FLEET.md).\n"
+	      "  --kind K        heap (default): the allocations; mapped: the program's anonymous private\n"
+	      "                  mappings by the call that made them (alloc_objects: mapping calls,\n"
+	      "                  alloc_space: bytes mapped, inuse_space: still mapped at exit or at the end;\n"
+	      "                  a sample per stack, no pid or exe); all: both summed\n"
 	      "  --no-demangle   names as the ELF files spell them (_ZN...)\n"
 	      "  --full-names    C++ names whole: template arguments are elided by default (std::vector<…>::push_back)\n"
 	      MT_SUPPRESS_USAGE
@@ -41,11 +46,21 @@ static void pprof_usage(FILE *f)
 
 struct pprof_args {
 	unsigned int names;	/* MT_NAMES_* */
+	enum mt_pprof_kind kind;
 	struct mt_suppress_args sup;
 	struct mt_filter filter;
 	bool filtered;		/* a FILTER option was given */
 	const char *dir;
 };
+
+static int pprof_kind(const char *arg, enum mt_pprof_kind *out)
+{
+	enum mt_fg_weight k = 0;
+	int err = mt_fg_kind__parse("pprof", arg, &k);
+
+	*out = k == MT_FG_MAPPED ? MT_PPROF_MAPPED : k == MT_FG_ALL ? MT_PPROF_ALL : MT_PPROF_HEAP;
+	return err;
+}
 
 static int pprof_option(void *ctx, int val, const char *name, const char *arg)
 {
@@ -55,6 +70,8 @@ static int pprof_option(void *ctx, int val, const char *name, const char *arg)
 		a->filtered = true;
 		return mt_filter_opts__take(&a->filter, "pprof", name, arg);
 	}
+	if (val == 'k')
+		return pprof_kind(arg, &a->kind);
 	if (val == 'n' || val == 'F') {
 		a->names |= val == 'n' ? MT_NAMES_RAW : MT_NAMES_FULL;
 		return 0;
@@ -66,6 +83,7 @@ static int pprof_option(void *ctx, int val, const char *name, const char *arg)
 static int pprof_args(int argc, char **argv, struct pprof_args *a)
 {
 	static const struct option opts[] = {
+		{ "kind", required_argument, NULL, 'k' },
 		{ "no-demangle", no_argument, NULL, 'n' },
 		{ "full-names", no_argument, NULL, 'F' },
 		{ "suppress", required_argument, NULL, 'S' },
@@ -105,7 +123,7 @@ static int pprof_run(const struct pprof_args *a)
 	if (!s)
 		return 2;
 	md = mt_metadata__load(dir, "the profile has no labels");
-	ret = mt_pprof__write(stdout, s, md);
+	ret = mt_pprof__write_kind(stdout, s, md, a->kind);
 	mt_metadata__free(md);
 	mt_stacks__free(s);
 	if (!ret && fflush(stdout))

@@ -32,6 +32,13 @@ void mt_mapped__clear(struct mt_mapped *mm);
  * Only anonymous private ranges are kept; any call that maps or unmaps over them ends what it covers. 0 or -ENOMEM.
  */
 int mt_mapped__apply(struct mt_mapped *mm, const struct mt_syscall *s);
+/*
+ * Told of each change to the program's ranges (MT_MAPPED_PROGRAM), by the tag of the range (the stack of the call
+ * that made it, 0 for none): bytes more, or fewer when negative; a copy's ranges come, a clear's go. The allocator's
+ * are not told: they are its heap's. A copy takes src's note.
+ */
+typedef void (*mt_mapped_note_fn)(void *ctx, uint64_t tag, int64_t bytes);
+void mt_mapped__set_note(struct mt_mapped *mm, mt_mapped_note_fn fn, void *ctx);
 /* Bytes mapped now by who made them. */
 uint64_t mt_mapped__bytes(const struct mt_mapped *mm, enum mt_mapped_by by);
 

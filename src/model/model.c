@@ -133,6 +133,8 @@ static struct proc *proc_new(struct mt_model *m, uint32_t pid, uint32_t ppid, ui
 		return NULL;
 	p->blocks = mt_blocks__new();
 	p->mapped = mt_mapped__new();
+	if (p->mapped)
+		mt_mapped__set_note(p->mapped, m->opts.mapped_note, m->opts.mapped_ctx);
 	p->idx = m->nr_procs;
 	p->pub.pid = pid;
 	p->pub.ppid = ppid;

@@ -11,6 +11,7 @@
 #include "bpf/memtrack.h"
 #include "common/names.h"
 #include "model/filter.h"
+#include "model/mapped.h"
 #include "model/reorder.h"
 
 /*
@@ -206,6 +207,9 @@ struct mt_model;
 struct mt_model_opts {
 	const struct mt_filter *filter;	/* NULL: everything; it must outlive the model */
 	bool leak_sites;		/* keep each live block's stack id, and what each image leaked by stack */
+	mt_mapped_note_fn mapped_note;	/* told of each change to a process's program mappings, by the stack of
+					 * the call that made them (model/mapped.h; NULL: nobody) */
+	void *mapped_ctx;
 };
 
 /* NULL + errno (ENOMEM). */

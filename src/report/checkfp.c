@@ -212,7 +212,7 @@ int mt_checkfp__run(struct mt_stacks *s, struct mt_checkfp *out)
 	for (i = 0; !err && i < mt_stacks__count(s); i++) {
 		const struct mt_stack_entry *e = mt_stacks__entry(s, i);
 
-		if (e->defined)
+		if (mt_stack_entry__allocates(e))	/* check-fp is about allocation stacks */
 			err = checkfp_one(out, s, e);
 	}
 	if (err) {

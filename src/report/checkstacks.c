@@ -143,7 +143,7 @@ int mt_checkstacks__run(struct mt_stacks *s, struct mt_checkstacks *out)
 	for (i = 0; !err && i < mt_stacks__count(s); i++) {
 		const struct mt_stack_entry *e = mt_stacks__entry(s, i);
 
-		if (e->defined)
+		if (mt_stack_entry__allocates(e))	/* check-stacks is about allocation stacks */
 			err = check_one(out, s, e);
 	}
 	if (err) {

@@ -122,6 +122,8 @@ static void dump_syscall(struct mt_json *j, const struct mt_syscall *s)
 	mt_json__kv_i64(j, "ret", s->ret);
 	if (s->origin)	/* not in earlier writers' records */
 		mt_json__kv_string(j, "by", s->origin == MT_SYS_ORIGIN_ALLOCATOR ? "allocator" : "program");
+	if (s->hdr.size >= sizeof(*s) && s->stack)
+		mt_json__kv_u64(j, "stack", s->stack);
 }
 
 static void dump_exec(struct mt_json *j, const struct mt_exec *e)

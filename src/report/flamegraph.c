@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/array.h"
+#include "common/log.h"
 #include "common/text.h"
 #include "report/flamegraph.h"
 #include "report/sites.h"
@@ -37,24 +38,63 @@ struct fg_node {
 
 const char *mt_fg_weight__unit(enum mt_fg_weight w)
 {
-	switch (w) {
-	case MT_FG_COUNT: return "allocations";
-	case MT_FG_LEAKED: return "leaked bytes";
-	case MT_FG_PEAK: return "bytes live at the peak";
-	case MT_FG_LIVE: return "bytes still live at the end";
-	default: return "bytes";
-	}
+	static const char *const units[][3] = {
+		[MT_FG_BYTES] = { "bytes", "mapped bytes", "bytes (heap + mapped)" },
+		[MT_FG_COUNT] = { "allocations", "mapping calls", "allocations and mapping calls" },
+		[MT_FG_LEAKED] = { "leaked bytes", "leaked bytes", "leaked bytes" },
+		[MT_FG_PEAK] = { "bytes live at the peak", "mapped bytes at their peak",
+				 "bytes live at the peak (heap's + mappings')" },
+		[MT_FG_LIVE] = { "bytes still live at the end", "bytes still mapped at the end",
+				 "bytes still live or mapped at the end" },
+	};
+	unsigned int k = w & MT_FG_ALL ? 2 : w & MT_FG_MAPPED ? 1 : 0;
+
+	return units[(w & MT_FG_WEIGHT_MASK) <= MT_FG_LIVE ? w & MT_FG_WEIGHT_MASK : MT_FG_BYTES][k];
 }
 
-uint64_t mt_fg_weight__of(const struct mt_stack_entry *e, enum mt_fg_weight w)
+int mt_fg_kind__parse(const char *cmd, const char *arg, enum mt_fg_weight *kind)
 {
-	switch (w) {
+	if (!strcmp(arg, "heap"))
+		*kind = 0;
+	else if (!strcmp(arg, "mapped"))
+		*kind = MT_FG_MAPPED;
+	else if (!strcmp(arg, "all"))
+		*kind = MT_FG_ALL;
+	else {
+		pr_err("%s: --kind is heap, mapped or all, not '%s'\n", cmd, arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static uint64_t heap_weight(const struct mt_stack_entry *e, enum mt_fg_weight w)
+{
+	switch (w & MT_FG_WEIGHT_MASK) {
 	case MT_FG_COUNT: return e->allocations;
 	case MT_FG_LEAKED: return e->leaked_bytes;
 	case MT_FG_PEAK: return e->peak_bytes;
 	case MT_FG_LIVE: return e->still_live_bytes;
 	default: return e->bytes;
 	}
+}
+
+/* A mapping is never leaked: the kernel ends it with its address space. */
+static uint64_t mapped_weight(const struct mt_stack_mapped *m, enum mt_fg_weight w)
+{
+	switch (w & MT_FG_WEIGHT_MASK) {
+	case MT_FG_COUNT: return m->calls;
+	case MT_FG_LEAKED: return 0;
+	case MT_FG_PEAK: return m->peak_bytes;
+	case MT_FG_LIVE: return m->live_bytes;
+	default: return m->bytes;
+	}
+}
+
+uint64_t mt_fg_weight__of(const struct mt_stack_entry *e, enum mt_fg_weight w)
+{
+	if (w & MT_FG_MAPPED)
+		return mapped_weight(&e->mapped, w);
+	return heap_weight(e, w) + (w & MT_FG_ALL ? mapped_weight(&e->mapped, w) : 0);
 }
 
 /* ---- paths ---- */

@@ -13,10 +13,19 @@ enum mt_fg_weight {
 	MT_FG_LEAKED,	/* bytes leaked at exit, suppressed leaks left out (mt_suppressions__apply) */
 	MT_FG_PEAK,	/* bytes live when the total live bytes first reached their peak */
 	MT_FG_LIVE,	/* bytes still live at the end of the recording or of the window: not leaks */
+	MT_FG_WEIGHT_MASK = 0x0f,
+	/* or'ed in: what the stacks hold (without either, their heap allocations) */
+	MT_FG_MAPPED = 0x10,	/* the program's mappings (struct mt_stack_mapped): bytes mapped, mapping calls,
+				 * bytes at the mappings' peak, held at the end; nothing leaks */
+	MT_FG_ALL = 0x20,	/* both, summed */
 };
 
-/* "bytes", "allocations", "leaked bytes", "bytes live at the peak" or "bytes still live at the end". */
+/* "bytes", "allocations", "leaked bytes", "bytes live at the peak" or "bytes still live at the end"; with
+ * MT_FG_MAPPED "mapped bytes", "mapping calls", ...; with MT_FG_ALL "bytes (heap + mapped)", .... */
 const char *mt_fg_weight__unit(enum mt_fg_weight w);
+/* --kind's argument (heap, mapped or all) as MT_FG_MAPPED, MT_FG_ALL or 0 in *kind; cmd names the command in the
+ * error line. 0 or -EINVAL. */
+int mt_fg_kind__parse(const char *cmd, const char *arg, enum mt_fg_weight *kind);
 /* The weight of one stack. */
 uint64_t mt_fg_weight__of(const struct mt_stack_entry *e, enum mt_fg_weight w);
 

@@ -115,6 +115,7 @@ struct loc_key {
 
 struct pprof {
 	struct mt_stacks *s;
+	enum mt_pprof_kind kind;
 	const struct mt_labels *labels;
 	uint64_t time_ns;		/* the session's start, wall clock; 0: unknown */
 	int64_t keys[MT_LABELS_MAX], values[MT_LABELS_MAX];	/* the labels' string indices */
@@ -289,13 +290,27 @@ static const char *pp_exe(const struct mt_stack_heap *h, const struct mt_proc_pe
 	return mt_stack_heap__proc(h, pp->proc)->exe;
 }
 
+/* The program's mappings of a stack (by no process: their books are per stack) added to a sample's values: mapping
+ * calls, bytes mapped, and as in use the bytes still mapped when their process ended or at the end. */
+static void sample_mapped(const struct pprof *p, const struct mt_stack_entry *e, uint64_t v[4])
+{
+	if (p->kind == MT_PPROF_HEAP)
+		return;
+	v[0] += e->mapped.calls;
+	v[1] += e->mapped.bytes;
+	v[3] += e->mapped.exited_bytes + e->mapped.live_bytes;
+}
+
 /* A sample per process that allocated with the stack or leaked its blocks, then one for what is left unnamed. */
 static void sample_write(struct pprof *p, const struct mt_stack_entry *e, size_t idx)
 {
-	const struct mt_stack_heap *h = mt_stacks__heap(p->s);
+	const struct mt_stack_heap *h = p->kind == MT_PPROF_MAPPED ? NULL : mt_stacks__heap(p->s);
 	uint64_t rest[4] = { e->allocations, e->bytes, e->leaked_allocations, e->leaked_bytes }, v[4];
 	const struct mt_proc_peak *pp;
 	size_t i, k, n = h ? mt_stack_heap__proc_peaks(h, (uint32_t)idx + 1, &pp) : 0;
+
+	if (!h)
+		memset(rest, 0, sizeof(rest));
 
 	if (!e->defined)
 		pb_uint(&p->chain, S_LOCATION_ID, loc_id(p, NULL));
@@ -314,6 +329,7 @@ static void sample_write(struct pprof *p, const struct mt_stack_entry *e, size_t
 			rest[k] -= v[k];
 		sample_put(p, v, mt_stack_heap__proc(h, pp[i].proc)->pid, pp_exe(h, &pp[i]));
 	}
+	sample_mapped(p, e, rest);
 	if (rest[0] | rest[1] | rest[2] | rest[3])
 		sample_put(p, rest, 0, NULL);
 	p->chain.len = 0;
@@ -406,7 +422,8 @@ static int profile_build(struct pprof *p)
 	main_mapping(p);
 	for (i = 0; !p->out.oom && i < mt_stacks__count(p->s); i++) {
 		e = mt_stacks__entry(p->s, i);
-		if (e->allocations || e->leaked_allocations)
+		if ((p->kind != MT_PPROF_MAPPED && (e->allocations || e->leaked_allocations)) ||
+		    (p->kind != MT_PPROF_HEAP && (e->mapped.bytes || e->mapped.inherited_bytes)))
 			sample_write(p, e, i);
 	}
 	pb_put(&p->out, p->maps.p, p->maps.len);
@@ -469,7 +486,12 @@ static void pprof_release(struct pprof *p)
 
 int mt_pprof__write(FILE *f, struct mt_stacks *s, const struct mt_metadata *md)
 {
-	struct pprof p = { .s = s, .labels = mt_metadata__labels(md), .time_ns = mt_metadata__realtime_ns(md) };
+	return mt_pprof__write_kind(f, s, md, MT_PPROF_HEAP);
+}
+
+int mt_pprof__write_kind(FILE *f, struct mt_stacks *s, const struct mt_metadata *md, enum mt_pprof_kind kind)
+{
+	struct pprof p = { .s = s, .kind = kind, .labels = mt_metadata__labels(md), .time_ns = mt_metadata__realtime_ns(md) };
 	int err;
 
 	err = profile_build(&p);

@@ -20,4 +20,13 @@ struct mt_metadata;
  */
 int mt_pprof__write(FILE *f, struct mt_stacks *s, const struct mt_metadata *md);
 
+/* What the samples count: the heap's allocations (mt_pprof__write's), the program's mappings, or both summed. */
+enum mt_pprof_kind { MT_PPROF_HEAP, MT_PPROF_MAPPED, MT_PPROF_ALL };
+/*
+ * The same with kind: a mapping stack's sample (one per stack, without pid and exe: the mapped books are per stack)
+ * counts its mapping calls as alloc_objects, its bytes mapped as alloc_space, and as inuse_space the bytes still
+ * mapped when their process ended or at the end (inuse_objects 0: a mapping is no block).
+ */
+int mt_pprof__write_kind(FILE *f, struct mt_stacks *s, const struct mt_metadata *md, enum mt_pprof_kind kind);
+
 #endif /* MEMTRACK_PPROF_H */

@@ -54,9 +54,10 @@ void mt_sites__free(struct mt_sites *sites)
 
 	if (!sites)
 		return;
-	for (i = 0; i < sites->count; i++)
+	for (i = 0; i < sites->nall; i++)
 		site_release(&sites->sites[i]);
 	free(sites->sites);
+	free(sites->by_mapped);
 	free(sites->by_count);
 	free(sites->by_peak);
 	free(sites->by_temporary);
@@ -257,7 +258,7 @@ static void sites_link(struct site_build *b)
 {
 	size_t i;
 
-	for (i = 0; i < b->out->count; i++) {
+	for (i = 0; i < b->out->nall; i++) {
 		b->out->sites[i].ids = site_ids(b, &b->out->sites[i]);
 		b->out->sites[i].frames = b->out->lines;
 	}
@@ -287,7 +288,7 @@ char *mt_site__key(const struct mt_site *site)
 
 static int sites_grow(struct site_build *b)
 {
-	return mt_array__grow((void **)&b->out->sites, &b->cap, b->out->count, sizeof(*b->out->sites));
+	return mt_array__grow((void **)&b->out->sites, &b->cap, b->out->nall, sizeof(*b->out->sites));
 }
 
 /* A stack's per-process peaks added into its site's list (both in process order). */
@@ -339,12 +340,21 @@ static int site_count(struct site_build *b, struct mt_site *t, const struct mt_s
 	t->temporary_allocations += e->temporary_allocations;
 	t->temporary_bytes += e->temporary_bytes;
 	t->stacks++;
+	t->heap |= e->allocations || e->inherited_allocations;
+	t->mapped.calls += e->mapped.calls;
+	t->mapped.bytes += e->mapped.bytes;
+	t->mapped.inherited_bytes += e->mapped.inherited_bytes;
+	t->mapped.unmapped_bytes += e->mapped.unmapped_bytes;
+	t->mapped.discarded_bytes += e->mapped.discarded_bytes;
+	t->mapped.exited_bytes += e->mapped.exited_bytes;
+	t->mapped.live_bytes += e->mapped.live_bytes;
+	t->mapped.peak_bytes += e->mapped.peak_bytes;
 	return site_add_procs(t, pp, n);
 }
 
 static int sites_add(struct site_build *b, struct mt_stacks *s, const struct mt_stack_entry *e, size_t eidx)
 {
-	struct mt_site site = { .order = b->out->count };
+	struct mt_site site = { .order = b->out->nall };
 	uint64_t h, *idx;
 	int err;
 
@@ -362,13 +372,13 @@ static int sites_add(struct site_build *b, struct mt_stacks *s, const struct mt_
 	if (!err)
 		err = sites_grow(b);
 	if (!err && !idx)	/* a collision keeps its own unindexed site */
-		err = mt_u64map__put(&b->by_key, h, b->out->count, NULL) < 0 ? -ENOMEM : 0;
+		err = mt_u64map__put(&b->by_key, h, b->out->nall, NULL) < 0 ? -ENOMEM : 0;
 	if (err) {
 		site_release(&site);
 		return err;
 	}
-	b->entry_site[eidx] = b->out->count;
-	b->out->sites[b->out->count++] = site;
+	b->entry_site[eidx] = b->out->nall;
+	b->out->sites[b->out->nall++] = site;
 	return 0;
 }
 
@@ -376,6 +386,8 @@ static int by_bytes(const void *a, const void *b)
 {
 	const struct mt_site *x = a, *y = b;
 
+	if (x->heap != y->heap)	/* the sites of mappings alone go last */
+		return x->heap ? -1 : 1;
 	if (x->bytes != y->bytes)
 		return x->bytes > y->bytes ? -1 : 1;
 	if (x->count != y->count)
@@ -422,6 +434,32 @@ static void build_release(struct site_build *b)
 	mt_u64map__release(&b->by_key);
 	mt_strmap__release(&b->strs);
 	free(b->xr);
+}
+
+static int by_mapped(const void *a, const void *b)
+{
+	const struct mt_site *x = *(const struct mt_site *const *)a, *y = *(const struct mt_site *const *)b;
+
+	if (x->mapped.bytes != y->mapped.bytes)
+		return x->mapped.bytes > y->mapped.bytes ? -1 : 1;
+	if (x->mapped.peak_bytes != y->mapped.peak_bytes)
+		return x->mapped.peak_bytes > y->mapped.peak_bytes ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The sites with program mappings, by mapped bytes. 0 or -ENOMEM. */
+static int sites_mapped(struct mt_sites *out)
+{
+	size_t i;
+
+	out->by_mapped = malloc((out->nall ? out->nall : 1) * sizeof(*out->by_mapped));
+	if (!out->by_mapped)
+		return -ENOMEM;
+	for (i = 0; i < out->nall; i++)
+		if (out->sites[i].mapped.bytes || out->sites[i].mapped.inherited_bytes)
+			out->by_mapped[out->nmapped++] = &out->sites[i];
+	mt_array__sort(out->by_mapped, out->nmapped, sizeof(*out->by_mapped), by_mapped);
+	return 0;
 }
 
 /* One more ordering of the sites, by cmp. NULL on ENOMEM. */
@@ -482,7 +520,7 @@ static int sites_extras(struct site_build *b, struct mt_stacks *s)
 	out->sizes = *z;
 	out->nprocs = mt_stack_heap__nr_procs(b->heap);
 	out->procs = malloc((out->nprocs ? out->nprocs : 1) * sizeof(*out->procs));
-	pos = malloc((out->count ? out->count : 1) * sizeof(*pos));
+	pos = malloc((out->nall ? out->nall : 1) * sizeof(*pos));
 	if (!out->procs || !pos) {
 		free(pos);
 		return -ENOMEM;
@@ -493,7 +531,7 @@ static int sites_extras(struct site_build *b, struct mt_stacks *s)
 		free(pos);
 		return -ENOMEM;
 	}
-	for (i = 0; i < out->count; i++)
+	for (i = 0; i < out->nall; i++)
 		pos[out->sites[i].order] = i;
 	for (i = 0; i < z->nlargest; i++) {
 		site = z->largest[i].stack && z->largest[i].stack <= mt_stacks__count(s) ?
@@ -547,8 +585,10 @@ static int sites_collect(struct site_build *b, struct mt_stacks *s)
 		const struct mt_stack_entry *e = mt_stacks__entry(s, i);
 
 		b->entry_site[i] = SIZE_MAX;
-		if (!e->allocations && !e->inherited_allocations)
+		if (!e->allocations && !e->inherited_allocations && !e->mapped.bytes && !e->mapped.inherited_bytes)
 			continue;
+		if (!e->defined && !e->allocations && !e->inherited_allocations)
+			continue;	/* a mapping's undefined stack: its bytes are in no site */
 		if (!e->defined) {
 			b->out->undefined_allocations += e->allocations;
 			b->out->undefined_bytes += e->bytes;
@@ -579,7 +619,13 @@ struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites
 	mt_u64map__release(&b.by_key);	/* the sites are made: what found them goes before the rankings come */
 	out->strs = mt_strmap__take(&b.strs, &out->nstrs);
 	if (!err) {
-		mt_array__sort(out->sites, out->count, sizeof(*out->sites), by_bytes);
+		mt_array__sort(out->sites, out->nall, sizeof(*out->sites), by_bytes);
+		while (out->count < out->nall && out->sites[out->count].heap)
+			out->count++;
+		out->mapped_peak_bytes = mt_stack_mapped__peak_bytes(mt_stacks__mapped(s));
+		err = sites_mapped(out);
+	}
+	if (!err) {
 		out->by_count = sites_ranked(out, by_count);
 		out->by_peak = sites_ranked(out, by_peak);
 		out->by_temporary = sites_ranked(out, by_temporary);
@@ -788,6 +834,53 @@ int mt_sites__temporary_text(FILE *f, const struct mt_sites *sites, size_t top)
 	return ferror(f) ? -EIO : 0;
 }
 
+int mt_sites__mapped_text(FILE *f, const struct mt_sites *sites, size_t top)
+{
+	size_t i, n = sites->nmapped < top ? sites->nmapped : top;
+	char a[2 * MT_HUMAN_MAX], b[2 * MT_HUMAN_MAX], c[2 * MT_HUMAN_MAX];
+	const struct mt_site *site;
+
+	if (!sites->any || !n)
+		return ferror(f) ? -EIO : 0;
+	fprintf(f, "\ntop sites by mapped bytes (%zu of %zu %s with program mappings; %s mapped at their peak):\n",
+		n, sites->nmapped, mt_plural__of(sites->nmapped, "site", "sites"),
+		mt_format__size(a, sites->mapped_peak_bytes));
+	for (i = 0; i < n; i++) {
+		site = sites->by_mapped[i];
+		fprintf(f, "  #%-3zu %s mapped in %" PRIu64 " %s, %s at the peak, %s unmapped\n", i + 1,
+			mt_format__size(a, site->mapped.bytes), site->mapped.calls,
+			mt_plural__of(site->mapped.calls, "call", "calls"), mt_format__size(b, site->mapped.peak_bytes),
+			mt_format__size(c, site->mapped.unmapped_bytes));
+		mt_format__frames_text(f, site, false);
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+static void json_mapped(struct mt_json *j, const struct mt_sites *sites, size_t top)
+{
+	size_t i, n = sites->nmapped < top ? sites->nmapped : top;
+	const struct mt_site *site;
+
+	mt_json__kv_u64(j, "mapped_peak_bytes", sites->mapped_peak_bytes);
+	mt_json__key(j, "sites_by_mapped");
+	mt_json__begin_array(j);
+	for (i = 0; i < n; i++) {
+		site = sites->by_mapped[i];
+		mt_json__begin_object(j);
+		mt_json__kv_u64(j, "mapped_bytes", site->mapped.bytes);
+		mt_json__kv_u64(j, "mapping_calls", site->mapped.calls);
+		mt_json__kv_u64(j, "inherited_bytes", site->mapped.inherited_bytes);
+		mt_json__kv_u64(j, "unmapped_bytes", site->mapped.unmapped_bytes);
+		mt_json__kv_u64(j, "discarded_bytes", site->mapped.discarded_bytes);
+		mt_json__kv_u64(j, "exited_bytes", site->mapped.exited_bytes);
+		mt_json__kv_u64(j, "live_bytes", site->mapped.live_bytes);
+		mt_json__kv_u64(j, "peak_bytes", site->mapped.peak_bytes);
+		mt_sites__json_frame_keys(j, site);
+		mt_json__end_object(j);
+	}
+	mt_json__end_array(j);
+}
+
 static void json_ranked(struct mt_json *j, const char *key, const struct mt_sites *sites, struct mt_site *const *v,
 			size_t n)
 {
@@ -808,4 +901,5 @@ void mt_sites__json_sections(struct mt_json *j, const struct mt_sites *sites, si
 	mt_json__kv_u64(j, "temporary_allocations", sites->totals.temporary_allocations);
 	mt_json__kv_u64(j, "temporary_bytes", sites->totals.temporary_bytes);
 	json_ranked(j, "sites_by_temporary", sites, sites->by_temporary, ranked(sites, sites->by_temporary, top, false));
+	json_mapped(j, sites, top);
 }

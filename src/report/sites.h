@@ -42,6 +42,8 @@ struct mt_site {
 	uint64_t temporary_allocations;	/* freed by their thread before its next allocation (heaptrack's) */
 	uint64_t temporary_bytes;
 	uint64_t stacks;	/* stack hashes merged into it */
+	bool heap;		/* some allocation (or inherited block) of it: a site of the heap's rankings */
+	struct mt_stack_mapped mapped;	/* the program's mappings its calls made (docs/REPORT.md) */
 	size_t order;		/* ties rank in the order the first of them was seen */
 	size_t nframes;		/* read them with mt_site__frame */
 	struct mt_site_frame *frames;	/* with ids: the table ids index (the sites', shared); without: its own */
@@ -60,8 +62,12 @@ struct mt_site_big {
 };
 
 struct mt_sites {
-	struct mt_site *sites;		/* sorted by bytes, then count, descending */
-	size_t count;
+	struct mt_site *sites;		/* sorted by bytes, then count, descending; then those of mappings alone */
+	size_t count;			/* the heap's sites (mt_site.heap), first in sites */
+	size_t nall;			/* with the sites of mappings alone */
+	struct mt_site **by_mapped;	/* the sites with program mappings, by mapped bytes then at their peak */
+	size_t nmapped;
+	uint64_t mapped_peak_bytes;	/* the peak of the program's mapped bytes in all */
 	struct mt_site **by_count;	/* the same, sorted by count, then bytes, descending */
 	struct mt_site **by_peak;	/* by peak_bytes, then peak_allocations, descending */
 	struct mt_site **by_temporary;	/* by temporary_allocations, then temporary_bytes, descending */
@@ -185,8 +191,15 @@ int mt_sites__by_exe_text(FILE *f, const struct mt_sites *sites, size_t top);
 /* "temporary allocations" (the total) and "top temporary sites". 0 or -EIO. */
 int mt_sites__temporary_text(FILE *f, const struct mt_sites *sites, size_t top);
 /*
+ * "top sites by mapped bytes": the sites whose calls made program mappings (anonymous private, not the allocator's),
+ * by the bytes they mapped, with their calls, their bytes at the mapped total's peak and what was unmapped of them.
+ * 0 or -EIO.
+ */
+int mt_sites__mapped_text(FILE *f, const struct mt_sites *sites, size_t top);
+/*
  * The top-level keys of both: "peak_live_bytes", "peak_ts_ns", "sites_at_peak": [top by peak_bytes],
- * "temporary_allocations", "temporary_bytes" (in all), "sites_by_temporary": [top by temporary_allocations].
+ * "temporary_allocations", "temporary_bytes" (in all), "sites_by_temporary": [top by temporary_allocations];
+ * "mapped_peak_bytes" and "sites_by_mapped": [top by mapped_bytes, with struct mt_stack_mapped's counts].
  */
 void mt_sites__json_sections(struct mt_json *j, const struct mt_sites *sites, size_t top);
 

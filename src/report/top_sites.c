@@ -119,7 +119,7 @@ int mt_report__sites_text(FILE *f, const struct mt_sites *sites, size_t top)
 			mt_plural__of(sites->undefined_allocations, "allocation", "allocations"),
 			mt_format__size(a, sites->undefined_bytes));
 	report__cut_hint(f, sites);
-	return ferror(f) ? -EIO : 0;
+	return mt_sites__mapped_text(f, sites, top);
 }
 
 void mt_report__sites_json(struct mt_json *j, const struct mt_sites *sites, size_t top)

@@ -34,6 +34,7 @@ struct mt_stacks {
 	struct mt_replay *replay;	/* the model, record by record (NULL with chains_only) */
 	struct mt_reorder *reorder;	/* chains_only: the time order without the model */
 	struct mt_stack_heap *heap;	/* the accounting by stack (NULL with chains_only) */
+	struct mt_stack_mapped_books *mapped;	/* the program's mappings by stack (NULL with chains_only) */
 	struct mt_model *model;		/* opts.keep_model: the replay's, once finished */
 
 	struct mt_stack_entry *entries;
@@ -383,11 +384,26 @@ static int apply_stack(struct mt_stacks *s, const struct mt_stack *rec)
 
 /* ---- records, in time order ---- */
 
+/* The stack a record names, and for what (MT_STACK_NAMED_*): 0 for none. */
+static uint64_t record_stack(const struct mt_rec_hdr *rec, uint8_t *named)
+{
+	const struct mt_alloc *a = (const void *)rec;
+	const struct mt_syscall *c = (const void *)rec;
+
+	*named = rec->type == MT_REC_ALLOC ? MT_STACK_NAMED_ALLOC : MT_STACK_NAMED_MAP;
+	if (rec->type == MT_REC_ALLOC && rec->size >= sizeof(*a) && !mt_func__is_free(a->func))
+		return a->stack;
+	if (rec->type == MT_REC_SYSCALL && rec->size >= sizeof(*c))
+		return c->stack;
+	return 0;
+}
+
 /* m: the model that has just accounted rec (NULL with chains_only: nothing is accounted). */
 static int apply_record(struct mt_stacks *s, const struct mt_rec_hdr *rec, const struct mt_model *m)
 {
-	const struct mt_alloc *a = (const void *)rec;
+	uint64_t hash;
 	uint32_t stack = 0;
+	uint8_t named;
 	size_t idx;
 	int err;
 
@@ -396,13 +412,18 @@ static int apply_record(struct mt_stacks *s, const struct mt_rec_hdr *rec, const
 		return err;
 	if (rec->type == MT_REC_STACK)
 		return rec->size >= sizeof(struct mt_stack) ? apply_stack(s, (const struct mt_stack *)rec) : 0;
+	hash = record_stack(rec, &named);
+	if (hash && (m || mt_u64map__find(&s->by_hash, hash))) {	/* chains_only: the defined ones */
+		if (!entry_get(s, hash, &idx))
+			return -ENOMEM;
+		s->entries[idx].named |= named;
+		stack = named == MT_STACK_NAMED_ALLOC ? idx + 1 : 0;
+	}
 	if (!m)
 		return 0;
-	if (rec->type == MT_REC_ALLOC && rec->size >= sizeof(*a) && a->stack && !mt_func__is_free(a->func)) {
-		if (!entry_get(s, a->stack, &idx))
-			return -ENOMEM;
-		stack = idx + 1;
-	}
+	err = mt_stack_mapped__apply(s->mapped, rec);
+	if (err)
+		return err;
 	if (s->opts.observe) {
 		err = s->opts.observe(s->opts.observe_ctx, s, mt_replay__rel_ts(s->replay, rec->ts_ns));
 		if (err)
@@ -436,13 +457,17 @@ static struct mt_stack_counts *entry_counts(void *ctx, uint32_t stack)
 	return stack - 1 < s->count ? &s->entries[stack - 1].counts : NULL;
 }
 
-/* With opts.heap_counts the heap kept its own counts: the entries get a copy. */
+/* With opts.heap_counts the heap kept its own counts: the entries get a copy. Their mappings come from the books. */
 static void entries_count(struct mt_stacks *s)
 {
+	const struct mt_stack_mapped *c;
 	size_t i;
 
 	for (i = 0; s->opts.heap_counts && i < s->count; i++)
 		s->entries[i].counts = *mt_stack_heap__counts(s->heap, i + 1);
+	for (i = 0; i < s->count; i++)
+		if ((c = mt_stack_mapped__counts(s->mapped, s->entries[i].hash)))
+			s->entries[i].mapped = *c;
 }
 
 /* ---- loading ---- */
@@ -508,10 +533,12 @@ static struct mt_stacks *stacks_new(const char *path, const struct mt_stacks_opt
 		s->reorder = mt_reorder__new(MT_REORDER_WINDOW, chain_record, s);
 		ok = s->reorder;
 	} else {
+		s->mapped = mt_stack_mapped__new();
 		s->replay = mt_replay__new_with(replay_record, s, &(struct mt_model_opts){
-			.filter = s->opts.filter, .leak_sites = s->opts.keep_model });
+			.filter = s->opts.filter, .leak_sites = s->opts.keep_model,
+			.mapped_note = mt_stack_mapped__note, .mapped_ctx = s->mapped });
 		s->heap = mt_stack_heap__new();
-		ok = s->replay && s->heap;
+		ok = s->replay && s->heap && s->mapped;
 		if (ok)
 			mt_stack_heap__set_filter(s->heap, s->opts.filter);
 		if (ok && !s->opts.heap_counts)	/* not kept twice */
@@ -537,6 +564,8 @@ static int stacks_finish(struct mt_stacks *s)
 	if (!s->replay)
 		return mt_reorder__flush(s->reorder);
 	err = mt_replay__finish(s->replay);
+	if (!err)
+		err = mt_stack_mapped__finish(s->mapped);
 	if (!err)
 		err = mt_stack_heap__finish(s->heap, mt_replay__model(s->replay));
 	if (!err)
@@ -601,6 +630,7 @@ void mt_stacks__free(struct mt_stacks *s)
 	mt_replay__free(s->replay);
 	mt_reorder__free(s->reorder);
 	mt_stack_heap__free(s->heap);
+	mt_stack_mapped__free(s->mapped);
 	for (i = 0; i < s->count; i++) {
 		free(s->entries[i].nofp);
 		if (s->entries[i].dwarf_detail && s->entries[i].dwarf_detail[0])
@@ -682,6 +712,11 @@ const char *mt_stacks__chains_key(const struct mt_stacks *s)
 const struct mt_stack_heap *mt_stacks__heap(const struct mt_stacks *s)
 {
 	return s->heap;
+}
+
+const struct mt_stack_mapped_books *mt_stacks__mapped(const struct mt_stacks *s)
+{
+	return s->mapped;
 }
 
 size_t mt_stacks__count(const struct mt_stacks *s)

@@ -13,6 +13,7 @@
 #include "unwind/addrspace.h"
 #include "unwind/module.h"
 #include "stacks/stack_heap.h"
+#include "stacks/stack_mapped.h"
 #include "unwind/unwind_records.h"
 
 /* One return address, and where it pointed when its stack was defined. */
@@ -41,9 +42,14 @@ enum mt_chain_kind {
  * A stack's chains are handles into the stacks' frame table (mt_stacks__frame): each distinct return address (with
  * where it pointed) is resolved and kept once, however many stacks hold it, so a stack costs 4 bytes a frame.
  */
+/* What kind of record named a stack (mt_stack_entry.named): its definition alone says nothing of it. */
+#define MT_STACK_NAMED_ALLOC 1		/* an allocation's */
+#define MT_STACK_NAMED_MAP 2		/* a program's mapping call's (mmap, mremap, brk: struct mt_syscall.stack) */
+
 struct mt_stack_entry {
 	uint64_t hash;
-	bool defined;			/* an MT_REC_STACK was seen (else only allocations named it) */
+	bool defined;			/* an MT_REC_STACK was seen (else only records named it) */
+	uint8_t named;			/* MT_STACK_NAMED_*: an allocation's stack, a mapping's, or both */
 	uint32_t pid;			/* where it was first defined */
 	uint64_t ts_ns;
 	uint8_t truncated;		/* mt_stack.truncated */
@@ -104,7 +110,14 @@ struct mt_stack_entry {
 	};
 	uint64_t suppressed_allocations;	/* leaked, but a leak suppression takes the stack */
 	uint64_t suppressed_bytes;
+	struct mt_stack_mapped mapped;	/* the program mappings its calls made (named MT_STACK_NAMED_MAP) */
 };
+
+/* A stack allocations named: the heap's reports and checks take it (a mapping call's alone has no allocations). */
+static inline bool mt_stack_entry__allocates(const struct mt_stack_entry *e)
+{
+	return e->defined && (e->named & MT_STACK_NAMED_ALLOC);
+}
 
 /*
  * Called at each stack's first definition, in time order, with the process's address space at that moment.
@@ -185,6 +198,8 @@ const char *mt_stacks__chains(const struct mt_stacks *s);
 const char *mt_stacks__chains_key(const struct mt_stacks *s);
 /* The accounting by stack: index + 1 of an entry, 0 for the allocations without a stack (NULL with chains_only). */
 const struct mt_stack_heap *mt_stacks__heap(const struct mt_stacks *s);
+/* The program's mappings by stack (each entry has a copy of its counts; NULL with chains_only). */
+const struct mt_stack_mapped_books *mt_stacks__mapped(const struct mt_stacks *s);
 size_t mt_stacks__count(const struct mt_stacks *s);
 const struct mt_stack_entry *mt_stacks__entry(const struct mt_stacks *s, size_t idx);
 struct mt_modules *mt_stacks__modules(const struct mt_stacks *s);
