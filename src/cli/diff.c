@@ -90,24 +90,11 @@ struct diff_side {
 
 static int side_load(const char *dir, const struct mt_suppressions *sup, unsigned int names, struct diff_side *d)
 {
-	static const struct mt_sites_opts by_functions = { .no_offsets = true };
-	struct mt_read_status sst;
-	struct mt_stacks *s;
-	int serr;
-
 	d->err = mt_model__load(dir, &d->model, &d->st);
 	if (!d->model)
 		return mt_report__exit_status(dir, d->err, &d->st, "diff");
-	s = mt_sites__load(dir, sup, names, "diff", &serr, &sst);
-	if (!s)
-		return 2;
-	d->sites = mt_sites__build_with(s, &by_functions);
-	mt_stacks__free(s);
-	if (!d->sites) {
-		pr_err("%s: sites: %s\n", dir, strerror(errno));
-		return 2;
-	}
-	return 0;
+	d->sites = mt_sites__load_by_function(dir, NULL, sup, names, "diff");
+	return d->sites ? 0 : 2;
 }
 
 static void side_release(struct diff_side *d)

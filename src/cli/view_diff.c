@@ -23,10 +23,8 @@ struct vd_run {
 /* 0, or the exit status after a message. */
 static int vd_run_load(const char *dir, const struct mt_suppressions *sup, bool fp, struct vd_run *r)
 {
-	static const struct mt_sites_opts by_functions = { .no_offsets = true };
 	struct mt_stacks_opts so = { .fp_chains = fp };
 	struct mt_read_status st;
-	struct mt_stacks *s;
 	int err;
 
 	r->err = mt_model__load(dir, &r->m, &r->st);
@@ -35,16 +33,8 @@ static int vd_run_load(const char *dir, const struct mt_suppressions *sup, bool 
 	err = mt_timeline__build(dir, NULL, &r->timeline, &st);
 	if (!r->timeline)
 		return mt_report__exit_status(dir, err, &st, "view");
-	s = mt_sites__load_with(dir, &so, sup, 0, "view", &err, &st);
-	if (!s)
-		return 2;
-	r->sites = mt_sites__build_with(s, &by_functions);
-	mt_stacks__free(s);
-	if (!r->sites) {
-		pr_err("view: %s: sites: %s\n", dir, strerror(errno));
-		return 2;
-	}
-	return 0;
+	r->sites = mt_sites__load_by_function(dir, &so, sup, 0, "view");
+	return r->sites ? 0 : 2;
 }
 
 static void vd_run_release(struct vd_run *r)

@@ -673,6 +673,25 @@ struct mt_stacks *mt_sites__load_with(const char *dir, const struct mt_stacks_op
 	return s;
 }
 
+struct mt_sites *mt_sites__load_by_function(const char *dir, const struct mt_stacks_opts *opts,
+					    const struct mt_suppressions *sup, unsigned int names, const char *what)
+{
+	static const struct mt_sites_opts by_functions = { .no_offsets = true };
+	struct mt_read_status st;
+	struct mt_sites *sites;
+	struct mt_stacks *s;
+	int err;
+
+	s = mt_sites__load_with(dir, opts, sup, names, what, &err, &st);
+	if (!s)
+		return NULL;
+	sites = mt_sites__build_with(s, &by_functions);
+	mt_stacks__free(s);
+	if (!sites)
+		pr_err("%s: %s: sites: %s\n", what, dir, strerror(errno));
+	return sites;
+}
+
 /* ---- peaks, temporaries ---- */
 
 void mt_sites__json_site_keys(struct mt_json *j, const struct mt_sites *sites, const struct mt_site *site)

@@ -163,6 +163,10 @@ struct mt_stacks *mt_sites__load(const char *dir, const struct mt_suppressions *
 struct mt_stacks *mt_sites__load_with(const char *dir, const struct mt_stacks_opts *opts,
 				      const struct mt_suppressions *sup, unsigned int names, const char *what, int *err,
 				      struct mt_read_status *st);
+/* DIR's sites by function, without offsets, as `diff` matches them (mt_sites__load_with, then
+ * mt_sites__build_with): NULL after one error line, what's. */
+struct mt_sites *mt_sites__load_by_function(const char *dir, const struct mt_stacks_opts *opts,
+					    const struct mt_suppressions *sup, unsigned int names, const char *what);
 
 /* ---- peaks, temporaries, sizes (for `memtrack report`) ---- */
 
