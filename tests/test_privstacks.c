@@ -106,9 +106,10 @@ static const struct mt_image *image_of(const struct mt_model *m, const char *exe
 	return found;
 }
 
-/* Each copy: 5 allocations (7000 bytes), all freed; withheld call paths: the setuid copy's, or none. */
-static void check_model(struct priv_run *r, uint64_t withheld)
+/* Each copy: 5 allocations (7000 bytes), all freed. Returns the call paths withheld. */
+static uint64_t check_model(struct priv_run *r)
 {
+	uint64_t withheld;
 	const struct mt_image *img[2];
 	struct mt_model *m = NULL;
 	int i;
@@ -124,8 +125,9 @@ static void check_model(struct priv_run *r, uint64_t withheld)
 	}
 	r->setuid_pid = img[0]->pid;
 	r->plain_pid = img[1]->pid;
-	assert_int_equal(mt_model__totals(m)->stacks_withheld, withheld);
+	withheld = mt_model__totals(m)->stacks_withheld;
 	mt_model__free(m);
+	return withheld;
 }
 
 /* record --pid: the process's 5 allocations after the attach, all freed, its 2 call paths withheld. */
@@ -144,14 +146,31 @@ static void check_pid_model(struct priv_run *r, pid_t target)
 	mt_model__free(m);
 }
 
+#define MAP_PATHS_MAX 64
+
 /* The stack definitions of the two copies' images (after their exec records; before, the pid was the shell's
- * child): how many, withheld or not, whose raw bytes hold the public marker. */
+ * child): how many, withheld or not, whose raw bytes hold the public marker; and the distinct call paths of the
+ * setuid copy's mapping calls (the loader's and libc's mmaps: with --stacks they have call paths too). */
 struct defs {
 	const struct priv_run *r;
 	bool setuid_exec, plain_exec;	/* its exec record was read */
 	unsigned int setuid_defs, setuid_withheld, setuid_clean, setuid_nfp[SITES];
 	unsigned int plain_defs, plain_withheld, plain_marked, plain_nfp[SITES];
+	uint64_t map_paths[MAP_PATHS_MAX];
+	unsigned int nmap_paths;
 };
+
+/* A mapping call of the setuid copy's with a call path: its path, once. */
+static void defs_map_path(struct defs *d, const struct mt_syscall *sc)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nmap_paths; i++)
+		if (d->map_paths[i] == sc->stack)
+			return;
+	assert_true(d->nmap_paths < MAP_PATHS_MAX);
+	d->map_paths[d->nmap_paths++] = sc->stack;
+}
 
 /* A withheld definition: no bytes, and no register but ip; the FP chain, then the kernel's chain (code addresses). */
 static bool stack_clean(const struct mt_stack *s)
@@ -178,6 +197,9 @@ static int defs_record(const struct mt_rec_hdr *rec, void *ctx)
 		d->setuid_exec |= rec->pid == (uint32_t)d->r->setuid_pid;
 		d->plain_exec |= rec->pid == (uint32_t)d->r->plain_pid;
 	}
+	if (rec->type == MT_REC_SYSCALL && rec->size >= sizeof(struct mt_syscall) &&
+	    rec->pid == (uint32_t)d->r->setuid_pid && d->setuid_exec && ((const struct mt_syscall *)rec)->stack)
+		defs_map_path(d, (const struct mt_syscall *)rec);
 	if (rec->type != MT_REC_STACK)
 		return 0;
 	if (rec->pid == (uint32_t)d->r->setuid_pid && d->setuid_exec) {
@@ -196,21 +218,23 @@ static int defs_record(const struct mt_rec_hdr *rec, void *ctx)
 	return 0;
 }
 
-static void check_definitions(const struct priv_run *r)
+/* Every definition of the setuid copy withheld and clean, none of the plain copy's; returns how many. */
+static unsigned int check_definitions(const struct priv_run *r)
 {
 	struct defs d = { .r = r };
 	struct mt_read_status st;
 
 	assert_int_equal(mt_artifact__read(r->dir, defs_record, &d, &st), 0);
-	assert_int_equal(d.setuid_defs, SITES);
-	assert_int_equal(d.setuid_withheld, SITES);
-	assert_int_equal(d.setuid_clean, SITES);
-	assert_int_equal(d.plain_defs, SITES);
+	assert_int_equal(d.setuid_defs, SITES + d.nmap_paths);	/* its two sites and its mapping calls' paths */
+	assert_int_equal(d.setuid_withheld, d.setuid_defs);
+	assert_int_equal(d.setuid_clean, d.setuid_defs);
+	assert_int_equal(d.plain_defs, d.setuid_defs);	/* the same program: the same paths */
 	assert_int_equal(d.plain_withheld, 0);
-	assert_int_equal(d.plain_marked, SITES);	/* the plain copy's stacks kept, its file's bytes in them */
+	assert_int_equal(d.plain_marked, SITES);	/* the plain copy's sites kept, its file's bytes in them */
 	/* the chain of code addresses is the whole chain: main's frame and the site's, the same as the plain copy's */
 	assert_int_equal(d.setuid_nfp[0], d.plain_nfp[0]);
 	assert_int_equal(d.setuid_nfp[1], d.plain_nfp[1]);
+	return d.setuid_defs;
 }
 
 /* Looked for in every file under DIR, .mtz ones decompressed (by zstd, not memtrack's reader). */
@@ -280,18 +304,20 @@ static void check_no_secret(const struct priv_run *r, unsigned int expect_public
 	assert_int_equal(scan_public, expect_public);
 }
 
-static void check_reports(const struct priv_run *r)
+static void check_reports(const struct priv_run *r, unsigned int withheld)
 {
-	char text[16384], json[65536];
+	char text[16384], json[65536], want_text[80], want_json[80];
 	char *text_argv[] = { MT_BINARY, "report", (char *)r->dir, NULL };
 	char *json_argv[] = { MT_BINARY, "report", "--json", (char *)r->dir, NULL };
 
 	assert_int_equal(mt_test__run_named("privstacks_text", text_argv), 0);
 	mt_test__read_named("privstacks_text", "out", text, sizeof(text));
-	assert_non_null(strstr(text, "\n  stacks withheld:    2 (privileged process: "));
+	snprintf(want_text, sizeof(want_text), "\n  stacks withheld:    %u (privileged process: ", withheld);
+	assert_non_null(strstr(text, want_text));
 	assert_int_equal(mt_test__run_named("privstacks_json", json_argv), 0);
 	mt_test__read_named("privstacks_json", "out", json, sizeof(json));
-	assert_non_null(strstr(json, "\"stacks_withheld\": 2,"));
+	snprintf(want_json, sizeof(want_json), "\"stacks_withheld\": %u,", withheld);
+	assert_non_null(strstr(json, want_json));
 }
 
 /*
@@ -302,16 +328,19 @@ static void check_reports(const struct priv_run *r)
 static void test_setuid_withheld(void **state)
 {
 	struct priv_run r = { 0 };
+	uint64_t withheld;
+	unsigned int defs;
 
 	(void)state;
 	if (!getpwnam("nobody"))
 		skip();
 	priv_setup(&r, "privstacks");
 	priv_record(&r, "nobody");
-	check_model(&r, SITES);
-	check_definitions(&r);
+	withheld = check_model(&r);
+	defs = check_definitions(&r);
+	assert_int_equal(withheld, defs);	/* every call path of the setuid copy's, none other */
 	check_no_secret(&r, 1);
-	check_reports(&r);
+	check_reports(&r, defs);
 }
 
 /* Recorded as root (no --user, no sudo): the artifact is root's, and nothing is withheld. */
@@ -325,7 +354,7 @@ static void test_root_keeps(void **state)
 	priv_setup(&r, "privroot");
 	assert_int_equal(unsetenv("SUDO_UID") || unsetenv("SUDO_GID"), 0);
 	priv_record(&r, NULL);
-	check_model(&r, 0);
+	assert_int_equal(check_model(&r), 0);
 	json_argv[3] = r.dir;
 	assert_int_equal(mt_test__run_named("privroot_json", json_argv), 0);
 	mt_test__read_named("privroot_json", "out", json, sizeof(json));
