@@ -102,8 +102,9 @@ static bool hold__restore_return(struct mt_bpf_session *bpf, pid_t tid)
  * terminal's new size) carry none and go through, as does a signal from a process (SI_USER, SI_TKILL: job control).
  * The kernel sends no SIGSTOP of its own (BPF without bpf_send_signal_task sends it without the cookie), so a hold
  * whose request was lost (or failed) is still a hold: it is let go too. A uprobe cannot send the cookie (the kfunc
- * is not for its program type): its hold is the one that left a return address to put back. A kernel's signal of
- * the same number meanwhile merges with it, and is suppressed with it: an ignored signal (hold__harmless).
+ * is not for its program type): its hold is the one that left a return address to put back, or a mark in
+ * pressure_held (the ring was over half full: bpf/pressure.bpf.h; the drain at the stop is its point). A kernel's
+ * signal of the same number meanwhile merges with it, and is suppressed with it: an ignored signal (hold__harmless).
  */
 bool mt_ptrace_loop__take_hold(struct mt_bpf_session *bpf, pid_t tid, int sig, bool *restored, bool *pressured)
 {
