@@ -34,14 +34,16 @@ struct {
 static __noinline void pressure__relieve(struct task_struct *task)
 {
 	__u32 zero = 0, one = 1, tid;
-	struct mt_unwoken *n = bpf_map_lookup_elem(&rb_unwoken, &zero);
+	struct mt_unwoken *n;
 	int sig;
 
+	if (!cfg_ring_high)	/* --drop-when-full: known at load, so the verifier drops the rest */
+		return;
+	n = bpf_map_lookup_elem(&rb_unwoken, &zero);
 	if (!n || !n->due)
 		return;
 	n->due = 0;
-	if (!cfg_ring_high || bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) <= cfg_ring_high ||
-	    !task__traced_by_tracer(task))
+	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) <= cfg_ring_high || !task__traced_by_tracer(task))
 		return;
 	tid = (__u32)current__ids();
 	if (bpf_map_update_elem(&pressure_held, &tid, &one, BPF_NOEXIST))
