@@ -402,6 +402,42 @@ static void test_pid_zombie(void **state)
 	assert_int_equal(waitpid(pid, NULL, 0), pid);
 }
 
+/*
+ * --pid of a process that exits while memtrack attaches: memtrack stops itself just before the seize
+ * (MEMTRACK_TEST_ATTACH_STOP), the target is killed and reaped meanwhile, then memtrack goes on: exit 2, the one
+ * line, and no DIR left.
+ */
+static void test_pid_exits_during_attach(void **state)
+{
+	char dir[256], pid_s[16], want[300], out[300], err[300];
+	char *argv[] = { MT_BINARY, "record", "-q", "--pid", pid_s, "-o", dir, NULL };
+	pid_t pid = fork(), mt;
+	int status;
+
+	(void)state;
+	assert_true(pid >= 0);
+	if (!pid) {
+		pause();
+		_exit(0);
+	}
+	snprintf(pid_s, sizeof(pid_s), "%d", pid);
+	test_path(dir, sizeof(dir), "pid_exits");
+	test_path(out, sizeof(out), "pid_exits.out");
+	test_path(err, sizeof(err), "pid_exits.err");
+	assert_int_equal(setenv("MEMTRACK_TEST_ATTACH_STOP", "1", 1), 0);
+	mt = mt_test__spawn(argv, out, err);
+	assert_int_equal(unsetenv("MEMTRACK_TEST_ATTACH_STOP"), 0);
+	assert_int_equal(waitpid(mt, &status, WUNTRACED), mt);
+	assert_true(WIFSTOPPED(status));
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	assert_int_equal(kill(mt, SIGCONT), 0);
+	assert_int_equal(mt_test__wait_code(mt), 2);
+	snprintf(want, sizeof(want), "memtrack: cannot attach to %d: process %d exited\n", pid, pid);
+	err_is("pid_exits", want);
+	assert_int_equal(access(dir, F_OK), -1);
+}
+
 /* A command that cannot be run: exit 127 or 126 with the reason, and nothing of memtrack's left in DIR: the DIR it
  * made goes, a DIR that was there stays, empty. */
 static void test_exec_failure(void **state)
@@ -448,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_mark_label_limit),
 		cmocka_unit_test(test_control_dir_after_kill),
 		cmocka_unit_test(test_pid_zombie),
+		cmocka_unit_test(test_pid_exits_during_attach),
 		cmocka_unit_test(test_exec_failure),
 	};
 
