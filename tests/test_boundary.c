@@ -242,8 +242,11 @@ static void test_fifo_modules(void **state)
 	snprintf(entry, sizeof(entry), "%s/unwind.mtz", dir);
 	assert_int_equal(mkfifo(entry, 0644), 0);
 	assert_int_equal(reader_run("fifo_mod_report", "report", dir), 0);
-	snprintf(want, sizeof(want), "memtrack: %s/modules/%s: not a regular file (a FIFO): not read\n", dir, hex);
+	snprintf(want, sizeof(want), "memtrack: %s/unwind.mtz: not a regular file (a FIFO): not read, unwinding again\n"
+		 "memtrack: %s/modules/%s: not a regular file (a FIFO): not read\n", dir, dir, hex);
 	err_is("fifo_mod_report", want);
+	assert_int_equal(lstat(entry, &st), 0);
+	assert_true(S_ISREG(st.st_mode));	/* the chains unwound again, in its place */
 
 	assert_int_equal(reader_run("fifo_mod_pack", "pack", dir), 0);
 	snprintf(want, sizeof(want), "memtrack: %s/modules/%s: not a regular file (a FIFO): not read\n"
@@ -256,6 +259,38 @@ static void test_fifo_modules(void **state)
 	snprintf(entry, sizeof(entry), "%s/modules/%s", dir, hex);
 	assert_int_equal(lstat(entry, &st), 0);
 	assert_true(S_ISREG(st.st_mode));
+}
+
+/*
+ * DIR/unwind.mtz a symbolic link to a good unwind.mtz of this very recording: not followed (one line), the chains
+ * unwound again and put in its place, the link's target untouched.
+ */
+static void test_unwind_symlink(void **state)
+{
+	char dir[256], link[300], target[300], want[700], *before, *after;
+	char *unwind[] = { MT_BINARY, "unwind", dir, NULL };
+	size_t len, len_after;
+	struct stat st;
+
+	(void)state;
+	test_path(dir, sizeof(dir), "unwind_link");
+	test_path(target, sizeof(target), "unwind_link_target.mtz");
+	record_plain(dir, "unwind_link_rec", "--stacks", "--portable");
+	assert_int_equal(mt_test__run_named("unwind_link_unwind", unwind), 0);
+	snprintf(link, sizeof(link), "%s/unwind.mtz", dir);
+	assert_int_equal(rename(link, target), 0);
+	assert_int_equal(symlink(target, link), 0);
+	before = mt_test__read_bytes(target, &len);
+	assert_int_equal(reader_run("unwind_link_report", "report", dir), 0);
+	snprintf(want, sizeof(want), "memtrack: %s: a symbolic link (not followed): not read, unwinding again\n", link);
+	err_is("unwind_link_report", want);
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	after = mt_test__read_bytes(target, &len_after);
+	assert_int_equal(len_after, len);
+	assert_memory_equal(before, after, len);
+	free(before);
+	free(after);
 }
 
 /* A FIFO as the program's entry in the module cache: refused in one line, the report made. */
@@ -481,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_fifo_metadata),
 		cmocka_unit_test(test_fifo_modules),
 		cmocka_unit_test(test_fifo_cache),
+		cmocka_unit_test(test_unwind_symlink),
 		cmocka_unit_test(test_mark_label_limit),
 		cmocka_unit_test(test_control_dir_after_kill),
 		cmocka_unit_test(test_pid_zombie),
