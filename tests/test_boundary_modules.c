@@ -379,6 +379,73 @@ static void test_forged_cache_entry(void **state)
 	run_sh("rm -rf '%s'%s", base, "");
 }
 
+/* A build-id no other program has, for the system debug file planted under DEBUG_ROOT ("memtrack-pack-debug!"). */
+#define PLANTED_ID "6d656d747261636b2d7061636b2d646562756721"
+#define DEBUG_ROOT "/usr/lib/debug/.build-id"
+
+/* base/name: a program with PLANTED_ID, root's, 0755. */
+static void planted_prog(const char *base, char *prog, size_t len)
+{
+	char cmd[1200];
+
+	snprintf(prog, len, "%s/dbgprog", base);
+	snprintf(cmd, sizeof(cmd), "printf 'int main(void) { return 0; }\\n' | cc -x c -o '%s' - "
+		 "-Wl,--build-id=0x" PLANTED_ID, prog);
+	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * pack run by root withholds from DIR's owner what they may not read, as record does: a system debug file that is
+ * root's alone (planted under /usr/lib/debug for a program of nobody's recording), then the program itself once it
+ * is root's alone and found only at its path. Each in one line; the copies left are nobody's.
+ */
+static void test_pack_withholds_unreadable(void **state)
+{
+	char base[64], prog[300], dir[300], cache[300], debug[300], entry[700], want[1200];
+	char *cmd[] = { prog, NULL }, *pack[] = { MT_BINARY, "pack", dir, NULL };
+	unsigned int uid = nobody()->pw_uid;
+	int debugs = mt_test__system_debug(LIBC) + mt_test__system_debug(LD_SO);
+
+	(void)state;
+	user_base(base, sizeof(base));
+	planted_prog(base, prog, sizeof(prog));
+	snprintf(dir, sizeof(dir), "%s/dir", base);
+	snprintf(cache, sizeof(cache), "%s/cache", base);
+	assert_int_equal(record_as_nobody("wh_rec", dir, cache, cmd), 0);
+	output_is("wh_rec", "err", "");
+	snprintf(debug, sizeof(debug), DEBUG_ROOT "/%.2s", PLANTED_ID);
+	mkdir(debug, 0755);
+	snprintf(debug, sizeof(debug), DEBUG_ROOT "/%.2s/%s.debug", PLANTED_ID, PLANTED_ID + 2);
+	unlink(debug);
+	run_sh("cp '%s' '%s'", prog, debug);
+	assert_int_equal(chmod(debug, 0600), 0);
+
+	assert_int_equal(run_cache("wh_pack", cache, pack), 0);
+	snprintf(want, sizeof(want), "memtrack: pack: %s (build-id " PLANTED_ID "): withheld, uid %u may not read it: "
+		 "not copied\n", debug, uid);
+	output_is("wh_pack", "err", want);
+	snprintf(want, sizeof(want), "%s: 3 modules of 3 in %s/modules (%d files copied now)\n", dir, dir, 3 + debugs);
+	output_is("wh_pack", "out", want);
+	snprintf(entry, sizeof(entry), "%s/modules/" PLANTED_ID ".debug", dir);
+	assert_int_equal(access(entry, F_OK), -1);
+	assert_int_equal(modules_given(dir, uid), 3 + debugs);
+
+	snprintf(entry, sizeof(entry), "%s/modules/" PLANTED_ID, dir);
+	assert_int_equal(unlink(entry), 0);
+	assert_int_equal(mt_modcache__entry(cache, PLANTED_ID, MT_MODCACHE_FILE, entry, sizeof(entry)), 0);
+	assert_int_equal(unlink(entry), 0);
+	assert_int_equal(chmod(prog, 0700), 0);
+	assert_int_equal(run_cache("wh_pack2", cache, pack), 0);
+	snprintf(want, sizeof(want), "memtrack: pack: %s (build-id " PLANTED_ID "): withheld, uid %u may not read it: "
+		 "not copied\n", prog, uid);
+	output_is("wh_pack2", "err", want);
+	snprintf(want, sizeof(want), "%s: 2 modules of 3 in %s/modules (0 files copied now, 1 withheld)\n", dir, dir);
+	output_is("wh_pack2", "out", want);
+	assert_int_equal(modules_given(dir, uid), 2 + debugs);
+	assert_int_equal(unlink(debug), 0);
+	run_sh("rm -rf '%s'%s", base, "");
+}
+
 /* `record --stacks -o DIR -- prog chain` as root, with the cache given. */
 static void record_root(const char *name, const char *dir, const char *prog, const char *cache)
 {
@@ -480,6 +547,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exec_only_withheld),
 		cmocka_unit_test(test_forged_cache_entry),
+		cmocka_unit_test(test_pack_withholds_unreadable),
 		cmocka_unit_test(test_pack_symlinked_entry),
 		cmocka_unit_test(test_pack_sparse),
 		cmocka_unit_test(test_rename_race),
