@@ -17,6 +17,7 @@
 #include "artifact/reader.h"
 #include "bpf/memtrack.h"
 #include "common/elf.h"
+#include "common/filecopy.h"
 #include "common/modcache.h"
 
 #define tmp_root mt_test_root
@@ -89,6 +90,15 @@ static void output_is(const char *name, const char *which, const char *want)
 }
 
 static char *slurp(const char *path, size_t *len);
+
+/* The file at path holds want, exactly. */
+static void output_file_is(const char *path, const char *want)
+{
+	char *s = mt_test__read_file(path);
+
+	assert_string_equal(s, want);
+	free(s);
+}
 
 /* Whether the regular file at path holds needle's len bytes anywhere. */
 static bool file_holds(const char *path, const void *needle, size_t len)
@@ -446,6 +456,58 @@ static void test_pack_withholds_unreadable(void **state)
 	run_sh("rm -rf '%s'%s", base, "");
 }
 
+/* The entries of dir other than . and .. */
+static int dir_entries(const char *dir)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/*
+ * pack's copies replace whatever is at the name when they are renamed into place (what the owner re-plants after
+ * pack said and removed a bad entry included): a file pack counts as copied is its own copy. Other content and a
+ * symlink are replaced, the link's target untouched; the module cache's copy (replace false) keeps what is there.
+ */
+static void test_filecopy_replaces(void **state)
+{
+	char dir[300], path[400], victim[300];
+	int dfd, in;
+	struct stat st;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/filecopy", tmp_root);
+	snprintf(victim, sizeof(victim), "%s/filecopy_victim", tmp_root);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	in = open(PROG("stack_chain"), O_RDONLY | O_CLOEXEC);
+	assert_true(dfd >= 0 && in >= 0);
+	mt_test__write_text(victim, "root's own\n");
+	snprintf(path, sizeof(path), "%s/other", dir);
+	mt_test__write_text(path, "planted\n");
+	assert_int_equal(mt_filecopy__copy(in, dfd, "other", 0600, false, NULL), 0);
+	output_file_is(path, "planted\n");
+	assert_int_equal(mt_filecopy__copy(in, dfd, "other", 0600, true, NULL), 0);
+	same_content(path, PROG("stack_chain"));
+	snprintf(path, sizeof(path), "%s/link", dir);
+	assert_int_equal(symlink(victim, path), 0);
+	assert_int_equal(mt_filecopy__copy(in, dfd, "link", 0600, true, NULL), 0);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0600);
+	same_content(path, PROG("stack_chain"));
+	output_file_is(victim, "root's own\n");
+	assert_int_equal(dir_entries(dir), 2);	/* no temporary file left */
+	close(in);
+	close(dfd);
+}
+
 /* `record --stacks -o DIR -- prog chain` as root, with the cache given. */
 static void record_root(const char *name, const char *dir, const char *prog, const char *cache)
 {
@@ -549,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_forged_cache_entry),
 		cmocka_unit_test(test_pack_withholds_unreadable),
 		cmocka_unit_test(test_pack_symlinked_entry),
+		cmocka_unit_test(test_filecopy_replaces),
 		cmocka_unit_test(test_pack_sparse),
 		cmocka_unit_test(test_rename_race),
 	};

@@ -84,7 +84,8 @@ static bool pack__is_entry(const struct pack *p, const char *found, const char *
 /*
  * fd into DIR/modules/name (atomically: a pack cut short leaves no partial copy behind), then DIR's owner's. An entry
  * there already counts when it is the verified file found; anything else under that name (a symlink, other content)
- * is said and replaced: the link goes, never followed.
+ * is said and replaced: the copy is renamed over it (a link goes, never followed; a directory is removed first), and
+ * over whatever the owner puts there meanwhile, so that a file counted as copied is always pack's own copy.
  */
 static int pack__copy(struct pack *p, int fd, const char *found, const char *name)
 {
@@ -97,7 +98,7 @@ static int pack__copy(struct pack *p, int fd, const char *found, const char *nam
 		pr_warn("pack: %s/" MT_MODULES_SUBDIR "/%s is not the module recorded (%s): replaced by %s\n", p->dir,
 			name, S_ISLNK(st.st_mode) ? "a symbolic link" : S_ISREG(st.st_mode) ? "other content" :
 			"not a regular file", found);
-		if (unlinkat(p->mdir, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0))
+		if (S_ISDIR(st.st_mode) && unlinkat(p->mdir, name, AT_REMOVEDIR))
 			return -errno;
 	}
 	err = mt_filecopy__copy(fd, p->mdir, name, PACK_MODE, true, geteuid() == 0 ? &p->owner : NULL);
