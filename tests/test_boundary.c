@@ -4,7 +4,6 @@
  * directory and --pid leave nothing behind that blocks a retry. */
 #include "kernel_test.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <pwd.h>
 #include <signal.h>
@@ -480,9 +479,6 @@ static void test_exec_failure(void **state)
 	char dir[256], kept[256], want[600], noexec[300];
 	char *argv[] = { MT_BINARY, "record", "-q", "-o", dir, "--", "/nonexistent/prog", NULL };
 	char *argv2[] = { MT_BINARY, "record", "-q", "-o", kept, "--", noexec, NULL };
-	DIR *d;
-	struct dirent *e;
-	int n = 0;
 
 	(void)state;
 	test_path(dir, sizeof(dir), "exec_fail");
@@ -499,12 +495,7 @@ static void test_exec_failure(void **state)
 	assert_int_equal(mt_test__run_named("exec_fail_kept", argv2), 126);
 	snprintf(want, sizeof(want), "memtrack: cannot run '%s': Permission denied\n", noexec);
 	err_is("exec_fail_kept", want);
-	d = opendir(kept);
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	assert_int_equal(n, 0);
+	assert_int_equal(mt_test__dir_entries(kept), 0);
 }
 
 int main(void)

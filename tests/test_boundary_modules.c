@@ -456,20 +456,6 @@ static void test_pack_withholds_unreadable(void **state)
 	run_sh("rm -rf '%s'%s", base, "");
 }
 
-/* The entries of dir other than . and .. */
-static int dir_entries(const char *dir)
-{
-	struct dirent *e;
-	DIR *d = opendir(dir);
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return n;
-}
-
 /*
  * pack's copies replace whatever is at the name when they are renamed into place (what the owner re-plants after
  * pack said and removed a bad entry included): a file pack counts as copied is its own copy. Other content and a
@@ -503,7 +489,7 @@ static void test_filecopy_replaces(void **state)
 	assert_int_equal(st.st_mode & 07777, 0600);
 	same_content(path, PROG("stack_chain"));
 	output_file_is(victim, "root's own\n");
-	assert_int_equal(dir_entries(dir), 2);	/* no temporary file left */
+	assert_int_equal(mt_test__dir_entries(dir), 2);	/* no temporary file left */
 	close(in);
 	close(dfd);
 }
