@@ -2,6 +2,7 @@
 /* helpers.c — the tests' shared helpers: scratch dir, command runner, whole files, golden files. */
 #include "helpers.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -142,6 +143,19 @@ int mt_test__wait_code(pid_t pid)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	return WEXITSTATUS(status);
+}
+
+size_t mt_test__dir_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	size_t n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
 }
 
 size_t mt_test__count(const char *s, const char *needle)

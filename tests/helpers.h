@@ -46,6 +46,8 @@ bool mt_test__file_has(const char *path, const char *what);
 void mt_test__wait_for(const char *path, const char *what);
 /* Waits for pid, which must exit: its exit code. */
 int mt_test__wait_code(pid_t pid);
+/* The entries of the directory at path other than . and .. (the test fails when it cannot be read). */
+size_t mt_test__dir_entries(const char *path);
 /* Occurrences of needle in s, not overlapping. */
 size_t mt_test__count(const char *s, const char *needle);
 

@@ -4,7 +4,6 @@
  * directory and --pid leave nothing behind that blocks a retry. */
 #include "kernel_test.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <pwd.h>
 #include <signal.h>
@@ -242,8 +241,11 @@ static void test_fifo_modules(void **state)
 	snprintf(entry, sizeof(entry), "%s/unwind.mtz", dir);
 	assert_int_equal(mkfifo(entry, 0644), 0);
 	assert_int_equal(reader_run("fifo_mod_report", "report", dir), 0);
-	snprintf(want, sizeof(want), "memtrack: %s/modules/%s: not a regular file (a FIFO): not read\n", dir, hex);
+	snprintf(want, sizeof(want), "memtrack: %s/unwind.mtz: not a regular file (a FIFO): not read, unwinding again\n"
+		 "memtrack: %s/modules/%s: not a regular file (a FIFO): not read\n", dir, dir, hex);
 	err_is("fifo_mod_report", want);
+	assert_int_equal(lstat(entry, &st), 0);
+	assert_true(S_ISREG(st.st_mode));	/* the chains unwound again, in its place */
 
 	assert_int_equal(reader_run("fifo_mod_pack", "pack", dir), 0);
 	snprintf(want, sizeof(want), "memtrack: %s/modules/%s: not a regular file (a FIFO): not read\n"
@@ -256,6 +258,38 @@ static void test_fifo_modules(void **state)
 	snprintf(entry, sizeof(entry), "%s/modules/%s", dir, hex);
 	assert_int_equal(lstat(entry, &st), 0);
 	assert_true(S_ISREG(st.st_mode));
+}
+
+/*
+ * DIR/unwind.mtz a symbolic link to a good unwind.mtz of this very recording: not followed (one line), the chains
+ * unwound again and put in its place, the link's target untouched.
+ */
+static void test_unwind_symlink(void **state)
+{
+	char dir[256], link[300], target[300], want[700], *before, *after;
+	char *unwind[] = { MT_BINARY, "unwind", dir, NULL };
+	size_t len, len_after;
+	struct stat st;
+
+	(void)state;
+	test_path(dir, sizeof(dir), "unwind_link");
+	test_path(target, sizeof(target), "unwind_link_target.mtz");
+	record_plain(dir, "unwind_link_rec", "--stacks", "--portable");
+	assert_int_equal(mt_test__run_named("unwind_link_unwind", unwind), 0);
+	snprintf(link, sizeof(link), "%s/unwind.mtz", dir);
+	assert_int_equal(rename(link, target), 0);
+	assert_int_equal(symlink(target, link), 0);
+	before = mt_test__read_bytes(target, &len);
+	assert_int_equal(reader_run("unwind_link_report", "report", dir), 0);
+	snprintf(want, sizeof(want), "memtrack: %s: a symbolic link (not followed): not read, unwinding again\n", link);
+	err_is("unwind_link_report", want);
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	after = mt_test__read_bytes(target, &len_after);
+	assert_int_equal(len_after, len);
+	assert_memory_equal(before, after, len);
+	free(before);
+	free(after);
 }
 
 /* A FIFO as the program's entry in the module cache: refused in one line, the report made. */
@@ -402,6 +436,42 @@ static void test_pid_zombie(void **state)
 	assert_int_equal(waitpid(pid, NULL, 0), pid);
 }
 
+/*
+ * --pid of a process that exits while memtrack attaches: memtrack stops itself just before the seize
+ * (MEMTRACK_TEST_ATTACH_STOP), the target is killed and reaped meanwhile, then memtrack goes on: exit 2, the one
+ * line, and no DIR left.
+ */
+static void test_pid_exits_during_attach(void **state)
+{
+	char dir[256], pid_s[16], want[300], out[300], err[300];
+	char *argv[] = { MT_BINARY, "record", "-q", "--pid", pid_s, "-o", dir, NULL };
+	pid_t pid = fork(), mt;
+	int status;
+
+	(void)state;
+	assert_true(pid >= 0);
+	if (!pid) {
+		pause();
+		_exit(0);
+	}
+	snprintf(pid_s, sizeof(pid_s), "%d", pid);
+	test_path(dir, sizeof(dir), "pid_exits");
+	test_path(out, sizeof(out), "pid_exits.out");
+	test_path(err, sizeof(err), "pid_exits.err");
+	assert_int_equal(setenv("MEMTRACK_TEST_ATTACH_STOP", "1", 1), 0);
+	mt = mt_test__spawn(argv, out, err);
+	assert_int_equal(unsetenv("MEMTRACK_TEST_ATTACH_STOP"), 0);
+	assert_int_equal(waitpid(mt, &status, WUNTRACED), mt);
+	assert_true(WIFSTOPPED(status));
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	assert_int_equal(kill(mt, SIGCONT), 0);
+	assert_int_equal(mt_test__wait_code(mt), 2);
+	snprintf(want, sizeof(want), "memtrack: cannot attach to %d: process %d exited\n", pid, pid);
+	err_is("pid_exits", want);
+	assert_int_equal(access(dir, F_OK), -1);
+}
+
 /* A command that cannot be run: exit 127 or 126 with the reason, and nothing of memtrack's left in DIR: the DIR it
  * made goes, a DIR that was there stays, empty. */
 static void test_exec_failure(void **state)
@@ -409,9 +479,6 @@ static void test_exec_failure(void **state)
 	char dir[256], kept[256], want[600], noexec[300];
 	char *argv[] = { MT_BINARY, "record", "-q", "-o", dir, "--", "/nonexistent/prog", NULL };
 	char *argv2[] = { MT_BINARY, "record", "-q", "-o", kept, "--", noexec, NULL };
-	DIR *d;
-	struct dirent *e;
-	int n = 0;
 
 	(void)state;
 	test_path(dir, sizeof(dir), "exec_fail");
@@ -428,12 +495,7 @@ static void test_exec_failure(void **state)
 	assert_int_equal(mt_test__run_named("exec_fail_kept", argv2), 126);
 	snprintf(want, sizeof(want), "memtrack: cannot run '%s': Permission denied\n", noexec);
 	err_is("exec_fail_kept", want);
-	d = opendir(kept);
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	assert_int_equal(n, 0);
+	assert_int_equal(mt_test__dir_entries(kept), 0);
 }
 
 int main(void)
@@ -445,9 +507,11 @@ int main(void)
 		cmocka_unit_test(test_fifo_metadata),
 		cmocka_unit_test(test_fifo_modules),
 		cmocka_unit_test(test_fifo_cache),
+		cmocka_unit_test(test_unwind_symlink),
 		cmocka_unit_test(test_mark_label_limit),
 		cmocka_unit_test(test_control_dir_after_kill),
 		cmocka_unit_test(test_pid_zombie),
+		cmocka_unit_test(test_pid_exits_during_attach),
 		cmocka_unit_test(test_exec_failure),
 	};
 

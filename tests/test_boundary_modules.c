@@ -17,6 +17,7 @@
 #include "artifact/reader.h"
 #include "bpf/memtrack.h"
 #include "common/elf.h"
+#include "common/filecopy.h"
 #include "common/modcache.h"
 
 #define tmp_root mt_test_root
@@ -89,6 +90,15 @@ static void output_is(const char *name, const char *which, const char *want)
 }
 
 static char *slurp(const char *path, size_t *len);
+
+/* The file at path holds want, exactly. */
+static void output_file_is(const char *path, const char *want)
+{
+	char *s = mt_test__read_file(path);
+
+	assert_string_equal(s, want);
+	free(s);
+}
 
 /* Whether the regular file at path holds needle's len bytes anywhere. */
 static bool file_holds(const char *path, const void *needle, size_t len)
@@ -379,6 +389,111 @@ static void test_forged_cache_entry(void **state)
 	run_sh("rm -rf '%s'%s", base, "");
 }
 
+/* A build-id no other program has, for the system debug file planted under DEBUG_ROOT ("memtrack-pack-debug!"). */
+#define PLANTED_ID "6d656d747261636b2d7061636b2d646562756721"
+#define DEBUG_ROOT "/usr/lib/debug/.build-id"
+
+/* base/name: a program with PLANTED_ID, root's, 0755. */
+static void planted_prog(const char *base, char *prog, size_t len)
+{
+	char cmd[1200];
+
+	snprintf(prog, len, "%s/dbgprog", base);
+	snprintf(cmd, sizeof(cmd), "printf 'int main(void) { return 0; }\\n' | cc -x c -o '%s' - "
+		 "-Wl,--build-id=0x" PLANTED_ID, prog);
+	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * pack run by root withholds from DIR's owner what they may not read, as record does: a system debug file that is
+ * root's alone (planted under /usr/lib/debug for a program of nobody's recording), then the program itself once it
+ * is root's alone and found only at its path. Each in one line; the copies left are nobody's.
+ */
+static void test_pack_withholds_unreadable(void **state)
+{
+	char base[64], prog[300], dir[300], cache[300], debug[300], entry[700], want[1200];
+	char *cmd[] = { prog, NULL }, *pack[] = { MT_BINARY, "pack", dir, NULL };
+	unsigned int uid = nobody()->pw_uid;
+	int debugs = mt_test__system_debug(LIBC) + mt_test__system_debug(LD_SO);
+
+	(void)state;
+	user_base(base, sizeof(base));
+	planted_prog(base, prog, sizeof(prog));
+	snprintf(dir, sizeof(dir), "%s/dir", base);
+	snprintf(cache, sizeof(cache), "%s/cache", base);
+	assert_int_equal(record_as_nobody("wh_rec", dir, cache, cmd), 0);
+	output_is("wh_rec", "err", "");
+	snprintf(debug, sizeof(debug), DEBUG_ROOT "/%.2s", PLANTED_ID);
+	mkdir(debug, 0755);
+	snprintf(debug, sizeof(debug), DEBUG_ROOT "/%.2s/%s.debug", PLANTED_ID, PLANTED_ID + 2);
+	unlink(debug);
+	run_sh("cp '%s' '%s'", prog, debug);
+	assert_int_equal(chmod(debug, 0600), 0);
+
+	assert_int_equal(run_cache("wh_pack", cache, pack), 0);
+	snprintf(want, sizeof(want), "memtrack: pack: %s (build-id " PLANTED_ID "): withheld, uid %u may not read it: "
+		 "not copied\n", debug, uid);
+	output_is("wh_pack", "err", want);
+	snprintf(want, sizeof(want), "%s: 3 modules of 3 in %s/modules (%d files copied now)\n", dir, dir, 3 + debugs);
+	output_is("wh_pack", "out", want);
+	snprintf(entry, sizeof(entry), "%s/modules/" PLANTED_ID ".debug", dir);
+	assert_int_equal(access(entry, F_OK), -1);
+	assert_int_equal(modules_given(dir, uid), 3 + debugs);
+
+	snprintf(entry, sizeof(entry), "%s/modules/" PLANTED_ID, dir);
+	assert_int_equal(unlink(entry), 0);
+	assert_int_equal(mt_modcache__entry(cache, PLANTED_ID, MT_MODCACHE_FILE, entry, sizeof(entry)), 0);
+	assert_int_equal(unlink(entry), 0);
+	assert_int_equal(chmod(prog, 0700), 0);
+	assert_int_equal(run_cache("wh_pack2", cache, pack), 0);
+	snprintf(want, sizeof(want), "memtrack: pack: %s (build-id " PLANTED_ID "): withheld, uid %u may not read it: "
+		 "not copied\n", prog, uid);
+	output_is("wh_pack2", "err", want);
+	snprintf(want, sizeof(want), "%s: 2 modules of 3 in %s/modules (0 files copied now, 1 withheld)\n", dir, dir);
+	output_is("wh_pack2", "out", want);
+	assert_int_equal(modules_given(dir, uid), 2 + debugs);
+	assert_int_equal(unlink(debug), 0);
+	run_sh("rm -rf '%s'%s", base, "");
+}
+
+/*
+ * pack's copies replace whatever is at the name when they are renamed into place (what the owner re-plants after
+ * pack said and removed a bad entry included): a file pack counts as copied is its own copy. Other content and a
+ * symlink are replaced, the link's target untouched; the module cache's copy (replace false) keeps what is there.
+ */
+static void test_filecopy_replaces(void **state)
+{
+	char dir[300], path[400], victim[300];
+	int dfd, in;
+	struct stat st;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/filecopy", tmp_root);
+	snprintf(victim, sizeof(victim), "%s/filecopy_victim", tmp_root);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	in = open(PROG("stack_chain"), O_RDONLY | O_CLOEXEC);
+	assert_true(dfd >= 0 && in >= 0);
+	mt_test__write_text(victim, "root's own\n");
+	snprintf(path, sizeof(path), "%s/other", dir);
+	mt_test__write_text(path, "planted\n");
+	assert_int_equal(mt_filecopy__copy(in, dfd, "other", 0600, false, NULL), 0);
+	output_file_is(path, "planted\n");
+	assert_int_equal(mt_filecopy__copy(in, dfd, "other", 0600, true, NULL), 0);
+	same_content(path, PROG("stack_chain"));
+	snprintf(path, sizeof(path), "%s/link", dir);
+	assert_int_equal(symlink(victim, path), 0);
+	assert_int_equal(mt_filecopy__copy(in, dfd, "link", 0600, true, NULL), 0);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0600);
+	same_content(path, PROG("stack_chain"));
+	output_file_is(victim, "root's own\n");
+	assert_int_equal(mt_test__dir_entries(dir), 2);	/* no temporary file left */
+	close(in);
+	close(dfd);
+}
+
 /* `record --stacks -o DIR -- prog chain` as root, with the cache given. */
 static void record_root(const char *name, const char *dir, const char *prog, const char *cache)
 {
@@ -480,7 +595,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exec_only_withheld),
 		cmocka_unit_test(test_forged_cache_entry),
+		cmocka_unit_test(test_pack_withholds_unreadable),
 		cmocka_unit_test(test_pack_symlinked_entry),
+		cmocka_unit_test(test_filecopy_replaces),
 		cmocka_unit_test(test_pack_sparse),
 		cmocka_unit_test(test_rename_race),
 	};

@@ -2,7 +2,6 @@
 /* test_record.c — integration tests: `memtrack record` traces real programs on the real kernel, exact counts. */
 #include "kernel_test.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -2718,19 +2717,6 @@ static void dir_refused(const char *dir, const char *name, const char *reason)
 	assert_string_equal(err, want);
 }
 
-static size_t dir_entries(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *e;
-	size_t n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return n;
-}
-
 /* Issue 17: DIR is never followed through a symlink, never a file, never another user's or a used directory. An
  * empty directory of the user's is taken. */
 static void test_output_dir_refused(void **state)
@@ -2745,7 +2731,7 @@ static void test_output_dir_refused(void **state)
 	assert_int_equal(mkdir(target, 0755), 0);
 	assert_int_equal(symlink(target, link), 0);
 	dir_refused(link, "outdir_link", "is a symlink");
-	assert_int_equal(dir_entries(target), 0);
+	assert_int_equal(mt_test__dir_entries(target), 0);
 
 	test_dir(file, sizeof(file), "outdir_file");
 	f = fopen(file, "w");
@@ -2758,14 +2744,14 @@ static void test_output_dir_refused(void **state)
 
 	test_dir(full, sizeof(full), "outdir_full");
 	assert_int_equal(record_run(full, "outdir_full_first", argv), 0);
-	assert_int_equal(dir_entries(full), 2);
+	assert_int_equal(mt_test__dir_entries(full), 2);
 	dir_refused(full, "outdir_full", "exists and is not empty");
 
 	test_dir(other, sizeof(other), "outdir_other");
 	assert_int_equal(mkdir(other, 0755), 0);
 	assert_int_equal(chown(other, 65534, 65534), 0);
 	dir_refused(other, "outdir_other", "belongs to uid 65534");
-	assert_int_equal(dir_entries(other), 0);
+	assert_int_equal(mt_test__dir_entries(other), 0);
 
 	test_dir(empty, sizeof(empty), "outdir_empty");
 	assert_int_equal(mkdir(empty, 0700), 0);

@@ -61,37 +61,13 @@ struct mt_module_files *mt_module_files__new(const struct mt_outdir *out, enum m
 	return m;
 }
 
-/*
- * Whether the recording user could read the file of fd: opened again through /proc/self/fd as that user (the kernel
- * checks the inode's mode, ACLs and security modules with the user's ids and groups; root's capabilities are off).
- * Not knowing is no: the copy would be the user's.
- */
-static bool user__may_read(const struct mt_module_files *m, int fd)
-{
-	struct mt_user_fs saved;
-	char path[32];
-	int rfd;
-
-	if (!m->as_user)
-		return true;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	if (mt_user__fs_enter(&m->user, &saved))
-		return false;
-	rfd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	mt_user__fs_leave(&saved);
-	if (rfd < 0)
-		return false;
-	close(rfd);
-	return true;
-}
-
 /* With modules kept: the content's hash, so that readers know a copy for the file; and whether the user may have
  * a copy at all (C11: an execute-only program is not theirs to read). */
 static void file__check(const struct mt_module_files *m, int fd, struct mt_file *f)
 {
 	if (!mt_sha256__fd(fd, f->sha256))
 		f->flags |= MT_FILE_HASHED;
-	if (user__may_read(m, fd))
+	if (mt_user__may_read(&m->user, fd))
 		return;
 	f->flags |= MT_FILE_WITHHELD;
 	pr_warn("%s: withheld from DIR and the module cache: uid %u may not read it (its path and build-id are "
@@ -148,7 +124,7 @@ static int debug__open(const struct mt_module_files *m, const char *hex)
 	fd = open(debug, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && user__may_read(m, fd))
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && mt_user__may_read(&m->user, fd))
 		return fd;
 	close(fd);
 	return -1;

@@ -168,6 +168,20 @@ static int record__signals(struct record *r)
 }
 
 /*
+ * The tests' seam for a process that exits during the attach (tests/test_boundary.c): with MEMTRACK_TEST_ATTACH_STOP
+ * set, memtrack stops itself just before the seize until its parent continues it, which makes the window as wide as
+ * the test needs. It only delays: it names no file and touches no other process, and secure_getenv ignores it in a
+ * memtrack that runs setuid or with file capabilities.
+ */
+static void record__test_stop(void)
+{
+	const char *v = secure_getenv("MEMTRACK_TEST_ATTACH_STOP");
+
+	if (v && *v)
+		raise(SIGSTOP);
+}
+
+/*
  * record --pid: every thread seized, then its files probed, then "attached": the process's allocator calls count
  * from then on. Tracked before it is seized, a child it forks meanwhile is still recorded (untraced: handoff.c).
  */
@@ -177,6 +191,7 @@ static int record__seize(struct record *r)
 					.size = sizeof(s) } };
 	int err;
 
+	record__test_stop();
 	r->seized = true;
 	mt_seize__describe(r->sp.pid, &s);
 	err = mt_seize__threads(r->sp.pid, &s.threads);

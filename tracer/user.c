@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* user.c — the user the command runs as: sudo's invoking user (SUDO_UID, SUDO_GID) or --user, with its groups. */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -55,22 +56,34 @@ static int user__number(const char *what, const char *s, unsigned long *out)
 	return 0;
 }
 
+/* uid and gid, with the groups of uid's passwd entry when there is one. */
+static int user__ids(struct mt_user *u, uid_t uid, gid_t gid)
+{
+	struct passwd *pw = getpwuid(uid);
+
+	u->uid = uid;
+	u->gid = gid;
+	u->set = true;
+	return user__groups(u, pw ? pw->pw_name : NULL);
+}
+
 /* Under sudo: its invoking user. sudo sets both; the passwd entry gives the groups, when there is one. */
 static int user__from_sudo(struct mt_user *u)
 {
 	const char *su = getenv("SUDO_UID"), *sg = getenv("SUDO_GID");
-	struct passwd *pw;
 	unsigned long uid, gid;
 
 	if (!su || !sg || geteuid() != 0)
 		return 0;
 	if (user__number("SUDO_UID", su, &uid) || user__number("SUDO_GID", sg, &gid))
 		return -EINVAL;
-	u->uid = uid;
-	u->gid = gid;
-	pw = getpwuid(u->uid);
-	u->set = true;
-	return user__groups(u, pw ? pw->pw_name : NULL);
+	return user__ids(u, uid, gid);
+}
+
+int mt_user__of_owner(uid_t uid, gid_t gid, struct mt_user *u)
+{
+	memset(u, 0, sizeof(*u));
+	return geteuid() == 0 && uid != 0 ? user__ids(u, uid, gid) : 0;
 }
 
 int mt_user__resolve(const char *name, struct mt_user *u)
@@ -147,4 +160,23 @@ void mt_user__fs_leave(struct mt_user_fs *saved)
 		thread__setgroups(saved->ngroups, saved->groups);
 	free(saved->groups);
 	saved->groups = NULL;
+}
+
+bool mt_user__may_read(const struct mt_user *u, int fd)
+{
+	struct mt_user_fs saved;
+	char path[32];
+	int rfd;
+
+	if (!u->set)
+		return true;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (mt_user__fs_enter(u, &saved))
+		return false;
+	rfd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	mt_user__fs_leave(&saved);
+	if (rfd < 0)
+		return false;
+	close(rfd);
+	return true;
 }

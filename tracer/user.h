@@ -18,6 +18,17 @@ struct mt_user {
  * the reason said. */
 int mt_user__resolve(const char *name, struct mt_user *u);
 void mt_user__release(struct mt_user *u);
+/*
+ * The owner of a file memtrack writes into as root (pack: DIR's owner), uid and gid with the passwd entry's groups;
+ * none (u->set false) when memtrack is not root or the owner is root: nothing to check for them. 0 or -ENOMEM.
+ */
+int mt_user__of_owner(uid_t uid, gid_t gid, struct mt_user *u);
+/*
+ * Whether u could read the file of fd themselves: it is opened again through /proc/self/fd with u's file ids and
+ * groups (the kernel checks mode, ACLs and security modules; root's capabilities are off). Not knowing is no. Always
+ * true without a user (u->set false).
+ */
+bool mt_user__may_read(const struct mt_user *u, int fd);
 
 /* What mt_user__fs_enter changed, to be put back. */
 struct mt_user_fs {

@@ -531,6 +531,15 @@ int mt_artifact__read(const char *path, mt_record_fn fn, void *ctx, struct mt_re
 	return reader_run(&r);
 }
 
+int mt_artifact__read_fd(int fd, const char *name, mt_record_fn fn, void *ctx, struct mt_read_status *st)
+{
+	struct mt_reader r = { .fd = fd, .st = st, .fn = fn, .ctx = ctx };
+
+	memset(st, 0, sizeof(*st));
+	snprintf(r.name, sizeof(r.name), "%s", name);
+	return reader_run(&r);
+}
+
 int mt_artifact__read_buffer(const void *buf, size_t len, mt_record_fn fn, void *ctx, struct mt_read_status *st)
 {
 	struct mt_reader r = { .fd = -1, .buf = buf, .buf_len = len, .st = st, .fn = fn, .ctx = ctx };

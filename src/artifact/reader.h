@@ -28,6 +28,11 @@ struct mt_read_status {
  * damage were delivered), another -errno when it cannot be read at all (st->reason says why).
  */
 int mt_artifact__read(const char *path, mt_record_fn fn, void *ctx, struct mt_read_status *st);
+/*
+ * The same from fd, a file the caller opened (through mt_openreg__at: a regular file), named name in the reasons.
+ * fd is the reader's: closed before it returns.
+ */
+int mt_artifact__read_fd(int fd, const char *name, mt_record_fn fn, void *ctx, struct mt_read_status *st);
 /* The same over len bytes at buf, as if they were the file (the fuzz target's entry point). */
 int mt_artifact__read_buffer(const void *buf, size_t len, mt_record_fn fn, void *ctx, struct mt_read_status *st);
 

@@ -21,6 +21,7 @@
 #include "unwind/module.h"
 #include "stacks/stacks.h"
 #include "tracer/outdir.h"
+#include "tracer/user.h"
 
 #define PACK_USAGE "memtrack pack DIR"
 #define PACK_MODE 0600	/* as record's copies: the user's alone, never wider than the original */
@@ -33,7 +34,7 @@ static void pack_usage(FILE *f)
 	      "per machine in the module cache ($MEMTRACK_CACHE, else ~/.cache/memtrack) unless it was given\n"
 	      "--portable. Each is looked for in DIR/modules, the cache, then at its original path when its build-id\n"
 	      "and content match. Running it again copies nothing more. A file withheld at recording (its user may\n"
-	      "not read it) is not copied.\n"
+	      "not read it) is not copied, nor one DIR's owner may not read when root runs pack.\n"
 	      "  -h, --help  this text\n"
 	      "Exit status: 0; 1 when some module was found nowhere (each is named) or DIR is damaged;\n"
 	      "2 when DIR cannot be read or written, a cache entry cannot be read, or the command line is wrong.\n", f);
@@ -50,6 +51,7 @@ struct pack {
 	size_t n, cap;
 	int mdir;		/* DIR/modules */
 	struct stat owner;	/* DIR's: the copies become its owner's when root packs */
+	struct mt_user user;	/* DIR's owner when root packs for another user: what it may not read is withheld */
 	size_t missing, withheld, copied;
 };
 
@@ -82,7 +84,8 @@ static bool pack__is_entry(const struct pack *p, const char *found, const char *
 /*
  * fd into DIR/modules/name (atomically: a pack cut short leaves no partial copy behind), then DIR's owner's. An entry
  * there already counts when it is the verified file found; anything else under that name (a symlink, other content)
- * is said and replaced: the link goes, never followed.
+ * is said and replaced: the copy is renamed over it (a link goes, never followed; a directory is removed first), and
+ * over whatever the owner puts there meanwhile, so that a file counted as copied is always pack's own copy.
  */
 static int pack__copy(struct pack *p, int fd, const char *found, const char *name)
 {
@@ -95,12 +98,25 @@ static int pack__copy(struct pack *p, int fd, const char *found, const char *nam
 		pr_warn("pack: %s/" MT_MODULES_SUBDIR "/%s is not the module recorded (%s): replaced by %s\n", p->dir,
 			name, S_ISLNK(st.st_mode) ? "a symbolic link" : S_ISREG(st.st_mode) ? "other content" :
 			"not a regular file", found);
-		if (unlinkat(p->mdir, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0))
+		if (S_ISDIR(st.st_mode) && unlinkat(p->mdir, name, AT_REMOVEDIR))
 			return -errno;
 	}
 	err = mt_filecopy__copy(fd, p->mdir, name, PACK_MODE, true, geteuid() == 0 ? &p->owner : NULL);
 	p->copied += !err;
 	return err;
+}
+
+/*
+ * Whether DIR's owner may have a copy of the file found (fd): only of what they could read themselves, as record's
+ * copies (C11). Else it is said and withheld: root may read a file (a system debug file, say) its user may not.
+ */
+static bool pack__may_copy(const struct pack *p, int fd, const char *found, const char *hex)
+{
+	if (mt_user__may_read(&p->user, fd))
+		return true;
+	pr_warn("pack: %s (build-id %s): withheld, uid %u may not read it: not copied\n", found, hex[0] ? hex : "none",
+		(unsigned int)p->user.uid);
+	return false;
 }
 
 /* One module and its debug file, wherever they are found. 0, or -errno after the error line (exit 2). */
@@ -128,10 +144,14 @@ static int pack__module(struct pack *p, struct mt_module *m)
 		       strerror(-err));
 		return err;
 	}
+	if (!pack__may_copy(p, m->fd, m->file, hex)) {
+		p->withheld++;
+		return 0;
+	}
 	snprintf(name, sizeof(name), "%s", hex[0] ? hex : m->devino_name);
 	err = pack__copy(p, m->fd, m->file, name);
 	snprintf(name, sizeof(name), "%s.debug", hex);
-	if (!err && m->debug_fd >= 0)
+	if (!err && m->debug_fd >= 0 && pack__may_copy(p, m->debug_fd, m->debug_file, hex))
 		err = pack__copy(p, m->debug_fd, m->debug_file, name);
 	if (err)
 		pr_err("pack: cannot copy %s into %s/" MT_MODULES_SUBDIR ": %s\n", m->file, p->dir, strerror(-err));
@@ -148,6 +168,8 @@ static int pack__modules_dir(struct pack *p)
 
 	if (dfd < 0 || fstat(dfd, &p->owner))
 		err = -errno;
+	if (!err)
+		err = mt_user__of_owner(p->owner.st_uid, p->owner.st_gid, &p->user);
 	if (!err) {
 		d.uid = p->owner.st_uid;
 		d.gid = p->owner.st_gid;
@@ -233,6 +255,7 @@ int mt_cmd_pack(int argc, char **argv)
 		ret = 2;
 	}
 	mt_modules__free(p.ms);
+	mt_user__release(&p.user);
 	free(p.v);
 	free(dir);
 	return ret;

@@ -91,33 +91,32 @@ static void temp__name(const char *name, char *buf, size_t len)
 	snprintf(buf, len, ".%s.%d.%u.tmp", name, (int)getpid(), __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 }
 
-int mt_filecopy__copy(int in, int dir_fd, const char *name, mode_t max_mode, bool atomic, const struct stat *owner)
+int mt_filecopy__copy(int in, int dir_fd, const char *name, mode_t max_mode, bool replace, const struct stat *owner)
 {
+	struct stat st, there;
 	char tmp[512];
-	struct stat st;
 	int out, err;
 
 	if (fstat(in, &st))
 		return -errno;
-	if (atomic && !fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW))
+	if (!replace && !fstatat(dir_fd, name, &there, AT_SYMLINK_NOFOLLOW))
 		return 0;
-	if (atomic)
-		temp__name(name, tmp, sizeof(tmp));
-	out = openat(dir_fd, atomic ? tmp : name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		     st.st_mode & max_mode);
+	temp__name(name, tmp, sizeof(tmp));
+	out = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, st.st_mode & max_mode);
 	if (out < 0)
-		return errno == EEXIST && !atomic ? 0 : -errno;
+		return -errno;
 	/* by its descriptor, before it has its name: whatever is put at the name meanwhile is never chowned */
 	err = owner && fchown(out, owner->st_uid, owner->st_gid) ? -errno : 0;
 	if (!err)
 		err = copy__data(in, out, st.st_size);
-	if (!err && atomic && fdatasync(out))
+	if (!err && fdatasync(out))
 		err = -errno;	/* renamed unsynced, a crash could leave an empty file under the final name */
 	if (close(out) && !err)
 		err = -errno;
-	if (!err && atomic && renameat(dir_fd, tmp, dir_fd, name))
+	/* over whatever is at the name with replace: what the caller counts as written is what it wrote */
+	if (!err && renameat(dir_fd, tmp, dir_fd, name))
 		err = -errno;
 	if (err)
-		unlinkat(dir_fd, atomic ? tmp : name, 0);
+		unlinkat(dir_fd, tmp, 0);
 	return err;
 }

@@ -15,6 +15,7 @@
 
 #include "common/filecopy.h"
 #include "common/modcache.h"
+#include "common/openreg.h"
 #include "common/sha256.h"
 
 #define MODCACHE_MODE 0700	/* modules may be private programs: the user's alone, as DIR/modules is */
@@ -129,7 +130,7 @@ int mt_modcache__insert(int cache_fd, const char *hex, const char *what, int in)
 	close(top_fd);
 	if (fd < 0)
 		return fd;
-	err = mt_filecopy__copy(in, fd, what, 0600, true, NULL);
+	err = mt_filecopy__copy(in, fd, what, 0600, false, NULL);
 	close(fd);
 	return err;
 }
@@ -140,11 +141,11 @@ static bool entry__is(int dir_fd, const char *what, const uint8_t *sha256)
 	uint8_t sum[MT_SHA256_LEN];
 	struct stat st;
 	bool same;
-	int fd = openat(dir_fd, what, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = mt_openreg__at(dir_fd, what, O_NOFOLLOW, &st);
 
 	if (fd < 0)
 		return false;
-	same = !fstat(fd, &st) && S_ISREG(st.st_mode) && !mt_sha256__fd(fd, sum) && !memcmp(sum, sha256, sizeof(sum));
+	same = !mt_sha256__fd(fd, sum) && !memcmp(sum, sha256, sizeof(sum));
 	close(fd);
 	return same;
 }

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* unwind_index.c — DIR/unwind.mtz as a table by stack hash, for the readers that prefer DWARF chains. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "artifact/reader.h"
 #include "common/log.h"
+#include "common/openreg.h"
 #include "stacks/stacks.h"
 
 struct mt_unwind_index {
@@ -70,45 +74,54 @@ void mt_unwind_index__free(struct mt_unwind_index *ix)
 	free(ix);
 }
 
-/* Why the file cannot be used, or NULL when it can: whole, finished, and made from this events.mtz. */
-static const char *index_problem(const struct mt_unwind_index *ix, const char *dir, int err,
-				 const struct mt_read_status *st)
+/* Why the file cannot be used, or NULL when it can: whole, finished, and made from this events.mtz (in dfd). */
+static const char *index_problem(const struct mt_unwind_index *ix, int dfd, int err, const struct mt_read_status *st)
 {
-	char path[4096];
 	struct stat sb;
 
 	if (err)
 		return st->reason[0] ? st->reason : strerror(-err);
 	if (!ix->complete)
 		return "incomplete";
-	snprintf(path, sizeof(path), "%s/" MT_ARTIFACT_FILE, dir);
-	if (stat(path, &sb) || (uint64_t)sb.st_size != ix->events_bytes)
+	if (fstatat(dfd, MT_ARTIFACT_FILE, &sb, AT_SYMLINK_NOFOLLOW) || (uint64_t)sb.st_size != ix->events_bytes)
 		return "made from another recording";
 	return NULL;
 }
 
-int mt_unwind_index__read(const char *dir, struct mt_unwind_index **out)
+/*
+ * DIR/unwind.mtz through the one opener of files memtrack did not make: never through a symbolic link, never
+ * waiting on a FIFO. Anything there but a regular file is said and unwound again (the new file replaces it). Its
+ * descriptor, or -1.
+ */
+static int index_open(int dfd, const char *path)
 {
-	struct mt_read_status st;
-	struct mt_unwind_index *ix;
-	const char *problem;
-	char path[4096];
 	struct stat sb;
+	char why[64];
+	int fd = mt_openreg__at(dfd, MT_UNWIND_FILE, O_NOFOLLOW, &sb);
+
+	if (fd < 0 && fd != -ENOENT)
+		pr_warn("%s: %s: not read, unwinding again\n", path, mt_openreg__why(fd, &sb, why, sizeof(why)));
+	return fd < 0 ? -1 : fd;
+}
+
+/* The index in fd (the reader closes it), kept in *out when it is good. 0 or -ENOMEM. */
+static int index_load(int dfd, int fd, const char *path, struct mt_unwind_index **out)
+{
+	struct mt_unwind_index *ix = calloc(1, sizeof(*ix));
+	struct mt_read_status st;
+	const char *problem;
 	int err;
 
-	*out = NULL;
-	snprintf(path, sizeof(path), "%s/" MT_UNWIND_FILE, dir);
-	if (stat(path, &sb))
-		return 0;
-	ix = calloc(1, sizeof(*ix));
-	if (!ix)
+	if (!ix) {
+		close(fd);
 		return -ENOMEM;
-	err = mt_artifact__read(path, index_record, ix, &st);
+	}
+	err = mt_artifact__read_fd(fd, path, index_record, ix, &st);
 	if (err == -ENOMEM) {
 		mt_unwind_index__free(ix);
 		return err;
 	}
-	problem = index_problem(ix, dir, err, &st);
+	problem = index_problem(ix, dfd, err, &st);
 	if (problem) {
 		pr_debug("%s: %s: unwinding again\n", path, problem);
 		mt_unwind_index__free(ix);
@@ -116,6 +129,23 @@ int mt_unwind_index__read(const char *dir, struct mt_unwind_index **out)
 	}
 	*out = ix;
 	return 0;
+}
+
+int mt_unwind_index__read(const char *dir, struct mt_unwind_index **out)
+{
+	char path[4096];
+	int dfd, fd, err = 0;
+
+	*out = NULL;
+	snprintf(path, sizeof(path), "%s/" MT_UNWIND_FILE, dir);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return 0;
+	fd = index_open(dfd, path);
+	if (fd >= 0)
+		err = index_load(dfd, fd, path, out);
+	close(dfd);
+	return err;
 }
 
 const struct mt_unwind_rec *mt_unwind_index__find(const struct mt_unwind_index *ix, uint64_t hash)
