@@ -146,14 +146,22 @@ static struct proc *proc_new(struct mt_model *m, uint32_t pid, uint32_t ppid, ui
 		return NULL;
 	}
 	m->procs[m->nr_procs++] = p;
+	m->last_proc = NULL;	/* pid may have named the one it cached */
 	return p;
 }
 
 static struct proc *proc_get(struct mt_model *m, uint32_t pid, uint64_t ts)
 {
-	struct proc *p = proc_lookup(m, pid);
+	struct proc *p;
 
-	return p ? p : proc_new(m, pid, 0, ts);
+	if (m->last_proc && m->last_pid == pid)
+		return m->last_proc;
+	p = proc_lookup(m, pid);
+	if (!p)
+		p = proc_new(m, pid, 0, ts);
+	m->last_proc = p;
+	m->last_pid = pid;
+	return p;
 }
 
 /* ---- the blocks an image ended with, by stack ---- */

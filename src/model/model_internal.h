@@ -47,6 +47,8 @@ struct mt_model {
 	struct image **images;		/* in the order they began */
 	size_t nr_images, cap_images;
 	struct mt_u64map pids;		/* pid + 1 → index in procs of the latest process with that pid */
+	struct proc *last_proc;		/* proc_get's last answer, for last_pid: most records follow one of the */
+	uint32_t last_pid;		/* same process's, and only a new process gives a pid another one */
 	struct mt_totals tot;
 	struct mt_heap_stats left_out;	/* where the images the filter leaves out count, instead of tot */
 	struct mt_session_info session;
