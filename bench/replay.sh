@@ -15,7 +15,7 @@ usage: bash bench/replay.sh --other BIN [--runs N] [--pairs N | --artifact DIR] 
   --build-dir DIR  this build (default: build, relative to the repository)
 Checks that both binaries print the same bytes for `report --json`, `report` and `report --leaks`, then prints, per
 binary, the wall and CPU (user + sys) seconds of each run, their medians, and the per-round ratios this / other.
-Needs root (to record) and jq.
+Needs root (to record), jq and GNU time (Debian package time).
 USAGE
 }
 
@@ -48,12 +48,12 @@ for args in --json "" --leaks; do
 	cmp -s "$TMP/this.out" "$TMP/other.out" || die "report $args: the outputs differ"
 done
 
-# One run of binary $1: "wall=S cpu=S" (bash's times of the child: real, user + sys).
+# One run of binary $1: "wall=S cpu=S" (GNU time's: elapsed, user + sys).
 run_once() {
-	local TIMEFORMAT='%R %U %S' t
-	t=$({ time "$1" report --json "$ART" >/dev/null; } 2>&1)
-	read -r wall user sys <<<"$t"
-	echo "wall=$wall cpu=$(echo "$user + $sys" | bc)"
+	local wall user sys
+	/usr/bin/time -f '%e %U %S' -o "$TMP/time" "$1" report --json "$ART" >/dev/null
+	read -r wall user sys <"$TMP/time"
+	echo "wall=$wall cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')"
 }
 
 for ((r = 1; r <= RUNS; r++)); do
