@@ -56,7 +56,7 @@ threads_seen() {
 	local t f
 	for t in /proc/"$1"/task/*; do
 		[[ ${t##*/} == "$1" ]] && continue
-		read -ra f <"$t/stat" 2>/dev/null || continue
+		{ read -ra f <"$t/stat"; } 2>/dev/null || continue
 		SEEN[${t##*/}]=$((f[13] + f[14]))
 	done
 }
