@@ -454,7 +454,8 @@ static int pipe_put(struct mt_reader *r, const __u8 *recs, size_t len, uint64_t 
 		b->recs = grown;
 		b->cap = len;
 	}
-	memcpy(b->recs, recs, len);
+	if (len)	/* an empty frame has no buffer yet: memcpy wants one even for no bytes */
+		memcpy(b->recs, recs, len);
 	b->len = len;
 	b->good_before = r->st->good_bytes;
 	r->st->records += n;
