@@ -185,11 +185,14 @@ static void spit_append(const char *path, const void *buf, size_t len)
 	close(fd);
 }
 
+/* Who decodes in read_into: the tests named *_two_threads read on two, the others as mt_artifact__read does. */
+static enum mt_read_threads read_threads = MT_READ_AUTO;
+
 static int read_into(const char *path, struct got *g, struct mt_read_status *st)
 {
 	free(g->e.bytes);
 	memset(&g->e, 0, sizeof(g->e));
-	return mt_artifact__read(path, collect, g, st);
+	return mt_artifact__read_with(path, collect, g, st, read_threads);
 }
 
 /* The delivered records are exactly the first nrec records written. */
@@ -275,6 +278,12 @@ static int setup(void **state)
 	return 0;
 }
 
+static int setup_two(void **state)
+{
+	read_threads = MT_READ_TWO;
+	return setup(state);
+}
+
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	(void)sb;
@@ -294,6 +303,7 @@ static int teardown(void **state)
 	err = nftw(f->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 
 	free(f);
+	read_threads = MT_READ_AUTO;
 	return err;
 }
 
@@ -2386,6 +2396,8 @@ static void test_golden_bytes(void **state)
 	expect_free(&e);
 }
 
+#define TWO_THREADS(t) { #t "_two_threads", t, setup_two, teardown, NULL }
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2426,6 +2438,22 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_golden_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bytes_per_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_codec_speed, setup, teardown),
+		/* the same records, counts and reasons when a second thread decodes (what a large file gets) */
+		TWO_THREADS(test_round_trip),
+		TWO_THREADS(test_frames_close_at_max_content),
+		TWO_THREADS(test_truncation),
+		TWO_THREADS(test_flipped_bytes),
+		TWO_THREADS(test_bad_magic),
+		TWO_THREADS(test_frame_order),
+		TWO_THREADS(test_compatible_extensions),
+		TWO_THREADS(test_bad_records),
+		TWO_THREADS(test_frame_limit),
+		TWO_THREADS(test_missing_file),
+		TWO_THREADS(test_header_only),
+		TWO_THREADS(test_callback_stops),
+		TWO_THREADS(test_fuzz),
+		TWO_THREADS(test_many_live),
+		TWO_THREADS(test_bad_content),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

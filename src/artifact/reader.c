@@ -2,6 +2,7 @@
 /* reader.c — events.mtz frame by frame: framing, checksums, decoding, record checks, and where damage starts. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,10 @@
 #define MT_READ_CHUNK (256u << 10)
 /* Every record field is at most 8 bytes wide; records at other offsets are copied before delivery. */
 #define MT_REC_ALIGN 8
+/* A file this large is read on two threads when there are two CPUs: decoding beside the caller's work. */
+#define MT_READ_PIPE_MIN (4u << 20)
+/* Frames decoded ahead of the caller: enough to ride out one slow frame, little memory (a frame's records each). */
+#define MT_PIPE_SLOTS 4
 
 /* The reader's outcome for one frame position; errors are negative errno. */
 enum frame_kind {
@@ -50,6 +55,33 @@ struct mt_reader {
 	unsigned long long frame_declared;	/* content size from its header, or a ZSTD_CONTENTSIZE_* value */
 	void *aligned;		/* UINT16_MAX bytes: an aligned copy of a record found at an odd offset */
 	struct mt_decoder *dec;	/* versions 2 to 4 */
+	struct read_pipe *pipe;	/* on the decoding thread: frames go there, not to fn */
+};
+
+/* One frame's records on their way from the decoding thread to the caller's. */
+struct read_batch {
+	__u8 *recs;
+	size_t len;
+	size_t cap;
+	uint64_t good_before;	/* good_bytes when the frame started (the header's, skipped frames') */
+	uint64_t good_after;	/* and once it is delivered */
+};
+
+/*
+ * The two threads' queue (single producer, single consumer): slots [head, tail) are decoded and not yet delivered.
+ * The decoding thread's status is its own (pst), so that it may find damage ahead of a caller who stops earlier.
+ */
+struct read_pipe {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;		/* either side waits on it, for a slot or for a frame */
+	struct read_batch slot[MT_PIPE_SLOTS];
+	size_t head;
+	size_t tail;
+	bool done;			/* the decoding thread has ended: err and pst are final */
+	bool stop;			/* the caller stopped: decode no more */
+	int err;
+	struct mt_read_status pst;
+	struct mt_reader *r;
 };
 
 static void set_reason(struct mt_read_status *st, size_t at, const char *fmt, va_list ap)
@@ -347,12 +379,13 @@ static int read_frame(struct mt_reader *r)
 }
 
 /* The whole frame is checked before any record is delivered, so a bad frame delivers nothing. */
-static int check_records(struct mt_reader *r, const __u8 *recs, size_t len)
+static int check_records(struct mt_reader *r, const __u8 *recs, size_t len, uint64_t *n)
 {
 	struct mt_rec_hdr h;
 	size_t off, left;
 
-	for (off = 0; off < len; off += h.size) {
+	*n = 0;
+	for (off = 0; off < len; off += h.size, ++*n) {
 		left = len - off;
 		if (left < sizeof(h))
 			return reader_corrupt(r, "%zu stray bytes at the end of the frame's records", left);
@@ -367,7 +400,8 @@ static int check_records(struct mt_reader *r, const __u8 *recs, size_t len)
 	return 0;
 }
 
-static int deliver_records(struct mt_reader *r, const __u8 *recs, size_t len)
+/* Hands the frame's records to fn in order, each aligned; st counts them as they go. */
+static int deliver(const __u8 *recs, size_t len, mt_record_fn fn, void *ctx, struct mt_read_status *st, void *aligned)
 {
 	const struct mt_rec_hdr *rec;
 	struct mt_rec_hdr h;
@@ -378,14 +412,59 @@ static int deliver_records(struct mt_reader *r, const __u8 *recs, size_t len)
 		memcpy(&h, recs + off, sizeof(h));
 		rec = (const void *)(recs + off);
 		if ((uintptr_t)rec % MT_REC_ALIGN)
-			rec = memcpy(r->aligned, rec, h.size);
-		r->st->records++;
-		err = r->fn ? r->fn(rec, r->ctx) : 0;
+			rec = memcpy(aligned, rec, h.size);
+		st->records++;
+		err = fn ? fn(rec, ctx) : 0;
 		if (err)
 			return err;
 	}
+	st->frames++;
+	return 0;
+}
+
+static int deliver_records(struct mt_reader *r, const __u8 *recs, size_t len)
+{
+	int err = deliver(recs, len, r->fn, r->ctx, r->st, r->aligned);
+
+	if (!err)
+		r->st->good_bytes = reader_offset(r);
+	return err;
+}
+
+/* On the decoding thread: the checked frame into a free slot (waiting for one). -ECANCELED once the caller stopped. */
+static int pipe_put(struct mt_reader *r, const __u8 *recs, size_t len, uint64_t n)
+{
+	struct read_pipe *p = r->pipe;
+	struct read_batch *b;
+	void *grown;
+	bool stop;
+
+	pthread_mutex_lock(&p->lock);
+	while (p->tail - p->head == MT_PIPE_SLOTS && !p->stop)
+		pthread_cond_wait(&p->cond, &p->lock);
+	stop = p->stop;
+	pthread_mutex_unlock(&p->lock);
+	if (stop)
+		return -ECANCELED;
+	b = &p->slot[p->tail % MT_PIPE_SLOTS];	/* the caller is done with it: it moved head past it */
+	if (len > b->cap) {
+		grown = realloc(b->recs, len);
+		if (!grown)
+			return reader_fail(r, -ENOMEM, "out of memory");
+		b->recs = grown;
+		b->cap = len;
+	}
+	if (len)	/* an empty frame has no buffer yet: memcpy wants one even for no bytes */
+		memcpy(b->recs, recs, len);
+	b->len = len;
+	b->good_before = r->st->good_bytes;
+	r->st->records += n;
 	r->st->frames++;
-	r->st->good_bytes = reader_offset(r);
+	r->st->good_bytes = b->good_after = reader_offset(r);
+	pthread_mutex_lock(&p->lock);
+	p->tail++;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
 	return 0;
 }
 
@@ -394,6 +473,7 @@ static int handle_frame(struct mt_reader *r)
 {
 	const __u8 *recs = r->frame;
 	size_t len = r->frame_len;
+	uint64_t n;
 	int err;
 
 	if (r->version >= 2) {
@@ -404,8 +484,10 @@ static int handle_frame(struct mt_reader *r)
 			return reader_fail(r, err, "%s", mt_decoder__reason(r->dec));
 		recs = mt_decoder__records(r->dec, &len);
 	}
-	err = check_records(r, recs, len);
-	return err ? err : deliver_records(r, recs, len);
+	err = check_records(r, recs, len, &n);
+	if (err)
+		return err;
+	return r->pipe ? pipe_put(r, recs, len, n) : deliver_records(r, recs, len);
 }
 
 static int read_frames(struct mt_reader *r)
@@ -520,14 +602,131 @@ static int reader_run(struct mt_reader *r)
 	return err;
 }
 
+/* The decoding thread: the whole read, frames into the pipe; then done, with its outcome. */
+static void *pipe_decode(void *arg)
+{
+	struct read_pipe *p = arg;
+	int err = reader_run(p->r);
+
+	pthread_mutex_lock(&p->lock);
+	p->err = err;
+	p->done = true;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/* The next decoded frame, or NULL once the decoding thread has ended and every frame was taken. */
+static struct read_batch *pipe_take(struct read_pipe *p)
+{
+	struct read_batch *b = NULL;
+
+	pthread_mutex_lock(&p->lock);
+	while (p->head == p->tail && !p->done)
+		pthread_cond_wait(&p->cond, &p->lock);
+	if (p->head != p->tail)
+		b = &p->slot[p->head % MT_PIPE_SLOTS];
+	pthread_mutex_unlock(&p->lock);
+	return b;
+}
+
+static void pipe_release(struct read_pipe *p, bool stop)
+{
+	pthread_mutex_lock(&p->lock);
+	if (stop)
+		p->stop = true;
+	else
+		p->head++;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/*
+ * On the caller's thread: the frames to fn as the decoding thread hands them over. st is as a one-thread read leaves
+ * it: counts of what fn was given when fn stops the read, else the decoding thread's final status.
+ */
+static int pipe_deliver(struct read_pipe *p, mt_record_fn fn, void *ctx, struct mt_read_status *st, void *aligned)
+{
+	struct read_batch *b;
+	int err;
+
+	while ((b = pipe_take(p))) {
+		st->good_bytes = b->good_before;
+		err = deliver(b->recs, b->len, fn, ctx, st, aligned);
+		if (err) {
+			pipe_release(p, true);
+			return err;
+		}
+		st->good_bytes = b->good_after;
+		pipe_release(p, false);
+	}
+	*st = p->pst;	/* the decoding thread has ended: reading it needs no lock */
+	return p->err;
+}
+
+/* The read on two threads; 1 when a thread cannot be had (r untouched: read on one). */
+static int read_piped(struct mt_reader *r)
+{
+	struct read_pipe *p = calloc(1, sizeof(*p));
+	void *aligned = malloc(UINT16_MAX);
+	struct mt_read_status *st = r->st;
+	pthread_t tid;
+	int err = 1;
+	size_t i;
+
+	if (!p || !aligned)
+		goto out_free;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	p->r = r;
+	r->st = &p->pst;
+	r->pipe = p;
+	if (pthread_create(&tid, NULL, pipe_decode, p)) {
+		r->st = st;
+		r->pipe = NULL;
+		goto out_destroy;
+	}
+	err = pipe_deliver(p, r->fn, r->ctx, st, aligned);
+	pthread_join(tid, NULL);
+out_destroy:
+	pthread_cond_destroy(&p->cond);
+	pthread_mutex_destroy(&p->lock);
+	for (i = 0; i < MT_PIPE_SLOTS; i++)
+		free(p->slot[i].recs);
+out_free:
+	free(aligned);
+	free(p);
+	return err;
+}
+
+/* Two threads pay off on a large file (see MT_READ_PIPE_MIN) with a second CPU to run on. */
+static bool read_on_two(int fd)
+{
+	struct stat sb;
+
+	return !fstat(fd, &sb) && sb.st_size >= MT_READ_PIPE_MIN && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+}
+
 int mt_artifact__read(const char *path, mt_record_fn fn, void *ctx, struct mt_read_status *st)
 {
+	return mt_artifact__read_with(path, fn, ctx, st, MT_READ_AUTO);
+}
+
+int mt_artifact__read_with(const char *path, mt_record_fn fn, void *ctx, struct mt_read_status *st,
+			   enum mt_read_threads threads)
+{
 	struct mt_reader r = { .fd = -1, .st = st, .fn = fn, .ctx = ctx };
+	int err;
 
 	memset(st, 0, sizeof(*st));
 	r.fd = open_artifact_file(&r, path);
 	if (r.fd < 0)
 		return r.fd;
+	if (threads == MT_READ_TWO || (threads == MT_READ_AUTO && read_on_two(r.fd))) {
+		err = read_piped(&r);
+		if (err != 1)
+			return err;
+	}
 	return reader_run(&r);
 }
 

@@ -33,6 +33,17 @@ int mt_artifact__read(const char *path, mt_record_fn fn, void *ctx, struct mt_re
  * fd is the reader's: closed before it returns.
  */
 int mt_artifact__read_fd(int fd, const char *name, mt_record_fn fn, void *ctx, struct mt_read_status *st);
+
+/* Who decodes: the caller's thread, or a second one while the caller's runs fn (what fn sees is the same). */
+enum mt_read_threads {
+	MT_READ_AUTO,	/* two for a large file on a machine with two CPUs: mt_artifact__read's choice */
+	MT_READ_ONE,
+	MT_READ_TWO,	/* always (one when no thread can be started) */
+};
+
+/* mt_artifact__read with the choice of threads; fn is always called on the caller's thread. */
+int mt_artifact__read_with(const char *path, mt_record_fn fn, void *ctx, struct mt_read_status *st,
+			   enum mt_read_threads threads);
 /* The same over len bytes at buf, as if they were the file (the fuzz target's entry point). */
 int mt_artifact__read_buffer(const void *buf, size_t len, mt_record_fn fn, void *ctx, struct mt_read_status *st);
 

@@ -204,29 +204,44 @@ uint64_t *mt_block_table__find(const struct mt_block_table *t, uint64_t key)
 	return i == SIZE_MAX ? NULL : &t->slots[i].val;
 }
 
+/* key 0's word, beside the slots (0 marks a free slot); as mt_block_table__put. */
+static int zero_put(struct mt_block_table *t, uint64_t val, uint64_t *old)
+{
+	if (t->has_zero && old)
+		*old = t->zero_val;
+	t->zero_val = val;
+	if (t->has_zero)
+		return 1;
+	t->has_zero = true;
+	t->count++;
+	return 0;
+}
+
+/* One probe: where the key is, or where it goes (found again only when the table grew). */
 int mt_block_table__put(struct mt_block_table *t, uint64_t key, uint64_t val, uint64_t *old)
 {
-	uint64_t *v = mt_block_table__find(t, key);
+	uint64_t h = key_mix(key);
+	size_t i = 0;
 	int err;
 
-	if (v) {
-		if (old)
-			*old = *v;
-		*v = val;
-		return 1;
-	}
-	if (!key) {
-		t->has_zero = true;
-		t->zero_val = val;
-		t->count++;
-		return 0;
+	if (!key)
+		return zero_put(t, val, old);
+	if (t->slots) {
+		i = slot_of(t, h);
+		if (t->slots[i].h == h) {
+			if (old)
+				*old = t->slots[i].val;
+			t->slots[i].val = val;
+			return 1;
+		}
 	}
 	if (t->count + 1 > FULL(t->cap)) {
 		err = table_grow(t, t->cap ? GROWN(t->cap) : MIN_CAP);
 		if (err)
 			return err;
+		i = slot_of(t, h);
 	}
-	err = slot_insert(t, slot_of(t, key_mix(key)), (struct mt_block_slot){ key_mix(key), val });
+	err = slot_insert(t, i, (struct mt_block_slot){ h, val });
 	if (err)
 		return err;
 	t->count++;

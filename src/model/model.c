@@ -115,8 +115,11 @@ static int image_new(struct mt_model *m, struct proc *p, uint64_t ts, bool from_
 
 static struct proc *proc_lookup(const struct mt_model *m, uint32_t pid)
 {
-	const uint64_t *e = mt_u64map__find(&m->pids, (uint64_t)pid + 1);
+	const uint64_t *e;
 
+	if (m->last_proc && m->last_pid == pid)
+		return m->last_proc;
+	e = mt_u64map__find(&m->pids, (uint64_t)pid + 1);
 	return e ? m->procs[*e] : NULL;
 }
 
@@ -146,6 +149,7 @@ static struct proc *proc_new(struct mt_model *m, uint32_t pid, uint32_t ppid, ui
 		return NULL;
 	}
 	m->procs[m->nr_procs++] = p;
+	m->last_proc = NULL;	/* pid may have named the one it cached */
 	return p;
 }
 
@@ -153,7 +157,11 @@ static struct proc *proc_get(struct mt_model *m, uint32_t pid, uint64_t ts)
 {
 	struct proc *p = proc_lookup(m, pid);
 
-	return p ? p : proc_new(m, pid, 0, ts);
+	if (!p)
+		p = proc_new(m, pid, 0, ts);
+	m->last_proc = p;
+	m->last_pid = pid;
+	return p;
 }
 
 /* ---- the blocks an image ended with, by stack ---- */
@@ -166,9 +174,13 @@ static int stack_id(struct mt_model *m, uint64_t hash, uint32_t *id)
 	*id = 0;
 	if (!hash || !m->opts.leak_sites)
 		return 0;
+	if (m->last_stack && m->stack_hashes[m->last_stack - 1] == hash) {
+		*id = m->last_stack;
+		return 0;
+	}
 	found = mt_u64map__find(&m->stack_ids, hash);
 	if (found) {
-		*id = (uint32_t)*found;
+		*id = m->last_stack = (uint32_t)*found;
 		return 0;
 	}
 	if (m->nr_stacks >= MT_BLOCKS_STACK_MAX)
@@ -177,7 +189,7 @@ static int stack_id(struct mt_model *m, uint64_t hash, uint32_t *id)
 	    mt_u64map__put(&m->stack_ids, hash, m->nr_stacks + 1, NULL) < 0)
 		return -ENOMEM;
 	m->stack_hashes[m->nr_stacks++] = hash;
-	*id = (uint32_t)m->nr_stacks;
+	*id = m->last_stack = (uint32_t)m->nr_stacks;
 	return 0;
 }
 

@@ -47,6 +47,8 @@ struct mt_model {
 	struct image **images;		/* in the order they began */
 	size_t nr_images, cap_images;
 	struct mt_u64map pids;		/* pid + 1 → index in procs of the latest process with that pid */
+	struct proc *last_proc;		/* proc_get's last answer, for last_pid, which proc_lookup sees first: most */
+	uint32_t last_pid;		/* records follow one of the same process's; proc_new drops it */
 	struct mt_totals tot;
 	struct mt_heap_stats left_out;	/* where the images the filter leaves out count, instead of tot */
 	struct mt_session_info session;
@@ -58,6 +60,7 @@ struct mt_model {
 	struct mt_rss_parts rss_tot;	/* the sum of the procs' rss_now_in_tot */
 	uint64_t gone_tot[MT_MAPPED__COUNT];	/* the sum of the procs' gone_in_tot */
 	struct mt_u64map stack_ids;	/* leak_sites: stack hash → id, 1 .. nr_stacks */
+	uint32_t last_stack;		/* the id stack_id gave last (0: none): a loop allocates at one site */
 	uint64_t *stack_hashes;		/* id - 1 → hash */
 	size_t nr_stacks, cap_stacks;
 	struct mt_u64map withheld;	/* hashes of the MT_STACK_WITHHELD definitions seen (value unused) */
