@@ -59,6 +59,9 @@ struct mt_timeline {
 	uint64_t t_end;			/* the last sample's or event's time */
 	struct tl_exe *exes;		/* opts.exes: in the order they were first run */
 	size_t nexes, cap_exes;
+	bool leaks;			/* the four below were counted (opts.sup given) */
+	uint64_t leaked_allocations, leaked_bytes;	/* at exit, report's: the suppressed ones left out */
+	uint64_t suppressed_allocations, suppressed_bytes;
 };
 
 #endif /* MEMTRACK_TIMELINE_INTERNAL_H */
