@@ -130,6 +130,7 @@ void mt_timeline__free(struct mt_timeline *t)
 		free(t->exes[i].v);
 	free(t->exes);
 	free(t->events);
+	mt_metadata__free(t->md);
 	free(t);
 }
 
@@ -594,6 +595,7 @@ int mt_timeline__build(const char *path, const struct mt_timeline_opts *o, struc
 	if (err && err != -EBADMSG)
 		goto err_free;
 	tl_suppressed(p.t, path, p.f, o ? o->sup : NULL);
+	p.t->md = mt_metadata__load(path, "the timeline has no labels");
 	mt_u64map__release(&p.last);
 	p.last_total = 0;
 	p.span = 0;
@@ -729,6 +731,8 @@ int mt_timeline__json(FILE *f, const struct mt_timeline *t)
 	mt_json__begin_object(&j);
 	json_plot(&j, &t->heap, "live_bytes", true);
 	json_leaks(&j, t);
+	if (mt_metadata__labels(t->md)->n)
+		mt_labels__json(&j, mt_metadata__labels(t->md));
 	json_exes(&j, t);
 	json_events(&j, t);
 	if (t->rss.nsamples) {

@@ -52,7 +52,8 @@ void mt_timeline__free(struct mt_timeline *t);
  */
 int mt_timeline__json(FILE *f, const struct mt_timeline *t);
 /* A standalone SVG: one line per series, the peak marked, fork/exec/exit marks along the time axis, paused spans
- * shaded and each `mark LABEL` a dashed line; under the title, what leaked at exit and what was suppressed. 0 or -EIO.
+ * shaded and each `mark LABEL` a dashed line; the title ends with the labels (" [KEY=VALUE ...]"), and under it
+ * what leaked at exit and what was suppressed. 0 or -EIO.
  * RSS, when the recording has it, dotted, and the mappings dash-dotted, on a byte axis of their own (on the right). */
 int mt_timeline__svg(FILE *f, const struct mt_timeline *t, const char *title);
 
