@@ -27,6 +27,7 @@
 #include "cli/summary.h"
 #include "report/exes.h"
 #include "report/leaks.h"
+#include "report/loader.h"
 #include "report/report.h"
 #include "report/sites.h"
 #include "common/elf.h"
@@ -1866,7 +1867,7 @@ static void stacks_leaks(const char *dir, bool builtins, uint64_t *leaked, uint6
 	int err;
 
 	assert_non_null(sup);
-	s = mt_sites__load(dir, sup, false, "test", &err, &st);
+	s = mt_loader__stacks(dir, sup, false, "test", &err, &st);
 	assert_non_null(s);
 	*leaked = *suppressed = 0;
 	for (i = 0; i < mt_stacks__count(s); i++) {
@@ -1986,7 +1987,7 @@ static void test_fork_child_inherited_live(void **state)
 	assert_int_equal(memtrack_run("inherited_live_flame", out, sizeof(out), flame), 0);
 	assert_int_equal(collapsed_sum(out), 80685);
 	sup = mt_suppressions__new(true);
-	s = mt_sites__load(dir, sup, false, "test", &err, &st);
+	s = mt_loader__stacks(dir, sup, false, "test", &err, &st);
 	assert_non_null(s);
 	for (i = 0; i < mt_stacks__count(s); i++)
 		inherited += mt_stacks__entry(s, i)->inherited_live_allocations;
@@ -2788,13 +2789,10 @@ static void test_output_dir_refused(void **state)
 /* The mode of DIR/modules/NAME. */
 static mode_t module_mode(const char *dir, const char *file)
 {
-	uint8_t id[MT_BUILD_ID_MAX];
 	char hex[2 * MT_BUILD_ID_MAX + 1], path[600];
 	struct stat st;
-	int n = mt_elf__file_build_id(file, id, sizeof(id));
 
-	assert_true(n > 0);
-	mt_elf__build_id_hex(id, n, hex);
+	mt_test__build_id_hex(file, hex);
 	snprintf(path, sizeof(path), "%s/modules/%s", dir, hex);
 	assert_int_equal(stat(path, &st), 0);
 	return st.st_mode & 07777;

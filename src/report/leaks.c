@@ -273,17 +273,6 @@ int mt_suppressions__apply(const struct mt_suppressions *sup, struct mt_stacks *
 	return 0;
 }
 
-void mt_suppressions__stacks_total(const struct mt_stacks *s, uint64_t *count, uint64_t *bytes)
-{
-	size_t i, n = s ? mt_stacks__count(s) : 0;
-
-	*count = *bytes = 0;
-	for (i = 0; i < n; i++) {
-		*count += mt_stacks__entry(s, i)->suppressed_allocations;
-		*bytes += mt_stacks__entry(s, i)->suppressed_bytes;
-	}
-}
-
 void mt_suppressions__dir_total(const char *path, const struct mt_filter *filter, const struct mt_suppressions *sup,
 				uint64_t *count, uint64_t *bytes)
 {
@@ -297,7 +286,7 @@ void mt_suppressions__dir_total(const char *path, const struct mt_filter *filter
 	if (!s)
 		return;
 	mt_suppressions__apply(sup, s);
-	mt_suppressions__stacks_total(s, count, bytes);
+	mt_sites__suppressed_total(s, count, bytes);
 	mt_stacks__free(s);
 }
 
