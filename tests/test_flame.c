@@ -549,6 +549,51 @@ static void test_diff_flamegraph(void **state)
 	free(out);
 }
 
+/* A memory_metadata.json in dir with one label, commit=VALUE. */
+static void label_dir(const char *dir, const char *commit)
+{
+	char path[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/memory_metadata.json", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "{\n  \"root_pid\": 100,\n  \"realtime_ns\": 1,\n  \"labels\": {\"commit\": \"%s\", \"bench\": \"a b\"},\n"
+		"  \"processes\": []\n}\n", commit);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Issue 36 item 3: diff carries both runs' record --label labels, in its text and its JSON; none without them. */
+static void test_diff_labels(void **state)
+{
+	const struct synth_site sites[] = { { "caller_0", 100, 1 } };
+	char b[512], a[512], *out;
+	int ret;
+
+	(void)state;
+	synth_dir(b, "labels_before", sites, 1);
+	synth_dir(a, "labels_after", sites, 1);
+	out = mt_test__capture(mt_cmd_diff, 1, &ret, "diff", "--sites", "0", b, a, NULL);
+	assert_int_equal(ret, 0);
+	assert_true(strstr(out, "before: ") == out && !strchr(out, '['));
+	free(out);
+	label_dir(b, "0123abc");
+	label_dir(a, "4567def");
+	out = mt_test__capture(mt_cmd_diff, 1, &ret, "diff", "--sites", "0", b, a, NULL);
+	assert_int_equal(ret, 0);
+	assert_true(!strncmp(out, "before: ", 8));
+	assert_non_null(strstr(out, "/labels_before [commit=0123abc bench=a b]\nafter:  "));
+	assert_non_null(strstr(out, "/labels_after [commit=4567def bench=a b]\n\n"));
+	free(out);
+	out = mt_test__capture(mt_cmd_diff, 1, &ret, "diff", "--json", "--sites", "0", b, a, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, "      \"suppressed_bytes\": 0,\n      \"labels\": {\n        \"commit\": \"0123abc\",\n"
+				    "        \"bench\": \"a b\"\n      }\n    },\n    \"after\": {\n"));
+	assert_non_null(strstr(out, "      \"suppressed_bytes\": 0,\n      \"labels\": {\n        \"commit\": \"4567def\",\n"
+				    "        \"bench\": \"a b\"\n      }\n    },\n    \"count_delta\": 0,\n"));
+	free(out);
+}
+
 /* ---- headless Chromium: the SVG opened, a frame clicked, the zoom read back from the DOM ---- */
 
 /* After load: a click on run_chain's rectangle, then a search; the result goes into the root's data-test. */
@@ -872,6 +917,7 @@ int main(void)
 		cmocka_unit_test(test_no_stacks_exit_2),
 		cmocka_unit_test(test_svg_narrow_frames_merged),
 		cmocka_unit_test(test_diff_flamegraph),
+		cmocka_unit_test(test_diff_labels),
 		cmocka_unit_test(test_chromium_click_zooms),
 	};
 	const struct CMUnitTest kernel[] = {

@@ -1879,8 +1879,9 @@ static void stacks_leaks(const char *dir, bool builtins, uint64_t *leaked, uint6
 
 /*
  * Issue 32 item 1: one DIR, one number. cxx_leak_one leaks 4242 B of its own and libstdc++'s 72,704-byte pool;
- * record's summary, report (text and JSON), diff, flamegraph --weight leaked and the stacks pprof and speedscope
- * write all say 4242 B leaked and 72704 B suppressed; with --no-default-suppress all say 76946 B and none.
+ * record's summary, report (text and JSON), diff, timeline (JSON and SVG), flamegraph --weight leaked and the
+ * stacks pprof and speedscope write all say 4242 B leaked and 72704 B suppressed; with --no-default-suppress all
+ * say 76946 B and none.
  */
 static void test_leaks_one_number(void **state)
 {
@@ -1892,6 +1893,9 @@ static void test_leaks_one_number(void **state)
 	char *diff_all[] = { "diff", "--json", "--no-default-suppress", dir, dir, NULL };
 	char *flame[] = { "flamegraph", "--collapsed", "--weight", "leaked", dir, NULL };
 	char *flame_all[] = { "flamegraph", "--collapsed", "--weight", "leaked", "--no-default-suppress", dir, NULL };
+	char *timeline[] = { "timeline", "--json", dir, NULL };
+	char *timeline_all[] = { "timeline", "--json", "--no-default-suppress", dir, NULL };
+	char *timeline_svg[] = { "timeline", dir, NULL };
 	uint64_t leaked, suppressed;
 
 	(void)state;
@@ -1918,6 +1922,15 @@ static void test_leaks_one_number(void **state)
 	assert_int_equal(memtrack_run("leaks_one_flame_all", out, sizeof(out), flame_all), 0);
 	assert_non_null(strstr(out, " 4242\n"));
 	assert_non_null(strstr(out, " 72704\n"));
+	assert_int_equal(memtrack_run("leaks_one_timeline", out, sizeof(out), timeline), 0);
+	assert_non_null(strstr(out, ",\"leaked_allocations\":1,\"leaked_bytes\":4242,\"suppressed_allocations\":1,"
+				    "\"suppressed_bytes\":72704,"));
+	assert_int_equal(memtrack_run("leaks_one_timeline_all", out, sizeof(out), timeline_all), 0);
+	assert_non_null(strstr(out, ",\"leaked_allocations\":2,\"leaked_bytes\":76946,\"suppressed_allocations\":0,"
+				    "\"suppressed_bytes\":0,"));
+	assert_int_equal(memtrack_run("leaks_one_timeline_svg", out, sizeof(out), timeline_svg), 0);
+	assert_non_null(strstr(out, "fill=\"#333\">leaked at exit 1 block (4.1 KiB), suppressed 1 block (71.0 KiB)"
+				    "</text>\n"));
 	stacks_leaks(dir, true, &leaked, &suppressed);
 	assert_int_equal(leaked, 4242);
 	assert_int_equal(suppressed, 72704);

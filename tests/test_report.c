@@ -2350,6 +2350,35 @@ static void test_labels_report(void **state)
 	free(out);
 }
 
+/* Issue 36 item 3: timeline carries the labels, as a "labels" object in its JSON and at the end of its SVG's title. */
+static void test_labels_timeline(void **state)
+{
+	static const char labelled[] =
+		"{\n  \"root_pid\": 100,\n  \"realtime_ns\": 1,\n"
+		"  \"labels\": {\"commit\": \"0123abc\", \"bench\": \"a<b\"},\n  \"processes\": []\n}\n";
+	struct scratch *s = *state;
+	char want[PATH_MAX + 100], *out;
+	int ret;
+
+	write_records(s->dir, rows_records, true);
+	write_text(s->dir, "memory_metadata.json", labelled);
+	out = mt_test__capture(mt_cmd_timeline, 1, &ret, "timeline", "--json", s->dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, ",\"suppressed_bytes\":0,\"labels\":{\"commit\":\"0123abc\",\"bench\":\"a<b\"},"
+				    "\"events\":["));
+	free(out);
+	out = mt_test__capture(mt_cmd_timeline, 1, &ret, "timeline", s->dir, NULL);
+	assert_int_equal(ret, 0);
+	snprintf(want, sizeof(want), ">memtrack: live heap bytes over time, %s [commit=0123abc bench=a&lt;b]</text>\n",
+		 s->dir);
+	assert_non_null(strstr(out, want));
+	free(out);
+	write_text(s->dir, "memory_metadata.json", rows_metadata);
+	out = mt_test__capture(mt_cmd_timeline, 1, &ret, "timeline", "--json", s->dir, NULL);
+	assert_null(strstr(out, "labels"));
+	free(out);
+}
+
 /* Two processes leak; a file's pattern can only match the exe without stacks: python3's leak goes, sh's stays. */
 static void test_suppress_file(void **state)
 {
@@ -3069,6 +3098,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_labels_round_trip, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_labels_refused, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_labels_report, scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_labels_timeline, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_suppress_file, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_leaks_listing, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_still_live_unfinished, scratch_setup, scratch_teardown),

@@ -1680,7 +1680,8 @@ static void test_aspace_partial_munmap(void **state)
 
 /* ---- timeline ---- */
 
-#define WORKED_EVENTS "\"peak\":{\"t_ns\":14,\"bytes\":1610},\"events\":[" \
+#define WORKED_EVENTS "\"peak\":{\"t_ns\":14,\"bytes\":1610},\"leaked_allocations\":3,\"leaked_bytes\":410," \
+	"\"suppressed_allocations\":0,\"suppressed_bytes\":0,\"events\":[" \
 	"{\"t_ns\":9,\"pid\":100,\"event\":\"fork\",\"child\":101}," \
 	"{\"t_ns\":12,\"pid\":101,\"event\":\"exec\",\"path\":\"/usr/bin/cc\"}," \
 	"{\"t_ns\":16,\"pid\":101,\"event\":\"exit\"}," \

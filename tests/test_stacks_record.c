@@ -277,6 +277,10 @@ static void test_sizes_first_user_frame(void **state)
 	assert_non_null(inner);
 	assert_non_null(user);
 	assert_true(inner < user && (!next || user < next));
+	/* the program's own call, to its line: `printf(...)` in example.c's main (main+0xN: the compiler's) */
+	user = strchr(user + strlen(" more)\n        main+0x"), ' ');
+	assert_non_null(user);
+	assert_true(!strncmp(user, " (example.c:38)\n", strlen(" (example.c:38)\n")));
 	free(text);
 }
 

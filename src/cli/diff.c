@@ -81,10 +81,11 @@ static int diff_args(int argc, char **argv, struct diff_args *a)
 	return 0;
 }
 
-/* One run: its model and its sites by function path. */
+/* One run: its model, its sites by function path, its metadata (for its labels). */
 struct diff_side {
 	struct mt_model *model;
 	struct mt_sites *sites;
+	struct mt_metadata *md;
 	struct mt_read_status st;
 	int err;
 };
@@ -95,6 +96,7 @@ static int side_load(const char *dir, const struct mt_suppressions *sup, unsigne
 	if (!d->model)
 		return mt_report__exit_status(dir, d->err, &d->st, "diff");
 	d->sites = mt_loader__sites_by_function(dir, NULL, sup, names, "diff");
+	d->md = mt_metadata__load(dir, "the diff has no labels");
 	return d->sites ? 0 : 2;
 }
 
@@ -102,6 +104,7 @@ static void side_release(struct diff_side *d)
 {
 	mt_sites__free(d->sites);
 	mt_model__free(d->model);
+	mt_metadata__free(d->md);
 }
 
 static int diff_write(const struct diff_args *a, struct diff_side *sd)
@@ -112,6 +115,8 @@ static int diff_write(const struct diff_args *a, struct diff_side *sd)
 	d = mt_diff__build(mt_model__totals(sd[0].model), sd[0].sites, mt_model__totals(sd[1].model), sd[1].sites);
 	if (!d)
 		return -errno;
+	d->labels[0] = mt_metadata__labels(sd[0].md);
+	d->labels[1] = mt_metadata__labels(sd[1].md);
 	ret = a->json ? mt_diff__json(stdout, d, a->top) : mt_diff__text(stdout, d, a->dirs[0], a->dirs[1], a->top);
 	mt_diff__free(d);
 	if (!ret && fflush(stdout))

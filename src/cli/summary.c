@@ -9,28 +9,18 @@
 #include "report/format.h"
 #include "report/leaks.h"
 #include "report/report.h"
-#include "report/sites.h"
 
-/*
- * The leaks the built-in suppressions take, by report's rule (mt_suppressions__apply): only when something leaked
- * and the recording has stacks, which are then unwound (and cached in DIR for report) as report would.
- */
+/* The leaks the built-in suppressions take, by report's rule: only when something leaked (then stacks are
+ * unwound, and cached in DIR for report, as report would). */
 static void summary_suppressed(const struct mt_heap_stats *h, const char *dir, uint64_t *count, uint64_t *bytes)
 {
 	struct mt_suppressions *sup;
-	struct mt_stacks *s = NULL;
 
 	*count = *bytes = 0;
-	if (!h->leaked_allocations || mt_stacks__probe(dir) != 1)
+	if (!h->leaked_allocations)
 		return;
 	sup = mt_suppressions__new(true);
-	if (sup)
-		mt_stacks__load(dir, NULL, &s, NULL);
-	if (s) {
-		mt_suppressions__apply(sup, s);
-		mt_sites__suppressed_total(s, count, bytes);
-	}
-	mt_stacks__free(s);
+	mt_suppressions__dir_total(dir, NULL, sup, count, bytes);
 	mt_suppressions__free(sup);
 }
 

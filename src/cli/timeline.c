@@ -9,10 +9,11 @@
 #include "cli/filter_opts.h"
 #include "common/args.h"
 #include "common/log.h"
+#include "report/leaks.h"
 #include "report/report.h"
 #include "report/timeline.h"
 
-#define TIMELINE_USAGE "memtrack timeline [--json] [--top N] [--points N] [FILTER...] DIR"
+#define TIMELINE_USAGE "memtrack timeline [--json] [--top N] [--points N] [SUPPRESS...] [FILTER...] DIR"
 
 struct timeline_args {
 	bool json;
@@ -20,6 +21,7 @@ struct timeline_args {
 	const char *dir;
 	struct mt_filter filter;
 	bool filtered;			/* --pid, --exe, --from or --to given */
+	struct mt_suppress_args sup;
 };
 
 static void timeline_usage(FILE *f)
@@ -27,11 +29,14 @@ static void timeline_usage(FILE *f)
 	fputs("usage: " TIMELINE_USAGE " > out.svg\n"
 	      "Live heap bytes over time, in total and per process, as the report counts them (blocks inherited at a\n"
 	      "fork count in each holder, an exec discards the image's blocks): a standalone SVG with the peak marked\n"
-	      "and the forks, execs and exits along the time axis.\n"
+	      "and the forks, execs and exits along the time axis; under the title, what leaked at exit (as `report`\n"
+	      "counts it: suppressed leaks apart).\n"
 	      "  --json      the series instead: {\"t_ns\": [...], \"total\": [...], \"processes\": [{\"pid\", \"exe\",\n"
-	      "              \"peak_bytes\", \"live_bytes\": [...]}], \"others\", \"peak\", \"events\"}\n"
+	      "              \"peak_bytes\", \"live_bytes\": [...]}], \"others\", \"peak\", \"leaked_bytes\",\n"
+	      "              \"suppressed_bytes\", \"events\"}\n"
 	      "  --top N     processes drawn apart, the N with the highest peaks (default 5); the rest are \"others\"\n"
 	      "  --points N  at most N points (default 2000): past that, each of N time buckets keeps its largest value\n"
+	      MT_SUPPRESS_USAGE
 	      "  -h, --help  this text\n"
 	      "FILTER (--pid and --exe repeat):\n"
 	      "  --pid P     process P's series only; the total is the sum of the processes the filter takes\n"
@@ -60,6 +65,9 @@ static int timeline_option(void *ctx, int val, const char *name, const char *arg
 			return -EINVAL;
 		*(val == 't' ? &a->o.top : &a->o.max_points) = n;
 		return 0;
+	case 'S':
+	case 'N':
+		return mt_suppress_args__add(&a->sup, "timeline", val == 'S' ? arg : NULL);
 	case 'B':	/* two values: getopt has the first, the second is the next word */
 		return mt_filter__between(&a->filter, "timeline", arg, mt_args__next_word());
 	default:	/* MT_FILTER_OPT */
@@ -76,6 +84,8 @@ static int timeline_args(int argc, char **argv, struct timeline_args *a)
 		{ "top", required_argument, NULL, 't' },
 		{ "points", required_argument, NULL, 'p' },
 		{ "between", required_argument, NULL, 'B' },
+		{ "suppress", required_argument, NULL, 'S' },
+		{ "no-default-suppress", no_argument, NULL, 'N' },
 		MT_FILTER_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -95,12 +105,18 @@ static int timeline_args(int argc, char **argv, struct timeline_args *a)
 /* The timeline of the parsed command line on stdout: the exit status. */
 static int timeline_run(const struct timeline_args *a)
 {
+	struct mt_suppressions *sup = mt_suppressions__from_args(&a->sup);
+	struct mt_timeline_opts o = a->o;
 	struct mt_read_status st;
 	struct mt_timeline *t;
 	char title[600];
 	int err, ret;
 
-	err = mt_timeline__build(a->dir, &a->o, &t, &st);
+	if (!sup)
+		return 2;
+	o.sup = sup;
+	err = mt_timeline__build(a->dir, &o, &t, &st);
+	mt_suppressions__free(sup);
 	if (!t)
 		return mt_report__exit_status(a->dir, err, &st, "timeline");
 	snprintf(title, sizeof(title), "memtrack: live heap bytes over time, %s", a->dir);

@@ -202,11 +202,22 @@ static void site_text(FILE *f, size_t rank, const struct mt_diff_site *ds)
 	mt_format__frames_text(f, show, true);
 }
 
+/* "before: DIR [KEY=VALUE ...]": a run and the labels it was recorded with. */
+static void side_text(FILE *f, const char *what, const char *dir, const struct mt_labels *l)
+{
+	char *text = l && l->n ? mt_labels__text(l) : NULL;
+
+	fprintf(f, "%s%s%s%s%s\n", what, dir, text ? " [" : "", text ? text : "", text ? "]" : "");
+	free(text);
+}
+
 int mt_diff__text(FILE *f, const struct mt_diff *d, const char *before, const char *after, size_t top)
 {
 	size_t i, n = d->count < top ? d->count : top;
 
-	fprintf(f, "before: %s\nafter:  %s\n\n", before, after);
+	side_text(f, "before: ", before, d->labels[0]);
+	side_text(f, "after:  ", after, d->labels[1]);
+	fputc('\n', f);
 	fprintf(f, "  %-16s %18s %18s   %s\n", "", "before", "after", "change");
 	total_row(f, "allocations:", d->before.allocations, d->after.allocations, false);
 	total_row(f, "allocated:", d->before.allocated_bytes, d->after.allocated_bytes, true);
@@ -226,7 +237,7 @@ int mt_diff__text(FILE *f, const struct mt_diff *d, const char *before, const ch
 /* ---- JSON ---- */
 
 static void heap_json(struct mt_json *j, const char *key, const struct mt_heap_stats *h, uint64_t sup_n,
-		      uint64_t sup_b)
+		      uint64_t sup_b, const struct mt_labels *l)
 {
 	mt_json__key(j, key);
 	mt_json__begin_object(j);
@@ -237,6 +248,8 @@ static void heap_json(struct mt_json *j, const char *key, const struct mt_heap_s
 	mt_json__kv_u64(j, "leaked_bytes", h->leaked_bytes);
 	mt_json__kv_u64(j, "suppressed_allocations", sup_n);
 	mt_json__kv_u64(j, "suppressed_bytes", sup_b);
+	if (l && l->n)
+		mt_labels__json(j, l);
 	mt_json__end_object(j);
 }
 
@@ -276,8 +289,8 @@ int mt_diff__json(FILE *f, const struct mt_diff *d, size_t top)
 	mt_json__begin_object(&j);
 	mt_json__key(&j, "totals");
 	mt_json__begin_object(&j);
-	heap_json(&j, "before", &d->before, d->suppressed_allocations[0], d->suppressed_bytes[0]);
-	heap_json(&j, "after", &d->after, d->suppressed_allocations[1], d->suppressed_bytes[1]);
+	heap_json(&j, "before", &d->before, d->suppressed_allocations[0], d->suppressed_bytes[0], d->labels[0]);
+	heap_json(&j, "after", &d->after, d->suppressed_allocations[1], d->suppressed_bytes[1], d->labels[1]);
 	mt_json__kv_i64(&j, "count_delta", delta(d->before.allocations, d->after.allocations));
 	mt_json__kv_i64(&j, "bytes_delta", delta(d->before.allocated_bytes, d->after.allocated_bytes));
 	mt_json__kv_i64(&j, "peak_bytes_delta", delta(d->before.peak_live_bytes, d->after.peak_live_bytes));

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "model/model.h"
+#include "report/metadata.h"
 #include "report/sites.h"
 
 struct mt_diff_site {
@@ -25,6 +26,7 @@ struct mt_diff {
 	uint64_t suppressed_bytes[2];
 	struct mt_diff_site *sites;	/* by |bytes_delta|, then |count_delta|, |leaked_bytes_delta|, descending */
 	size_t count;
+	const struct mt_labels *labels[2];	/* record --label's of before and after (NULL: none); the caller's */
 };
 
 /*
@@ -34,9 +36,11 @@ struct mt_diff {
 struct mt_diff *mt_diff__build(const struct mt_totals *before, const struct mt_sites *bs,
 			       const struct mt_totals *after, const struct mt_sites *as);
 void mt_diff__free(struct mt_diff *d);
-/* Totals before, after and the change, then the top `top` sites by change in bytes. 0 or -EIO. */
+/* Totals before, after (each DIR with its labels, " [KEY=VALUE ...]") and the change, then the top `top` sites by
+ * change in bytes. 0 or -EIO. */
 int mt_diff__text(FILE *f, const struct mt_diff *d, const char *before, const char *after, size_t top);
-/* {"totals": {"before", "after", "*_delta"}, "sites": [{"frames", "bytes_delta", ...}]} and a newline. 0 or -EIO. */
+/* {"totals": {"before", "after", "*_delta"}, "sites": [{"frames", "bytes_delta", ...}]} and a newline; "before" and
+ * "after" end with a "labels" object when that run has labels. 0 or -EIO. */
 int mt_diff__json(FILE *f, const struct mt_diff *d, size_t top);
 
 #endif /* MEMTRACK_DIFF_H */

@@ -273,6 +273,23 @@ int mt_suppressions__apply(const struct mt_suppressions *sup, struct mt_stacks *
 	return 0;
 }
 
+void mt_suppressions__dir_total(const char *path, const struct mt_filter *filter, const struct mt_suppressions *sup,
+				uint64_t *count, uint64_t *bytes)
+{
+	struct mt_stacks_opts opts = { .filter = filter };
+	struct mt_stacks *s = NULL;
+
+	*count = *bytes = 0;
+	if (!sup || mt_stacks__probe(path) != 1)
+		return;
+	mt_stacks__load(path, &opts, &s, NULL);
+	if (!s)
+		return;
+	mt_suppressions__apply(sup, s);
+	mt_sites__suppressed_total(s, count, bytes);
+	mt_stacks__free(s);
+}
+
 int mt_suppress_args__add(struct mt_suppress_args *a, const char *cmd, const char *file)
 {
 	if (!file) {

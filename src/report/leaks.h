@@ -52,6 +52,14 @@ struct mt_suppressions *mt_suppressions__from_args(const struct mt_suppress_args
  * nothing to do).
  */
 int mt_suppressions__apply(const struct mt_suppressions *sup, struct mt_stacks *s);
+/*
+ * What sup suppresses of the leaks of the artifact at path, by the rule above, for a command that has no stacks
+ * loaded (the `record` summary, `timeline`): when it was recorded with stacks, they are loaded (filter: the pids,
+ * exes and window of mt_stacks_opts.filter; NULL: all), unwound as report would (and cached in DIR), and
+ * mt_suppressions__apply'd; without stacks, or when they cannot be read, 0 and 0.
+ */
+void mt_suppressions__dir_total(const char *path, const struct mt_filter *filter, const struct mt_suppressions *sup,
+				uint64_t *count, uint64_t *bytes);
 
 struct mt_leaks;
 

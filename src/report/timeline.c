@@ -130,6 +130,7 @@ void mt_timeline__free(struct mt_timeline *t)
 		free(t->exes[i].v);
 	free(t->exes);
 	free(t->events);
+	mt_metadata__free(t->md);
 	free(t);
 }
 
@@ -538,6 +539,8 @@ static int build_first(const char *path, const struct mt_timeline_opts *o, struc
 	err = mt_replay__run_with(path, &mo, pass_one, p, &r, st);
 	if (err && err != -EBADMSG)
 		return err;
+	p->t->leaked_allocations = mt_model__totals(mt_replay__model(r))->heap.leaked_allocations;
+	p->t->leaked_bytes = mt_model__totals(mt_replay__model(r))->heap.leaked_bytes;
 	peak = tl_peaks(p, mt_replay__model(r));
 	if (peak)
 		aerr = pick_procs(&p->t->heap, mt_replay__model(r), peak, o && o->top ? o->top : MT_TIMELINE_TOP, &more);
@@ -561,6 +564,18 @@ static int tl_span_missing(const struct tl_pass *p, struct mt_read_status *st)
 	return -ENOENT;
 }
 
+/* The leaks sup suppresses, out of the leaked ones (report's rule, mt_suppressions__dir_total's count). */
+static void tl_suppressed(struct mt_timeline *t, const char *path, const struct mt_filter *f,
+			  const struct mt_suppressions *sup)
+{
+	t->leaks = sup != NULL;
+	if (!sup || !t->leaked_allocations)
+		return;
+	mt_suppressions__dir_total(path, f, sup, &t->suppressed_allocations, &t->suppressed_bytes);
+	t->leaked_allocations -= t->suppressed_allocations;
+	t->leaked_bytes -= t->suppressed_bytes;
+}
+
 int mt_timeline__build(const char *path, const struct mt_timeline_opts *o, struct mt_timeline **out,
 		       struct mt_read_status *st)
 {
@@ -579,6 +594,8 @@ int mt_timeline__build(const char *path, const struct mt_timeline_opts *o, struc
 	err = build_first(path, o, &p, st);
 	if (err && err != -EBADMSG)
 		goto err_free;
+	tl_suppressed(p.t, path, p.f, o ? o->sup : NULL);
+	p.t->md = mt_metadata__load(path, "the timeline has no labels");
 	mt_u64map__release(&p.last);
 	p.last_total = 0;
 	p.span = 0;
@@ -695,6 +712,17 @@ static void json_exes(struct mt_json *j, const struct mt_timeline *t)
 	mt_json__end_array(j);
 }
 
+/* What leaked at exit as report counts it, and the suppressed share, when they were counted. */
+static void json_leaks(struct mt_json *j, const struct mt_timeline *t)
+{
+	if (!t->leaks)
+		return;
+	mt_json__kv_u64(j, "leaked_allocations", t->leaked_allocations);
+	mt_json__kv_u64(j, "leaked_bytes", t->leaked_bytes);
+	mt_json__kv_u64(j, "suppressed_allocations", t->suppressed_allocations);
+	mt_json__kv_u64(j, "suppressed_bytes", t->suppressed_bytes);
+}
+
 int mt_timeline__json(FILE *f, const struct mt_timeline *t)
 {
 	struct mt_json j;
@@ -702,6 +730,9 @@ int mt_timeline__json(FILE *f, const struct mt_timeline *t)
 	mt_json__init(&j, f, 0);
 	mt_json__begin_object(&j);
 	json_plot(&j, &t->heap, "live_bytes", true);
+	json_leaks(&j, t);
+	if (mt_metadata__labels(t->md)->n)
+		mt_labels__json(&j, mt_metadata__labels(t->md));
 	json_exes(&j, t);
 	json_events(&j, t);
 	if (t->rss.nsamples) {

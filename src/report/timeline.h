@@ -9,6 +9,7 @@
 
 #include "artifact/artifact.h"
 #include "model/filter.h"
+#include "report/leaks.h"
 
 struct mt_timeline_opts {
 	size_t top;			/* processes drawn apart, by their peak (the rest are "others"); 0: the default */
@@ -18,6 +19,8 @@ struct mt_timeline_opts {
 					 * --to: only the samples and events in the window (its between is not
 					 * read); NULL: all */
 	bool exes;			/* a line per executable too (its processes' while they run it), for a big tree */
+	const struct mt_suppressions *sup;	/* the leaks they take are apart from the leaked ones (NULL: no leak
+					 * figures: the view has its own) */
 };
 
 #define MT_TIMELINE_TOP 5
@@ -43,11 +46,14 @@ void mt_timeline__free(struct mt_timeline *t);
  * With opts.exes, also "executables": [{"exe", "processes", "peak_bytes", "live_bytes": [...]}] on the same points.
  * When the recording has RSS records, also "rss": {"t_ns", "total", "processes": [{"pid", "rss_bytes"}], "peak"};
  * with anonymous mappings, "mapped": the same with "mapped_bytes" (program + allocator), and "program": the
- * program's part of the total.
+ * program's part of the total. "leaked_allocations", "leaked_bytes" (what report calls leaked at exit: suppressed
+ * leaks left out), "suppressed_allocations", "suppressed_bytes" (opts.sup's share; these four with opts.sup), and "labels" (record --label's,
+ * when there are some) come after "peak".
  */
 int mt_timeline__json(FILE *f, const struct mt_timeline *t);
 /* A standalone SVG: one line per series, the peak marked, fork/exec/exit marks along the time axis, paused spans
- * shaded and each `mark LABEL` a dashed line. 0 or -EIO.
+ * shaded and each `mark LABEL` a dashed line; the title ends with the labels (" [KEY=VALUE ...]"), and under it
+ * what leaked at exit and what was suppressed. 0 or -EIO.
  * RSS, when the recording has it, dotted, and the mappings dash-dotted, on a byte axis of their own (on the right). */
 int mt_timeline__svg(FILE *f, const struct mt_timeline *t, const char *title);
 

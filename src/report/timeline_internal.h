@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "bpf/memtrack.h"
+#include "report/metadata.h"
 
 enum tl_kind { TL_FORK, TL_EXEC, TL_EXIT, TL_START, TL_STOP, TL_MARK };
 
@@ -59,6 +60,10 @@ struct mt_timeline {
 	uint64_t t_end;			/* the last sample's or event's time */
 	struct tl_exe *exes;		/* opts.exes: in the order they were first run */
 	size_t nexes, cap_exes;
+	struct mt_metadata *md;		/* DIR's, for record --label's labels (NULL: none) */
+	bool leaks;			/* the four below were counted (opts.sup given) */
+	uint64_t leaked_allocations, leaked_bytes;	/* at exit, report's: the suppressed ones left out */
+	uint64_t suppressed_allocations, suppressed_bytes;
 };
 
 #endif /* MEMTRACK_TIMELINE_INTERNAL_H */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/plural.h"
 #include "common/text.h"
 #include "report/format.h"
 #include "report/timeline.h"
@@ -286,6 +287,39 @@ static void svg_side(const struct tl_svg *g, size_t row)
 		svg_legend_row(g, row, "#000", 2.0, DOTTED, "dotted: RSS (right axis), per pid", NULL, 0);
 }
 
+/* The end of the title: record --label's, " [KEY=VALUE ...]", as the flame graph's title has them. */
+static void svg_labels(FILE *f, const struct mt_labels *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		fputs(i ? " " : " [", f);
+		mt_text__put_xml(f, l->v[i].key, SIZE_MAX);
+		fputc('=', f);
+		mt_text__put_xml(f, l->v[i].value, SIZE_MAX);
+	}
+	if (l->n)
+		fputc(']', f);
+}
+
+/* Under the title: what leaked at exit as report counts it, and the suppressed share when there is one. */
+static void svg_leaks(const struct tl_svg *g)
+{
+	const struct mt_timeline *t = g->t;
+	char a[MT_HUMAN_MAX], b[MT_HUMAN_MAX];
+
+	if (!t->leaks)
+		return;
+	fprintf(g->f, "<text x=\"%d\" y=\"45\" text-anchor=\"middle\" font-size=\"11\" fill=\"#333\">leaked at exit "
+		"%" PRIu64 " %s (%s)", SVG_W / 2, t->leaked_allocations,
+		mt_plural__of(t->leaked_allocations, "block", "blocks"), mt_format__human(a, t->leaked_bytes));
+	if (t->suppressed_allocations)
+		fprintf(g->f, ", suppressed %" PRIu64 " %s (%s)", t->suppressed_allocations,
+			mt_plural__of(t->suppressed_allocations, "block", "blocks"),
+			mt_format__human(b, t->suppressed_bytes));
+	fputs("</text>\n", g->f);
+}
+
 int mt_timeline__svg(FILE *f, const struct mt_timeline *t, const char *title)
 {
 	uint64_t r_peak = t->rss.total.peak > t->mapped.total.peak ? t->rss.total.peak : t->mapped.total.peak;
@@ -304,7 +338,9 @@ int mt_timeline__svg(FILE *f, const struct mt_timeline *t, const char *title)
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<text x=\"%d\" y=\"28\" "
 		"text-anchor=\"middle\" font-size=\"16\">", SVG_W / 2);
 	mt_text__put_xml(f, title, SIZE_MAX);
+	svg_labels(f, mt_metadata__labels(t->md));
 	fputs("</text>\n", f);
+	svg_leaks(&g);
 	svg_axes(&g);
 	svg_control(&g);
 	svg_lines(&g, &t->heap, 2.5, SOLID);
