@@ -818,7 +818,7 @@ static void test_unwind_no_info(void **state)
 	e = only_defined(s);
 	assert_int_equal(e->dwarf_stop, MT_STOP_NO_INFO);
 	assert_int_equal(e->ndwarf, 0);
-	assert_string_equal(e->dwarf_detail, PROG);
+	assert_string_equal(mt_stacks__dwarf_of(s, e)->detail, PROG);
 	assert_int_equal(e->kind, MT_CHAIN_FP);	/* nothing unwound: the FP chain stays */
 	assert_false(mt_stacks__has_dwarf(s));
 	mt_stacks__free(s);

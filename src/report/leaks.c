@@ -276,11 +276,13 @@ int mt_suppressions__apply(const struct mt_suppressions *sup, struct mt_stacks *
 void mt_suppressions__stacks_total(const struct mt_stacks *s, uint64_t *count, uint64_t *bytes)
 {
 	size_t i, n = s ? mt_stacks__count(s) : 0;
+	uint64_t c, b;
 
 	*count = *bytes = 0;
 	for (i = 0; i < n; i++) {
-		*count += mt_stacks__entry(s, i)->suppressed_allocations;
-		*bytes += mt_stacks__entry(s, i)->suppressed_bytes;
+		mt_stacks__suppressed(s, mt_stacks__entry(s, i), &c, &b);
+		*count += c;
+		*bytes += b;
 	}
 }
 

@@ -51,6 +51,10 @@ struct mt_stacks {
 	uint32_t *pool;			/* the chains: frame ids, each chain's in a row (an entry's handles index it) */
 	size_t npool, cap_pool;
 
+	struct mt_stack_dwarf *dw;	/* the DWARF results' extras, by entry dwarf_info */
+	size_t ndw, cap_dw;
+	uint64_t (*supp)[2];		/* by entry: what suppressions took (allocations, bytes); NULL before any */
+
 	struct sym_cache_ent *syms;
 	size_t nsyms;
 	size_t cap_syms;
@@ -284,6 +288,7 @@ static int entry_set_dwarf(struct mt_stacks *s, struct mt_stack_entry *e, const 
 {
 	const char *detail = mt_unwind_rec__detail(u);
 	size_t nbits = (u->nframes + 7) / 8;
+	struct mt_stack_dwarf *d;
 	int err;
 
 	if (!detail)
@@ -292,14 +297,20 @@ static int entry_set_dwarf(struct mt_stacks *s, struct mt_stack_entry *e, const 
 	err = chain_resolve(s, mt_unwind_rec__frames(u), &e->ndwarf, as, false, &e->dwarf);
 	if (err)
 		return err;
-	e->dwarf_detail = detail[0] ? strdup(detail) : "";	/* most have none: not one allocation each */
-	if (u->nofp_known && nbits && (e->nofp = malloc(nbits)))
-		memcpy(e->nofp, mt_unwind_rec__nofp(u), nbits);
-	if (!e->dwarf_detail || (u->nofp_known && nbits && !e->nofp))
+	if (s->ndw >= UINT32_MAX || mt_array__grow((void **)&s->dw, &s->cap_dw, s->ndw, sizeof(*s->dw)))
 		return -ENOMEM;
+	d = &s->dw[s->ndw];
+	*d = (struct mt_stack_dwarf){ .error = u->error };
+	d->detail = detail[0] ? strdup(detail) : "";	/* most have none: not one allocation each */
+	if (u->nofp_known && nbits && (d->nofp = malloc(nbits)))
+		memcpy(d->nofp, mt_unwind_rec__nofp(u), nbits);
+	if (!d->detail || (u->nofp_known && nbits && !d->nofp)) {
+		free(d->nofp);
+		return -ENOMEM;
+	}
+	e->dwarf_info = (uint32_t)s->ndw++;
 	e->has_dwarf = true;
 	e->dwarf_stop = u->reason;
-	e->dwarf_error = u->error;
 	return 0;
 }
 
@@ -457,17 +468,13 @@ static struct mt_stack_counts *entry_counts(void *ctx, uint32_t stack)
 	return stack - 1 < s->count ? &s->entries[stack - 1].counts : NULL;
 }
 
-/* With opts.heap_counts the heap kept its own counts: the entries get a copy. Their mappings come from the books. */
+/* With opts.heap_counts the heap kept its own counts: the entries get a copy (their mappings stay in the books). */
 static void entries_count(struct mt_stacks *s)
 {
-	const struct mt_stack_mapped *c;
 	size_t i;
 
 	for (i = 0; s->opts.heap_counts && i < s->count; i++)
 		s->entries[i].counts = *mt_stack_heap__counts(s->heap, i + 1);
-	for (i = 0; i < s->count; i++)
-		if ((c = mt_stack_mapped__counts(s->mapped, s->entries[i].hash)))
-			s->entries[i].mapped = *c;
 }
 
 /* ---- loading ---- */
@@ -631,11 +638,13 @@ void mt_stacks__free(struct mt_stacks *s)
 	mt_reorder__free(s->reorder);
 	mt_stack_heap__free(s->heap);
 	mt_stack_mapped__free(s->mapped);
-	for (i = 0; i < s->count; i++) {
-		free(s->entries[i].nofp);
-		if (s->entries[i].dwarf_detail && s->entries[i].dwarf_detail[0])
-			free((char *)s->entries[i].dwarf_detail);
+	for (i = 0; i < s->ndw; i++) {
+		free(s->dw[i].nofp);
+		if (s->dw[i].detail[0])
+			free((char *)s->dw[i].detail);
 	}
+	free(s->dw);
+	free(s->supp);
 	free(s->entries);
 	free(s->ftab);
 	mt_u64map__release(&s->by_frame);
@@ -740,10 +749,36 @@ void mt_stacks__suppress(struct mt_stacks *s, size_t idx)
 
 	if (!e)
 		return;
-	e->suppressed_allocations += e->leaked_allocations;
-	e->suppressed_bytes += e->leaked_bytes;
+	if (!s->supp && !(s->supp = calloc(s->count, sizeof(*s->supp)))) {
+		pr_err("memtrack: suppressions: %s\n", strerror(ENOMEM));
+		return;	/* the leaks stay unsuppressed */
+	}
+	s->supp[idx][0] += e->leaked_allocations;
+	s->supp[idx][1] += e->leaked_bytes;
 	e->leaked_allocations = 0;
 	e->leaked_bytes = 0;
+}
+
+void mt_stacks__suppressed(const struct mt_stacks *s, const struct mt_stack_entry *e, uint64_t *allocations,
+			   uint64_t *bytes)
+{
+	size_t idx = (size_t)(e - s->entries);
+
+	*allocations = s->supp ? s->supp[idx][0] : 0;
+	*bytes = s->supp ? s->supp[idx][1] : 0;
+}
+
+const struct mt_stack_mapped *mt_stacks__mapped_of(const struct mt_stacks *s, const struct mt_stack_entry *e)
+{
+	static const struct mt_stack_mapped none;
+	const struct mt_stack_mapped *c = mt_stack_mapped__counts(s->mapped, e->hash);
+
+	return c ? c : &none;
+}
+
+const struct mt_stack_dwarf *mt_stacks__dwarf_of(const struct mt_stacks *s, const struct mt_stack_entry *e)
+{
+	return e->has_dwarf && e->dwarf_info < s->ndw ? &s->dw[e->dwarf_info] : NULL;
 }
 
 /* ---- symbols ---- */
