@@ -54,6 +54,7 @@ struct mt_stacks {
 	struct mt_stack_dwarf *dw;	/* the DWARF results' extras, by entry dwarf_info */
 	size_t ndw, cap_dw;
 	uint64_t (*supp)[2];		/* by entry: what suppressions took (allocations, bytes); NULL before any */
+	uint32_t *order;		/* mt_stacks__index_hashes: entry indexes by hash (NULL before) */
 
 	struct sym_cache_ent *syms;
 	size_t nsyms;
@@ -174,6 +175,20 @@ static int chain_resolve(struct mt_stacks *s, const __u64 *addrs, uint16_t *n, s
 	*n = i;
 	*chain = (uint32_t)at;
 	return 0;
+}
+
+/*
+ * The chain just made (the pool's last) given back when it is the same as another of the entry's, whose handle it
+ * takes: where frame pointers are kept the kernel's CFI chain is the FP chain, and a million stacks hold both. The
+ * other's spare slot is then this one's too, which only the chosen chain uses (entry_mark_cut).
+ */
+static void chain_share(struct mt_stacks *s, uint32_t other, uint16_t nother, uint32_t *chain, uint16_t n)
+{
+	if (n != nother || *chain == other || *chain + (size_t)n + 1 != s->npool ||
+	    memcmp(s->pool + *chain, s->pool + other, n * sizeof(*s->pool)))
+		return;
+	s->npool = *chain;
+	*chain = other;
 }
 
 /* One frame resolved and interned: *id. */
@@ -297,6 +312,7 @@ static int entry_set_dwarf(struct mt_stacks *s, struct mt_stack_entry *e, const 
 	err = chain_resolve(s, mt_unwind_rec__frames(u), &e->ndwarf, as, false, &e->dwarf);
 	if (err)
 		return err;
+	chain_share(s, e->fp, e->nfp, &e->dwarf, e->ndwarf);
 	if (s->ndw >= UINT32_MAX || mt_array__grow((void **)&s->dw, &s->cap_dw, s->ndw, sizeof(*s->dw)))
 		return -ENOMEM;
 	d = &s->dw[s->ndw];
@@ -338,6 +354,7 @@ static int entry_set_kchain(struct mt_stacks *s, struct mt_stack_entry *e, const
 	err = chain_resolve(s, (const __u64 *)(k + 1), &e->nk, as, false, &e->kchain);
 	if (err)
 		return err;
+	chain_share(s, e->fp, e->nfp, &e->kchain, e->nk);
 	e->has_kchain = true;
 	e->kstop = k->stop;
 	e->kfp_frames = k->fp_frames;
@@ -645,6 +662,7 @@ void mt_stacks__free(struct mt_stacks *s)
 	}
 	free(s->dw);
 	free(s->supp);
+	free(s->order);
 	free(s->entries);
 	free(s->ftab);
 	mt_u64map__release(&s->by_frame);
@@ -766,6 +784,63 @@ void mt_stacks__suppressed(const struct mt_stacks *s, const struct mt_stack_entr
 
 	*allocations = s->supp ? s->supp[idx][0] : 0;
 	*bytes = s->supp ? s->supp[idx][1] : 0;
+}
+
+struct hash_idx {
+	uint64_t hash;
+	uint32_t idx;
+};
+
+static int by_hash(const void *a, const void *b)
+{
+	const struct hash_idx *x = a, *y = b;
+
+	return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+/* Sorted as pairs (the entries are too far apart to sort their indexes in place), then kept as the indexes alone. */
+int mt_stacks__index_hashes(struct mt_stacks *s)
+{
+	struct hash_idx *v;
+	size_t i;
+
+	if (s->order || !s->count)
+		return 0;
+	if (s->count > UINT32_MAX)
+		return -ENOMEM;
+	v = malloc(s->count * sizeof(*v));
+	s->order = malloc(s->count * sizeof(*s->order));
+	if (!v || !s->order) {
+		free(v);
+		free(s->order);
+		s->order = NULL;
+		return -ENOMEM;
+	}
+	for (i = 0; i < s->count; i++)
+		v[i] = (struct hash_idx){ s->entries[i].hash, (uint32_t)i };
+	mt_array__sort(v, s->count, sizeof(*v), by_hash);
+	for (i = 0; i < s->count; i++)
+		s->order[i] = v[i].idx;
+	free(v);
+	return 0;
+}
+
+size_t mt_stacks__find(const struct mt_stacks *s, uint64_t hash)
+{
+	size_t lo = 0, hi = s->order ? s->count : 0, mid;
+	uint64_t h;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		h = s->entries[s->order[mid]].hash;
+		if (h == hash)
+			return s->order[mid];
+		if (h < hash)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
 }
 
 const struct mt_stack_mapped *mt_stacks__mapped_of(const struct mt_stacks *s, const struct mt_stack_entry *e)

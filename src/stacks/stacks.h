@@ -224,6 +224,13 @@ void mt_stacks__suppress(struct mt_stacks *s, size_t idx);
 /* What suppressions took of entry e's leaks (0 and 0 for most). */
 void mt_stacks__suppressed(const struct mt_stacks *s, const struct mt_stack_entry *e, uint64_t *allocations,
 			   uint64_t *bytes);
+/*
+ * After the read, for mt_stacks__find: the entries' indexes by hash, 4 bytes a stack (the hash table the read used is
+ * gone by then: at 10^6 stacks it was 50 MB). 0 or -ENOMEM; again: 0 at once.
+ */
+int mt_stacks__index_hashes(struct mt_stacks *s);
+/* The index of the entry of hash, by mt_stacks__index_hashes' index (SIZE_MAX: none, or no index made). */
+size_t mt_stacks__find(const struct mt_stacks *s, uint64_t hash);
 /* The program mappings entry e's calls made (named MT_STACK_NAMED_MAP): the books' (mt_stacks__mapped), zeros for a
  * stack that mapped nothing. */
 const struct mt_stack_mapped *mt_stacks__mapped_of(const struct mt_stacks *s, const struct mt_stack_entry *e);
