@@ -28,7 +28,7 @@ const volatile __u32 cfg_stack_bytes = 0;
 const volatile __u32 cfg_stack_sample = MT_STACK_SAMPLE_DEFAULT;
 
 /* Definitions emitted so far: BPF numbers them for the sample (atomically: any CPU may define). */
-__u64 stack_defs = 0;
+__u64 live_stack_defs = 0;
 
 /*
  * Set by the tracer before load, with --stacks when the recording user (sudo's, --user's, else memtrack's own) is
@@ -460,7 +460,7 @@ static __always_inline void stack__define_brief(struct pt_regs *ctx, __u64 tramp
 static __always_inline void stack__define(struct pt_regs *ctx, struct mt_walk *w, __u32 stop)
 {
 	/* a mapping call's definition takes the sample's rule without a number: the allocations' sample stays theirs */
-	__u64 nth = ctx->orig_ax != STACK_REGS_MAPPING ? __sync_fetch_and_add(&stack_defs, 1) : stack_defs;
+	__u64 nth = ctx->orig_ax != STACK_REGS_MAPPING ? __sync_fetch_and_add(&live_stack_defs, 1) : live_stack_defs;
 
 	if (stop != MT_KSTOP_END || w->withheld || cfg_stack_sample <= 1 || nth < MT_STACK_SAMPLE_FIRST ||
 	    nth % cfg_stack_sample == 0)

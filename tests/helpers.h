@@ -49,7 +49,7 @@ int mt_test__wait_code(pid_t pid);
 /* Occurrences of needle in s, not overlapping. */
 size_t mt_test__count(const char *s, const char *needle);
 
-/* The build-id of the ELF file at path, in hex (2 * MT_BUILD_ID_MAX + 1 bytes); the test fails without one. */
+/* The build-id of the ELF file at path, in hex (2 * MT_BUILD_ID_MAX + 1 bytes); the test fails unless it is sha1's. */
 void mt_test__build_id_hex(const char *path, char *hex);
 /* 1 when this machine has the separate debug file of path (/usr/lib/debug/.build-id), else 0. */
 int mt_test__system_debug(const char *path);

@@ -19,6 +19,7 @@
 #include <bpf/bpf.h>
 
 #include "bpf/memtrack.h"
+#include "common/proc.h"
 #include "tracer/closer.h"
 #include "tracer/control.h"
 #include "tracer/seccomp.h"
@@ -176,22 +177,13 @@ static void listener__serve(int listener, int memtrack, const struct mt_closer_n
 static bool task__started_at(uint32_t tgid, uint32_t tid, uint64_t start_ns)
 {
 	long hz = sysconf(_SC_CLK_TCK);
-	char path[64], buf[1024], *p;
-	unsigned long long ticks;
-	FILE *f;
-	int i;
+	struct mt_proc_stat st;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/stat", tgid, tid);
-	f = fopen(path, "re");
-	if (!f)
+	if (mt_proc__stat(path, &st) || hz <= 0)
 		return false;
-	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-	fclose(f);
-	for (i = 0; p && i < 20; i++)	/* starttime is field 22; field 3 follows ") " */
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p, " %llu", &ticks) != 1 || hz <= 0)
-		return false;
-	return ticks == start_ns / (1000000000ull / hz);
+	return st.starttime == start_ns / (1000000000ull / hz);
 }
 
 /*

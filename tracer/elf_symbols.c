@@ -12,38 +12,19 @@
 #include "common/u64map.h"
 #include "tracer/elf_symbols.h"
 
-/* Uprobes take file offsets: map a virtual address through the PT_LOAD segment holding it. */
-static int vaddr__to_offset(Elf *elf, GElf_Addr vaddr, uint64_t *off)
-{
-	size_t i, n;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(elf, &n))
-		return -ENOEXEC;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_memsz) {
-			*off = vaddr - ph.p_vaddr + ph.p_offset;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
 struct sym_scan {
 	Elf *elf;
 	mt_elf_symbol_fn fn;
 	void *ctx;
 };
 
-/* Symbols outside every PT_LOAD segment have no file offset to probe: skipped. */
+/* Uprobes take file offsets: a symbol outside every PT_LOAD segment has none to probe, and is skipped. */
 static int sym__offer(const GElf_Sym *sym, const char *name, void *ctx)
 {
 	struct sym_scan *sc = ctx;
 	uint64_t off;
 
-	if (!vaddr__to_offset(sc->elf, sym->st_value, &off))
+	if (!mt_elf__vaddr_offset(sc->elf, sym->st_value, false, &off))
 		sc->fn(name, off, sym->st_size, sc->ctx);
 	return 0;
 }
@@ -65,25 +46,6 @@ int mt_elf_symbols__each(const char *path, mt_elf_symbol_fn fn, void *ctx)
 	elf_end(sc.elf);
 	close(fd);
 	return err;
-}
-
-/* The section named name, with its header, or NULL. */
-static Elf_Scn *scn__named(Elf *elf, const char *name, GElf_Shdr *sh)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	const char *n;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, sh))
-			return NULL;
-		n = elf_strptr(elf, shstrndx, sh->sh_name);
-		if (n && !strcmp(n, name))
-			return scn;
-	}
-	return NULL;
 }
 
 /* The GOT slot a PLT stub jumps through: jmp *disp32(%rip), after endbr64 and a bnd prefix, or 0. */
@@ -116,7 +78,7 @@ static const char *plt__symbol(const struct plt_scan *ps, uint64_t slot, uint64_
 	*target = 0;
 	if (!i || !gelf_getrela(ps->rela, *i, &r) || !gelf_getsym(ps->syms, GELF_R_SYM(r.r_info), &sym))
 		return NULL;
-	if (sym.st_shndx != SHN_UNDEF && sym.st_value && vaddr__to_offset(ps->elf, sym.st_value, target))
+	if (sym.st_shndx != SHN_UNDEF && sym.st_value && mt_elf__vaddr_offset(ps->elf, sym.st_value, false, target))
 		*target = 0;
 	return elf_strptr(ps->elf, ps->strtab, sym.st_name);
 }
@@ -142,14 +104,14 @@ static void plt__walk(const struct plt_scan *ps, const char *section, mt_elf_plt
 	const char *name;
 	size_t i;
 
-	scn = scn__named(ps->elf, section, &sh);
+	scn = mt_elf__section(ps->elf, section, &sh);
 	d = scn ? elf_getdata(scn, NULL) : NULL;
 	if (!d || !d->d_buf || sh.sh_type != SHT_PROGBITS)
 		return;
 	for (i = 0; i + 16 <= d->d_size; i += 16) {
 		slot = stub__slot((const uint8_t *)d->d_buf + i, 16, sh.sh_addr + i);
 		name = slot ? plt__symbol(ps, slot, &target) : NULL;
-		if (name && !vaddr__to_offset(ps->elf, sh.sh_addr + i, &off))
+		if (name && !mt_elf__vaddr_offset(ps->elf, sh.sh_addr + i, false, &off))
 			fn(name, off, target, ctx);
 	}
 }
@@ -163,7 +125,7 @@ int mt_elf_symbols__plt(const char *path, mt_elf_plt_fn fn, void *ctx)
 
 	if (err)
 		return err;
-	scn = scn__named(ps.elf, ".rela.plt", &sh);
+	scn = mt_elf__section(ps.elf, ".rela.plt", &sh);
 	dyn = scn ? elf_getscn(ps.elf, sh.sh_link) : NULL;
 	if (dyn && gelf_getshdr(dyn, &dsh) && sh.sh_entsize) {
 		ps.rela = elf_getdata(scn, NULL);

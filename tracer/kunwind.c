@@ -36,21 +36,6 @@ struct rows_build {
 	size_t n, cap;
 };
 
-/* The file offset of vaddr, through the PT_LOAD segment that maps it; -1 if none does. */
-static int64_t vaddr__offset(Elf *elf, uint64_t vaddr)
-{
-	size_t i, n;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(elf, &n))
-		return -1;
-	for (i = 0; i < n; i++)
-		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr &&
-		    vaddr < ph.p_vaddr + ph.p_filesz)
-			return vaddr - ph.p_vaddr + ph.p_offset;
-	return -1;
-}
-
 /* "CFA + off" as libdw spells a register's save slot; false for anything else (an expression, a register). */
 static bool ops__cfa_plus(const Dwarf_Op *ops, size_t nops, int64_t *off)
 {
@@ -143,7 +128,7 @@ static int rows__fde(struct rows_build *b, uint64_t start, uint64_t next)
 {
 	struct mt_urow none = { 0 };
 	Dwarf_Addr lo, hi, a = start;
-	int64_t off = -1;
+	uint64_t off;
 	Dwarf_Frame *f;
 	bool signal;
 	int err = 0;
@@ -154,13 +139,12 @@ static int rows__fde(struct rows_build *b, uint64_t start, uint64_t next)
 		if (dwarf_frame_info(f, &lo, &hi, &signal) < 0 || hi <= a)
 			hi = a;
 		free(f);
-		off = vaddr__offset(b->elf, a);
-		if (hi == a || off < 0 || off > UINT32_MAX)
+		if (hi == a || mt_elf__vaddr_offset(b->elf, a, true, &off) || off > UINT32_MAX)
 			break;
 		err = rows__push(b, off, signal ? none : row);
 		a = hi;
 	}
-	if (!err && a > start && (off = vaddr__offset(b->elf, a - 1)) >= 0 && off < UINT32_MAX)
+	if (!err && a > start && !mt_elf__vaddr_offset(b->elf, a - 1, true, &off) && off < UINT32_MAX)
 		err = rows__push(b, off + 1, none);
 	return err;
 }
@@ -169,18 +153,13 @@ static int rows__fde(struct rows_build *b, uint64_t start, uint64_t next)
  * eh_frame_ptr, a udata4 count, datarel sdata4 pairs). */
 static int eh_hdr__starts(Elf *elf, uint64_t **starts, size_t *n)
 {
-	size_t i, nph, size;
+	size_t i, size;
 	const uint8_t *raw = (const uint8_t *)elf_rawfile(elf, &size), *p;
 	uint32_t count;
 	GElf_Phdr ph;
 	int32_t rel;
 
-	if (!raw || elf_getphdrnum(elf, &nph))
-		return -ENODATA;
-	for (i = 0; i < nph; i++)
-		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_GNU_EH_FRAME)
-			break;
-	if (i == nph || ph.p_offset + 12 > size || ph.p_filesz < 12)
+	if (!raw || mt_elf__segment(elf, PT_GNU_EH_FRAME, &ph) || ph.p_offset + 12 > size || ph.p_filesz < 12)
 		return -ENODATA;
 	p = raw + ph.p_offset;
 	if (p[0] != 1 || (p[1] & 0x0f) != 0x0b || p[2] != 0x03 || p[3] != EH_HDR_TABLE_ENC)
@@ -202,17 +181,9 @@ static int eh_hdr__starts(Elf *elf, uint64_t **starts, size_t *n)
 /* The size of .eh_frame, for the cost figures. */
 static uint64_t eh_frame__size(Elf *elf)
 {
-	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
-	size_t strndx;
-	const char *name;
 
-	if (elf_getshdrstrndx(elf, &strndx))
-		return 0;
-	while ((scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, strndx, sh.sh_name)) && !strcmp(name, ".eh_frame"))
-			return sh.sh_size;
-	return 0;
+	return mt_elf__section(elf, ".eh_frame", &sh) ? sh.sh_size : 0;
 }
 
 static int urow__cmp(const void *a, const void *b)

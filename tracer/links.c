@@ -115,36 +115,17 @@ bool mt_links__has(const struct mt_links *l, pid_t pid, size_t file)
 	return false;
 }
 
-/* The state letter and vsize of /proc/PID[/task/TID]/stat. Read whole: comm may hold ')'. 0 or -errno. */
-static int stat__read(const char *path, char *state, unsigned long *vsize)
-{
-	char buf[1024], *p;
-	size_t n;
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return -errno;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %*u %lu",
-			 state, vsize) != 2)
-		return -EINVAL;
-	return 0;
-}
-
 /* A thread that runs on: neither dead nor about to be (exit_group and fatal signals queue SIGKILL to each thread). */
 static bool thread__lives(pid_t pid, pid_t tid)
 {
-	char path[96], state;
+	char path[96];
 	unsigned long long pending = 0;
-	unsigned long vsize;
+	struct mt_proc_stat st;
 	bool killed = false;
 	int i;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	if (stat__read(path, &state, &vsize) || state == 'Z' || state == 'X')
+	if (mt_proc__stat(path, &st) || st.state == 'Z' || st.state == 'X')
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
 	for (i = 0; i < 2 && !killed; i++)
@@ -162,14 +143,14 @@ static bool thread__lives(pid_t pid, pid_t tid)
  */
 static int leader__check(pid_t pid)
 {
-	char path[64], state;
-	unsigned long vsize;
+	struct mt_proc_stat st;
+	char path[64];
 	struct dirent *d;
 	int err = -ESRCH;
 	DIR *dir;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (stat__read(path, &state, &vsize) || (state != 'Z' && state != 'X' && vsize))
+	if (mt_proc__stat(path, &st) || (st.state != 'Z' && st.state != 'X' && st.vsize))
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	dir = opendir(path);

@@ -482,15 +482,10 @@ static void module_load_eh(struct mt_module *m)
 {
 	const uint8_t *p, *end;
 	uint64_t skip, count;
-	size_t i, n;
 	GElf_Phdr ph;
 
-	if (elf_getphdrnum(m->elf, &n))
-		return;
-	for (i = 0; i < n; i++)
-		if (gelf_getphdr(m->elf, i, &ph) && ph.p_type == PT_GNU_EH_FRAME)
-			break;
-	if (i == n || ph.p_offset + ph.p_filesz > m->image_size || ph.p_filesz < 4)
+	if (mt_elf__segment(m->elf, PT_GNU_EH_FRAME, &ph) || ph.p_offset + ph.p_filesz > m->image_size ||
+	    ph.p_filesz < 4)
 		return;
 	p = m->image + ph.p_offset;
 	end = p + ph.p_filesz;

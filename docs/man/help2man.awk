@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # help2man.awk — turns one `memtrack [COMMAND] --help` text into a roff manual page (run by docs/man/gen.sh).
 # -v page=memtrack-record -v summary=TEXT -v version=V -v extra=FILE -v seealso="memtrack(1), ..."
 # The help's layout is the source: "usage:" lines, then items (an indented line: an option or a command, its

@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "report/diff.h"
 #include "report/leaks.h"
+#include "report/loader.h"
 #include "report/report.h"
 #include "report/sites.h"
 
@@ -93,7 +94,7 @@ static int side_load(const char *dir, const struct mt_suppressions *sup, unsigne
 	d->err = mt_model__load(dir, &d->model, &d->st);
 	if (!d->model)
 		return mt_report__exit_status(dir, d->err, &d->st, "diff");
-	d->sites = mt_sites__load_by_function(dir, NULL, sup, names, "diff");
+	d->sites = mt_loader__sites_by_function(dir, NULL, sup, names, "diff");
 	return d->sites ? 0 : 2;
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* filter_opts.h — the FILTER options of report, dump, flamegraph and timeline (--pid, --exe, --from, --to), once. */
+/* filter_opts.h — the FILTER options (--pid, --exe, --from, --to) of report, dump, flamegraph, pprof, timeline. */
 #ifndef MEMTRACK_FILTER_OPTS_H
 #define MEMTRACK_FILTER_OPTS_H
 

@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "report/flamegraph.h"
 #include "report/leaks.h"
+#include "report/loader.h"
 #include "report/metadata.h"
 #include "report/report.h"
 #include "report/sites.h"
@@ -229,12 +230,12 @@ static int flamegraph_run(const struct fg_args *a)
 	struct mt_suppressions *sup = mt_suppressions__from_args(&a->sup);
 	int err, berr = 0, ret;
 
-	if (!sup || (a->diff && !(before = mt_sites__load_with(a->before, &opts, sup, a->names, "flame graph",
+	if (!sup || (a->diff && !(before = mt_loader__stacks_with(a->before, &opts, sup, a->names, "flame graph",
 								&berr, &bst)))) {
 		mt_suppressions__free(sup);
 		return 2;
 	}
-	s = mt_sites__load_with(a->dir, &opts, sup, a->names, "flame graph", &err, &st);
+	s = mt_loader__stacks_with(a->dir, &opts, sup, a->names, "flame graph", &err, &st);
 	mt_suppressions__free(sup);
 	if (!s) {
 		mt_stacks__free(before);

@@ -9,8 +9,9 @@
 #include "cli/filter_opts.h"
 #include "common/args.h"
 #include "common/log.h"
-#include "report/leaks.h"
 #include "report/flamegraph.h"
+#include "report/leaks.h"
+#include "report/loader.h"
 #include "report/metadata.h"
 #include "report/pprof.h"
 #include "report/report.h"
@@ -118,7 +119,7 @@ static int pprof_run(const struct pprof_args *a)
 		return 2;
 	}
 	sup = mt_suppressions__from_args(&a->sup);
-	s = sup ? mt_sites__load_with(dir, &opts, sup, a->names, "profile", &err, &st) : NULL;
+	s = sup ? mt_loader__stacks_with(dir, &opts, sup, a->names, "profile", &err, &st) : NULL;
 	mt_suppressions__free(sup);
 	if (!s)
 		return 2;

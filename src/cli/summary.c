@@ -28,7 +28,7 @@ static void summary_suppressed(const struct mt_heap_stats *h, const char *dir, u
 		mt_stacks__load(dir, NULL, &s, NULL);
 	if (s) {
 		mt_suppressions__apply(sup, s);
-		mt_suppressions__stacks_total(s, count, bytes);
+		mt_sites__suppressed_total(s, count, bytes);
 	}
 	mt_stacks__free(s);
 	mt_suppressions__free(sup);

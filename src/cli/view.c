@@ -11,6 +11,7 @@
 #include "common/args.h"
 #include "common/log.h"
 #include "report/leaks.h"
+#include "report/loader.h"
 #include "report/metadata.h"
 #include "report/view.h"
 #include "cli/view_diff.h"
@@ -110,7 +111,7 @@ static int view_stacks(const struct mt_view_args *a, struct view_parts *p, int *
 	p->sup = mt_suppressions__new(true);
 	if (!p->sup)
 		return -ENOMEM;
-	p->stacks = mt_sites__load_with(a->dir, &opts, p->sup, 0, "view", err, st);
+	p->stacks = mt_loader__stacks_with(a->dir, &opts, p->sup, 0, "view", err, st);
 	if (!p->stacks)
 		return -ENODATA;
 	if (mt_view_steps__finish(p->steps, p->stacks))

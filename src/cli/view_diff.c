@@ -7,6 +7,7 @@
 
 #include "common/log.h"
 #include "report/leaks.h"
+#include "report/loader.h"
 #include "report/report.h"
 #include "report/sites.h"
 #include "report/view_diff.h"
@@ -33,7 +34,7 @@ static int vd_run_load(const char *dir, const struct mt_suppressions *sup, bool 
 	err = mt_timeline__build(dir, NULL, &r->timeline, &st);
 	if (!r->timeline)
 		return mt_report__exit_status(dir, err, &st, "view");
-	r->sites = mt_sites__load_by_function(dir, &so, sup, 0, "view");
+	r->sites = mt_loader__sites_by_function(dir, &so, sup, 0, "view");
 	return r->sites ? 0 : 2;
 }
 

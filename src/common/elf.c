@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* elf.c — opens ELF files with libelf and reads their GNU build-id note (the tracer's and the unwinder's). */
+/* elf.c — opens ELF files with libelf, reads their GNU build-id note, finds a section, a segment, a file offset. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -90,6 +90,50 @@ size_t mt_elf__build_id(Elf *elf, uint8_t *id, size_t max)
 			return len;
 	}
 	return 0;
+}
+
+Elf_Scn *mt_elf__section(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t strndx;
+	const char *n;
+
+	if (elf_getshdrstrndx(elf, &strndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, sh) && (n = elf_strptr(elf, strndx, sh->sh_name)) && !strcmp(n, name))
+			return scn;
+	return NULL;
+}
+
+int mt_elf__segment(Elf *elf, Elf64_Word type, GElf_Phdr *ph)
+{
+	size_t i, n;
+
+	if (elf_getphdrnum(elf, &n))
+		return -ENOEXEC;
+	for (i = 0; i < n; i++)
+		if (gelf_getphdr(elf, i, ph) && ph->p_type == type)
+			return 0;
+	return -ENOENT;
+}
+
+int mt_elf__vaddr_offset(Elf *elf, uint64_t vaddr, bool in_file, uint64_t *off)
+{
+	size_t i, n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return -ENOEXEC;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + (in_file ? ph.p_filesz : ph.p_memsz)) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
 }
 
 int mt_elf__file_build_id(const char *path, uint8_t *id, size_t max)

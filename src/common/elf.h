@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* elf.h — ELF files through libelf: opening one, and its GNU build-id note. */
+/* elf.h — ELF files through libelf: opening one, its GNU build-id note, a section or segment and file offsets. */
 #ifndef MEMTRACK_ELF_H
 #define MEMTRACK_ELF_H
 
+#include <gelf.h>
 #include <libelf.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +22,15 @@ int mt_elf__file_build_id(const char *path, uint8_t *id, size_t max);
 int mt_elf__begin(int fd, const char *what, Elf **elf);
 /* The build-id of the ELF file open as fd, as mt_elf__file_build_id: a file opened once is the file asked about. */
 int mt_elf__fd_build_id(int fd, uint8_t *id, size_t max);
+/* The section named name, its header in *sh, or NULL. */
+Elf_Scn *mt_elf__section(Elf *elf, const char *name, GElf_Shdr *sh);
+/* The first program header of type (PT_GNU_EH_FRAME, ...) into *ph: 0, -ENOENT without one, -ENOEXEC. */
+int mt_elf__segment(Elf *elf, Elf64_Word type, GElf_Phdr *ph);
+/*
+ * The file offset of vaddr through the PT_LOAD segment holding it: 0, -ENOENT outside every one, -ENOEXEC. in_file:
+ * only where the segment has file bytes, to read them; else anywhere in its memory image (a uprobe's offset).
+ */
+int mt_elf__vaddr_offset(Elf *elf, uint64_t vaddr, bool in_file, uint64_t *off);
 /* Lowercase hex of a build-id into buf (2 * len + 1 bytes). */
 char *mt_elf__build_id_hex(const uint8_t *id, size_t len, char *buf);
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* proc.c — /proc/PID/maps lines and /proc/TID/status fields, for the tracer's readers of both. */
+/* proc.c — /proc/PID/maps lines, /proc/TID/status fields and /proc/TID/stat, for the tracer's readers of them. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,4 +50,22 @@ int mt_proc__status_field(const char *path, const char *name, int base, unsigned
 	if (!err)
 		*v = strtoull(text, NULL, base);
 	return err;
+}
+
+int mt_proc__stat(const char *path, struct mt_proc_stat *st)
+{
+	char buf[1024], *p;
+	size_t n;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* comm's end: the fields after it are numbers */
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu %lu",
+			 &st->state, &st->starttime, &st->vsize) != 3)
+		return -EINVAL;
+	return 0;
 }

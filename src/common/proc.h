@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* proc.h — the /proc files memtrack parses in more than one place: a line of PID/maps, a field of TID/status. */
+/* proc.h — the /proc files memtrack parses in more than one place: PID/maps lines, TID/status fields, TID/stat. */
 #ifndef MEMTRACK_PROC_H
 #define MEMTRACK_PROC_H
 
@@ -28,5 +28,15 @@ int mt_proc__status_field(const char *path, const char *name, int base, unsigned
 
 /* The text of field name ("State:") of a status file, in line (size bytes), from *text on; errors as above. */
 int mt_proc__status_text(const char *path, const char *name, char *line, size_t size, const char **text);
+
+/* What memtrack reads of a stat file (/proc/PID/stat, /proc/PID/task/TID/stat). */
+struct mt_proc_stat {
+	unsigned long long starttime;	/* field 22: clock ticks from boot to the task's start */
+	unsigned long vsize;		/* field 23: 0 once the task has let its memory go */
+	char state;			/* field 3: R, S, D, T, Z, X, ... */
+};
+
+/* The stat file at path, read whole (comm may hold ')' or spaces). 0, -errno when it cannot be opened, -EINVAL. */
+int mt_proc__stat(const char *path, struct mt_proc_stat *st);
 
 #endif /* MEMTRACK_PROC_H */

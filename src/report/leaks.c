@@ -273,19 +273,6 @@ int mt_suppressions__apply(const struct mt_suppressions *sup, struct mt_stacks *
 	return 0;
 }
 
-void mt_suppressions__stacks_total(const struct mt_stacks *s, uint64_t *count, uint64_t *bytes)
-{
-	size_t i, n = s ? mt_stacks__count(s) : 0;
-	uint64_t c, b;
-
-	*count = *bytes = 0;
-	for (i = 0; i < n; i++) {
-		mt_stacks__suppressed(s, mt_stacks__entry(s, i), &c, &b);
-		*count += c;
-		*bytes += b;
-	}
-}
-
 int mt_suppress_args__add(struct mt_suppress_args *a, const char *cmd, const char *file)
 {
 	if (!file) {

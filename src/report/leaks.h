@@ -52,8 +52,6 @@ struct mt_suppressions *mt_suppressions__from_args(const struct mt_suppress_args
  * nothing to do).
  */
 int mt_suppressions__apply(const struct mt_suppressions *sup, struct mt_stacks *s);
-/* What the entries of s hold as suppressed (after mt_suppressions__apply), in all. */
-void mt_suppressions__stacks_total(const struct mt_stacks *s, uint64_t *count, uint64_t *bytes);
 
 struct mt_leaks;
 

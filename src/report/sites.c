@@ -11,8 +11,6 @@
 #include "common/strmap.h"
 #include "common/text.h"
 #include "report/format.h"
-#include "report/report.h"
-#include "report/leaks.h"
 #include "report/sites.h"
 
 #define NAME_MAX_LEN 1024	/* C++ template names run long; past this they are cut */
@@ -264,11 +262,6 @@ static void sites_link(struct site_build *b)
 		b->out->sites[i].ids = site_ids(b, &b->out->sites[i]);
 		b->out->sites[i].frames = b->out->lines;
 	}
-}
-
-const struct mt_site_frame *mt_site__frame(const struct mt_site *site, size_t i)
-{
-	return site->ids ? &site->frames[site->ids[i]] : &site->frames[i];
 }
 
 char *mt_site__key(const struct mt_site *site)
@@ -618,6 +611,19 @@ static int sites_collect(struct site_build *b, struct mt_stacks *s)
 	return err;
 }
 
+void mt_sites__suppressed_total(const struct mt_stacks *s, uint64_t *count, uint64_t *bytes)
+{
+	size_t i, n = s ? mt_stacks__count(s) : 0;
+	uint64_t c, b;
+
+	*count = *bytes = 0;
+	for (i = 0; i < n; i++) {
+		mt_stacks__suppressed(s, mt_stacks__entry(s, i), &c, &b);
+		*count += c;
+		*bytes += b;
+	}
+}
+
 struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites_opts *opts)
 {
 	struct site_build b = { .with_offset = !opts || !opts->no_offsets, .heap = mt_stacks__heap(s), .s = s };
@@ -631,7 +637,7 @@ struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites
 	out->dwarf = mt_stacks__has_dwarf(s);
 	out->chains = mt_stacks__chains(s);
 	out->chains_key = mt_stacks__chains_key(s);
-	mt_suppressions__stacks_total(s, &out->suppressed_allocations, &out->suppressed_bytes);
+	mt_sites__suppressed_total(s, &out->suppressed_allocations, &out->suppressed_bytes);
 	err = sites_collect(&b, s);
 	sites_link(&b);
 	mt_u64map__release(&b.by_key);	/* the sites are made: what found them goes before the rankings come */
@@ -658,56 +664,6 @@ struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites
 		return NULL;
 	}
 	return out;
-}
-
-/* No allocation named a stack: --stacks was not given (or nothing was allocated at all). */
-struct mt_stacks *mt_sites__load(const char *dir, const struct mt_suppressions *sup, unsigned int names,
-				 const char *what, int *err, struct mt_read_status *st)
-{
-	return mt_sites__load_with(dir, NULL, sup, names, what, err, st);
-}
-
-struct mt_stacks *mt_sites__load_with(const char *dir, const struct mt_stacks_opts *opts,
-				      const struct mt_suppressions *sup, unsigned int names, const char *what, int *err,
-				      struct mt_read_status *st)
-{
-	struct mt_stacks *s;
-
-	*err = mt_stacks__load(dir, opts, &s, st);
-	if (!s) {
-		mt_report__exit_status(dir, *err, st, what);
-		return NULL;
-	}
-	if (!mt_stacks__any(s) && !mt_stacks__count(s)) {
-		pr_err("%s: recorded without --stacks: no allocation stacks (record with `memtrack record --stacks`)\n",
-		       dir);
-		mt_stacks__free(s);
-		*err = -ENODATA;
-		return NULL;
-	}
-	mt_suppressions__apply(sup, s);
-	mt_modules__set_raw_names(mt_stacks__modules(s), names & MT_NAMES_RAW);
-	mt_modules__set_full_names(mt_stacks__modules(s), names & MT_NAMES_FULL);
-	return s;
-}
-
-struct mt_sites *mt_sites__load_by_function(const char *dir, const struct mt_stacks_opts *opts,
-					    const struct mt_suppressions *sup, unsigned int names, const char *what)
-{
-	static const struct mt_sites_opts by_functions = { .no_offsets = true };
-	struct mt_read_status st;
-	struct mt_sites *sites;
-	struct mt_stacks *s;
-	int err;
-
-	s = mt_sites__load_with(dir, opts, sup, names, what, &err, &st);
-	if (!s)
-		return NULL;
-	sites = mt_sites__build_with(s, &by_functions);
-	mt_stacks__free(s);
-	if (!sites)
-		pr_err("%s: %s: sites: %s\n", what, dir, strerror(errno));
-	return sites;
 }
 
 /* ---- peaks, temporaries ---- */

@@ -117,7 +117,12 @@ struct mt_sites *mt_sites__build(struct mt_stacks *s);
 struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites_opts *opts);
 void mt_sites__free(struct mt_sites *sites);
 /* Frame i (below site->nframes) of a site, innermost first. */
-const struct mt_site_frame *mt_site__frame(const struct mt_site *site, size_t i);
+static inline const struct mt_site_frame *mt_site__frame(const struct mt_site *site, size_t i)
+{
+	return site->ids ? &site->frames[site->ids[i]] : &site->frames[i];
+}
+/* What the entries of s hold as suppressed (after mt_suppressions__apply), in all. */
+void mt_sites__suppressed_total(const struct mt_stacks *s, uint64_t *count, uint64_t *bytes);
 /* The frame names joined by newlines, what identifies a site (and matches it across runs); NULL on ENOMEM. */
 char *mt_site__key(const struct mt_site *site);
 
@@ -150,25 +155,6 @@ struct mt_site_frames {
 /* An mt_frame_line_fn over a struct mt_site_frames: appends fl to the site's frames, its file by its base name
  * ("file.c:12"). 0 or -ENOMEM. */
 int mt_site__add_frame(const struct mt_frame_line *fl, void *ctx);
-/*
- * mt_stacks__load(dir) for a command that needs stacks (what: "flame graph", ...), names as `names` says (MT_NAMES_*),
- * the leaks that sup suppresses moved out of the entries' leaked_* (mt_suppressions__apply; sup NULL: none).
- * NULL after one error line when DIR cannot be read (*err: the load's return) or holds no allocation stacks
- * (-ENODATA: "DIR: recorded without --stacks: ..."). Otherwise *err is 0 or -EBADMSG (see mt_report__exit_status).
- */
-#define MT_NAMES_RAW 1		/* `--no-demangle`: names as the ELF files spell them */
-#define MT_NAMES_FULL 2		/* `--full-names`: template arguments kept (elided by default) */
-struct mt_stacks *mt_sites__load(const char *dir, const struct mt_suppressions *sup, unsigned int names,
-				 const char *what, int *err, struct mt_read_status *st);
-/* The same with load options (NULL: the defaults), e.g. frame-pointer chains only. */
-struct mt_stacks *mt_sites__load_with(const char *dir, const struct mt_stacks_opts *opts,
-				      const struct mt_suppressions *sup, unsigned int names, const char *what, int *err,
-				      struct mt_read_status *st);
-/* DIR's sites by function, without offsets, as `diff` matches them (mt_sites__load_with, then
- * mt_sites__build_with): NULL after one error line, what's. */
-struct mt_sites *mt_sites__load_by_function(const char *dir, const struct mt_stacks_opts *opts,
-					    const struct mt_suppressions *sup, unsigned int names, const char *what);
-
 /* ---- peaks, temporaries, sizes (for `memtrack report`) ---- */
 
 /*

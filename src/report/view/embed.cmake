@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # embed.cmake — the pages' CSS and scripts as C arrays for src/report/view_page.c, at build time:
 #   cmake -DDIR=src/report/view -DOUT=view_assets.h -P embed.cmake
 # view.css → mt_view_css, view_common.js → mt_view_common_js, and so on.

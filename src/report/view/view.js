@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* view.js — memtrack view's page: draws the data src/report/view.c embeds; no network, no library. */
 "use strict";
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* view_common.js — what both of memtrack view's pages use (view.js, view_diff.js): units, SVG, colours. */
 "use strict";
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* view_diff.js — memtrack view BEFORE AFTER's page: draws what src/report/view_diff.c embeds (diff's numbers). */
 "use strict";
 
