@@ -1870,8 +1870,11 @@ static void stacks_leaks(const char *dir, bool builtins, uint64_t *leaked, uint6
 	assert_non_null(s);
 	*leaked = *suppressed = 0;
 	for (i = 0; i < mt_stacks__count(s); i++) {
+		uint64_t n, b;
+
 		*leaked += mt_stacks__entry(s, i)->leaked_bytes;
-		*suppressed += mt_stacks__entry(s, i)->suppressed_bytes;
+		mt_stacks__suppressed(s, mt_stacks__entry(s, i), &n, &b);
+		*suppressed += b;
 	}
 	mt_stacks__free(s);
 	mt_suppressions__free(sup);

@@ -825,7 +825,7 @@ static void test_unwind_no_info(void **state)
 	e = only_defined(s);
 	assert_int_equal(e->dwarf_stop, MT_STOP_NO_INFO);
 	assert_int_equal(e->ndwarf, 0);
-	assert_string_equal(e->dwarf_detail, PROG);
+	assert_string_equal(mt_stacks__dwarf_of(s, e)->detail, PROG);
 	assert_int_equal(e->kind, MT_CHAIN_FP);	/* nothing unwound: the FP chain stays */
 	assert_false(mt_stacks__has_dwarf(s));
 	mt_stacks__free(s);
@@ -1384,6 +1384,105 @@ static void synth_exit(struct synth *y, uint32_t pid)
 	struct mt_exit x = { 0 };
 
 	synth_put(y, &x, MT_REC_EXIT, sizeof(x), pid);
+}
+
+/* A definition whose FP chain is fp[0..1] and whose kernel CFI chain is k[0..1]. */
+static void synth_kdef(struct synth *y, uint32_t pid, uint64_t hash, const uint64_t fp[2], const uint64_t k[2])
+{
+	struct {
+		struct mt_stack s;
+		uint64_t fp[2];
+		struct mt_kchain k;
+		uint64_t kret[2];
+	} st = { .s = { .hash = hash, .nfp = 2, .flags = MT_STACK_F_KCHAIN }, .fp = { fp[0], fp[1] },
+		 .k = { .n = 2, .stop = MT_KSTOP_END }, .kret = { k[0], k[1] } };
+
+	synth_put(y, &st, MT_REC_STACK, sizeof(st), pid);
+}
+
+/*
+ * What the entries keep beside themselves, exactly: a kernel chain equal to the FP chain shares its handle (one
+ * copy in the pool), a different one has its own; the index by hash finds each entry (in no hash order) and nothing
+ * else; a suppression's counts, the mappings (none) and the DWARF extras (none) by entry.
+ */
+static void test_entries_compact(void **state)
+{
+	static const char *const funcs[] = { "f20", "f19" };
+	const struct mt_stacks_opts kernel = { 0 };	/* kernel chains read, no DWARF */
+	const struct mt_stack_entry *e[3];
+	struct mt_read_status st;
+	struct mt_mapping map;
+	struct synth y = { 0 };
+	uint64_t ret[2], swapped[2], n, b;
+	struct mt_stacks *s;
+	char dir[512];
+	size_t i;
+
+	(void)state;
+	synth_open(&y, "compact", dir, funcs, 2, ret, &map);
+	swapped[0] = ret[1];
+	swapped[1] = ret[0];
+	synth_kdef(&y, 100, 50, ret, ret);		/* the same chain twice */
+	synth_kdef(&y, 100, 30, ret, swapped);		/* another kernel chain */
+	synth_def(&y, 100, 90, ret[0]);			/* FP alone */
+	synth_call(&y, 100, 100, 50, 0x1000, 8);
+	synth_call(&y, 100, 100, 30, 0x2000, 16);
+	synth_call(&y, 100, 100, 90, 0x3000, 32);
+	synth_exit(&y, 100);				/* all three leak */
+	assert_int_equal(mt_writer__close(y.w), 0);
+
+	assert_int_equal(mt_stacks__read(dir, &kernel, &s, &st), 0);
+	assert_int_equal(mt_stacks__count(s), 3);
+	for (i = 0; i < 3; i++)
+		e[i] = mt_stacks__entry(s, i);
+	assert_int_equal(e[0]->hash, 50);
+	assert_int_equal(e[1]->hash, 30);
+	assert_int_equal(e[2]->hash, 90);
+	assert_true(e[0]->has_kchain);
+	assert_int_equal(e[0]->nk, 2);
+	assert_int_equal(e[0]->nfp, 2);
+	assert_int_equal(e[0]->kchain, e[0]->fp);	/* shared */
+	assert_int_equal(e[0]->kind, MT_CHAIN_KERNEL);
+	assert_true(e[1]->has_kchain);
+	assert_int_not_equal(e[1]->kchain, e[1]->fp);
+	assert_int_equal(mt_stacks__frame(s, e[1]->kchain, 0)->addr, ret[1]);
+	assert_int_equal(mt_stacks__frame(s, e[1]->fp, 0)->addr, ret[0]);
+	/* the pool: the zero-based chains of 2 frames and a spare slot, then e[2]'s FP chain of 1 and its slot */
+	assert_int_equal(e[0]->fp, 0);
+	assert_int_equal(e[1]->fp, 3);
+	assert_int_equal(e[1]->kchain, 6);
+	assert_int_equal(e[2]->fp, 9);
+	assert_int_equal(mt_stacks__frame_ref(s, e[0]->kchain, 1), mt_stacks__frame_ref(s, e[1]->fp, 1));
+	assert_int_equal(mt_stacks__frame_ref(s, e[0]->kchain, 2), 0);	/* the spare slot, unused */
+
+	assert_int_equal(mt_stacks__find(s, 50), SIZE_MAX);	/* no index yet */
+	assert_int_equal(mt_stacks__index_hashes(s), 0);
+	assert_int_equal(mt_stacks__index_hashes(s), 0);	/* again: the same */
+	assert_int_equal(mt_stacks__find(s, 30), 1);
+	assert_int_equal(mt_stacks__find(s, 50), 0);
+	assert_int_equal(mt_stacks__find(s, 90), 2);
+	assert_int_equal(mt_stacks__find(s, 29), SIZE_MAX);
+	assert_int_equal(mt_stacks__find(s, 51), SIZE_MAX);
+	assert_int_equal(mt_stacks__find(s, 91), SIZE_MAX);
+
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(e[i]->leaked_allocations, 1);
+		mt_stacks__suppressed(s, e[i], &n, &b);
+		assert_int_equal(n, 0);
+		assert_int_equal(b, 0);
+		assert_int_equal(mt_stacks__mapped_of(s, e[i])->bytes, 0);
+		assert_int_equal(mt_stacks__mapped_of(s, e[i])->calls, 0);
+		assert_null(mt_stacks__dwarf_of(s, e[i]));
+	}
+	mt_stacks__suppress(s, 1);
+	mt_stacks__suppressed(s, e[1], &n, &b);
+	assert_int_equal(n, 1);
+	assert_int_equal(b, 16);
+	assert_int_equal(e[1]->leaked_bytes, 0);
+	mt_stacks__suppressed(s, e[0], &n, &b);
+	assert_int_equal(n, 0);
+	assert_int_equal(b, 0);
+	mt_stacks__free(s);
 }
 
 /*
@@ -2005,6 +2104,7 @@ int main(void)
 		cmocka_unit_test(test_srcline_paths),
 		cmocka_unit_test(test_help_command),
 		cmocka_unit_test(test_aspace_fork_exec_munmap),
+		cmocka_unit_test(test_entries_compact),
 		cmocka_unit_test(test_aspace_partial_munmap),
 		cmocka_unit_test(test_stacks_follow_model),
 		cmocka_unit_test(test_stacks_40_children),

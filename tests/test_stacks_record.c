@@ -426,7 +426,7 @@ static void test_mapped_sites(void **state)
 	for (i = 0; i < mt_stacks__count(s); i++) {
 		e = mt_stacks__entry(s, i);
 		if (e->named & MT_STACK_NAMED_ALLOC) {
-			assert_int_equal(e->mapped.bytes, 0);
+			assert_int_equal(mt_stacks__mapped_of(s, e)->bytes, 0);
 			allocs_named++;
 		}
 		if (!(e->named & MT_STACK_NAMED_MAP)) {
@@ -445,17 +445,17 @@ static void test_mapped_sites(void **state)
 	}
 	assert_non_null(arena);
 	assert_non_null(table);
-	assert_int_equal(arena->mapped.calls, 1);
-	assert_int_equal(arena->mapped.bytes, 11 * 4096);
-	assert_int_equal(arena->mapped.unmapped_bytes, 3 * 4096);
-	assert_int_equal(arena->mapped.exited_bytes, 8 * 4096);
-	assert_int_equal(arena->mapped.live_bytes, 0);
-	assert_int_equal(table->mapped.calls, 1);
-	assert_int_equal(table->mapped.bytes, 29 * 4096);
-	assert_int_equal(table->mapped.unmapped_bytes, 0);
-	assert_int_equal(table->mapped.exited_bytes, 29 * 4096);
-	assert_int_equal(table->mapped.peak_bytes, 29 * 4096);
-	assert_int_equal(arena->mapped.peak_bytes, 8 * 4096);
+	assert_int_equal(mt_stacks__mapped_of(s, arena)->calls, 1);
+	assert_int_equal(mt_stacks__mapped_of(s, arena)->bytes, 11 * 4096);
+	assert_int_equal(mt_stacks__mapped_of(s, arena)->unmapped_bytes, 3 * 4096);
+	assert_int_equal(mt_stacks__mapped_of(s, arena)->exited_bytes, 8 * 4096);
+	assert_int_equal(mt_stacks__mapped_of(s, arena)->live_bytes, 0);
+	assert_int_equal(mt_stacks__mapped_of(s, table)->calls, 1);
+	assert_int_equal(mt_stacks__mapped_of(s, table)->bytes, 29 * 4096);
+	assert_int_equal(mt_stacks__mapped_of(s, table)->unmapped_bytes, 0);
+	assert_int_equal(mt_stacks__mapped_of(s, table)->exited_bytes, 29 * 4096);
+	assert_int_equal(mt_stacks__mapped_of(s, table)->peak_bytes, 29 * 4096);
+	assert_int_equal(mt_stacks__mapped_of(s, arena)->peak_bytes, 8 * 4096);
 	assert_int_equal(mt_stack_heap__totals(mt_stacks__heap(s))->allocations, allocs);
 	assert_int_equal(mt_stack_heap__totals(mt_stacks__heap(s))->bytes, alloc_bytes);
 	assert_true(allocs_named >= 3);

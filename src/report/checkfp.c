@@ -132,7 +132,8 @@ static void divergence_name(struct mt_stacks *s, const struct mt_frame *f, char 
 static int divergence_add(struct mt_checkfp *c, struct mt_stacks *s, const struct mt_stack_entry *e, size_t at)
 {
 	const struct mt_frame *f = at ? mt_stacks__frame(s, e->dwarf, at - 1) : NULL;
-	bool confirmed = f && e->nofp && (e->nofp[(at - 1) / 8] >> ((at - 1) % 8) & 1);
+	const struct mt_stack_dwarf *d = mt_stacks__dwarf_of(s, e);
+	bool confirmed = f && d && d->nofp && (d->nofp[(at - 1) / 8] >> ((at - 1) % 8) & 1);
 	char name[NAME_LEN];
 	struct mt_fp_divergence *dv;
 	size_t i;

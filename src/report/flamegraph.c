@@ -90,11 +90,11 @@ static uint64_t mapped_weight(const struct mt_stack_mapped *m, enum mt_fg_weight
 	}
 }
 
-uint64_t mt_fg_weight__of(const struct mt_stack_entry *e, enum mt_fg_weight w)
+uint64_t mt_fg_weight__of(const struct mt_stacks *s, const struct mt_stack_entry *e, enum mt_fg_weight w)
 {
 	if (w & MT_FG_MAPPED)
-		return mapped_weight(&e->mapped, w);
-	return heap_weight(e, w) + (w & MT_FG_ALL ? mapped_weight(&e->mapped, w) : 0);
+		return mapped_weight(mt_stacks__mapped_of(s, e), w);
+	return heap_weight(e, w) + (w & MT_FG_ALL ? mapped_weight(mt_stacks__mapped_of(s, e), w) : 0);
 }
 
 /* ---- paths ---- */
@@ -206,9 +206,9 @@ static int paths_build(struct mt_stacks *s, enum mt_fg_weight w, struct fg_path 
 	for (i = 0; !err && i < total; i++) {
 		const struct mt_stack_entry *e = mt_stacks__entry(s, i);
 
-		if (!mt_fg_weight__of(e, w))
+		if (!mt_fg_weight__of(s, e, w))
 			continue;
-		paths[n].weight = mt_fg_weight__of(e, w);
+		paths[n].weight = mt_fg_weight__of(s, e, w);
 		err = path_fill(s, e, &paths[n++]);
 	}
 	if (err) {

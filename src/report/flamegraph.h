@@ -26,8 +26,8 @@ const char *mt_fg_weight__unit(enum mt_fg_weight w);
 /* --kind's argument (heap, mapped or all) as MT_FG_MAPPED, MT_FG_ALL or 0 in *kind; cmd names the command in the
  * error line. 0 or -EINVAL. */
 int mt_fg_kind__parse(const char *cmd, const char *arg, enum mt_fg_weight *kind);
-/* The weight of one stack. */
-uint64_t mt_fg_weight__of(const struct mt_stack_entry *e, enum mt_fg_weight w);
+/* The weight of one stack of s. */
+uint64_t mt_fg_weight__of(const struct mt_stacks *s, const struct mt_stack_entry *e, enum mt_fg_weight w);
 
 /*
  * "outermost;...;innermost N" lines, sorted frame by frame, equal paths merged; each return address stands for its

@@ -351,7 +351,6 @@ struct lsite {
 struct mt_leaks {
 	const struct mt_suppressions *sup;
 	struct mt_stacks *stacks;
-	struct mt_u64map entry_of;	/* stack hash → index in the stacks' entries */
 	struct mt_u64map res_of;	/* stack hash → index in res */
 	struct resolved *res;
 	size_t nres, cap_res;
@@ -383,7 +382,6 @@ void mt_leaks__free(struct mt_leaks *l)
 	}
 	for (i = 0; i < l->nsites; i++)
 		free(l->sites[i].pids);
-	mt_u64map__release(&l->entry_of);
 	mt_u64map__release(&l->res_of);
 	free(l->res);
 	free(l->items);
@@ -398,8 +396,8 @@ void mt_leaks__free(struct mt_leaks *l)
 /* A stack's frames, key and rule; a hash with no definition (or no chain) is named by its value. */
 static int resolve_stack(struct mt_leaks *l, struct resolved *r, uint64_t hash)
 {
-	const uint64_t *idx = mt_u64map__find(&l->entry_of, hash);
-	const struct mt_stack_entry *e = idx ? mt_stacks__entry(l->stacks, *idx) : NULL;
+	const struct mt_stack_entry *e = l->stacks ? mt_stacks__entry(l->stacks, mt_stacks__find(l->stacks, hash)) :
+					 NULL;
 	struct mt_site_frames o = { &r->frames, 0 };
 	struct mt_frame_line fl = { NULL, NULL, 0, false };
 	char name[48];
@@ -538,7 +536,7 @@ static int merge_items(struct mt_leaks *l)
 
 static int leaks_init(struct mt_leaks *l, const struct mt_model *m)
 {
-	size_t i, nrules = l->sup ? l->sup->n : 0;
+	size_t nrules = l->sup ? l->sup->n : 0;
 
 	l->nimages = mt_model__nr_images(m);
 	l->rule_count = calloc(nrules + 1, sizeof(uint64_t));
@@ -547,9 +545,8 @@ static int leaks_init(struct mt_leaks *l, const struct mt_model *m)
 	l->img_bytes = calloc(l->nimages + 1, sizeof(uint64_t));
 	if (!l->rule_count || !l->rule_bytes || !l->img_count || !l->img_bytes)
 		return -ENOMEM;
-	for (i = 0; l->stacks && i < mt_stacks__count(l->stacks); i++)
-		if (mt_u64map__put(&l->entry_of, mt_stacks__entry(l->stacks, i)->hash, i, NULL) < 0)
-			return -ENOMEM;
+	if (l->stacks && mt_stacks__index_hashes(l->stacks))
+		return -ENOMEM;
 	l->dwarf = l->stacks && mt_stacks__has_dwarf(l->stacks);
 	return 0;
 }

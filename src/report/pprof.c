@@ -294,11 +294,13 @@ static const char *pp_exe(const struct mt_stack_heap *h, const struct mt_proc_pe
  * calls, bytes mapped, and as in use the bytes still mapped when their process ended or at the end. */
 static void sample_mapped(const struct pprof *p, const struct mt_stack_entry *e, uint64_t v[4])
 {
+	const struct mt_stack_mapped *m = mt_stacks__mapped_of(p->s, e);
+
 	if (p->kind == MT_PPROF_HEAP)
 		return;
-	v[0] += e->mapped.calls;
-	v[1] += e->mapped.bytes;
-	v[3] += e->mapped.exited_bytes + e->mapped.live_bytes;
+	v[0] += m->calls;
+	v[1] += m->bytes;
+	v[3] += m->exited_bytes + m->live_bytes;
 }
 
 /* A sample per process that allocated with the stack or leaked its blocks, then one for what is left unnamed. */
@@ -440,7 +442,8 @@ static int profile_build(struct pprof *p)
 	for (i = 0; !p->out.oom && i < mt_stacks__count(p->s); i++) {
 		e = mt_stacks__entry(p->s, i);
 		if ((p->kind != MT_PPROF_MAPPED && (e->allocations || e->leaked_allocations)) ||
-		    (p->kind != MT_PPROF_HEAP && (e->mapped.bytes || e->mapped.inherited_bytes)))
+		    (p->kind != MT_PPROF_HEAP && (mt_stacks__mapped_of(p->s, e)->bytes ||
+					     mt_stacks__mapped_of(p->s, e)->inherited_bytes)))
 			sample_write(p, e, i);
 	}
 	pb_put(&p->out, p->maps.p, p->maps.len);

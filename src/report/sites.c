@@ -30,6 +30,7 @@ struct xrange {
 struct site_build {
 	struct mt_sites *out;
 	const struct mt_stack_heap *heap;	/* NULL: no accounting beyond the entries' */
+	const struct mt_stacks *s;
 	bool with_offset;
 	size_t cap;
 	struct mt_u64map by_key;	/* site_key of the frame names → index in out->sites */
@@ -44,6 +45,7 @@ struct site_build {
 static void site_release(struct mt_site *site)
 {
 	free(site->procs);
+	free(site->mapped);
 }
 
 void mt_sites__free(struct mt_sites *sites)
@@ -316,33 +318,48 @@ static int site_add_procs(struct mt_site *site, const struct mt_proc_peak *pp, s
 	return 0;
 }
 
+/* The entry's program mappings into its site's: the site gets books of its own with the first. 0 or -ENOMEM. */
+static int site_add_mapped(const struct mt_stacks *s, struct mt_site *t, const struct mt_stack_entry *e)
+{
+	const struct mt_stack_mapped *m = mt_stacks__mapped_of(s, e);
+	static const struct mt_stack_mapped none;
+
+	if (!memcmp(m, &none, sizeof(none)))
+		return 0;
+	if (!t->mapped && !(t->mapped = calloc(1, sizeof(*t->mapped))))
+		return -ENOMEM;
+	t->mapped->calls += m->calls;
+	t->mapped->bytes += m->bytes;
+	t->mapped->inherited_bytes += m->inherited_bytes;
+	t->mapped->unmapped_bytes += m->unmapped_bytes;
+	t->mapped->discarded_bytes += m->discarded_bytes;
+	t->mapped->exited_bytes += m->exited_bytes;
+	t->mapped->live_bytes += m->live_bytes;
+	t->mapped->peak_bytes += m->peak_bytes;
+	return 0;
+}
+
 /* The entry's numbers into its site (a new one, or one with the same frames). */
 static int site_count(struct site_build *b, struct mt_site *t, const struct mt_stack_entry *e, size_t idx)
 {
 	const struct mt_proc_peak *pp;
 	size_t n = b->heap ? mt_stack_heap__proc_peaks(b->heap, idx + 1, &pp) : 0;
+	uint64_t sup_n, sup_b;
 
 	t->bytes += e->bytes;
 	t->count += e->allocations;
 	t->leaked_bytes += e->leaked_bytes;
 	t->leaked_allocations += e->leaked_allocations;
-	t->suppressed_bytes += e->suppressed_bytes;
-	t->suppressed_allocations += e->suppressed_allocations;
+	mt_stacks__suppressed(b->s, e, &sup_n, &sup_b);
+	t->suppressed_bytes += sup_b;
+	t->suppressed_allocations += sup_n;
 	t->peak_bytes += e->peak_bytes;
 	t->peak_allocations += e->peak_allocations;
 	t->temporary_allocations += e->temporary_allocations;
 	t->temporary_bytes += e->temporary_bytes;
 	t->stacks++;
 	t->heap |= e->allocations || e->inherited_allocations;
-	t->mapped.calls += e->mapped.calls;
-	t->mapped.bytes += e->mapped.bytes;
-	t->mapped.inherited_bytes += e->mapped.inherited_bytes;
-	t->mapped.unmapped_bytes += e->mapped.unmapped_bytes;
-	t->mapped.discarded_bytes += e->mapped.discarded_bytes;
-	t->mapped.exited_bytes += e->mapped.exited_bytes;
-	t->mapped.live_bytes += e->mapped.live_bytes;
-	t->mapped.peak_bytes += e->mapped.peak_bytes;
-	return site_add_procs(t, pp, n);
+	return site_add_mapped(b->s, t, e) || site_add_procs(t, pp, n) ? -ENOMEM : 0;
 }
 
 static int sites_add(struct site_build *b, struct mt_stacks *s, const struct mt_stack_entry *e, size_t eidx)
@@ -433,10 +450,10 @@ static int by_mapped(const void *a, const void *b)
 {
 	const struct mt_site *x = *(const struct mt_site *const *)a, *y = *(const struct mt_site *const *)b;
 
-	if (x->mapped.bytes != y->mapped.bytes)
-		return x->mapped.bytes > y->mapped.bytes ? -1 : 1;
-	if (x->mapped.peak_bytes != y->mapped.peak_bytes)
-		return x->mapped.peak_bytes > y->mapped.peak_bytes ? -1 : 1;
+	if (x->mapped->bytes != y->mapped->bytes)
+		return x->mapped->bytes > y->mapped->bytes ? -1 : 1;
+	if (x->mapped->peak_bytes != y->mapped->peak_bytes)
+		return x->mapped->peak_bytes > y->mapped->peak_bytes ? -1 : 1;
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
@@ -449,7 +466,7 @@ static int sites_mapped(struct mt_sites *out)
 	if (!out->by_mapped)
 		return -ENOMEM;
 	for (i = 0; i < out->nall; i++)
-		if (out->sites[i].mapped.bytes || out->sites[i].mapped.inherited_bytes)
+		if (out->sites[i].mapped && (out->sites[i].mapped->bytes || out->sites[i].mapped->inherited_bytes))
 			out->by_mapped[out->nmapped++] = &out->sites[i];
 	mt_array__sort(out->by_mapped, out->nmapped, sizeof(*out->by_mapped), by_mapped);
 	return 0;
@@ -578,7 +595,8 @@ static int sites_collect(struct site_build *b, struct mt_stacks *s)
 		const struct mt_stack_entry *e = mt_stacks__entry(s, i);
 
 		b->entry_site[i] = SIZE_MAX;
-		if (!e->allocations && !e->inherited_allocations && !e->mapped.bytes && !e->mapped.inherited_bytes)
+		if (!e->allocations && !e->inherited_allocations && !mt_stacks__mapped_of(s, e)->bytes &&
+		    !mt_stacks__mapped_of(s, e)->inherited_bytes)
 			continue;
 		if (!e->defined && !e->allocations && !e->inherited_allocations)
 			continue;	/* a mapping's undefined stack: its bytes are in no site */
@@ -596,17 +614,19 @@ static int sites_collect(struct site_build *b, struct mt_stacks *s)
 void mt_sites__suppressed_total(const struct mt_stacks *s, uint64_t *count, uint64_t *bytes)
 {
 	size_t i, n = s ? mt_stacks__count(s) : 0;
+	uint64_t c, b;
 
 	*count = *bytes = 0;
 	for (i = 0; i < n; i++) {
-		*count += mt_stacks__entry(s, i)->suppressed_allocations;
-		*bytes += mt_stacks__entry(s, i)->suppressed_bytes;
+		mt_stacks__suppressed(s, mt_stacks__entry(s, i), &c, &b);
+		*count += c;
+		*bytes += b;
 	}
 }
 
 struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites_opts *opts)
 {
-	struct site_build b = { .with_offset = !opts || !opts->no_offsets, .heap = mt_stacks__heap(s) };
+	struct site_build b = { .with_offset = !opts || !opts->no_offsets, .heap = mt_stacks__heap(s), .s = s };
 	struct mt_sites *out;
 	int err;
 
@@ -821,9 +841,9 @@ int mt_sites__mapped_text(FILE *f, const struct mt_sites *sites, size_t top)
 	for (i = 0; i < n; i++) {
 		site = sites->by_mapped[i];
 		fprintf(f, "  #%-3zu %s mapped in %" PRIu64 " %s, %s at the peak, %s unmapped\n", i + 1,
-			mt_format__size(a, site->mapped.bytes), site->mapped.calls,
-			mt_plural__of(site->mapped.calls, "call", "calls"), mt_format__size(b, site->mapped.peak_bytes),
-			mt_format__size(c, site->mapped.unmapped_bytes));
+			mt_format__size(a, site->mapped->bytes), site->mapped->calls,
+			mt_plural__of(site->mapped->calls, "call", "calls"), mt_format__size(b, site->mapped->peak_bytes),
+			mt_format__size(c, site->mapped->unmapped_bytes));
 		mt_format__frames_text(f, site, false);
 	}
 	return ferror(f) ? -EIO : 0;
@@ -840,14 +860,14 @@ static void json_mapped(struct mt_json *j, const struct mt_sites *sites, size_t 
 	for (i = 0; i < n; i++) {
 		site = sites->by_mapped[i];
 		mt_json__begin_object(j);
-		mt_json__kv_u64(j, "mapped_bytes", site->mapped.bytes);
-		mt_json__kv_u64(j, "mapping_calls", site->mapped.calls);
-		mt_json__kv_u64(j, "inherited_bytes", site->mapped.inherited_bytes);
-		mt_json__kv_u64(j, "unmapped_bytes", site->mapped.unmapped_bytes);
-		mt_json__kv_u64(j, "discarded_bytes", site->mapped.discarded_bytes);
-		mt_json__kv_u64(j, "exited_bytes", site->mapped.exited_bytes);
-		mt_json__kv_u64(j, "live_bytes", site->mapped.live_bytes);
-		mt_json__kv_u64(j, "peak_bytes", site->mapped.peak_bytes);
+		mt_json__kv_u64(j, "mapped_bytes", site->mapped->bytes);
+		mt_json__kv_u64(j, "mapping_calls", site->mapped->calls);
+		mt_json__kv_u64(j, "inherited_bytes", site->mapped->inherited_bytes);
+		mt_json__kv_u64(j, "unmapped_bytes", site->mapped->unmapped_bytes);
+		mt_json__kv_u64(j, "discarded_bytes", site->mapped->discarded_bytes);
+		mt_json__kv_u64(j, "exited_bytes", site->mapped->exited_bytes);
+		mt_json__kv_u64(j, "live_bytes", site->mapped->live_bytes);
+		mt_json__kv_u64(j, "peak_bytes", site->mapped->peak_bytes);
 		mt_sites__json_frame_keys(j, site);
 		mt_json__end_object(j);
 	}

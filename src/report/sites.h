@@ -43,7 +43,8 @@ struct mt_site {
 	uint64_t temporary_bytes;
 	uint64_t stacks;	/* stack hashes merged into it */
 	bool heap;		/* some allocation (or inherited block) of it: a site of the heap's rankings */
-	struct mt_stack_mapped mapped;	/* the program's mappings its calls made (docs/REPORT.md) */
+	struct mt_stack_mapped *mapped;	/* the program's mappings its calls made (docs/REPORT.md); NULL: none (most
+					 * sites, so not one in each) */
 	size_t order;		/* ties rank in the order the first of them was seen */
 	size_t nframes;		/* read them with mt_site__frame */
 	struct mt_site_frame *frames;	/* with ids: the table ids index (the sites', shared); without: its own */

@@ -88,7 +88,7 @@ static void profile_write(struct mt_json *j, struct mt_stacks *s, const struct s
 	uint64_t total = 0;
 
 	for (i = 0; i < n; i++)
-		total += mt_fg_weight__of(mt_stacks__entry(s, i), w);
+		total += mt_fg_weight__of(s, mt_stacks__entry(s, i), w);
 	fputc('\n', j->f);
 	mt_json__begin_object(j);
 	mt_json__kv_string(j, "type", "sampled");
@@ -99,7 +99,7 @@ static void profile_write(struct mt_json *j, struct mt_stacks *s, const struct s
 	mt_json__key(j, "samples");
 	mt_json__begin_array(j);
 	for (i = 0; i < n; i++) {
-		if (!mt_fg_weight__of(mt_stacks__entry(s, i), w))
+		if (!mt_fg_weight__of(s, mt_stacks__entry(s, i), w))
 			continue;
 		fputc('\n', j->f);
 		mt_json__begin_array(j);
@@ -111,8 +111,8 @@ static void profile_write(struct mt_json *j, struct mt_stacks *s, const struct s
 	mt_json__key(j, "weights");
 	mt_json__begin_array(j);
 	for (i = 0; i < n; i++)
-		if (mt_fg_weight__of(mt_stacks__entry(s, i), w))
-			mt_json__u64(j, mt_fg_weight__of(mt_stacks__entry(s, i), w));
+		if (mt_fg_weight__of(s, mt_stacks__entry(s, i), w))
+			mt_json__u64(j, mt_fg_weight__of(s, mt_stacks__entry(s, i), w));
 	mt_json__end_array(j);
 	mt_json__end_object(j);
 }

@@ -36,11 +36,23 @@
 
 enum block_end { END_FREED, END_REPLACED };
 
-struct cell {
+/* What a holder's blocks of a stack hold now and at its peak: all a stack's cell over all processes needs. */
+struct live {
 	uint64_t live_n, live_b;
-	uint64_t inh_n, inh_b;		/* of them, inherited at the fork and held since (the model says which) */
 	uint64_t peak_n, peak_b;	/* at the holder's peak */
 	uint64_t snap;			/* the peak (a record number) that peak_n and peak_b belong to */
+};
+
+struct cell {
+	union {
+		struct live live;
+		struct {
+			uint64_t live_n, live_b;
+			uint64_t peak_n, peak_b;
+			uint64_t snap;
+		};
+	};
+	uint64_t inh_n, inh_b;		/* of them, inherited at the fork and held since (the model says which) */
 	uint64_t made_n, made_b;	/* allocations the holder made with the stack (counted ones) */
 	uint32_t made_image;		/* the holder's image number at the first of them */
 	uint32_t stack;			/* a process's cell: its stack and its process (index in procs) */
@@ -70,7 +82,7 @@ struct big_block {
 
 struct mt_stack_heap {
 	struct mt_stack_counts *counts;	/* by stack */
-	struct cell *gcells;		/* by stack: over all processes */
+	struct live *gcells;		/* by stack: over all processes (a whole cell there was 128 bytes a stack) */
 	size_t nstacks;			/* the length of both */
 	size_t ncounts;			/* of counts: nstacks, or 1 (stack 0) with counts_at */
 	mt_stack_counts_fn counts_at;	/* the holder's counts of stacks 1 and up (NULL: counts has them) */
@@ -193,7 +205,7 @@ void mt_stack_heap__set_counts(struct mt_stack_heap *h, mt_stack_counts_fn fn, v
 /* ---- cells ---- */
 
 /* Brought up to the peak snap (see the top), then changed by n blocks and b bytes (two's complement for less). */
-static void cell_add(struct cell *c, uint64_t snap, uint64_t n, uint64_t b)
+static void cell_add(struct live *c, uint64_t snap, uint64_t n, uint64_t b)
 {
 	if (c->snap != snap) {
 		c->peak_n = c->live_n;
@@ -241,7 +253,7 @@ static int live_change(struct mt_stack_heap *h, struct hproc *p, uint32_t stack,
 		return -ENOMEM;
 	if (p->sel)
 		cell_gsnap(c, h->peak_seq);
-	cell_add(c, p->peak_seq, n, b);
+	cell_add(&c->live, p->peak_seq, n, b);
 	if (p->sel) {
 		cell_add(&h->gcells[stack], h->peak_seq, n, b);
 		h->live_taken += b;
@@ -408,7 +420,7 @@ static void cell_end(uint64_t stack, uint64_t idx, void *ctx)
 	c->inh_n = c->inh_b = 0;
 	if (x->p->sel)
 		cell_gsnap(c, x->h->peak_seq);
-	cell_add(c, x->p->peak_seq, -n, -b);
+	cell_add(&c->live, x->p->peak_seq, -n, -b);
 	if (x->p->sel) {
 		cell_add(&x->h->gcells[stack], x->h->peak_seq, -n, -b);
 		x->h->live_taken -= b;
@@ -722,7 +734,7 @@ static void cell_settle(uint64_t stack, uint64_t idx, void *ctx)
 	struct settle *x = ctx;
 	struct cell *c = &x->h->pcells[idx];
 
-	cell_add(c, x->p->peak_seq, 0, 0);
+	cell_add(&c->live, x->p->peak_seq, 0, 0);
 	if (!c->peak_n && !c->peak_b && !c->made_n && !c->leak_n && !c->leak_b)
 		return;
 	if (!x->fill)

@@ -51,6 +51,11 @@ struct mt_stacks {
 	uint32_t *pool;			/* the chains: frame ids, each chain's in a row (an entry's handles index it) */
 	size_t npool, cap_pool;
 
+	struct mt_stack_dwarf *dw;	/* the DWARF results' extras, by entry dwarf_info */
+	size_t ndw, cap_dw;
+	uint64_t (*supp)[2];		/* by entry: what suppressions took (allocations, bytes); NULL before any */
+	uint32_t *order;		/* mt_stacks__index_hashes: entry indexes by hash (NULL before) */
+
 	struct sym_cache_ent *syms;
 	size_t nsyms;
 	size_t cap_syms;
@@ -172,6 +177,20 @@ static int chain_resolve(struct mt_stacks *s, const __u64 *addrs, uint16_t *n, s
 	return 0;
 }
 
+/*
+ * The chain just made (the pool's last) given back when it is the same as another of the entry's, whose handle it
+ * takes: where frame pointers are kept the kernel's CFI chain is the FP chain, and a million stacks hold both. The
+ * other's spare slot is then this one's too, which only the chosen chain uses (entry_mark_cut).
+ */
+static void chain_share(struct mt_stacks *s, uint32_t other, uint16_t nother, uint32_t *chain, uint16_t n)
+{
+	if (n != nother || *chain == other || *chain + (size_t)n + 1 != s->npool ||
+	    memcmp(s->pool + *chain, s->pool + other, n * sizeof(*s->pool)))
+		return;
+	s->npool = *chain;
+	*chain = other;
+}
+
 /* One frame resolved and interned: *id. */
 static int frame_resolve_id(struct mt_stacks *s, uint64_t addr, struct mt_aspace *as, uint32_t *id)
 {
@@ -284,6 +303,7 @@ static int entry_set_dwarf(struct mt_stacks *s, struct mt_stack_entry *e, const 
 {
 	const char *detail = mt_unwind_rec__detail(u);
 	size_t nbits = (u->nframes + 7) / 8;
+	struct mt_stack_dwarf *d;
 	int err;
 
 	if (!detail)
@@ -292,14 +312,21 @@ static int entry_set_dwarf(struct mt_stacks *s, struct mt_stack_entry *e, const 
 	err = chain_resolve(s, mt_unwind_rec__frames(u), &e->ndwarf, as, false, &e->dwarf);
 	if (err)
 		return err;
-	e->dwarf_detail = detail[0] ? strdup(detail) : "";	/* most have none: not one allocation each */
-	if (u->nofp_known && nbits && (e->nofp = malloc(nbits)))
-		memcpy(e->nofp, mt_unwind_rec__nofp(u), nbits);
-	if (!e->dwarf_detail || (u->nofp_known && nbits && !e->nofp))
+	chain_share(s, e->fp, e->nfp, &e->dwarf, e->ndwarf);
+	if (s->ndw >= UINT32_MAX || mt_array__grow((void **)&s->dw, &s->cap_dw, s->ndw, sizeof(*s->dw)))
 		return -ENOMEM;
+	d = &s->dw[s->ndw];
+	*d = (struct mt_stack_dwarf){ .error = u->error };
+	d->detail = detail[0] ? strdup(detail) : "";	/* most have none: not one allocation each */
+	if (u->nofp_known && nbits && (d->nofp = malloc(nbits)))
+		memcpy(d->nofp, mt_unwind_rec__nofp(u), nbits);
+	if (!d->detail || (u->nofp_known && nbits && !d->nofp)) {
+		free(d->nofp);
+		return -ENOMEM;
+	}
+	e->dwarf_info = (uint32_t)s->ndw++;
 	e->has_dwarf = true;
 	e->dwarf_stop = u->reason;
-	e->dwarf_error = u->error;
 	return 0;
 }
 
@@ -327,6 +354,7 @@ static int entry_set_kchain(struct mt_stacks *s, struct mt_stack_entry *e, const
 	err = chain_resolve(s, (const __u64 *)(k + 1), &e->nk, as, false, &e->kchain);
 	if (err)
 		return err;
+	chain_share(s, e->fp, e->nfp, &e->kchain, e->nk);
 	e->has_kchain = true;
 	e->kstop = k->stop;
 	e->kfp_frames = k->fp_frames;
@@ -457,17 +485,13 @@ static struct mt_stack_counts *entry_counts(void *ctx, uint32_t stack)
 	return stack - 1 < s->count ? &s->entries[stack - 1].counts : NULL;
 }
 
-/* With opts.heap_counts the heap kept its own counts: the entries get a copy. Their mappings come from the books. */
+/* With opts.heap_counts the heap kept its own counts: the entries get a copy (their mappings stay in the books). */
 static void entries_count(struct mt_stacks *s)
 {
-	const struct mt_stack_mapped *c;
 	size_t i;
 
 	for (i = 0; s->opts.heap_counts && i < s->count; i++)
 		s->entries[i].counts = *mt_stack_heap__counts(s->heap, i + 1);
-	for (i = 0; i < s->count; i++)
-		if ((c = mt_stack_mapped__counts(s->mapped, s->entries[i].hash)))
-			s->entries[i].mapped = *c;
 }
 
 /* ---- loading ---- */
@@ -631,11 +655,14 @@ void mt_stacks__free(struct mt_stacks *s)
 	mt_reorder__free(s->reorder);
 	mt_stack_heap__free(s->heap);
 	mt_stack_mapped__free(s->mapped);
-	for (i = 0; i < s->count; i++) {
-		free(s->entries[i].nofp);
-		if (s->entries[i].dwarf_detail && s->entries[i].dwarf_detail[0])
-			free((char *)s->entries[i].dwarf_detail);
+	for (i = 0; i < s->ndw; i++) {
+		free(s->dw[i].nofp);
+		if (s->dw[i].detail[0])
+			free((char *)s->dw[i].detail);
 	}
+	free(s->dw);
+	free(s->supp);
+	free(s->order);
 	free(s->entries);
 	free(s->ftab);
 	mt_u64map__release(&s->by_frame);
@@ -740,10 +767,93 @@ void mt_stacks__suppress(struct mt_stacks *s, size_t idx)
 
 	if (!e)
 		return;
-	e->suppressed_allocations += e->leaked_allocations;
-	e->suppressed_bytes += e->leaked_bytes;
+	if (!s->supp && !(s->supp = calloc(s->count, sizeof(*s->supp)))) {
+		pr_err("memtrack: suppressions: %s\n", strerror(ENOMEM));
+		return;	/* the leaks stay unsuppressed */
+	}
+	s->supp[idx][0] += e->leaked_allocations;
+	s->supp[idx][1] += e->leaked_bytes;
 	e->leaked_allocations = 0;
 	e->leaked_bytes = 0;
+}
+
+void mt_stacks__suppressed(const struct mt_stacks *s, const struct mt_stack_entry *e, uint64_t *allocations,
+			   uint64_t *bytes)
+{
+	size_t idx = (size_t)(e - s->entries);
+
+	*allocations = s->supp ? s->supp[idx][0] : 0;
+	*bytes = s->supp ? s->supp[idx][1] : 0;
+}
+
+struct hash_idx {
+	uint64_t hash;
+	uint32_t idx;
+};
+
+static int by_hash(const void *a, const void *b)
+{
+	const struct hash_idx *x = a, *y = b;
+
+	return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+/* Sorted as pairs (the entries are too far apart to sort their indexes in place), then kept as the indexes alone. */
+int mt_stacks__index_hashes(struct mt_stacks *s)
+{
+	struct hash_idx *v;
+	size_t i;
+
+	if (s->order || !s->count)
+		return 0;
+	if (s->count > UINT32_MAX)
+		return -ENOMEM;
+	v = malloc(s->count * sizeof(*v));
+	s->order = malloc(s->count * sizeof(*s->order));
+	if (!v || !s->order) {
+		free(v);
+		free(s->order);
+		s->order = NULL;
+		return -ENOMEM;
+	}
+	for (i = 0; i < s->count; i++)
+		v[i] = (struct hash_idx){ s->entries[i].hash, (uint32_t)i };
+	mt_array__sort(v, s->count, sizeof(*v), by_hash);
+	for (i = 0; i < s->count; i++)
+		s->order[i] = v[i].idx;
+	free(v);
+	return 0;
+}
+
+size_t mt_stacks__find(const struct mt_stacks *s, uint64_t hash)
+{
+	size_t lo = 0, hi = s->order ? s->count : 0, mid;
+	uint64_t h;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		h = s->entries[s->order[mid]].hash;
+		if (h == hash)
+			return s->order[mid];
+		if (h < hash)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
+}
+
+const struct mt_stack_mapped *mt_stacks__mapped_of(const struct mt_stacks *s, const struct mt_stack_entry *e)
+{
+	static const struct mt_stack_mapped none;
+	const struct mt_stack_mapped *c = mt_stack_mapped__counts(s->mapped, e->hash);
+
+	return c ? c : &none;
+}
+
+const struct mt_stack_dwarf *mt_stacks__dwarf_of(const struct mt_stacks *s, const struct mt_stack_entry *e)
+{
+	return e->has_dwarf && e->dwarf_info < s->ndw ? &s->dw[e->dwarf_info] : NULL;
 }
 
 /* ---- symbols ---- */

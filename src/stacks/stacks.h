@@ -46,36 +46,39 @@ enum mt_chain_kind {
 #define MT_STACK_NAMED_ALLOC 1		/* an allocation's */
 #define MT_STACK_NAMED_MAP 2		/* a program's mapping call's (mmap, mremap, brk: struct mt_syscall.stack) */
 
+/*
+ * One per stack hash, so its size is what a million call paths cost: the fields are packed by size, chains are 4-byte
+ * handles, and what few stacks have (a DWARF result's detail, a suppression's counts, program mappings) lives beside
+ * the entries (mt_stacks__dwarf_of, mt_stacks__suppressed, mt_stacks__mapped_of).
+ */
 struct mt_stack_entry {
 	uint64_t hash;
-	bool defined;			/* an MT_REC_STACK was seen (else only records named it) */
-	uint8_t named;			/* MT_STACK_NAMED_*: an allocation's stack, a mapping's, or both */
-	uint32_t pid;			/* where it was first defined */
 	uint64_t ts_ns;
-	uint8_t truncated;		/* mt_stack.truncated */
-	uint16_t nfp;
+	uint32_t pid;			/* where it was first defined */
 	uint32_t fp;			/* chain: the FP chain, resolved: the return addresses up to the first word that
 					 * lies in no executable mapping of the process at the stack's definition */
-	bool fp_broken;			/* such a word ended it: the kernel's words from there on are not frames */
-	bool has_dwarf;
-	uint8_t dwarf_stop;		/* enum mt_unwind_stop */
-	int32_t dwarf_error;
-	const char *dwarf_detail;	/* "" or the module path the stop is about */
-	uint16_t ndwarf;
 	uint32_t dwarf;			/* chain */
-	uint8_t *nofp;			/* DWARF frame i kept no frame pointer: bit i (NULL when unknown, or no frames) */
-	bool has_kchain;		/* the definition carries the kernel's CFI chain */
-	uint8_t kstop;			/* enum mt_kchain_stop */
-	uint16_t nk;
 	uint32_t kchain;		/* chain: resolved, with a spare slot for its stop frame */
 	uint32_t kstop_at;		/* frame id (mt_stacks__frame_id) where it stopped (MT_KSTOP_NO_*, LOADING): its
 					 * module */
+	uint32_t kfp_at;		/* frame id of the first of the kfp_frames */
+	uint32_t frames;		/* chain */
+	uint32_t dwarf_info;		/* with has_dwarf: its index for mt_stacks__dwarf_of */
+	uint16_t nfp;
+	uint16_t ndwarf;
+	uint16_t nk;
 	uint16_t kfp_frames;		/* frames the kernel unwound by frame pointer, no CFI for them */
-	uint32_t kfp_at;		/* frame id of the first of them */
-	enum mt_chain_kind kind;
 	uint16_t nframes;		/* the chain reports use: DWARF over FP; when the capture budget cut it (FP: MT_FP_MAX
 					 * words; DWARF: MT_STOP_BUDGET, MT_STOP_MAX_FRAMES), its last frame is .truncated */
-	uint32_t frames;		/* chain */
+	bool defined;			/* an MT_REC_STACK was seen (else only records named it) */
+	uint8_t named;			/* MT_STACK_NAMED_*: an allocation's stack, a mapping's, or both */
+	uint8_t truncated;		/* mt_stack.truncated */
+	bool fp_broken;			/* such a word ended it: the kernel's words from there on are not frames */
+	bool has_dwarf;
+	uint8_t dwarf_stop;		/* enum mt_unwind_stop */
+	bool has_kchain;		/* the definition carries the kernel's CFI chain */
+	uint8_t kstop;			/* enum mt_kchain_stop */
+	uint8_t kind;			/* enum mt_chain_kind */
 	/*
 	 * The accounting, by src/model's rules (struct mt_stack_counts says more): the stack heap counts into it
 	 * (mt_stack_heap__set_counts), so the members below are those of struct mt_stack_counts, in its order.
@@ -95,7 +98,7 @@ struct mt_stack_entry {
 			uint64_t discarded_bytes;
 			uint64_t leaked_allocations;	/* blocks live at the exit of their holder, not suppressed
 							 * (docs/REPORT.md, "Leaks": mt_stacks__suppress moves a
-							 * stack's into suppressed_*) */
+							 * stack's into mt_stacks__suppressed) */
 			uint64_t leaked_bytes;
 			uint64_t inherited_live_allocations;	/* inherited at a fork, never freed by the child, live
 								 * at its exit */
@@ -108,9 +111,13 @@ struct mt_stack_entry {
 			uint64_t peak_bytes;
 		};
 	};
-	uint64_t suppressed_allocations;	/* leaked, but a leak suppression takes the stack */
-	uint64_t suppressed_bytes;
-	struct mt_stack_mapped mapped;	/* the program mappings its calls made (named MT_STACK_NAMED_MAP) */
+};
+
+/* What a stack's DWARF result said beyond its frames (mt_stacks__dwarf_of). */
+struct mt_stack_dwarf {
+	int32_t error;
+	const char *detail;		/* "" or the module path the stop is about */
+	uint8_t *nofp;			/* DWARF frame i kept no frame pointer: bit i (NULL when unknown, or no frames) */
 };
 
 /* A stack allocations named: the heap's reports and checks take it (a mapping call's alone has no allocations). */
@@ -211,8 +218,24 @@ uint32_t mt_stacks__frame_ref(const struct mt_stacks *s, uint32_t chain, size_t 
 const struct mt_frame *mt_stacks__frame_id(const struct mt_stacks *s, uint32_t id);
 /* Distinct frames the stacks hold (with the all-zero one): what their chains' 4-byte ids index. */
 size_t mt_stacks__nr_frames(const struct mt_stacks *s);
-/* The leaks of entry idx are suppressed (src/report/leaks.c decides which): its leaked_* move into suppressed_*. */
+/* The leaks of entry idx are suppressed (src/report/leaks.c decides which): its leaked_* move into
+ * mt_stacks__suppressed's. */
 void mt_stacks__suppress(struct mt_stacks *s, size_t idx);
+/* What suppressions took of entry e's leaks (0 and 0 for most). */
+void mt_stacks__suppressed(const struct mt_stacks *s, const struct mt_stack_entry *e, uint64_t *allocations,
+			   uint64_t *bytes);
+/*
+ * After the read, for mt_stacks__find: the entries' indexes by hash, 4 bytes a stack (the hash table the read used is
+ * gone by then: at 10^6 stacks it was 50 MB). 0 or -ENOMEM; again: 0 at once.
+ */
+int mt_stacks__index_hashes(struct mt_stacks *s);
+/* The index of the entry of hash, by mt_stacks__index_hashes' index (SIZE_MAX: none, or no index made). */
+size_t mt_stacks__find(const struct mt_stacks *s, uint64_t hash);
+/* The program mappings entry e's calls made (named MT_STACK_NAMED_MAP): the books' (mt_stacks__mapped), zeros for a
+ * stack that mapped nothing. */
+const struct mt_stack_mapped *mt_stacks__mapped_of(const struct mt_stacks *s, const struct mt_stack_entry *e);
+/* Entry e's DWARF result's error, detail and frame-pointer bits; NULL without one (!e->has_dwarf). */
+const struct mt_stack_dwarf *mt_stacks__dwarf_of(const struct mt_stacks *s, const struct mt_stack_entry *e);
 
 /* What a frame symbolizes to. */
 struct mt_sym {
