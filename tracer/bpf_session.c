@@ -31,6 +31,7 @@
 #include "tracer/bpf_load.h"
 #include "tracer/bpf_session.h"
 #include "tracer/closer.h"
+#include "tracer/thp.h"
 
 #define MT_MAX_LINKS 32	/* the session's tracepoint links */
 #define SESSION_WAKEUP_PARTS 16	/* the consumer wakes at a sixteenth of the ring filled, shared by the CPUs */
@@ -389,6 +390,7 @@ static void session__split(struct mt_bpf_session *s)
 
 static void *half__load(void *skel)
 {
+	mt_thp__prefer_thread();
 	return (void *)(long)memtrack_bpf__load(skel);
 }
 
