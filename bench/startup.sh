@@ -18,7 +18,7 @@ RUNS=${2:-21}
 declare -A ms
 PRE=()
 [[ ${FIFO:-0} == 1 ]] && PRE=(chrt -f 50)
-CONFIGS=(base this base_stacks this_stacks this_parallel this_serial)
+CONFIGS=(base this base_stacks this_stacks this_parallel this_serial this_stacks_parallel)
 
 # The wall of one recording of /bin/true, in ms (bash's clock: no process of its own around it).
 wall_ms() {
@@ -38,6 +38,7 @@ one() {
 	this_stacks) wall_ms "$MEMTRACK" record -q --stacks -o "$TMP/a" -- /bin/true ;;
 	this_parallel) wall_ms env MEMTRACK_LOAD=parallel "$MEMTRACK" record -q -o "$TMP/a" -- /bin/true ;;
 	this_serial) wall_ms env MEMTRACK_LOAD=serial "$MEMTRACK" record -q -o "$TMP/a" -- /bin/true ;;
+	this_stacks_parallel) wall_ms env MEMTRACK_LOAD=parallel "$MEMTRACK" record -q --stacks -o "$TMP/a" -- /bin/true ;;
 	esac
 }
 
@@ -64,7 +65,7 @@ bs=$(med "${ms[base_stacks]}")
 for c in "${CONFIGS[@]}"; do
 	m=$(med "${ms[$c]}")
 	ref=$b
-	[[ $c == *stacks ]] && ref=$bs
+	[[ $c == *stacks* ]] && ref=$bs
 	printf '| %s | %s | %s | %.2f |\n' "$c" "$m" "$(tr ' ' '\n' <<<"${ms[$c]}" | grep . | sort -g | head -1)" \
 		"$(echo "$m / $ref" | bc -l)"
 done
