@@ -44,8 +44,13 @@ one() {
 
 med() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 LOAD_START=$(load_now)
+# Each round starts one configuration later: a run may wait for the links the last one's closer still detaches,
+# so each configuration follows each other one as often.
 for ((i = 0; i < RUNS; i++)); do
-	for c in "${CONFIGS[@]}"; do ms[$c]+="$(one "$c") "; done
+	for ((j = 0; j < ${#CONFIGS[@]}; j++)); do
+		c=${CONFIGS[(i + j) % ${#CONFIGS[@]}]}
+		ms[$c]+="$(one "$c") "
+	done
 done
 # The steps: "start-up: WHAT at N ms" lines of -vv (libbpf's debug lines are printed too, and cost a little).
 for ((i = 0; i < RUNS; i++)); do
