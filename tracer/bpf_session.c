@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -27,15 +28,18 @@
 #include "common/log.h"
 #include "memtrack.skel.h"
 #include "tracer/allocators.h"
+#include "tracer/bpf_load.h"
 #include "tracer/bpf_session.h"
 #include "tracer/closer.h"
+#include "tracer/thp.h"
 
 #define MT_MAX_LINKS 32	/* the session's tracepoint links */
 #define SESSION_WAKEUP_PARTS 16	/* the consumer wakes at a sixteenth of the ring filled, shared by the CPUs */
 #define MT_BPF_F_UPROBE_MULTI_RETURN 1	/* BPF_F_UPROBE_MULTI_RETURN of 6.6+'s uapi */
 
 struct mt_bpf_session {
-	struct memtrack_bpf *skel;
+	struct memtrack_bpf *skel;	/* the maps the tracer reads and writes, the tracepoints' programs, the clock */
+	struct memtrack_bpf *half;	/* or NULL; the same object and maps: the programs prog__in_half names */
 	struct bpf_link *links[MT_MAX_LINKS];
 	size_t nlinks;
 	uint64_t tick_ns;	/* the records' clock ticks this often; 0: the precise clock */
@@ -71,24 +75,34 @@ static int session__add_link(struct mt_bpf_session *s, struct bpf_link *link)
 	return 0;
 }
 
-/* Every loaded program but the two uprobe ones, which are linked per file and process by the attach worker, and
- * the clock, which the tracer runs. */
+/* Linked by the attach worker per file and process (the uprobes), or run by the tracer itself (test runs). */
+static bool prog__unattached(const struct bpf_program *prog)
+{
+	static const char *const names[] = { "alloc_enter", "alloc_return", "clock_now", "batch_flush", "pidns_find" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(bpf_program__name(prog), names[i]))
+			return true;
+	return false;
+}
+
+/* Every loaded program of both instances but those. */
 static int session__attach_tracepoints(struct mt_bpf_session *s)
 {
+	struct bpf_object *objs[] = { s->skel->obj, s->half ? s->half->obj : NULL };
 	struct bpf_program *prog;
 	int err;
 
-	bpf_object__for_each_program(prog, s->skel->obj) {
-		if (!bpf_program__autoload(prog) || prog == s->skel->progs.alloc_enter ||
-		    prog == s->skel->progs.alloc_return || prog == s->skel->progs.clock_now ||
-		    prog == s->skel->progs.batch_flush || prog == s->skel->progs.pidns_find)
-			continue;
-		err = session__add_link(s, bpf_program__attach(prog));
-		if (err) {
-			pr_err("cannot attach %s: %s\n", bpf_program__name(prog), strerror(-err));
-			return err;
+	for (size_t i = 0; i < 2 && objs[i]; i++)
+		bpf_object__for_each_program(prog, objs[i]) {
+			if (!bpf_program__autoload(prog) || prog__unattached(prog))
+				continue;
+			err = session__add_link(s, bpf_program__attach(prog));
+			if (err) {
+				pr_err("cannot attach %s: %s\n", bpf_program__name(prog), strerror(-err));
+				return err;
+			}
 		}
-	}
 	return 0;
 }
 
@@ -345,24 +359,117 @@ bool mt_bpf_session__per_probe(const struct mt_bpf_session *s)
 	return s->per_probe;
 }
 
-struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o, uid_t owner_uid, gid_t owner_gid)
+/*
+ * The programs the second instance loads: about half of the verifier's work, which is most of the start-up
+ * (bench/README.md, "Start-up"). The kernel verifies programs of different loads side by side.
+ */
+static bool prog__in_half(const struct bpf_program *prog)
 {
-	struct mt_bpf_session *s = calloc(1, sizeof(*s));
-	int err, ncpus = libbpf_num_possible_cpus();
+	static const char *const names[] = { "alloc_enter", "alloc_return", "rss_stat", "process_exec" };
 
-	if (!s)
-		return NULL;
-	libbpf_set_print(libbpf__print);
-	s->skel = memtrack_bpf__open();
-	if (!s->skel) {
-		err = -errno;
-		pr_err("cannot open the BPF object: %s\n", strerror(-err));
-		goto free_session;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(bpf_program__name(prog), names[i]))
+			return true;
+	return false;
+}
+
+/* The programs this recording uses (the options chose them in s->skel) go to one instance or the other. */
+static void session__split(struct mt_bpf_session *s)
+{
+	struct bpf_program *p = NULL, *q = NULL;
+	bool used, half;
+
+	while ((p = bpf_object__next_program(s->skel->obj, p)) && (q = bpf_object__next_program(s->half->obj, q))) {
+		used = bpf_program__autoload(p);
+		half = prog__in_half(p);
+		bpf_program__set_expected_attach_type(q, bpf_program__expected_attach_type(p));
+		bpf_program__set_autoload(q, used && half);
+		bpf_program__set_autoload(p, used && !half);
 	}
-	session__size_maps(s, o);
-	err = session__choose_links(s);
+}
+
+static void *half__load(void *skel)
+{
+	mt_thp__prefer_thread();
+	return (void *)(long)memtrack_bpf__load(skel);
+}
+
+/* The maps once, then each instance's programs, the second's in a thread: on two CPUs the loads overlap. */
+static int session__load_halves(struct mt_bpf_session *s)
+{
+	struct bpf_object *objs[] = { s->skel->obj, s->half->obj };
+	int err, half_err;
+	pthread_t thread;
+	void *ret;
+	bool threaded;
+
+	session__split(s);
+	err = mt_bpf_load__share_maps(objs, 2);
 	if (err)
-		goto destroy_skel;
+		return err;
+	threaded = !pthread_create(&thread, NULL, half__load, s->half);
+	err = memtrack_bpf__load(s->skel);
+	if (threaded && !pthread_join(thread, &ret))
+		half_err = (int)(long)ret;
+	else
+		half_err = memtrack_bpf__load(s->half);
+	return err ? err : half_err;
+}
+
+/* Tasks runnable on the machine now, this one included (/proc/loadavg's fourth field); 0 when unknown. */
+static unsigned int machine__runnable(void)
+{
+	FILE *f = fopen("/proc/loadavg", "re");
+	unsigned int n = 0;
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%*f %*f %*f %u/", &n) != 1)
+		n = 0;
+	fclose(f);
+	return n;
+}
+
+/*
+ * Two loads side by side only when a CPU is free for the second now: on a busy machine they would take turns on
+ * one and parse the kernel's BTF twice for nothing (bench/README.md). MEMTRACK_LOAD=parallel or =serial decides
+ * instead (the tests record both ways). 1: side by side, 0: one load, or -EINVAL.
+ */
+static int session__load_mode(void)
+{
+	const char *mode = getenv("MEMTRACK_LOAD");
+	cpu_set_t cpus;
+
+	if (mode && *mode) {
+		if (strcmp(mode, "parallel") && strcmp(mode, "serial")) {
+			pr_err("MEMTRACK_LOAD=%s: expected parallel or serial\n", mode);
+			return -EINVAL;
+		}
+		return !strcmp(mode, "parallel");
+	}
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) || CPU_COUNT(&cpus) < 2)
+		return 0;
+	return machine__runnable() < (unsigned int)CPU_COUNT(&cpus);
+}
+
+static int session__load(struct mt_bpf_session *s)
+{
+	uint64_t t0 = mt_bpf_session__monotonic_ns();
+	int err;
+
+	err = s->half ? session__load_halves(s) : memtrack_bpf__load(s->skel);
+	pr_debug("start-up: BPF object loaded in %.1f ms (%s)\n", (mt_bpf_session__monotonic_ns() - t0) / 1e6,
+		 s->half ? "two loads side by side" : "one load");
+	return err;
+}
+
+/* The load-time settings (.rodata): the options, the owner, the machine. */
+static void session__configure(struct mt_bpf_session *s, const struct mt_options *o, uid_t owner_uid,
+			       gid_t owner_gid)
+{
+	int ncpus = libbpf_num_possible_cpus();
+
+	session__size_maps(s, o);
 	session__choose_syscall_hooks(s, o->syscall_tracepoints);
 	bpf_program__set_autoload(s->skel->progs.rss_stat, !o->no_rss);
 	s->skel->rodata->cfg_wakeup_bytes = o->ring_bytes / SESSION_WAKEUP_PARTS / (ncpus > 0 ? ncpus : 1);
@@ -370,18 +477,21 @@ struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o, uid_t ow
 	s->skel->rodata->cfg_stack_bytes = o->stack_bytes;
 	s->skel->rodata->cfg_stack_sample = o->stack_sample ? o->stack_sample : MT_STACK_SAMPLE_DEFAULT;
 	s->skel->rodata->cfg_withhold = o->stack_bytes && owner_uid != 0;
+	if (!s->skel->rodata->cfg_withhold)	/* nothing is withheld: BPF never looks in it */
+		bpf_map__set_max_entries(s->skel->maps.privileged, 1);
 	s->skel->rodata->cfg_owner_uid = owner_uid;
 	s->skel->rodata->cfg_owner_gid = owner_gid;
 	s->skel->rodata->cfg_page_size = sysconf(_SC_PAGESIZE);	/* the unit of the kernel's rss counters */
 	s->skel->rodata->cfg_tracer_tgid = getpid();	/* tells memtrack's tracees from the threads handed off */
 	session__tell_pidns(s);
 	session__choose_clock(s, o);
-	err = memtrack_bpf__load(s->skel);
-	if (err) {
-		pr_err("cannot load the BPF programs: %s (libbpf's reason is above)\n", strerror(-err));
-		goto destroy_skel;
-	}
-	err = session__place_clock(s);
+}
+
+/* The clock placed, the namespace found, the batches flushed once, the tracepoints attached. */
+static int session__start(struct mt_bpf_session *s)
+{
+	int err = session__place_clock(s);
+
 	if (!err)
 		err = session__find_pidns(s);
 	/* Once now, on empty batches: a kernel that cannot run it would hold records in them for ever. */
@@ -390,16 +500,43 @@ struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o, uid_t ow
 	err = err > 0 ? 0 : err;	/* busy: nothing runs yet, but a retry would do */
 	if (!err)
 		err = session__attach_tracepoints(s);
+	return err;
+}
+
+struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o, uid_t owner_uid, gid_t owner_gid)
+{
+	struct mt_bpf_session *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s)
+		return NULL;
+	libbpf_set_print(libbpf__print);
+	err = session__load_mode();
+	if (err < 0)
+		goto destroy_skel;
+	s->skel = memtrack_bpf__open();
+	s->half = s->skel && err ? memtrack_bpf__open() : NULL;
+	if (!s->skel || (err && !s->half)) {
+		err = -errno;
+		pr_err("cannot open the BPF object: %s\n", strerror(-err));
+		goto destroy_skel;
+	}
+	err = session__choose_links(s);
+	if (err)
+		goto destroy_skel;
+	session__configure(s, o, owner_uid, owner_gid);
+	err = session__load(s);
+	if (err) {
+		pr_err("cannot load the BPF programs: %s (libbpf's reason is above)\n", strerror(-err));
+		goto destroy_skel;
+	}
+	err = session__start(s);
 	if (err)
 		goto destroy_skel;
 	return s;
 
 destroy_skel:
 	mt_bpf_session__close(s, -1);
-	errno = -err;
-	return NULL;
-free_session:
-	free(s);
 	errno = -err;
 	return NULL;
 }
@@ -446,6 +583,14 @@ int mt_bpf_session__uprobe_multi(int prog_fd, const char *path, const unsigned l
 	return fd < 0 ? -errno : fd;
 }
 
+/* The allocator programs: the entry's or the return's, in whichever instance loaded them. */
+static int session__alloc_fd(const struct mt_bpf_session *s, bool ret)
+{
+	const struct memtrack_bpf *skel = s->half ? s->half : s->skel;
+
+	return bpf_program__fd(ret ? skel->progs.alloc_return : skel->progs.alloc_enter);
+}
+
 /* The callers say which file failed for which process, and why; only this cause needs more words. */
 static void plan__explain(const char *path, int err)
 {
@@ -481,7 +626,7 @@ static int uprobe__perf_link(const struct mt_bpf_session *s, int prog_fd, const 
 static int plan__link_per_probe(struct mt_bpf_session *s, const char *path, const struct mt_probe_plan *plan,
 				pid_t pid, uint64_t cookie_bits, int *fds, int *nfds)
 {
-	int enter = bpf_program__fd(s->skel->progs.alloc_enter), ret = bpf_program__fd(s->skel->progs.alloc_return);
+	int enter = session__alloc_fd(s, false), ret = session__alloc_fd(s, true);
 	const struct mt_probe_site *site;
 	int pass, fd;
 	size_t i;
@@ -525,14 +670,14 @@ int mt_bpf_session__link_plan(struct mt_bpf_session *s, const char *path, const 
 	}
 	/* Returns first: an entry must never save a call whose return nobody sees. */
 	if (rn) {
-		fd = mt_bpf_session__uprobe_multi(bpf_program__fd(s->skel->progs.alloc_return), path, roffs, rcookies,
+		fd = mt_bpf_session__uprobe_multi(session__alloc_fd(s, true), path, roffs, rcookies,
 						  rn, true, pid);
 		if (fd < 0)
 			goto fail;
 		fds[(*nfds)++] = fd;
 	}
 	if (n) {
-		fd = mt_bpf_session__uprobe_multi(bpf_program__fd(s->skel->progs.alloc_enter), path, offs, cookies, n,
+		fd = mt_bpf_session__uprobe_multi(session__alloc_fd(s, false), path, offs, cookies, n,
 						  false, pid);
 		if (fd < 0)
 			goto fail;
@@ -828,6 +973,7 @@ void mt_bpf_session__close(struct mt_bpf_session *s, int closer)
 		else
 			bpf_link__destroy(s->links[i]);
 	}
+	memtrack_bpf__destroy(s->half);
 	memtrack_bpf__destroy(s->skel);
 	free(s);
 }

@@ -115,7 +115,14 @@ struct record {
 	struct mt_outdir out;	/* DIR, opened safely (outdir.c): all that is made in it goes by its fd, not by path */
 	int events_fd;		/* DIR/events.mtz as memtrack made it: read back by the conclusion, or discarded */
 	bool discard;		/* the command never ran (set-up failed, exec failed): what memtrack made in DIR goes */
+	uint64_t t0;		/* CLOCK_MONOTONIC at the start, for -vv's times of the start-up and tear-down */
 };
+
+/* -vv: how long since the start each step of the start-up and tear-down took (bench/README.md, "Start-up"). */
+static void record__phase(const struct record *r, const char *what)
+{
+	pr_debug("start-up: %s at %.1f ms\n", what, (mt_bpf_session__monotonic_ns() - r->t0) / 1e6);
+}
 
 /* Whom DIR and the artifact are given to: the one sudo was run by, or --user's, else memtrack's own. */
 static void record__owner(const struct record *r, uid_t *uid, gid_t *gid)
@@ -137,6 +144,7 @@ static int record__setup_bpf(struct record *r)
 	record__owner(r, &uid, &gid);
 	r->bpf = mt_bpf_session__open(r->o, uid, gid);
 	err = r->bpf ? 0 : -errno;
+	record__phase(r, "BPF loaded and attached");
 	/* A hold may be a SIGSTOP (when no ignored signal is free) only if the closer will SIGCONT what is left */
 	if (!err && r->closer >= 0 && !mt_closer__keep_held(r->closer, mt_bpf_session__held_fd(r->bpf)))
 		mt_bpf_session__allow_stop_hold(r->bpf);
@@ -227,6 +235,7 @@ static int record__prepare(struct record *r)
 {
 	int err = session__write(r->w, r->bpf, r->sp.pid, r->argv);
 
+	record__phase(r, "session record");
 	if (!err)
 		err = r->o->pid ? record__track_running(r) : mt_bpf_session__track(r->bpf, r->sp.pid);
 	if (err)
@@ -375,6 +384,7 @@ static int record__spawn(struct record *r)
 	}
 	if (!err)
 		record__keep_listener(r);
+	record__phase(r, "command held before its exec");
 	return err;
 }
 
@@ -511,12 +521,14 @@ static int record__finish(struct record *r, int status)
 	mt_attach__flush(r->attach);
 	record__say_control_ignored(r);
 	err = end__write(r->w, r->bpf, r->cons, r->attach, r->sp.pid, status);
+	record__phase(r, "end record");
 	close_err = mt_writer__close(r->w);
 	r->w = NULL;
 	err = err ? err : close_err;
 	close_err = mt_module_files__finish(r->mods);
 	r->mods = NULL;
 	err = err ? err : close_err;
+	record__phase(r, "artifact closed");
 	if (err)
 		pr_err("cannot finish the artifact in %s: %s\n", r->out.path, strerror(-err));
 	return err;
@@ -582,6 +594,7 @@ static void record__cleanup(struct record *r)
 	mt_user__release(&r->user);
 	if (r->argv != r->o->argv)
 		free(r->argv);
+	record__phase(r, "cleaned up");
 }
 
 /* First thing, while memtrack is small: the closer keeps what memtrack had when it was forked. An inherited
@@ -617,6 +630,7 @@ static int record__trace(struct record *r)
 	int err = mt_ptrace_loop__run(&l);
 	struct sched_param normal = { 0 };
 
+	record__phase(r, "tracing done");
 	r->traced = true;
 	sched_setscheduler(0, SCHED_OTHER, &normal);	/* what is left is memtrack's own work: no real-time CPU for it */
 	if (r->o->pid)
@@ -643,6 +657,7 @@ int mt_record__run(const struct mt_options *o, const struct mt_record_hooks *hoo
 			    .closer = -1, .out = { .fd = -1 }, .events_fd = -1, .argv = (char **)o->argv };
 	int ret = MT_EXIT_SETUP;
 
+	r.t0 = mt_bpf_session__monotonic_ns();
 	if (o->pid && record__check_pid(&r))
 		return MT_EXIT_SETUP;
 	record__start_closer(&r);

@@ -16,6 +16,8 @@
 #define THP_ENABLED "/sys/kernel/mm/transparent_hugepage/enabled"
 
 static char *huge_lo, *huge_hi;		/* the range advised, while it is */
+static char *thread_heap;		/* a thread's arena advised too (mt_thp__prefer_thread), while it is */
+static size_t prefer_bytes;		/* mt_thp__prefer's */
 static bool thp_always;			/* the whole heap gets huge pages anyway: nothing to undo */
 
 /* "always" or "madvise" selected: a MADV_HUGEPAGE region gets huge pages at its first touch. */
@@ -47,6 +49,7 @@ int mt_thp__prefer(size_t bytes)
 
 	if (!thp__available())
 		return -EOPNOTSUPP;
+	prefer_bytes = bytes;
 	mallopt(M_MMAP_THRESHOLD, bytes);
 	mallopt(M_TRIM_THRESHOLD, bytes);
 	mallopt(M_TOP_PAD, bytes);
@@ -64,6 +67,34 @@ int mt_thp__prefer(size_t bytes)
 	return err;
 }
 
+/*
+ * glibc gives a thread that mallocs an arena of its own: a heap mmapped at a THREAD_HEAP_MAX boundary (glibc's
+ * HEAP_MAX_SIZE on 64-bit), not the sbrk heap mt_thp__prefer advised. libbpf's second load parses the kernel's BTF
+ * in such a thread (tracer/bpf_session.c): advised the same way, it takes far fewer faults (bench/README.md).
+ */
+#define THREAD_HEAP_MAX (64u << 20)
+
+void mt_thp__prefer_thread(void)
+{
+	void *volatile p;
+	char *heap;
+
+	if (!huge_lo || thp_always || sizeof(void *) != 8)
+		return;
+	p = malloc(1);	/* the thread's arena from now on */
+	heap = (char *)((uintptr_t)p & ~(uintptr_t)(THREAD_HEAP_MAX - 1));
+	free(p);
+	if (!p || (char *)p < (char *)sbrk(0))	/* the sbrk heap after all: advised already */
+		return;
+	/* the heap is mapped as it grows: ENOMEM says that not all of the range is yet, the rest is advised */
+	if (madvise(heap, THREAD_HEAP_MAX, MADV_HUGEPAGE) && errno != ENOMEM)
+		return;
+	thread_heap = heap;
+	/* Grown at once (M_TOP_PAD keeps it so), untouched: whole 2 MiB pages fit in it from the first fault. */
+	p = malloc(prefer_bytes < THREAD_HEAP_MAX / 2 ? prefer_bytes : THREAD_HEAP_MAX / 2);
+	free(p);
+}
+
 /* Back to glibc's defaults, and the freed heap goes back to the kernel: the tracer's RSS does not stay high, and
  * its heap grows 4 KiB at a time again while it traces. */
 void mt_thp__trim(void)
@@ -75,6 +106,8 @@ void mt_thp__trim(void)
 	mallopt(M_MMAP_THRESHOLD, MALLOC_DEFAULT_PAD);
 	if (huge_hi > huge_lo && !thp_always)
 		madvise(huge_lo, huge_hi - huge_lo, MADV_NOHUGEPAGE);
-	huge_lo = huge_hi = NULL;
+	if (thread_heap)
+		madvise(thread_heap, THREAD_HEAP_MAX, MADV_NOHUGEPAGE);
+	huge_lo = huge_hi = thread_heap = NULL;
 	malloc_trim(0);
 }

@@ -7,7 +7,9 @@
 
 /* The malloc heap's next bytes in transparent huge pages: 0, or -EOPNOTSUPP without THP. */
 int mt_thp__prefer(size_t bytes);
-/* Undoes mt_thp__prefer and gives the freed heap back. */
+/* In a thread, after mt_thp__prefer: the thread's own malloc arena in huge pages as well, until mt_thp__trim. */
+void mt_thp__prefer_thread(void);
+/* Undoes mt_thp__prefer (and mt_thp__prefer_thread) and gives the freed heap back. */
 void mt_thp__trim(void);
 
 #endif /* MEMTRACK_TRACER_THP_H */
