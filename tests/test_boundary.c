@@ -226,10 +226,12 @@ static void test_fifo_metadata(void **state)
 	err_is("fifo_md_report", want);
 }
 
-/* FIFOs as the program's DIR/modules entry and as DIR/unwind.mtz: refused in one line, the report made. */
+/* FIFOs as the program's DIR/modules entry and as DIR/unwind.mtz: refused in one line, the report made; pack
+ * says the entry is no module and puts a copy in its place. */
 static void test_fifo_modules(void **state)
 {
-	char dir[256], hex[2 * MT_BUILD_ID_MAX + 1], entry[300], want[700];
+	char dir[256], hex[2 * MT_BUILD_ID_MAX + 1], entry[400], want[1400], out[1400];
+	struct stat st;
 
 	(void)state;
 	mt_test__build_id_hex(PROG("alloc_ctor"), hex);
@@ -242,6 +244,18 @@ static void test_fifo_modules(void **state)
 	assert_int_equal(reader_run("fifo_mod_report", "report", dir), 0);
 	snprintf(want, sizeof(want), "memtrack: %s/modules/%s: not a regular file (a FIFO): not read\n", dir, hex);
 	err_is("fifo_mod_report", want);
+
+	assert_int_equal(reader_run("fifo_mod_pack", "pack", dir), 0);
+	snprintf(want, sizeof(want), "memtrack: %s/modules/%s: not a regular file (a FIFO): not read\n"
+		 "memtrack: pack: %s/modules/%s is not the module recorded (not a regular file): replaced by %s\n", dir,
+		 hex, dir, hex, PROG("alloc_ctor"));
+	err_is("fifo_mod_pack", want);
+	snprintf(want, sizeof(want), "%s: 3 modules of 3 in %s/modules (1 file copied now)\n", dir, dir);
+	mt_test__read_named("fifo_mod_pack", "out", out, sizeof(out));
+	assert_string_equal(out, want);
+	snprintf(entry, sizeof(entry), "%s/modules/%s", dir, hex);
+	assert_int_equal(lstat(entry, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
 }
 
 /* A FIFO as the program's entry in the module cache: refused in one line, the report made. */

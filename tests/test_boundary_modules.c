@@ -231,6 +231,36 @@ static void test_rename_race(void **state)
 	run_sh("rm -rf '%s'%s", base, "");
 }
 
+/* Root's pack of uid's DIR: DIR/modules and each file in it are uid's (given by their own descriptors), the files
+ * regular and 0600. How many files. */
+static int modules_given(const char *dir, uid_t uid)
+{
+	char path[1200];
+	struct dirent *e;
+	struct stat st;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/modules", dir);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_uid, uid);
+	d = opendir(path);
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/modules/%s", dir, e->d_name);
+		assert_int_equal(lstat(path, &st), 0);
+		assert_true(S_ISREG(st.st_mode));
+		assert_int_equal(st.st_uid, uid);
+		assert_int_equal(st.st_mode & 07777, 0600);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
 /*
  * C11: an execute-only (0711) root program run as nobody is recorded by path and build-id and withheld, said in
  * one line: no copy in DIR or nobody's cache. root's report says it was withheld and symbolizes it from its path;
@@ -283,6 +313,8 @@ static void test_exec_only_withheld(void **state)
 	output_is("xonly_pack", "out", want);
 	snprintf(entry, sizeof(entry), "%s/modules/%s", dir, hex);
 	assert_int_equal(access(entry, F_OK), -1);
+	assert_int_equal(modules_given(dir, nobody()->pw_uid),
+			 2 + mt_test__system_debug(LIBC) + mt_test__system_debug(LD_SO));
 	run_sh("rm -rf '%s'%s", base, "");
 }
 

@@ -194,9 +194,9 @@ static void test_fp_program_same_sites(void **state)
 static void test_cxx_through_libstdcxx(void **state)
 {
 	struct mt_stacks *s = recorded("cxx", PROG("kst_cxx"), NULL);
+	char dir[256], writer[16], *out, *argv[] = { MT_BINARY, "check-fp", dir, NULL };
 	struct mt_sites *sites;
 	const struct mt_site *site;
-	char writer[16];
 	int k;
 
 	(void)state;
@@ -214,6 +214,13 @@ static void test_cxx_through_libstdcxx(void **state)
 	assert_int_equal(kernel_disagreements(s, "cxx"), 0);
 	mt_sites__free(sites);
 	mt_stacks__free(s);
+	/* check-fp names the function to blame as the other commands do (issue 32 item 4): demangled */
+	snprintf(dir, sizeof(dir), "%s/cxx", tmp_root);
+	assert_int_equal(mt_test__run_named("cxx_checkfp", argv), 0);
+	out = mt_test__read_output("cxx_checkfp", "out");
+	assert_non_null(strstr(out, "\n       4       46          810  alloc_buf::xsputn * in " PROG("kst_cxx") "\n"));
+	assert_null(strstr(out, "_Z"));
+	free(out);
 }
 
 /* A library without CFI but with frame pointers: its frames walked by frame pointer, the rest by CFI, to main;

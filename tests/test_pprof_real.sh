@@ -3,7 +3,8 @@
 # test_pprof_real.sh — `memtrack pprof` read by the real pprof, built offline from Debian's sources (issue 36):
 # the sample types, the labels of `record --label`, per-sample pid and exe, the session's start as the profile's
 # time, and totals equal to the report's; and the labels in report's, flamegraph's and view's output.
-# usage: test_pprof_real.sh MEMTRACK EXAMPLE   (exit 77: cannot run here, never under CI=true)
+# usage: test_pprof_real.sh MEMTRACK EXAMPLE   (tests/progs/example: cxx_leak_one is taken from its directory;
+#        exit 77: cannot run here, never under CI=true)
 set -euo pipefail
 memtrack=$1
 example=$(realpath "$2")
@@ -74,6 +75,13 @@ grep -qx 'Comment: bench=pprof real' <<<"$raw" || fail "no comment bench=pprof r
 # Mapping 1 is the command's executable: pprof names the profile after it ("File: example").
 first=$(sed -n '/^Mappings/{n;p;q}' <<<"$raw")
 [[ "$first" == "1: "*"/tests/progs/example "* ]] || fail "mapping 1: '$first', not the example"
+# The same when the command was named by a relative path (the exe as exec got it) and its first stack is
+# libstdc++'s (cxx_leak_one: the emergency pool, allocated before main).
+(cd "$(dirname "$example")" && "$memtrack" record -q --stacks -o "$tmp/rel" -- ../progs/cxx_leak_one >/dev/null) ||
+	fail "memtrack record -- ../progs/cxx_leak_one"
+"$memtrack" pprof "$tmp/rel" >"$tmp/rel.pb.gz" || fail "memtrack pprof (relative exe)"
+first=$("$pprof" -raw "$tmp/rel.pb.gz" 2>/dev/null | sed -n '/^Mappings/{n;p;q}')
+[[ "$first" == "1: "*"/tests/progs/cxx_leak_one "* ]] || fail "relative exe: mapping 1: '$first', not cxx_leak_one"
 # time_nanos: the session's start, to the second (pprof prints it in local time, without trailing zeros)
 want=$(python3 -c 'import json, sys, time
 t = json.load(open(sys.argv[1]))["realtime_ns"] // 10**9

@@ -739,6 +739,13 @@ static void test_unwind_budget(void **state)
 	assert_non_null(strstr(out, "frames, stack budget exhausted (at 0x"));
 	assert_non_null(strstr(out, reason_line(line, "stack budget exhausted", 1)));
 	free(out);
+	/* the report's hint (issue 32 item 6): the share of allocations on such chains, and the option that helps */
+	out = mt_test__capture(mt_cmd_report, 1, &ret, "report", dir, NULL);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(out, "\nstacks cut short: 100.0% of allocations (3) are on call paths that stop early: "
+				    "100.0% [truncated] (raise --stack-bytes: the DWARF unwinder ran out of captured "
+				    "stack)\n"));
+	free(out);
 }
 
 /* Copies an artifact's records except libc's mappings: its return addresses then lie in no known module. */

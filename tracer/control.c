@@ -192,11 +192,11 @@ void mt_control__free(struct mt_control *c)
 		close(c->stop_fd);
 	if (c->fd >= 0)
 		close(c->fd);
-	if (c->path[0] && c->dir_fd >= 0)
-		unlinkat(c->dir_fd, CONTROL_NAME, 0);
-	if (c->dir_fd >= 0)
+	if (c->dir_fd >= 0) {	/* the user's since control__give: by its descriptor, never by what is at its path */
+		mt_control__remove(c->dir_fd);
 		close(c->dir_fd);
-	if (c->dir[0])
-		rmdir(c->dir);
+	} else if (c->dir[0]) {
+		rmdir(c->dir);	/* made but not opened: still memtrack's */
+	}
 	free(c);
 }

@@ -20,6 +20,7 @@
 #include "report/report.h"
 #include "unwind/module.h"
 #include "stacks/stacks.h"
+#include "tracer/outdir.h"
 
 #define PACK_USAGE "memtrack pack DIR"
 #define PACK_MODE 0600	/* as record's copies: the user's alone, never wider than the original */
@@ -97,9 +98,7 @@ static int pack__copy(struct pack *p, int fd, const char *found, const char *nam
 		if (unlinkat(p->mdir, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0))
 			return -errno;
 	}
-	err = mt_filecopy__copy(fd, p->mdir, name, PACK_MODE, true);
-	if (!err && geteuid() == 0 && fchownat(p->mdir, name, p->owner.st_uid, p->owner.st_gid, AT_SYMLINK_NOFOLLOW))
-		err = -errno;
+	err = mt_filecopy__copy(fd, p->mdir, name, PACK_MODE, true, geteuid() == 0 ? &p->owner : NULL);
 	p->copied += !err;
 	return err;
 }
@@ -139,23 +138,23 @@ static int pack__module(struct pack *p, struct mt_module *m)
 	return err;
 }
 
-/* DIR/modules, made 0700 (DIR's owner's) when missing: its fd, or -errno after the error line. */
+/* DIR/modules, made 0700 when missing and given to DIR's owner by its descriptor (outdir.c: never what the owner
+ * put at its name meanwhile): its fd, or -errno after the error line. */
 static int pack__modules_dir(struct pack *p)
 {
 	int dfd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
+	struct mt_outdir d = { .fd = dfd };
+	bool made;
 
 	if (dfd < 0 || fstat(dfd, &p->owner))
 		err = -errno;
-	if (!err && mkdirat(dfd, MT_MODULES_SUBDIR, 0700)) {
-		if (errno != EEXIST)
-			err = -errno;
-	} else if (!err && geteuid() == 0) {
-		fchownat(dfd, MT_MODULES_SUBDIR, p->owner.st_uid, p->owner.st_gid, AT_SYMLINK_NOFOLLOW);
+	if (!err) {
+		d.uid = p->owner.st_uid;
+		d.gid = p->owner.st_gid;
+		d.give = geteuid() == 0;
+		p->mdir = mt_outdir__mkdir(&d, dfd, MT_MODULES_SUBDIR, 0700, &made);
+		err = p->mdir < 0 ? p->mdir : 0;
 	}
-	if (!err)
-		p->mdir = openat(dfd, MT_MODULES_SUBDIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (!err && p->mdir < 0)
-		err = -errno;
 	if (dfd >= 0)
 		close(dfd);
 	if (err)

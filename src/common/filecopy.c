@@ -91,7 +91,7 @@ static void temp__name(const char *name, char *buf, size_t len)
 	snprintf(buf, len, ".%s.%d.%u.tmp", name, (int)getpid(), __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 }
 
-int mt_filecopy__copy(int in, int dir_fd, const char *name, mode_t max_mode, bool atomic)
+int mt_filecopy__copy(int in, int dir_fd, const char *name, mode_t max_mode, bool atomic, const struct stat *owner)
 {
 	char tmp[512];
 	struct stat st;
@@ -107,7 +107,10 @@ int mt_filecopy__copy(int in, int dir_fd, const char *name, mode_t max_mode, boo
 		     st.st_mode & max_mode);
 	if (out < 0)
 		return errno == EEXIST && !atomic ? 0 : -errno;
-	err = copy__data(in, out, st.st_size);
+	/* by its descriptor, before it has its name: whatever is put at the name meanwhile is never chowned */
+	err = owner && fchown(out, owner->st_uid, owner->st_gid) ? -errno : 0;
+	if (!err)
+		err = copy__data(in, out, st.st_size);
 	if (!err && atomic && fdatasync(out))
 		err = -errno;	/* renamed unsynced, a crash could leave an empty file under the final name */
 	if (close(out) && !err)

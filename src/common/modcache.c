@@ -129,7 +129,7 @@ int mt_modcache__insert(int cache_fd, const char *hex, const char *what, int in)
 	close(top_fd);
 	if (fd < 0)
 		return fd;
-	err = mt_filecopy__copy(in, fd, what, 0600, true);
+	err = mt_filecopy__copy(in, fd, what, 0600, true, NULL);
 	close(fd);
 	return err;
 }

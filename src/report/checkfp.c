@@ -114,18 +114,31 @@ static struct mt_fp_module *module_slot(struct mt_checkfp *c, struct mt_module *
 	return mt_checkfp__module_slot((void **)&c->modules, &c->nmodules, sizeof(*c->modules), mod);
 }
 
+/* The function frame f ran in, named as the other reports name it: demangled, template arguments elided. */
+static void divergence_name(struct mt_stacks *s, const struct mt_frame *f, char *name, size_t len)
+{
+	const struct mt_symbol *elf_sym;
+	const char *shown;
+	struct mt_sym sym;
+
+	mt_stacks__symbolize(s, f, &sym);
+	elf_sym = f->mod && sym.func ? mt_module__symbol(f->mod, f->vaddr - 1) : NULL;
+	shown = elf_sym ? mt_module__symbol_name(f->mod, elf_sym) : NULL;
+	if (shown)
+		sym.func = shown;
+	mt_frame__name(f, &sym, false, name, len);
+}
+
 static int divergence_add(struct mt_checkfp *c, struct mt_stacks *s, const struct mt_stack_entry *e, size_t at)
 {
 	const struct mt_frame *f = at ? mt_stacks__frame(s, e->dwarf, at - 1) : NULL;
 	bool confirmed = f && e->nofp && (e->nofp[(at - 1) / 8] >> ((at - 1) % 8) & 1);
 	char name[NAME_LEN];
 	struct mt_fp_divergence *dv;
-	struct mt_sym sym;
 	size_t i;
 
 	if (f) {
-		mt_stacks__symbolize(s, f, &sym);
-		mt_frame__name(f, &sym, false, name, sizeof(name));
+		divergence_name(s, f, name, sizeof(name));
 	} else {
 		snprintf(name, sizeof(name), "[allocator]");	/* even [sp] disagreed: the entry registers are off */
 	}

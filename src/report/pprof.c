@@ -381,6 +381,23 @@ static void sample_types(struct pprof *p)
 	free(vt.p);
 }
 
+/*
+ * Whether a module's path is the executable a process ran: the exe is the path given to exec, which is relative when
+ * the command was (`record -- build/prog`, `./prog`): then the module's path ends with it, its leading "./" and
+ * "../" left out (the recording keeps no working directory to resolve it against).
+ */
+static bool is_exe(const char *path, const char *exe)
+{
+	size_t n, len = strlen(path);
+
+	if (exe[0] == '/')
+		return !strcmp(path, exe);
+	while (!strncmp(exe, "./", 2) || !strncmp(exe, "../", 3))
+		exe += exe[1] == '/' ? 2 : 3;
+	n = strlen(exe);
+	return n && n < len && path[len - n - 1] == '/' && !strcmp(path + len - n, exe);
+}
+
 /* Mapping 1 for the first process's executable, which pprof takes for the profile's main binary ("File:"): the
  * module of the first frame found in it, when any frame is. */
 static void main_mapping(struct pprof *p)
@@ -401,7 +418,7 @@ static void main_mapping(struct pprof *p)
 			if (!mod || mod == last)
 				continue;
 			last = mod;
-			if (!strcmp(last->path, exe)) {
+			if (is_exe(last->path, exe)) {
 				map_id(p, last);
 				return;
 			}
