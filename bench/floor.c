@@ -69,10 +69,16 @@ static int floor__sites(const char *path, struct mt_probe_plan *plan)
 	return mt_allocators__plan(path, path, plan);
 }
 
-/* One link per file and direction, returns first, as memtrack does. */
-static int floor__attach_file(struct floor *f, const char *path, const struct mt_probe_plan *plan)
+/* -k: what links a file gets. */
+enum floor_kind { FK_PAIR, FK_ENTRY, FK_SESSION, FK_SESSION_RET };
+
+/* The pair: one link per file and direction, returns first, as memtrack does. FK_ENTRY: the entry link alone (what
+ * a return costs, by difference); the sessions: one link, whose entry run declines or accepts the return. */
+static int floor__attach_file(struct floor *f, const char *path, const struct mt_probe_plan *plan,
+			      enum floor_kind kind)
 {
 	unsigned long offs[MT_PROBE_PLAN_MAX], roffs[MT_PROBE_PLAN_MAX];
+	struct floor_bpf *k = f->skel;
 	size_t i, n = 0, rn = 0;
 	int fd = 0;
 
@@ -81,13 +87,18 @@ static int floor__attach_file(struct floor *f, const char *path, const struct mt
 		if (plan->sites[i].ret)
 			roffs[rn++] = plan->sites[i].offset;
 	}
-	if (rn) {
-		fd = mt_bpf_session__uprobe_multi(bpf_program__fd(f->skel->progs.floor_return), path, roffs, NULL, rn, true, 0);
+	if (rn && kind == FK_PAIR) {
+		fd = mt_bpf_session__uprobe_multi(bpf_program__fd(k->progs.floor_return), path, roffs, NULL, rn,
+						  MT_UPROBE_RETURN, 0);
 		if (fd >= 0)
 			f->fds[f->nfds++] = fd;
 	}
-	if (fd >= 0)
-		fd = mt_bpf_session__uprobe_multi(bpf_program__fd(f->skel->progs.floor_enter), path, offs, NULL, n, false, 0);
+	if (fd >= 0 && kind <= FK_ENTRY)
+		fd = mt_bpf_session__uprobe_multi(bpf_program__fd(k->progs.floor_enter), path, offs, NULL, n, MT_UPROBE_ENTRY, 0);
+	else if (fd >= 0)
+		fd = mt_bpf_session__uprobe_multi(bpf_program__fd(kind == FK_SESSION ? k->progs.floor_session :
+								  k->progs.floor_session_ret), path, offs, NULL, n,
+						  MT_UPROBE_SESSION, 0);
 	if (fd < 0) {
 		fprintf(stderr, "floor: cannot attach uprobes to %s: %s\n", path, strerror(-fd));
 		return fd;
@@ -98,7 +109,7 @@ static int floor__attach_file(struct floor *f, const char *path, const struct mt
 }
 
 /* Files without an allocator are skipped, as memtrack skips them. */
-static int floor__attach(struct floor *f, char *const *files, size_t nfiles)
+static int floor__attach(struct floor *f, char *const *files, size_t nfiles, enum floor_kind kind)
 {
 	struct mt_probe_plan *plan = malloc(sizeof(*plan));
 	size_t i;
@@ -109,13 +120,13 @@ static int floor__attach(struct floor *f, char *const *files, size_t nfiles)
 		if (err)
 			fprintf(stderr, "floor: cannot read the symbols of %s: %s\n", files[i], strerror(-err));
 		else if (plan->kind && plan->n)
-			err = floor__attach_file(f, files[i], plan);
+			err = floor__attach_file(f, files[i], plan, kind);
 	}
 	free(plan);
 	return err;
 }
 
-static int floor__load(struct floor *f, bool sys_exit)
+static int floor__load(struct floor *f, bool sys_exit, enum floor_kind kind)
 {
 	int err;
 
@@ -123,6 +134,10 @@ static int floor__load(struct floor *f, bool sys_exit)
 	if (!f->skel)
 		return -errno;
 	bpf_program__set_autoload(f->skel->progs.floor_sys_exit, sys_exit);
+	bpf_program__set_autoload(f->skel->progs.floor_session, kind == FK_SESSION);
+	bpf_program__set_autoload(f->skel->progs.floor_session_ret, kind == FK_SESSION_RET);
+	bpf_program__set_expected_attach_type(f->skel->progs.floor_session, MT_BPF_TRACE_UPROBE_SESSION);
+	bpf_program__set_expected_attach_type(f->skel->progs.floor_session_ret, MT_BPF_TRACE_UPROBE_SESSION);
 	bpf_program__set_expected_attach_type(f->skel->progs.floor_enter, MT_BPF_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(f->skel->progs.floor_return, MT_BPF_TRACE_UPROBE_MULTI);
 	err = floor_bpf__load(f->skel);
@@ -171,6 +186,7 @@ struct floor_args {
 	char *const *argv;
 	bool timing;
 	bool sys_exit;		/* -s */
+	enum floor_kind kind;	/* -k */
 };
 
 /* memtrack's default memory-syscall hook, a raw tracepoint at every syscall's exit: empty here too. */
@@ -193,12 +209,12 @@ static int floor__trace(struct floor *f, const struct floor_args *a, double ms[P
 	int status;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	status = floor__load(f, a->sys_exit);
+	status = floor__load(f, a->sys_exit, a->kind);
 	ms[PH_LOAD] = ms_lap(&t);
 	if (!status && a->sys_exit)
 		status = floor__attach_sys_exit(f);
 	if (!status)
-		status = floor__attach(f, a->files, a->nfiles);
+		status = floor__attach(f, a->files, a->nfiles, a->kind);
 	ms[PH_ATTACH] = ms_lap(&t);
 	if (!status) {
 		status = floor__run(a->argv);
@@ -213,12 +229,25 @@ static int floor__trace(struct floor *f, const struct floor_args *a, double ms[P
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: floor [-t] [-s] [-f FILE]... -- COMMAND [ARGS...]\n"
+	fprintf(stderr, "usage: floor [-t] [-s] [-k KIND] [-f FILE]... -- COMMAND [ARGS...]\n"
 			"  runs COMMAND with empty BPF programs at memtrack's allocator probe sites, system-wide\n"
 			"  -f FILE  probe FILE as memtrack would, if it holds an allocator (default: the C library)\n"
+			"  -k KIND  the links: pair (default: an entry and a return link, as memtrack), entry (no return\n"
+			"           link), session (one session link declining each return), session-ret (accepting it)\n"
 			"  -s       also hook every syscall's exit (tp_btf/sys_exit), as memtrack does for memory syscalls\n"
 			"  -t       print the time of each phase (load, attach, command, detach) on stderr\n");
 	return EXIT_FAILURE;
+}
+
+static enum floor_kind kind__parse(const char *s)
+{
+	static const char *const names[] = { "pair", "entry", "session", "session-ret" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
 }
 
 static int args__parse(int argc, char **argv, struct floor_args *a, char libc[PATH_MAX])
@@ -230,6 +259,8 @@ static int args__parse(int argc, char **argv, struct floor_args *a, char libc[PA
 			a->timing = true;
 		else if (!strcmp(argv[i], "-s"))
 			a->sys_exit = true;
+		else if (!strcmp(argv[i], "-k") && i + 1 < argc)
+			a->kind = kind__parse(argv[++i]);
 		else if (!strcmp(argv[i], "-f") && i + 1 < argc && a->nfiles < FLOOR_FILES_MAX)
 			a->files[a->nfiles++] = argv[++i];
 		else
@@ -237,7 +268,7 @@ static int args__parse(int argc, char **argv, struct floor_args *a, char libc[PA
 	}
 	if (i < argc && !strcmp(argv[i], "--"))
 		i++;
-	if (i >= argc)
+	if (i >= argc || (int)a->kind < 0)
 		return -EINVAL;
 	a->argv = argv + i;
 	if (!a->nfiles) {

@@ -234,16 +234,27 @@ report_processes() {
 
 # ---- 2b. neighbours: a process outside the tree (churn, its own CPU time) while memtrack records 100 children
 # alive at once: with the shared link (past 64 processes) every process that maps libc traps, and BPF passes over
-# those outside the tree; with a link pair of each process's own (MEMTRACK_SHARED_LINKS=0) none does
+# those outside the tree; with a link pair of each process's own (MEMTRACK_SHARED_LINKS=0) none does. The floor's
+# empty programs in a shared link's place split that cost (floor -k): the pair, its entry link alone, one session link
+# that declines each return. The floor probes a private copy of libc that the neighbour runs on, so that other
+# tracers' links on the system's libc (whose return consumers would plant a return probe at each of its hits) stay
+# out of it.
 NPAIRS=$(q 1000000 200000)
+NEIGHBOURS=(none own shared floor-pair floor-entry floor-session)
 part_neighbours() {
 	local rep c mpid holder t
+	cp "$(ldd "$BENCH/churn" | awk '/libc\.so/ { print $3 }')" "$TMP/libc.so.6"
 	for ((rep = 1; rep <= RUNS; rep++)); do
-		for c in none own shared; do
+		for c in "${NEIGHBOURS[@]}"; do
 			note "neighbours, round $rep/$RUNS: $c"
 			wait_quiet
 			mpid=
 			rm -rf "$TMP/art"
+			if [[ $c == floor-* ]]; then
+				record "part=neighbours cfg=$c rep=$rep $("$BENCH/floor" -k "${c#floor-}" -f "$TMP/libc.so.6" -- \
+					env LD_LIBRARY_PATH="$TMP" "$BENCH/churn" "$NPAIRS" --cpu | tr ' ' '=')"
+				continue
+			fi
 			if [[ $c != none ]]; then
 				env MEMTRACK_SHARED_LINKS="$([[ $c == own ]] && echo 0)" "$MEMTRACK" record -q -o "$TMP/art" \
 					-- "$BENCH/spawn_wide" 100 hold >/dev/null 2>"$TMP/err" </dev/null &
@@ -273,10 +284,13 @@ report_neighbours() {
 	echo
 	echo "| memtrack's links | neighbour's CPU ms | ns / call (malloc or free) | × alone, per round |"
 	echo "|---|---:|---:|---:|"
-	for c in none own shared; do
+	for c in "${NEIGHBOURS[@]}"; do
 		printf '| %s | %s | %s | %s |\n' \
 			"$(case $c in none) echo "none (memtrack not running)" ;; own) echo "a pair per process (MEMTRACK_SHARED_LINKS=0)" ;;
-				shared) echo "one shared pair (default, past 64 processes)" ;; esac)" \
+				shared) echo "one shared pair (default, past 64 processes)" ;;
+				floor-pair) echo "floor, shared pair (empty programs; private libc)" ;;
+				floor-entry) echo "floor, shared entry link alone" ;;
+				floor-session) echo "floor, one shared session link declining the return" ;; esac)" \
 			"$(values "part=neighbours cfg=$c" cpu_ms | fmt_spread %.1f)" \
 			"$(num %.1f "$(med "part=neighbours cfg=$c" cpu_ms)" "$(awk -v n="$NPAIRS" 'BEGIN { print 2 * n / 1e6 }')")" \
 			"$(ratios "part=neighbours" cpu_ms "$c" none | fmt_spread %.2f)"

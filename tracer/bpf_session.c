@@ -300,9 +300,9 @@ static bool kernel__has_uprobe_multi(void)
 
 	if (prog < 0)
 		return false;
-	fd = mt_bpf_session__uprobe_multi(prog, "/", &off, NULL, 1, false, 0);
+	fd = mt_bpf_session__uprobe_multi(prog, "/", &off, NULL, 1, MT_UPROBE_ENTRY, 0);
 	if (fd == -EBADF) {
-		fd = mt_bpf_session__uprobe_multi(prog, "/", &off, NULL, 1, false, -1);
+		fd = mt_bpf_session__uprobe_multi(prog, "/", &off, NULL, 1, MT_UPROBE_ENTRY, -1);
 		has = fd == -EINVAL;
 	}
 	if (fd >= 0)
@@ -562,7 +562,7 @@ struct uprobe_multi_attr {
  * of every process that is not the tracked one (it follows the process's exec).
  */
 int mt_bpf_session__uprobe_multi(int prog_fd, const char *path, const unsigned long *offs, const __u64 *cookies,
-				 size_t n, bool ret, pid_t pid)
+				 size_t n, enum mt_uprobe_kind kind, pid_t pid)
 {
 	union bpf_attr attr;
 	struct uprobe_multi_attr *um = (void *)&attr.link_create;
@@ -572,12 +572,12 @@ int mt_bpf_session__uprobe_multi(int prog_fd, const char *path, const unsigned l
 		       "uprobe_multi attr fits");
 	memset(&attr, 0, sizeof(attr));
 	um->prog_fd = prog_fd;
-	um->attach_type = MT_BPF_TRACE_UPROBE_MULTI;
+	um->attach_type = kind == MT_UPROBE_SESSION ? MT_BPF_TRACE_UPROBE_SESSION : MT_BPF_TRACE_UPROBE_MULTI;
 	um->path = (unsigned long)path;
 	um->offsets = (unsigned long)offs;
 	um->cookies = (unsigned long)cookies;
 	um->cnt = n;
-	um->um_flags = ret ? MT_BPF_F_UPROBE_MULTI_RETURN : 0;
+	um->um_flags = kind == MT_UPROBE_RETURN ? MT_BPF_F_UPROBE_MULTI_RETURN : 0;
 	um->pid = pid;
 	fd = syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 	return fd < 0 ? -errno : fd;
@@ -670,15 +670,15 @@ int mt_bpf_session__link_plan(struct mt_bpf_session *s, const char *path, const 
 	}
 	/* Returns first: an entry must never save a call whose return nobody sees. */
 	if (rn) {
-		fd = mt_bpf_session__uprobe_multi(session__alloc_fd(s, true), path, roffs, rcookies,
-						  rn, true, pid);
+		fd = mt_bpf_session__uprobe_multi(session__alloc_fd(s, true), path, roffs, rcookies, rn, MT_UPROBE_RETURN,
+						  pid);
 		if (fd < 0)
 			goto fail;
 		fds[(*nfds)++] = fd;
 	}
 	if (n) {
-		fd = mt_bpf_session__uprobe_multi(session__alloc_fd(s, false), path, offs, cookies, n,
-						  false, pid);
+		fd = mt_bpf_session__uprobe_multi(session__alloc_fd(s, false), path, offs, cookies, n, MT_UPROBE_ENTRY,
+						  pid);
 		if (fd < 0)
 			goto fail;
 		fds[(*nfds)++] = fd;

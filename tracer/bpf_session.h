@@ -25,10 +25,16 @@ struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o, uid_t ow
 void mt_bpf_session__close(struct mt_bpf_session *s, int closer);
 
 #define MT_BPF_TRACE_UPROBE_MULTI 48	/* enum bpf_attach_type in kernels 6.6+; Debian 12's uapi predates it */
-/* A uprobe_multi link (made with the bpf syscall: libbpf 1.1 has no API for it): n sites of path, entries or
- * returns, bound to process pid (0: every process). The link's fd, or -errno. */
+/* 6.13+: one program at the entry and, if that run returned 0, the return (bench/floor -k session; memtrack keeps
+ * the pair: docs/DESIGN.md, "Shared links") */
+#define MT_BPF_TRACE_UPROBE_SESSION 57
+/* What a uprobe_multi link runs its program at: entries, returns, or both as a session (the program loaded with
+ * MT_BPF_TRACE_UPROBE_SESSION, the others with MT_BPF_TRACE_UPROBE_MULTI). */
+enum mt_uprobe_kind { MT_UPROBE_ENTRY, MT_UPROBE_RETURN, MT_UPROBE_SESSION };
+/* A uprobe_multi link (made with the bpf syscall: libbpf 1.1 has no API for it): n sites of path, of that kind,
+ * bound to process pid (0: every process). The link's fd, or -errno. */
 int mt_bpf_session__uprobe_multi(int prog_fd, const char *path, const unsigned long *offs, const __u64 *cookies,
-				 size_t n, bool ret, pid_t pid);
+				 size_t n, enum mt_uprobe_kind kind, pid_t pid);
 /* The links a plan may take: two uprobe_multi ones, or one perf-event uprobe per entry and per return. */
 #define MT_LINK_FDS_MAX (2 * MT_PROBE_PLAN_MAX)
 /* Probes of a plan bound to process pid, 0: every process (returns first), their cookies or'ed with cookie_bits
