@@ -49,7 +49,8 @@ struct expect {
 /* What the callback saw. */
 struct got {
 	struct expect e;
-	uint64_t stop_after;	/* return 7 after this many records; 0: never */
+	uint64_t stop_after;	/* return stop_with (7 when 0) after this many records; 0: never */
+	int stop_with;
 };
 
 struct fixture {
@@ -95,7 +96,7 @@ static int collect(const struct mt_rec_hdr *rec, void *ctx)
 	assert_int_equal((uintptr_t)rec % 8, 0);
 	assert_true(rec->size >= sizeof(*rec));
 	expect_add(&g->e, rec, rec->size);
-	return g->stop_after && g->e.records == g->stop_after ? 7 : 0;
+	return g->stop_after && g->e.records == g->stop_after ? (g->stop_with ? g->stop_with : 7) : 0;
 }
 
 static void fill_hdr(struct mt_rec_hdr *h, uint16_t type, size_t size)
@@ -945,6 +946,24 @@ static void test_callback_stops(void **state)
 	assert_int_equal(read_into(f->dir, &g, &st), 7);
 	assert_int_equal(st.records, 50);
 	assert_int_equal(st.frames, 1);
+	assert_false(st.damaged);
+	assert_prefix(&g, &e, 50, g.e.len);
+	expect_free(&e);
+	expect_free(&g.e);
+}
+
+/* A callback that stops with 1 (a value the reader once used for itself): the read ends there, once. */
+static void test_callback_stops_with_one(void **state)
+{
+	struct fixture *f = *state;
+	struct mt_read_status st;
+	struct got g = { .stop_after = 50, .stop_with = 1 };
+	struct expect e;
+
+	build(f, &e, 3, 30, 7);
+	assert_int_equal(read_into(f->dir, &g, &st), 1);
+	assert_int_equal(g.e.records, 50);
+	assert_int_equal(st.records, 50);
 	assert_false(st.damaged);
 	assert_prefix(&g, &e, 50, g.e.len);
 	expect_free(&e);
@@ -2420,6 +2439,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_file_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_disk_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callback_stops, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_callback_stops_with_one, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_buffer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fuzz_corpus, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fuzz, setup, teardown),
@@ -2451,6 +2471,7 @@ int main(void)
 		TWO_THREADS(test_missing_file),
 		TWO_THREADS(test_header_only),
 		TWO_THREADS(test_callback_stops),
+		TWO_THREADS(test_callback_stops_with_one),
 		TWO_THREADS(test_fuzz),
 		TWO_THREADS(test_many_live),
 		TWO_THREADS(test_bad_content),

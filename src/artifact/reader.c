@@ -664,16 +664,20 @@ static int pipe_deliver(struct read_pipe *p, mt_record_fn fn, void *ctx, struct 
 	return p->err;
 }
 
-/* The read on two threads; 1 when a thread cannot be had (r untouched: read on one). */
-static int read_piped(struct mt_reader *r)
+/*
+ * The read on two threads: the read's outcome, fn's own (which may be any value) included. *piped false when a thread
+ * cannot be had (r untouched: read on one).
+ */
+static int read_piped(struct mt_reader *r, bool *piped)
 {
 	struct read_pipe *p = calloc(1, sizeof(*p));
 	void *aligned = malloc(UINT16_MAX);
 	struct mt_read_status *st = r->st;
 	pthread_t tid;
-	int err = 1;
+	int err = 0;
 	size_t i;
 
+	*piped = false;
 	if (!p || !aligned)
 		goto out_free;
 	pthread_mutex_init(&p->lock, NULL);
@@ -686,6 +690,7 @@ static int read_piped(struct mt_reader *r)
 		r->pipe = NULL;
 		goto out_destroy;
 	}
+	*piped = true;
 	err = pipe_deliver(p, r->fn, r->ctx, st, aligned);
 	pthread_join(tid, NULL);
 out_destroy:
@@ -716,6 +721,7 @@ int mt_artifact__read_with(const char *path, mt_record_fn fn, void *ctx, struct 
 			   enum mt_read_threads threads)
 {
 	struct mt_reader r = { .fd = -1, .st = st, .fn = fn, .ctx = ctx };
+	bool piped = false;
 	int err;
 
 	memset(st, 0, sizeof(*st));
@@ -723,8 +729,8 @@ int mt_artifact__read_with(const char *path, mt_record_fn fn, void *ctx, struct 
 	if (r.fd < 0)
 		return r.fd;
 	if (threads == MT_READ_TWO || (threads == MT_READ_AUTO && read_on_two(r.fd))) {
-		err = read_piped(&r);
-		if (err != 1)
+		err = read_piped(&r, &piped);
+		if (piped)
 			return err;
 	}
 	return reader_run(&r);
