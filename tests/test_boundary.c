@@ -179,7 +179,7 @@ static void record_plain(const char *dir, const char *name, const char *opt1, co
 /* file in dir replaced by a FIFO nobody writes to. */
 static void fifo_plant(const char *dir, const char *file)
 {
-	char path[600];
+	char path[4096];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	assert_int_equal(unlink(path), 0);

@@ -425,7 +425,7 @@ static void test_pack_withholds_unreadable(void **state)
 	output_is("wh_rec", "err", "");
 	snprintf(debug, sizeof(debug), DEBUG_ROOT "/%.2s", PLANTED_ID);
 	mkdir(debug, 0755);
-	snprintf(debug, sizeof(debug), DEBUG_ROOT "/%.2s/%s.debug", PLANTED_ID, PLANTED_ID + 2);
+	snprintf(debug, sizeof(debug), DEBUG_ROOT "/%.2s/%s.debug", PLANTED_ID, &PLANTED_ID[2]);
 	unlink(debug);
 	run_sh("cp '%s' '%s'", prog, debug);
 	assert_int_equal(chmod(debug, 0600), 0);
