@@ -75,15 +75,22 @@ static int session__add_link(struct mt_bpf_session *s, struct bpf_link *link)
 	return 0;
 }
 
+/* prog's name is one of names (NULL-terminated). */
+static bool prog__named(const struct bpf_program *prog, const char *const *names)
+{
+	for (; *names; names++)
+		if (!strcmp(bpf_program__name(prog), *names))
+			return true;
+	return false;
+}
+
 /* Linked by the attach worker per file and process (the uprobes), or run by the tracer itself (test runs). */
 static bool prog__unattached(const struct bpf_program *prog)
 {
-	static const char *const names[] = { "alloc_enter", "alloc_return", "clock_now", "batch_flush", "pidns_find" };
+	static const char *const names[] = { "alloc_enter", "alloc_return", "clock_now", "batch_flush", "pidns_find",
+					     NULL };
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(bpf_program__name(prog), names[i]))
-			return true;
-	return false;
+	return prog__named(prog, names);
 }
 
 /* Every loaded program of both instances but those. */
@@ -365,12 +372,9 @@ bool mt_bpf_session__per_probe(const struct mt_bpf_session *s)
  */
 static bool prog__in_half(const struct bpf_program *prog)
 {
-	static const char *const names[] = { "alloc_enter", "alloc_return", "rss_stat", "process_exec" };
+	static const char *const names[] = { "alloc_enter", "alloc_return", "rss_stat", "process_exec", NULL };
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(bpf_program__name(prog), names[i]))
-			return true;
-	return false;
+	return prog__named(prog, names);
 }
 
 /* The programs this recording uses (the options chose them in s->skel) go to one instance or the other. */
