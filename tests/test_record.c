@@ -1870,9 +1870,11 @@ static void stacks_leaks(const char *dir, bool builtins, uint64_t *leaked, uint6
 	assert_non_null(s);
 	*leaked = *suppressed = 0;
 	for (i = 0; i < mt_stacks__count(s); i++) {
+		struct mt_stack_counts c;
 		uint64_t n, b;
 
-		*leaked += mt_stacks__entry(s, i)->leaked_bytes;
+		mt_stacks__counts(s, mt_stacks__entry(s, i), &c);
+		*leaked += c.leaked_bytes;
 		mt_stacks__suppressed(s, mt_stacks__entry(s, i), &n, &b);
 		*suppressed += b;
 	}
@@ -1991,8 +1993,12 @@ static void test_fork_child_inherited_live(void **state)
 	sup = mt_suppressions__new(true);
 	s = mt_loader__stacks(dir, sup, false, "test", &err, &st);
 	assert_non_null(s);
-	for (i = 0; i < mt_stacks__count(s); i++)
-		inherited += mt_stacks__entry(s, i)->inherited_live_allocations;
+	for (i = 0; i < mt_stacks__count(s); i++) {
+		struct mt_stack_counts c;
+
+		mt_stacks__counts(s, mt_stacks__entry(s, i), &c);
+		inherited += c.inherited_live_allocations;
+	}
 	assert_int_equal(inherited, 10001);
 	mt_stacks__free(s);
 	mt_suppressions__free(sup);

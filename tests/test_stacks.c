@@ -29,11 +29,21 @@
 #include "report/flamegraph.h"
 #include "unwind/module.h"
 #include "report/report.h"
+#include "stacks/counts.h"
 #include "stacks/stacks.h"
 #include "report/sites.h"
 #include "report/sizes.h"
 #include "stacks/unwind_run.h"
 #include "unwind/unwinder.h"
+
+/* Entry e's counts (a copy: the stack heap keeps them compact). */
+static struct mt_stack_counts counts_of(const struct mt_stacks *s, const struct mt_stack_entry *e)
+{
+	struct mt_stack_counts c;
+
+	mt_stacks__counts(s, e, &c);
+	return c;
+}
 
 #ifndef MT_STACKS_PROGS
 #define MT_STACKS_PROGS "."
@@ -1329,20 +1339,20 @@ static void test_aspace_fork_exec_munmap(void **state)
 		mt_frame__name(mt_stacks__frame(s, e->frames, 0), &sym, true, name, sizeof(name));
 		if (e->hash == 1) {
 			assert_string_equal(name, "f20+0x5");
-			assert_int_equal(e->allocations, 2);	/* both allocations named hash 1 */
-			assert_int_equal(e->bytes, 20);
-			assert_int_equal(e->discarded_bytes, 10);	/* pid 101's at its exec */
-			assert_int_equal(e->leaked_bytes, 0);
-			assert_int_equal(e->still_live_bytes, 10);	/* pid 100's at the end: no exit record */
+			assert_int_equal(counts_of(s, e).allocations, 2);	/* both allocations named hash 1 */
+			assert_int_equal(counts_of(s, e).bytes, 20);
+			assert_int_equal(counts_of(s, e).discarded_bytes, 10);	/* pid 101's at its exec */
+			assert_int_equal(counts_of(s, e).leaked_bytes, 0);
+			assert_int_equal(counts_of(s, e).still_live_bytes, 10);	/* pid 100's at the end: no exit record */
 		} else if (e->hash == 2) {
 			assert_int_equal(e->nframes, 0);	/* in no mapping: not a return address */
 			assert_true(e->fp_broken);
-			assert_int_equal(e->leaked_bytes, 0);	/* freed */
+			assert_int_equal(counts_of(s, e).leaked_bytes, 0);	/* freed */
 		} else {
 			assert_int_equal(e->hash, 3);
 			assert_int_equal(e->nframes, 0);
 			assert_true(e->fp_broken);
-			assert_int_equal(e->still_live_bytes, 30);	/* no exit record */
+			assert_int_equal(counts_of(s, e).still_live_bytes, 30);	/* no exit record */
 		}
 	}
 	assert_int_equal(mt_stacks__count(s), 3);
@@ -1466,7 +1476,7 @@ static void test_entries_compact(void **state)
 	assert_int_equal(mt_stacks__find(s, 91), SIZE_MAX);
 
 	for (i = 0; i < 3; i++) {
-		assert_int_equal(e[i]->leaked_allocations, 1);
+		assert_int_equal(counts_of(s, e[i]).leaked_allocations, 1);
 		mt_stacks__suppressed(s, e[i], &n, &b);
 		assert_int_equal(n, 0);
 		assert_int_equal(b, 0);
@@ -1478,7 +1488,7 @@ static void test_entries_compact(void **state)
 	mt_stacks__suppressed(s, e[1], &n, &b);
 	assert_int_equal(n, 1);
 	assert_int_equal(b, 16);
-	assert_int_equal(e[1]->leaked_bytes, 0);
+	assert_int_equal(counts_of(s, e[1]).leaked_bytes, 0);
 	mt_stacks__suppressed(s, e[0], &n, &b);
 	assert_int_equal(n, 0);
 	assert_int_equal(b, 0);
@@ -1538,12 +1548,13 @@ static const struct mt_stack_entry *entry_of(struct mt_stacks *s, uint64_t hash)
 }
 
 /* One stack's counts, in blocks and bytes: allocations, inherited, frees, discarded, leaked, temporary, at the peak. */
-static void assert_counts(const struct mt_stack_entry *e, const uint64_t want[14])
+static void assert_counts(const struct mt_stacks *s, const struct mt_stack_entry *e, const uint64_t want[14])
 {
-	const uint64_t got[14] = { e->allocations, e->bytes, e->inherited_allocations, e->inherited_bytes, e->frees,
-				   e->freed_bytes, e->discarded_allocations, e->discarded_bytes, e->leaked_allocations,
-				   e->leaked_bytes, e->temporary_allocations, e->temporary_bytes, e->peak_allocations,
-				   e->peak_bytes };
+	const struct mt_stack_counts c = counts_of(s, e);
+	const uint64_t got[14] = { c.allocations, c.bytes, c.inherited_allocations, c.inherited_bytes, c.frees,
+				   c.freed_bytes, c.discarded_allocations, c.discarded_bytes, c.leaked_allocations,
+				   c.leaked_bytes, c.temporary_allocations, c.temporary_bytes, c.peak_allocations,
+				   c.peak_bytes };
 	size_t i;
 
 	for (i = 0; i < 14; i++)
@@ -1566,9 +1577,9 @@ static void test_stacks_follow_model(void **state)
 	(void)state;
 	write_worked_example(dir, "worked");
 	s = load(dir);
-	assert_counts(entry_of(s, 1), h1);
-	assert_counts(entry_of(s, 2), h2);
-	assert_counts(entry_of(s, 3), h3);
+	assert_counts(s, entry_of(s, 1), h1);
+	assert_counts(s, entry_of(s, 2), h2);
+	assert_counts(s, entry_of(s, 3), h3);
 	assert_int_equal(mt_model__load(dir, &m, &st), 0);
 	tot = &mt_model__totals(m)->heap;
 	assert_int_equal(tot->inherited_allocations, 4 + 1 + 0);
@@ -1615,11 +1626,11 @@ static void test_stacks_40_children(void **state)
 	synth_exit(&w, 100);
 	assert_int_equal(mt_writer__close(w.w), 0);
 	s = load(dir);
-	assert_counts(entry_of(s, 1), x);
-	assert_counts(entry_of(s, 2), y);
-	assert_int_equal(entry_of(s, 2)->inherited_live_allocations, 40);
-	assert_int_equal(entry_of(s, 2)->inherited_live_bytes, 800);
-	assert_int_equal(entry_of(s, 1)->inherited_live_allocations, 0);
+	assert_counts(s, entry_of(s, 1), x);
+	assert_counts(s, entry_of(s, 2), y);
+	assert_int_equal(counts_of(s, entry_of(s, 2)).inherited_live_allocations, 40);
+	assert_int_equal(counts_of(s, entry_of(s, 2)).inherited_live_bytes, 800);
+	assert_int_equal(counts_of(s, entry_of(s, 1)).inherited_live_allocations, 0);
 	assert_int_equal(mt_stack_heap__nr_procs(mt_stacks__heap(s)), 41);
 	assert_int_equal(mt_stack_heap__peak_bytes(mt_stacks__heap(s)), 41 * 30);
 	mt_stacks__free(s);
@@ -1660,12 +1671,12 @@ static void test_stacks_out_of_order(void **state)
 	 * last of them are late; of the others, a window's worth comes out before its allocations */
 	assert_int_equal(t->late_records, 1403);
 	assert_int_equal(t->heap.unknown_frees, 4096);
-	assert_int_equal(e->allocations, 5000);
-	assert_int_equal(e->frees, t->heap.frees);
+	assert_int_equal(counts_of(s, e).allocations, 5000);
+	assert_int_equal(counts_of(s, e).frees, t->heap.frees);
 	/* no exit record: the model calls the blocks left still live, and so does the stack */
-	assert_int_equal(e->leaked_allocations, t->heap.leaked_allocations);
-	assert_int_equal(e->still_live_allocations, t->heap.still_live_allocations);
-	assert_int_equal(e->frees + e->still_live_allocations, 5000);
+	assert_int_equal(counts_of(s, e).leaked_allocations, t->heap.leaked_allocations);
+	assert_int_equal(counts_of(s, e).still_live_allocations, t->heap.still_live_allocations);
+	assert_int_equal(counts_of(s, e).frees + counts_of(s, e).still_live_allocations, 5000);
 	mt_model__free(m);
 	mt_stacks__free(s);
 }
@@ -2078,9 +2089,56 @@ static int group_teardown(void **state)
 	return 0;
 }
 
+/* The compact counts: three pairs in each slot, the other seven in a side record made on the first non-zero change. */
+static void test_compact_counts(void **state)
+{
+	struct mt_counts t = { 0 };
+	struct mt_stack_counts c;
+
+	(void)state;
+	assert_int_equal(mt_counts__reserve(&t, 3), 0);
+	assert_int_equal(mt_counts__add(&t, 1, MT_CP_ALLOCATED, 2, 48), 0);
+	assert_int_equal(mt_counts__add(&t, 1, MT_CP_FREED, 1, 16), 0);
+	assert_int_equal(mt_counts__add(&t, 1, MT_CP_TEMPORARY, 1, 16), 0);
+	assert_int_equal(mt_counts__add(&t, 1, MT_CP_LEAKED, 0, 0), 0);	/* a zero change makes no record */
+	assert_int_equal(mt_counts__nr_rare(&t), 0);
+	assert_int_equal(mt_counts__add(&t, 2, MT_CP_PEAK, 1, 32), 0);
+	assert_int_equal(mt_counts__add(&t, 2, MT_CP_LEAKED, 1, 32), 0);
+	assert_int_equal(mt_counts__add(&t, 2, MT_CP_STILL_LIVE, 3, 96), 0);
+	assert_int_equal(mt_counts__add(&t, 2, MT_CP_STILL_LIVE, -1, -32), 0);	/* two's complement for less */
+	assert_int_equal(mt_counts__nr_rare(&t), 1);
+	mt_counts__get(&t, 1, &c);
+	assert_int_equal(c.allocations, 2);
+	assert_int_equal(c.bytes, 48);
+	assert_int_equal(c.frees, 1);
+	assert_int_equal(c.freed_bytes, 16);
+	assert_int_equal(c.temporary_allocations, 1);
+	assert_int_equal(c.temporary_bytes, 16);
+	assert_int_equal(c.leaked_allocations + c.peak_bytes + c.inherited_bytes + c.still_live_bytes, 0);
+	mt_counts__get(&t, 2, &c);
+	assert_int_equal(c.allocations, 0);
+	assert_int_equal(c.peak_allocations, 1);
+	assert_int_equal(c.peak_bytes, 32);
+	assert_int_equal(c.leaked_allocations, 1);
+	assert_int_equal(c.leaked_bytes, 32);
+	assert_int_equal(c.still_live_allocations, 2);
+	assert_int_equal(c.still_live_bytes, 64);
+	assert_int_equal(c.discarded_bytes + c.replaced_bytes + c.inherited_live_bytes, 0);
+	assert_int_equal(mt_counts__reserve(&t, 1000), 0);	/* grows: the old slots kept, the new ones zero */
+	mt_counts__get(&t, 2, &c);
+	assert_int_equal(c.still_live_bytes, 64);
+	mt_counts__get(&t, 999, &c);
+	assert_int_equal(c.allocations + c.peak_bytes, 0);
+	mt_counts__get(&t, 1000, &c);	/* past the reserved: zeros */
+	assert_int_equal(c.allocations, 0);
+	mt_counts__release(&t);
+	assert_int_equal(t.n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_compact_counts),
 		cmocka_unit_test(test_fp_chain_sites),
 		cmocka_unit_test(test_report_output),
 		cmocka_unit_test(test_report_without_stacks),

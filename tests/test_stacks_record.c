@@ -356,7 +356,7 @@ static void test_pending_uretprobe_repaired(void **state)
  */
 static void test_fork_children_by_stack(void **state)
 {
-	const struct mt_stack_entry *e, *ten = NULL, *big = NULL;
+	struct mt_stack_counts c, ten = { 0 }, big = { 0 };
 	struct mt_read_status st;
 	struct mt_stacks *s;
 	char dir[256];
@@ -367,25 +367,25 @@ static void test_fork_children_by_stack(void **state)
 	mt_test__record_stacks(dir, MT_PROGS "/tree_fork_exec", NULL);
 	assert_int_equal(mt_stacks__load(dir, NULL, &s, &st), 0);
 	for (i = 0; i < mt_stacks__count(s); i++) {
-		e = mt_stacks__entry(s, i);
-		if (e->bytes == 10045)
-			ten = e;
-		else if (e->bytes == 5555)
-			big = e;
+		mt_stacks__counts(s, mt_stacks__entry(s, i), &c);
+		if (c.bytes == 10045)
+			ten = c;
+		else if (c.bytes == 5555)
+			big = c;
 	}
-	assert_non_null(ten);
-	assert_non_null(big);
-	assert_int_equal(ten->allocations, 10);
-	assert_int_equal(ten->inherited_allocations, 10);
-	assert_int_equal(ten->inherited_bytes, 10045);
-	assert_int_equal(ten->frees, 20);
-	assert_int_equal(ten->freed_bytes, 2 * 10045);
-	assert_int_equal(ten->leaked_allocations, 0);
-	assert_int_equal(ten->discarded_allocations, 0);
-	assert_int_equal(ten->peak_bytes, 2 * 10045);	/* the peak: right after the fork, both holding them */
-	assert_int_equal(big->discarded_allocations, 1);
-	assert_int_equal(big->discarded_bytes, 5555);
-	assert_int_equal(big->leaked_allocations, 0);
+	assert_int_equal(ten.bytes, 10045);
+	assert_int_equal(big.bytes, 5555);
+	assert_int_equal(ten.allocations, 10);
+	assert_int_equal(ten.inherited_allocations, 10);
+	assert_int_equal(ten.inherited_bytes, 10045);
+	assert_int_equal(ten.frees, 20);
+	assert_int_equal(ten.freed_bytes, 2 * 10045);
+	assert_int_equal(ten.leaked_allocations, 0);
+	assert_int_equal(ten.discarded_allocations, 0);
+	assert_int_equal(ten.peak_bytes, 2 * 10045);	/* the peak: right after the fork, both holding them */
+	assert_int_equal(big.discarded_allocations, 1);
+	assert_int_equal(big.discarded_bytes, 5555);
+	assert_int_equal(big.leaked_allocations, 0);
 	assert_int_equal(mt_stack_heap__peak_bytes(mt_stacks__heap(s)), 2 * 10045);
 	mt_stacks__free(s);
 }
@@ -413,6 +413,7 @@ static void chain_names(struct mt_stacks *s, const struct mt_stack_entry *e, cha
 static void test_mapped_sites(void **state)
 {
 	const struct mt_stack_entry *e, *arena = NULL, *table = NULL;
+	struct mt_stack_counts c;
 	uint64_t allocs = 0, alloc_bytes = 0, allocs_named = 0;
 	struct mt_read_status st;
 	struct mt_stacks *s;
@@ -425,16 +426,17 @@ static void test_mapped_sites(void **state)
 	assert_int_equal(mt_stacks__load(dir, NULL, &s, &st), 0);
 	for (i = 0; i < mt_stacks__count(s); i++) {
 		e = mt_stacks__entry(s, i);
+		mt_stacks__counts(s, e, &c);
 		if (e->named & MT_STACK_NAMED_ALLOC) {
 			assert_int_equal(mt_stacks__mapped_of(s, e)->bytes, 0);
 			allocs_named++;
 		}
 		if (!(e->named & MT_STACK_NAMED_MAP)) {
-			allocs += e->allocations;
-			alloc_bytes += e->bytes;
+			allocs += c.allocations;
+			alloc_bytes += c.bytes;
 			continue;
 		}
-		assert_int_equal(e->allocations, 0);	/* a mapping's stack adds no allocation */
+		assert_int_equal(c.allocations, 0);	/* a mapping's stack adds no allocation */
 		chain_names(s, e, path, sizeof(path));
 		if (!strcmp(path, "map;arena;main"))
 			arena = e;

@@ -134,6 +134,7 @@ static int divergence_add(struct mt_checkfp *c, struct mt_stacks *s, const struc
 	const struct mt_frame *f = at ? mt_stacks__frame(s, e->dwarf, at - 1) : NULL;
 	const struct mt_stack_dwarf *d = mt_stacks__dwarf_of(s, e);
 	bool confirmed = f && d && d->nofp && (d->nofp[(at - 1) / 8] >> ((at - 1) % 8) & 1);
+	struct mt_stack_counts k;
 	char name[NAME_LEN];
 	struct mt_fp_divergence *dv;
 	size_t i;
@@ -165,8 +166,9 @@ static int divergence_add(struct mt_checkfp *c, struct mt_stacks *s, const struc
 count:
 	dv->confirmed = dv->confirmed && confirmed;
 	dv->stacks++;
-	dv->allocations += e->allocations;
-	dv->bytes += e->bytes;
+	mt_stacks__counts(s, e, &k);
+	dv->allocations += k.allocations;
+	dv->bytes += k.bytes;
 	return 0;
 }
 

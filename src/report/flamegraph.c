@@ -67,14 +67,17 @@ int mt_fg_kind__parse(const char *cmd, const char *arg, enum mt_fg_weight *kind)
 	return 0;
 }
 
-static uint64_t heap_weight(const struct mt_stack_entry *e, enum mt_fg_weight w)
+static uint64_t heap_weight(const struct mt_stacks *s, const struct mt_stack_entry *e, enum mt_fg_weight w)
 {
+	struct mt_stack_counts c;
+
+	mt_stacks__counts(s, e, &c);
 	switch (w & MT_FG_WEIGHT_MASK) {
-	case MT_FG_COUNT: return e->allocations;
-	case MT_FG_LEAKED: return e->leaked_bytes;
-	case MT_FG_PEAK: return e->peak_bytes;
-	case MT_FG_LIVE: return e->still_live_bytes;
-	default: return e->bytes;
+	case MT_FG_COUNT: return c.allocations;
+	case MT_FG_LEAKED: return c.leaked_bytes;
+	case MT_FG_PEAK: return c.peak_bytes;
+	case MT_FG_LIVE: return c.still_live_bytes;
+	default: return c.bytes;
 	}
 }
 
@@ -94,7 +97,7 @@ uint64_t mt_fg_weight__of(const struct mt_stacks *s, const struct mt_stack_entry
 {
 	if (w & MT_FG_MAPPED)
 		return mapped_weight(mt_stacks__mapped_of(s, e), w);
-	return heap_weight(e, w) + (w & MT_FG_ALL ? mapped_weight(mt_stacks__mapped_of(s, e), w) : 0);
+	return heap_weight(s, e, w) + (w & MT_FG_ALL ? mapped_weight(mt_stacks__mapped_of(s, e), w) : 0);
 }
 
 /* ---- paths ---- */

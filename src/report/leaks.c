@@ -264,10 +264,12 @@ int mt_suppressions__apply(const struct mt_suppressions *sup, struct mt_stacks *
 {
 	const struct mt_stack_entry *e;
 	size_t i, n = s && mt_stacks__any(s) ? mt_stacks__count(s) : 0;
+	struct mt_stack_counts c;
 
 	for (i = 0; sup && i < n; i++) {
 		e = mt_stacks__entry(s, i);
-		if (e->leaked_allocations && e->nframes && rule_of(sup, s, e, NULL) >= 0)
+		mt_stacks__counts(s, e, &c);
+		if (c.leaked_allocations && e->nframes && rule_of(sup, s, e, NULL) >= 0)
 			mt_stacks__suppress(s, i);
 	}
 	return 0;

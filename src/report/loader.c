@@ -40,7 +40,7 @@ struct mt_stacks *mt_loader__stacks_with(const char *dir, const struct mt_stacks
 struct mt_sites *mt_loader__sites_by_function(const char *dir, const struct mt_stacks_opts *opts,
 					      const struct mt_suppressions *sup, unsigned int names, const char *what)
 {
-	static const struct mt_sites_opts by_functions = { .no_offsets = true };
+	static const struct mt_sites_opts by_functions = { .no_offsets = true, .detached = true };
 	struct mt_read_status st;
 	struct mt_sites *sites;
 	struct mt_stacks *s;

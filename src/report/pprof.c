@@ -307,10 +307,16 @@ static void sample_mapped(const struct pprof *p, const struct mt_stack_entry *e,
 static void sample_write(struct pprof *p, const struct mt_stack_entry *e, size_t idx)
 {
 	const struct mt_stack_heap *h = p->kind == MT_PPROF_MAPPED ? NULL : mt_stacks__heap(p->s);
-	uint64_t rest[4] = { e->allocations, e->bytes, e->leaked_allocations, e->leaked_bytes }, v[4];
 	const struct mt_proc_peak *pp;
 	size_t i, k, n = h ? mt_stack_heap__proc_peaks(h, (uint32_t)idx + 1, &pp) : 0;
+	struct mt_stack_counts c;
+	uint64_t rest[4], v[4];
 
+	mt_stacks__counts(p->s, e, &c);
+	rest[0] = c.allocations;
+	rest[1] = c.bytes;
+	rest[2] = c.leaked_allocations;
+	rest[3] = c.leaked_bytes;
 	if (!h)
 		memset(rest, 0, sizeof(rest));
 
@@ -431,6 +437,7 @@ static void main_mapping(struct pprof *p)
 static int profile_build(struct pprof *p)
 {
 	const struct mt_stack_entry *e;
+	struct mt_stack_counts c;
 	int64_t def;
 	size_t i;
 
@@ -441,7 +448,8 @@ static int profile_build(struct pprof *p)
 	main_mapping(p);
 	for (i = 0; !p->out.oom && i < mt_stacks__count(p->s); i++) {
 		e = mt_stacks__entry(p->s, i);
-		if ((p->kind != MT_PPROF_MAPPED && (e->allocations || e->leaked_allocations)) ||
+		mt_stacks__counts(p->s, e, &c);
+		if ((p->kind != MT_PPROF_MAPPED && (c.allocations || c.leaked_allocations)) ||
 		    (p->kind != MT_PPROF_HEAP && (mt_stacks__mapped_of(p->s, e)->bytes ||
 					     mt_stacks__mapped_of(p->s, e)->inherited_bytes)))
 			sample_write(p, e, i);

@@ -31,7 +31,7 @@ struct group {
 	uint64_t bytes, count, processes;
 };
 
-static const char *proc_exe(const struct mt_sites *sites, const struct mt_site_proc *sp)
+static const char *proc_exe(const struct mt_sites *sites, const struct mt_proc_peak *sp)
 {
 	return sp->image < sites->nimages ? sites->images[sp->image].exe : "";
 }
@@ -51,7 +51,7 @@ static int by_bytes(const void *a, const void *b)
 static int group_build(const struct mt_sites *sites, struct group *g)
 {
 	bool *seen = calloc(sites->nprocs ? sites->nprocs : 1, sizeof(*seen));
-	const struct mt_site_proc *sp;
+	const struct mt_proc_peak *sp;
 	struct group_row r;
 	size_t i, k;
 
@@ -64,10 +64,10 @@ static int group_build(const struct mt_sites *sites, struct group *g)
 		r = (struct group_row){ &sites->sites[i], 0, 0 };
 		for (k = 0; k < sites->sites[i].nprocs; k++) {
 			sp = &sites->sites[i].procs[k];
-			if (!sp->allocations || strcmp(proc_exe(sites, sp), g->exe))
+			if (!sp->made_allocations || strcmp(proc_exe(sites, sp), g->exe))
 				continue;
-			r.bytes += sp->bytes;
-			r.count += sp->allocations;
+			r.bytes += sp->made_bytes;
+			r.count += sp->made_allocations;
 			g->processes += !seen[sp->proc];
 			seen[sp->proc] = true;
 		}
@@ -112,15 +112,15 @@ static void group_text(FILE *f, const struct group *g, size_t top)
 /* The exes that made allocations at some site. */
 static size_t group_exes(const struct mt_sites *sites, struct group *g)
 {
-	const struct mt_site_proc *sp;
+	const struct mt_proc_peak *sp;
 	size_t i, k, e, n = 0;
 
 	for (i = 0; i < sites->count; i++) {
 		for (k = 0; k < sites->sites[i].nprocs; k++) {
 			sp = &sites->sites[i].procs[k];
-			for (e = 0; sp->allocations && e < n && strcmp(g[e].exe, proc_exe(sites, sp)); e++)
+			for (e = 0; sp->made_allocations && e < n && strcmp(g[e].exe, proc_exe(sites, sp)); e++)
 				;
-			if (sp->allocations && e == n && n < sites->makers)
+			if (sp->made_allocations && e == n && n < sites->makers)
 				g[n++].exe = proc_exe(sites, sp);
 		}
 	}

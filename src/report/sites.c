@@ -32,6 +32,7 @@ struct site_build {
 	const struct mt_stack_heap *heap;	/* NULL: no accounting beyond the entries' */
 	const struct mt_stacks *s;
 	bool with_offset;
+	bool share;			/* sites may share the stacks' chains and peaks (!mt_sites_opts.detached) */
 	size_t cap;
 	struct mt_u64map by_key;	/* site_key of the frame names → index in out->sites */
 	size_t *entry_site;		/* by stack entry: the index its site was made at (SIZE_MAX: none) */
@@ -44,7 +45,8 @@ struct site_build {
 /* A site of mt_sites__build: its frames and strings are the sites'. */
 static void site_release(struct mt_site *site)
 {
-	free(site->procs);
+	if (site->own_procs)
+		free((void *)site->procs);
 	free(site->mapped);
 }
 
@@ -68,6 +70,7 @@ void mt_sites__free(struct mt_sites *sites)
 	free(sites->strs);
 	free(sites->lines);
 	free(sites->ids);
+	free(sites->map);
 	free(sites);
 }
 
@@ -197,6 +200,8 @@ static const struct xrange *xframe(struct site_build *b, struct mt_stacks *s, co
 	    at > UINT32_MAX || b->nxf - at > UINT16_MAX)
 		return NULL;
 	*x = (struct xrange){ (uint32_t)at, (uint16_t)(b->nxf - at), true };
+	if (x->n == 1)
+		b->out->map[mt_stacks__frame_ref(s, e->frames, i)] = x->at;
 	return x;
 }
 
@@ -222,10 +227,16 @@ static int site_frames(struct site_build *b, struct mt_stacks *s, const struct m
 	return 0;
 }
 
-/* Where a site's ids are while they are built. */
+/* Where a site's ids are while they are built: its stack's chain (with map), else an offset into out->ids. */
 static const uint32_t *site_ids(const struct site_build *b, const struct mt_site *site)
 {
-	return b->out->ids + (uintptr_t)site->ids;
+	return site->map ? site->ids : b->out->ids + (uintptr_t)site->ids;
+}
+
+/* The name of a site's frame i while the sites are built. */
+static const char *site_name(const struct site_build *b, const struct mt_site *site, const uint32_t *ids, size_t i)
+{
+	return b->out->lines[site->map ? site->map[ids[i]] : ids[i]].name;
 }
 
 /* What identifies a site, as the names joined (mt_site__key) would: its names are interned, so their pointers. */
@@ -236,7 +247,7 @@ static uint64_t site_key(const struct site_build *b, const struct mt_site *site)
 	size_t i;
 
 	for (i = 0; i < site->nframes; i++)
-		h = (h ^ (uintptr_t)b->out->lines[ids[i]].name) * 0x100000001b3ull;
+		h = (h ^ (uintptr_t)site_name(b, site, ids, i)) * 0x100000001b3ull;
 	return h ^ site->nframes;
 }
 
@@ -248,9 +259,28 @@ static bool site_same(const struct site_build *b, const struct mt_site *x, const
 	if (x->nframes != y->nframes)
 		return false;
 	for (i = 0; i < x->nframes; i++)
-		if (b->out->lines[xi[i]].name != b->out->lines[yi[i]].name)
+		if (site_name(b, x, xi, i) != site_name(b, y, yi, i))
 			return false;
 	return true;
+}
+
+/*
+ * A new site whose frames are its stack's, one line each, reads them through its stack's chain: the ids it appended
+ * go back. A million call paths would otherwise copy every chain.
+ */
+static void site_share_chain(struct site_build *b, const struct mt_stack_entry *e, struct mt_site *site)
+{
+	const uint32_t *chain = mt_stacks__chain(b->s, e->frames);
+	size_t i;
+
+	if (!b->share || site->nframes != e->nframes)
+		return;
+	for (i = 0; i < e->nframes; i++)
+		if (b->out->map[chain[i]] == UINT32_MAX)
+			return;
+	b->nids -= site->nframes;
+	site->ids = chain;
+	site->map = b->out->map;
 }
 
 /* After the build, when out->lines and out->ids move no more: the sites point into them. */
@@ -286,33 +316,66 @@ static int sites_grow(struct site_build *b)
 	return mt_array__grow((void **)&b->out->sites, &b->cap, b->out->nall, sizeof(*b->out->sites));
 }
 
-/* A stack's per-process peaks added into its site's list (both in process order). */
-static int site_add_procs(struct mt_site *site, const struct mt_proc_peak *pp, size_t n)
+/* It only leaked blocks made before a window (pprof's concern): in no site's list. */
+static bool proc_peak_empty(const struct mt_proc_peak *pp)
 {
-	struct mt_site_proc *v;
+	return !pp->allocations && !pp->bytes && !pp->made_allocations;
+}
+
+/* The site's list, shared with a stack (or none yet), becomes its own: a second stack's are added to it. */
+static int site_own_procs(struct mt_site *site)
+{
+	struct mt_proc_peak *v;
+
+	if (site->own_procs || !site->nprocs)
+		return 0;
+	v = malloc(site->nprocs * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memcpy(v, site->procs, site->nprocs * sizeof(*v));
+	site->procs = v;
+	site->own_procs = true;
+	return 0;
+}
+
+/* A stack's per-process peaks added into its site's list (both in process order): shared when it is the first. */
+static int site_add_procs(struct site_build *b, struct mt_site *site, const struct mt_proc_peak *pp, size_t n)
+{
+	struct mt_proc_peak *v;
 	size_t i, j = 0;
 
+	for (i = 0; b->share && !site->nprocs && i < n && !proc_peak_empty(&pp[i]); i++)
+		;
+	if (n && i == n) {
+		site->procs = pp;
+		site->nprocs = n;
+		return 0;
+	}
+	if (site_own_procs(site))
+		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		if (!pp[i].allocations && !pp[i].bytes && !pp[i].made_allocations)
-			continue;	/* it only leaked blocks made before a window (pprof's concern) */
+		if (proc_peak_empty(&pp[i]))
+			continue;
 		while (j < site->nprocs && site->procs[j].proc < pp[i].proc)
 			j++;
-		if (j < site->nprocs && site->procs[j].proc == pp[i].proc) {
-			site->procs[j].peak_allocations += pp[i].allocations;
-			site->procs[j].peak_bytes += pp[i].bytes;
-			site->procs[j].allocations += pp[i].made_allocations;
-			site->procs[j].bytes += pp[i].made_bytes;
-			if (site->procs[j].image == SIZE_MAX)
-				site->procs[j].image = pp[i].image;
+		v = (struct mt_proc_peak *)site->procs;	/* the site's own (site_own_procs), or none */
+		if (j < site->nprocs && v[j].proc == pp[i].proc) {
+			v[j].allocations += pp[i].allocations;
+			v[j].bytes += pp[i].bytes;
+			v[j].made_allocations += pp[i].made_allocations;
+			v[j].made_bytes += pp[i].made_bytes;
+			if (v[j].image == SIZE_MAX)
+				v[j].image = pp[i].image;
 			continue;
 		}
-		v = realloc(site->procs, (site->nprocs + 1) * sizeof(*v));
+		v = realloc(v, (site->nprocs + 1) * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		site->procs = v;
+		site->own_procs = true;
 		memmove(v + j + 1, v + j, (site->nprocs - j) * sizeof(*v));
-		v[j] = (struct mt_site_proc){ pp[i].proc, pp[i].allocations, pp[i].bytes, pp[i].made_allocations,
-					      pp[i].made_bytes, pp[i].image };
+		v[j] = pp[i];
+		v[j].leaked_allocations = v[j].leaked_bytes = 0;	/* not summed */
 		site->nprocs++;
 	}
 	return 0;
@@ -340,29 +403,31 @@ static int site_add_mapped(const struct mt_stacks *s, struct mt_site *t, const s
 }
 
 /* The entry's numbers into its site (a new one, or one with the same frames). */
-static int site_count(struct site_build *b, struct mt_site *t, const struct mt_stack_entry *e, size_t idx)
+static int site_count(struct site_build *b, struct mt_site *t, const struct mt_stack_entry *e, size_t idx,
+		      const struct mt_stack_counts *c)
 {
 	const struct mt_proc_peak *pp;
 	size_t n = b->heap ? mt_stack_heap__proc_peaks(b->heap, idx + 1, &pp) : 0;
 	uint64_t sup_n, sup_b;
 
-	t->bytes += e->bytes;
-	t->count += e->allocations;
-	t->leaked_bytes += e->leaked_bytes;
-	t->leaked_allocations += e->leaked_allocations;
+	t->bytes += c->bytes;
+	t->count += c->allocations;
+	t->leaked_bytes += c->leaked_bytes;
+	t->leaked_allocations += c->leaked_allocations;
 	mt_stacks__suppressed(b->s, e, &sup_n, &sup_b);
 	t->suppressed_bytes += sup_b;
 	t->suppressed_allocations += sup_n;
-	t->peak_bytes += e->peak_bytes;
-	t->peak_allocations += e->peak_allocations;
-	t->temporary_allocations += e->temporary_allocations;
-	t->temporary_bytes += e->temporary_bytes;
+	t->peak_bytes += c->peak_bytes;
+	t->peak_allocations += c->peak_allocations;
+	t->temporary_allocations += c->temporary_allocations;
+	t->temporary_bytes += c->temporary_bytes;
 	t->stacks++;
-	t->heap |= e->allocations || e->inherited_allocations;
-	return site_add_mapped(b->s, t, e) || site_add_procs(t, pp, n) ? -ENOMEM : 0;
+	t->heap |= c->allocations || c->inherited_allocations;
+	return site_add_mapped(b->s, t, e) || site_add_procs(b, t, pp, n) ? -ENOMEM : 0;
 }
 
-static int sites_add(struct site_build *b, struct mt_stacks *s, const struct mt_stack_entry *e, size_t eidx)
+static int sites_add(struct site_build *b, struct mt_stacks *s, const struct mt_stack_entry *e, size_t eidx,
+		     const struct mt_stack_counts *c)
 {
 	struct mt_site site = { .order = b->out->nall };
 	uint64_t h, *idx;
@@ -376,9 +441,10 @@ static int sites_add(struct site_build *b, struct mt_stacks *s, const struct mt_
 	if (idx && site_same(b, &b->out->sites[*idx], &site)) {
 		b->entry_site[eidx] = *idx;
 		b->nids -= site.nframes;	/* the site's own ids stand */
-		return site_count(b, &b->out->sites[*idx], e, eidx);
+		return site_count(b, &b->out->sites[*idx], e, eidx, c);
 	}
-	err = site_count(b, &site, e, eidx);
+	site_share_chain(b, e, &site);
+	err = site_count(b, &site, e, eidx, c);
 	if (!err)
 		err = sites_grow(b);
 	if (!err && !idx)	/* a collision keeps its own unindexed site */
@@ -560,25 +626,26 @@ struct mt_sites *mt_sites__build(struct mt_stacks *s)
 }
 
 /* A chain that ends before the stack's end: its allocations counted by why, for the report's hint. */
-static void sites_count_cut(struct mt_sites *out, const struct mt_stacks *s, const struct mt_stack_entry *e)
+static void sites_count_cut(struct mt_sites *out, const struct mt_stacks *s, const struct mt_stack_entry *e,
+			    uint64_t allocations)
 {
 	const struct mt_frame *last = e->nframes ? mt_stacks__frame(s, e->frames, e->nframes - 1) : NULL, *fp_at;
 
 	if (e->kind == MT_CHAIN_KERNEL && e->kfp_frames) {
-		out->fp_walk_allocations += e->allocations;
-		if (e->allocations > out->fp_module_allocations) {
+		out->fp_walk_allocations += allocations;
+		if (allocations > out->fp_module_allocations) {
 			fp_at = mt_stacks__frame_id(s, e->kfp_at);
 			out->fp_module = fp_at->mod ? fp_at->mod->name : "anonymous executable memory";
-			out->fp_module_allocations = e->allocations;
+			out->fp_module_allocations = allocations;
 		}
 	}
 	if (!last || !last->truncated)
 		return;
-	out->cut_allocations[last->stop < MT_KSTOP__COUNT ? last->stop : 0] += e->allocations;
+	out->cut_allocations[last->stop < MT_KSTOP__COUNT ? last->stop : 0] += allocations;
 	if ((last->stop == MT_KSTOP_NO_INFO || last->stop == MT_KSTOP_LOADING) && last->mod &&
-	    e->allocations > out->cut_module_allocations) {
+	    allocations > out->cut_module_allocations) {
 		out->cut_module = last->mod->name;
-		out->cut_module_allocations = e->allocations;
+		out->cut_module_allocations = allocations;
 	}
 }
 
@@ -589,24 +656,28 @@ static int sites_collect(struct site_build *b, struct mt_stacks *s)
 
 	b->entry_site = malloc((n ? n : 1) * sizeof(*b->entry_site));
 	b->xr = calloc(mt_stacks__nr_frames(s), sizeof(*b->xr));
-	if (!b->entry_site || !b->xr)
+	b->out->map = malloc(mt_stacks__nr_frames(s) * sizeof(*b->out->map));
+	if (!b->entry_site || !b->xr || !b->out->map)
 		return -ENOMEM;
+	memset(b->out->map, 0xff, mt_stacks__nr_frames(s) * sizeof(*b->out->map));	/* UINT32_MAX: not one line */
 	for (i = 0; !err && i < n; i++) {
 		const struct mt_stack_entry *e = mt_stacks__entry(s, i);
+		struct mt_stack_counts c;
 
+		mt_stacks__counts(s, e, &c);
 		b->entry_site[i] = SIZE_MAX;
-		if (!e->allocations && !e->inherited_allocations && !mt_stacks__mapped_of(s, e)->bytes &&
+		if (!c.allocations && !c.inherited_allocations && !mt_stacks__mapped_of(s, e)->bytes &&
 		    !mt_stacks__mapped_of(s, e)->inherited_bytes)
 			continue;
-		if (!e->defined && !e->allocations && !e->inherited_allocations)
+		if (!e->defined && !c.allocations && !c.inherited_allocations)
 			continue;	/* a mapping's undefined stack: its bytes are in no site */
 		if (!e->defined) {
-			b->out->undefined_allocations += e->allocations;
-			b->out->undefined_bytes += e->bytes;
+			b->out->undefined_allocations += c.allocations;
+			b->out->undefined_bytes += c.bytes;
 			continue;
 		}
-		sites_count_cut(b->out, s, e);
-		err = sites_add(b, s, e, i);
+		sites_count_cut(b->out, s, e, c.allocations);
+		err = sites_add(b, s, e, i, &c);
 	}
 	return err;
 }
@@ -626,7 +697,8 @@ void mt_sites__suppressed_total(const struct mt_stacks *s, uint64_t *count, uint
 
 struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites_opts *opts)
 {
-	struct site_build b = { .with_offset = !opts || !opts->no_offsets, .heap = mt_stacks__heap(s), .s = s };
+	struct site_build b = { .with_offset = !opts || !opts->no_offsets, .share = !opts || !opts->detached,
+				.heap = mt_stacks__heap(s), .s = s };
 	struct mt_sites *out;
 	int err;
 
@@ -679,12 +751,12 @@ void mt_sites__json_site_keys(struct mt_json *j, const struct mt_sites *sites, c
 	mt_json__key(j, "process_peaks");
 	mt_json__begin_array(j);
 	for (i = 0; i < site->nprocs; i++) {
-		if (!site->procs[i].peak_bytes && !site->procs[i].peak_allocations)
+		if (!site->procs[i].bytes && !site->procs[i].allocations)
 			continue;
 		mt_json__begin_object(j);
 		mt_json__kv_u64(j, "pid", sites->procs[site->procs[i].proc].pid);
-		mt_json__kv_u64(j, "peak_bytes", site->procs[i].peak_bytes);
-		mt_json__kv_u64(j, "peak_allocations", site->procs[i].peak_allocations);
+		mt_json__kv_u64(j, "peak_bytes", site->procs[i].bytes);
+		mt_json__kv_u64(j, "peak_allocations", site->procs[i].allocations);
 		mt_json__end_object(j);
 	}
 	mt_json__end_array(j);
@@ -693,21 +765,21 @@ void mt_sites__json_site_keys(struct mt_json *j, const struct mt_sites *sites, c
 
 void mt_sites__json_processes(struct mt_json *j, const struct mt_sites *sites, const struct mt_site *site)
 {
-	const struct mt_site_proc *sp;
+	const struct mt_proc_peak *sp;
 	size_t i;
 
 	mt_json__key(j, "processes");
 	mt_json__begin_array(j);
 	for (i = 0; i < site->nprocs; i++) {
 		sp = &site->procs[i];
-		if (!sp->allocations)
+		if (!sp->made_allocations)
 			continue;
 		mt_json__begin_object(j);
 		mt_json__kv_u64(j, "pid", sites->procs[sp->proc].pid);
 		mt_json__kv_string_n(j, "exe", sp->image < sites->nimages ? sites->images[sp->image].exe : "",
 				     MT_PATH_MAX);
-		mt_json__kv_u64(j, "allocations", sp->allocations);
-		mt_json__kv_u64(j, "bytes", sp->bytes);
+		mt_json__kv_u64(j, "allocations", sp->made_allocations);
+		mt_json__kv_u64(j, "bytes", sp->made_bytes);
 		mt_json__end_object(j);
 	}
 	mt_json__end_array(j);
@@ -759,12 +831,12 @@ static void text_site_procs(FILE *f, const struct mt_sites *sites, const struct 
 	if (sites->nprocs < 2)
 		return;
 	for (i = 0; i < site->nprocs; i++) {
-		if (!site->procs[i].peak_bytes && !site->procs[i].peak_allocations)
+		if (!site->procs[i].bytes && !site->procs[i].allocations)
 			continue;
 		p = &sites->procs[site->procs[i].proc];
 		fprintf(f, "      pid %" PRIu32 " at its peak: %s in %" PRIu64 " %s (", p->pid,
-			mt_format__human(a, site->procs[i].peak_bytes), site->procs[i].peak_allocations,
-			mt_plural__of(site->procs[i].peak_allocations, "block", "blocks"));
+			mt_format__human(a, site->procs[i].bytes), site->procs[i].allocations,
+			mt_plural__of(site->procs[i].allocations, "block", "blocks"));
 		mt_text__put(f, p->exe[0] ? p->exe : "?");
 		fputs(")\n", f);
 	}

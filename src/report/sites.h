@@ -20,16 +20,6 @@ struct mt_site_frame {
 	bool runtime;		/* in the C or C++ runtime, the loader or an allocator (mt_sites__runtime_module) */
 };
 
-/* What a site's blocks held in one process at that process's peak, and what the process allocated there. */
-struct mt_site_proc {
-	size_t proc;		/* index in mt_sites.procs */
-	uint64_t peak_allocations;
-	uint64_t peak_bytes;
-	uint64_t allocations;	/* made by the process (0: it only held some, inherited) */
-	uint64_t bytes;
-	size_t image;		/* the image that made the first of them, index in mt_sites.images (SIZE_MAX: none) */
-};
-
 struct mt_site {
 	uint64_t bytes;
 	uint64_t count;
@@ -43,14 +33,20 @@ struct mt_site {
 	uint64_t temporary_bytes;
 	uint64_t stacks;	/* stack hashes merged into it */
 	bool heap;		/* some allocation (or inherited block) of it: a site of the heap's rankings */
+	bool own_procs;		/* procs is the site's own allocation */
 	struct mt_stack_mapped *mapped;	/* the program's mappings its calls made (docs/REPORT.md); NULL: none (most
 					 * sites, so not one in each) */
 	size_t order;		/* ties rank in the order the first of them was seen */
 	size_t nframes;		/* read them with mt_site__frame */
 	struct mt_site_frame *frames;	/* with ids: the table ids index (the sites', shared); without: its own */
-	const uint32_t *ids;	/* NULL, or frame i is frames[ids[i]] */
-	struct mt_site_proc *procs;	/* the processes that allocated there or held some of it at their own peak,
-					 * in process order */
+	const uint32_t *ids;	/* NULL, or frame i is frames[ids[i]] (with map: frames[map[ids[i]]]) */
+	const uint32_t *map;	/* NULL, or ids are its first stack's frame ids (mt_stacks__chain), each one line */
+	/*
+	 * The processes that allocated there or held some of it at their own peak, in process order (allocations and
+	 * bytes: at the process's peak; made_*: what it allocated there; image: index in mt_sites.images; leaked_*:
+	 * not summed). A site of one stack shares its stack heap's (mt_stack_heap__proc_peaks): most of them are.
+	 */
+	const struct mt_proc_peak *procs;
 	size_t nprocs;
 };
 
@@ -105,13 +101,19 @@ struct mt_sites {
 	size_t nstrs;
 	struct mt_site_frame *lines;	/* the sites' frames: each stack frame's expansion once */
 	uint32_t *ids;			/* each site's indexes into lines, in a row */
+	uint32_t *map;			/* by the stacks' frame id: its one line in lines (sites of shared chains) */
 };
 
 struct mt_sites_opts {
 	bool no_offsets;	/* frames named "func", not "func+0xOFF": sites are call paths of functions (diff) */
+	bool detached;		/* the sites outlive s: they copy what they would share of it */
 };
 
-/* NULL + errno (ENOMEM). Names are demangled unless mt_modules__set_raw_names(mt_stacks__modules(s), true). */
+/*
+ * NULL + errno (ENOMEM). Names are demangled unless mt_modules__set_raw_names(mt_stacks__modules(s), true). The
+ * sites share s's chains and per-process peaks (a million one-stack sites would copy them): s must outlive them,
+ * unless opts.detached.
+ */
 struct mt_sites *mt_sites__build(struct mt_stacks *s);
 /* The same with options (opts may be NULL). */
 struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites_opts *opts);
@@ -119,6 +121,8 @@ void mt_sites__free(struct mt_sites *sites);
 /* Frame i (below site->nframes) of a site, innermost first. */
 static inline const struct mt_site_frame *mt_site__frame(const struct mt_site *site, size_t i)
 {
+	if (site->map)
+		return &site->frames[site->map[site->ids[i]]];
 	return site->ids ? &site->frames[site->ids[i]] : &site->frames[i];
 }
 /* What the entries of s hold as suppressed (after mt_suppressions__apply), in all. */

@@ -149,8 +149,10 @@ int mt_speedscope__write(FILE *f, struct mt_stacks *s, const char *name)
 
 	for (i = 0; !err && i < n; i++) {
 		const struct mt_stack_entry *e = mt_stacks__entry(s, i);
+		struct mt_stack_counts c;
 
-		if (e->allocations || e->leaked_bytes)	/* else in no profile: its frames would be noise */
+		mt_stacks__counts(s, e, &c);
+		if (c.allocations || c.leaked_bytes)	/* else in no profile: its frames would be noise */
 			err = sample_fill(&b, s, e, &samples[i]);
 	}
 	if (!err)

@@ -113,7 +113,7 @@ static int steps_sample(struct mt_view_steps *v, const struct mt_stacks *s)
 {
 	const struct mt_stack_heap *h = mt_stacks__heap(s);
 	size_t n = mt_stacks__count(s) + 1, ncells = mt_stack_heap__nr_cells(h), i;
-	const struct mt_stack_counts *c;
+	struct mt_stack_counts c;
 	struct mt_heap_cell cell;
 	struct view_prev now;
 	int err;
@@ -121,8 +121,8 @@ static int steps_sample(struct mt_view_steps *v, const struct mt_stacks *s)
 	if (series_reserve(&v->stacks, n) || series_reserve(&v->cells, ncells))
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		c = mt_stack_heap__counts(h, (uint32_t)i);
-		now = (struct view_prev){ c->allocations, c->bytes, counts_live_bytes(c) };
+		mt_stack_heap__counts(h, (uint32_t)i, &c);
+		now = (struct view_prev){ c.allocations, c.bytes, counts_live_bytes(&c) };
 		err = steps_add(&v->stacks, v->next, i, &now);
 		if (err)
 			return err;
@@ -268,10 +268,10 @@ static int view_stacks_json(struct mt_json *j, struct mt_stacks *s)
  * The per-stack counts the page shows whole-run, each an array by stack index + 1: the entries' (leaks without the
  * suppressed ones, as report's sites), index 0's from the per-stack accounting (no stack: nothing to suppress).
  */
-#define VIEW_FIELD(key, field) { key, offsetof(struct mt_stack_entry, field), offsetof(struct mt_stack_counts, field) }
+#define VIEW_FIELD(key, field) { key, offsetof(struct mt_stack_counts, field) }
 static const struct {
 	const char *key;
-	size_t entry_off, counts_off;
+	size_t counts_off;
 } view_stack_fields[] = {
 	VIEW_FIELD("stack_peak", peak_bytes),
 	VIEW_FIELD("stack_leaked", leaked_bytes),
@@ -282,13 +282,15 @@ static const struct {
 
 static uint64_t stack_field(const struct mt_stacks *s, size_t i, size_t k)
 {
-	const char *c;
+	struct mt_stack_counts c;
+	uint64_t v;
 
 	if (i)
-		c = (const char *)mt_stacks__entry(s, i - 1) + view_stack_fields[k].entry_off;
+		mt_stacks__counts(s, mt_stacks__entry(s, i - 1), &c);
 	else
-		c = (const char *)mt_stack_heap__counts(mt_stacks__heap(s), 0) + view_stack_fields[k].counts_off;
-	return *(const uint64_t *)c;
+		mt_stack_heap__counts(mt_stacks__heap(s), 0, &c);
+	memcpy(&v, (const char *)&c + view_stack_fields[k].counts_off, sizeof(v));
+	return v;
 }
 
 /* The arrays above, "edges" and "steps". */

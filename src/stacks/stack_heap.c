@@ -25,6 +25,7 @@
 #include "common/u64map.h"
 #include "model/block_table.h"
 #include "model/pmap.h"
+#include "stacks/counts.h"
 #include "stacks/stack_heap.h"
 #include "stacks/temps.h"
 
@@ -81,12 +82,10 @@ struct big_block {
 };
 
 struct mt_stack_heap {
-	struct mt_stack_counts *counts;	/* by stack */
+	struct mt_counts counts;	/* by stack */
 	struct live *gcells;		/* by stack: over all processes (a whole cell there was 128 bytes a stack) */
 	size_t nstacks;			/* the length of both */
-	size_t ncounts;			/* of counts: nstacks, or 1 (stack 0) with counts_at */
-	mt_stack_counts_fn counts_at;	/* the holder's counts of stacks 1 and up (NULL: counts has them) */
-	void *counts_ctx;
+	bool shed;			/* finish frees the blocks and cells (mt_stack_heap__shed) */
 	struct mt_stack_counts totals;
 	struct cell *pcells;
 	size_t npcells, cap_pcells;
@@ -115,8 +114,6 @@ struct mt_stack_heap {
 	bool opened;			/* the filter's window has begun */
 	bool closed;			/* and ended */
 };
-
-static const struct mt_stack_counts zero_counts;
 
 struct mt_stack_heap *mt_stack_heap__new(void)
 {
@@ -147,7 +144,7 @@ void mt_stack_heap__free(struct mt_stack_heap *h)
 		free(h->procs[i]);
 	}
 	free(h->procs);
-	free(h->counts);
+	mt_counts__release(&h->counts);
 	free(h->gcells);
 	free(h->pcells);
 	mt_u64map__release(&h->by_mproc);
@@ -161,45 +158,35 @@ void mt_stack_heap__free(struct mt_stack_heap *h)
 	free(h);
 }
 
-/* The counts of stack (index + 1; 0: none): the holder's (mt_stack_heap__set_counts) or ours; NULL past them. */
-static struct mt_stack_counts *cnt(const struct mt_stack_heap *h, uint32_t stack)
+/* Pair p of stack's counts (index + 1; 0: none) changes by n blocks and b bytes. 0 or -ENOMEM. */
+static int cnt_add(struct mt_stack_heap *h, uint32_t stack, enum mt_count_pair p, uint64_t n, uint64_t b)
 {
-	if (stack && h->counts_at)
-		return h->counts_at(h->counts_ctx, stack);
-	return stack < h->ncounts ? &h->counts[stack] : NULL;
+	return mt_counts__add(&h->counts, stack, p, n, b);
 }
 
-/* Room for stack in counts (ours: stack 0 alone when the holder keeps them) and gcells, the new ones zero. */
+/* Room for stack in counts and gcells, the new ones zero. */
 static int stacks_reserve(struct mt_stack_heap *h, uint32_t stack)
 {
-	size_t n = h->nstacks ? h->nstacks : 64, nc;
-	void *c, *g;
+	size_t n = h->nstacks ? h->nstacks : 64;
+	void *g;
 
 	if (stack < h->nstacks)
 		return 0;
 	while (n <= stack)
 		n *= 2;
-	nc = h->counts_at ? 1 : n;
-	c = realloc(h->counts, nc * sizeof(*h->counts));
-	if (c)
-		h->counts = c;
 	g = realloc(h->gcells, n * sizeof(*h->gcells));
 	if (g)
 		h->gcells = g;
-	if (!c || !g)
+	if (!g || mt_counts__reserve(&h->counts, n))
 		return -ENOMEM;
-	if (nc > h->ncounts)
-		memset(h->counts + h->ncounts, 0, (nc - h->ncounts) * sizeof(*h->counts));
 	memset(h->gcells + h->nstacks, 0, (n - h->nstacks) * sizeof(*h->gcells));
 	h->nstacks = n;
-	h->ncounts = nc;
 	return 0;
 }
 
-void mt_stack_heap__set_counts(struct mt_stack_heap *h, mt_stack_counts_fn fn, void *ctx)
+void mt_stack_heap__shed(struct mt_stack_heap *h)
 {
-	h->counts_at = fn;
-	h->counts_ctx = ctx;
+	h->shed = true;
 }
 
 /* ---- cells ---- */
@@ -318,13 +305,12 @@ static int block_remove(struct hproc *p, uint64_t addr)
 
 static int block_end(struct mt_stack_heap *h, struct hproc *p, uint64_t addr, uint64_t val, enum block_end how)
 {
-	struct mt_stack_counts *c;
 	struct cell *cell;
 	uint64_t size;
 	uint32_t stack;
+	int err = 0;
 
 	block_unpack(h, val, &size, &stack);
-	c = cnt(h, stack);
 	if (mt_model__left_inherited(h->model, p->mp->pid, addr)) {
 		cell = pcell_get(h, p, stack);
 		if (!cell)
@@ -332,14 +318,9 @@ static int block_end(struct mt_stack_heap *h, struct hproc *p, uint64_t addr, ui
 		cell->inh_n--;
 		cell->inh_b -= size;
 	}
-	if (how == END_FREED && counted(h, p)) {
-		c->frees++;
-		c->freed_bytes += size;
-	} else if (counted(h, p)) {
-		c->replaced++;
-		c->replaced_bytes += size;
-	}
-	return live_change(h, p, stack, -1, -size);
+	if (counted(h, p))
+		err = cnt_add(h, stack, how == END_FREED ? MT_CP_FREED : MT_CP_REPLACED, 1, size);
+	return err ? err : live_change(h, p, stack, -1, -size);
 }
 
 /* ---- processes ---- */
@@ -390,33 +371,33 @@ struct image_end {
 	struct mt_stack_heap *h;
 	struct hproc *p;
 	enum image_end_how how;
+	int err;
 };
 
 static void cell_end(uint64_t stack, uint64_t idx, void *ctx)
 {
 	struct image_end *x = ctx;
 	struct cell *c = &x->h->pcells[idx];
-	struct mt_stack_counts *k = cnt(x->h, stack);
 	uint64_t n = c->live_n, b = c->live_b;
+	int err = 0;
 
 	if (!n && !b)
 		return;
 	if (!counted(x->h, x->p)) {
 	} else if (x->how == IMG_EXEC) {
-		k->discarded_allocations += n;
-		k->discarded_bytes += b;
+		err = cnt_add(x->h, stack, MT_CP_DISCARDED, n, b);
 	} else if (x->how == IMG_EXIT) {
-		k->leaked_allocations += n - c->inh_n;
-		k->leaked_bytes += b - c->inh_b;
+		err = cnt_add(x->h, stack, MT_CP_LEAKED, n - c->inh_n, b - c->inh_b);
+		if (!err)
+			err = cnt_add(x->h, stack, MT_CP_INHERITED_LIVE, c->inh_n, c->inh_b);
 		c->leak_n += n - c->inh_n;
 		c->leak_b += b - c->inh_b;
-		k->inherited_live_allocations += c->inh_n;
-		k->inherited_live_bytes += c->inh_b;
 	} else {
-		k->still_live_allocations += n;
-		k->still_live_bytes += b;
+		err = cnt_add(x->h, stack, MT_CP_STILL_LIVE, n, b);
 		c->still_b += b;
 	}
+	if (err)
+		x->err = err;
 	c->inh_n = c->inh_b = 0;
 	if (x->p->sel)
 		cell_gsnap(c, x->h->peak_seq);
@@ -428,14 +409,15 @@ static void cell_end(uint64_t stack, uint64_t idx, void *ctx)
 }
 
 /* The image ends (discarded, leaked or still live): every stack's live blocks in it, and the blocks themselves. */
-static void image_end(struct mt_stack_heap *h, struct hproc *p, enum image_end_how how)
+static int image_end(struct mt_stack_heap *h, struct hproc *p, enum image_end_how how)
 {
-	struct image_end x = { h, p, how };
+	struct image_end x = { h, p, how, 0 };
 
 	mt_u64map__for_each(&p->cells, cell_end, &x);
 	mt_block_table__release(&p->own);
 	mt_pmap__release(p->base);
 	p->base = NULL;
+	return x.err;
 }
 
 struct fold {
@@ -465,18 +447,15 @@ static void cell_inherit(uint64_t stack, uint64_t idx, void *ctx)
 {
 	struct inherit *x = ctx;
 	const struct cell *c = &x->h->pcells[idx];
-	struct mt_stack_counts *k = cnt(x->h, stack);
 	uint64_t n = c->live_n, b = c->live_b;
+	struct cell *cc;
 
 	if ((!n && !b) || x->err)
 		return;
-	struct cell *cc;
-
-	if (counted(x->h, x->child)) {
-		k->inherited_allocations += n;
-		k->inherited_bytes += b;
-	}
-	x->err = live_change(x->h, x->child, stack, n, b);
+	if (counted(x->h, x->child))
+		x->err = cnt_add(x->h, (uint32_t)stack, MT_CP_INHERITED, n, b);
+	if (!x->err)
+		x->err = live_change(x->h, x->child, stack, n, b);
 	cc = x->err ? NULL : pcell_get(x->h, x->child, stack);
 	if (cc) {
 		cc->inh_n += n;
@@ -535,20 +514,18 @@ static void sizes_note(struct mt_size_stats *z, uint64_t size, uint32_t stack, u
 
 static int heap_free(struct mt_stack_heap *h, struct hproc *p, const struct mt_alloc *a, uint64_t addr)
 {
-	struct mt_stack_counts *c;
 	uint64_t val, size;
 	uint32_t stack;
-	int err;
+	int err = 0;
 
 	if (!block_find(p, addr, &val))
 		return 0;	/* unknown, or libc's internal release: no free (the model's rules) */
 	if (mt_temps__free(&h->temps, a->hdr.pid, a->hdr.tid, addr) && counted(h, p)) {
 		block_unpack(h, val, &size, &stack);
-		c = cnt(h, stack);
-		c->temporary_allocations++;
-		c->temporary_bytes += size;
+		err = cnt_add(h, stack, MT_CP_TEMPORARY, 1, size);
 	}
-	err = block_remove(p, addr);
+	if (!err)
+		err = block_remove(p, addr);
 	return err ? err : block_end(h, p, addr, val, END_FREED);
 }
 
@@ -581,8 +558,7 @@ static int heap_alloc(struct mt_stack_heap *h, struct hproc *p, const struct mt_
 	if (err)
 		return err;
 	if (counted(h, p)) {
-		cnt(h, stack)->allocations++;
-		cnt(h, stack)->bytes += a->size;
+		cnt_add(h, stack, MT_CP_ALLOCATED, 1, a->size);	/* an inline pair: no allocation to fail */
 		sizes_note(&h->sizes, a->size, stack, a->hdr.pid, rel_ts);
 		made_note(pcell_get(h, p, stack), p, a->size);	/* the cell live_change just used */
 	}
@@ -593,24 +569,26 @@ static int heap_alloc(struct mt_stack_heap *h, struct hproc *p, const struct mt_
 
 static void cell_held(uint64_t stack, uint64_t idx, void *ctx)
 {
-	const struct cell *c = &((struct image_end *)ctx)->h->pcells[idx];
-	struct mt_stack_counts *k = cnt(((struct image_end *)ctx)->h, stack);
+	struct image_end *x = ctx;
+	const struct cell *c = &x->h->pcells[idx];
+	int err = cnt_add(x->h, (uint32_t)stack, MT_CP_STILL_LIVE, c->live_n, c->live_b);
 
-	k->still_live_allocations += c->live_n;
-	k->still_live_bytes += c->live_b;
+	if (err)
+		x->err = err;
 }
 
 /* The window ends: what the processes it takes hold is still live, as report has it; nothing counts
  * from now on. */
-static void window_close(struct mt_stack_heap *h)
+static int window_close(struct mt_stack_heap *h)
 {
-	struct image_end x = { h, NULL, IMG_END };
+	struct image_end x = { h, NULL, IMG_END, 0 };
 	size_t i;
 
 	for (i = 0; i < h->nprocs; i++)
 		if (h->procs[i]->sel)
 			mt_u64map__for_each(&h->procs[i]->cells, cell_held, &x);
 	h->closed = true;
+	return x.err;
 }
 
 /*
@@ -683,7 +661,9 @@ int mt_stack_heap__apply(struct mt_stack_heap *h, const struct mt_rec_hdr *rec, 
 	if (h->filter && !h->opened && rel_ts >= h->filter->from_ns)
 		window_open(h);
 	if (h->filter && !h->closed && rel_ts >= h->filter->to_ns)
-		window_close(h);
+		err = window_close(h);
+	if (err)
+		return err;
 	if (rec->type == MT_REC_FORK || rec->type == MT_REC_SESSION)
 		h->last_proc = NULL;	/* a pid may name another process from now on */
 	switch (rec->type) {
@@ -706,7 +686,7 @@ int mt_stack_heap__apply(struct mt_stack_heap *h, const struct mt_rec_hdr *rec, 
 		p = proc_of(h, m, rec->pid);
 		if (!p)
 			return -ENOMEM;
-		image_end(h, p, rec->type == MT_REC_EXEC ? IMG_EXEC : IMG_EXIT);
+		err = image_end(h, p, rec->type == MT_REC_EXEC ? IMG_EXEC : IMG_EXIT);
 		if (h->filter)	/* the model has the new image's exe now */
 			p->sel = mt_filter__matches(h->filter, p->mp->pid, p->mp->exe, p->mp->comm);
 		p = NULL;
@@ -852,60 +832,69 @@ static void heap_shed(struct mt_stack_heap *h)
 	size_t i;
 
 	for (i = 0; i < h->nprocs; i++) {
-		mt_block_table__release(&h->procs[i]->own);
-		mt_pmap__release(h->procs[i]->base);
-		h->procs[i]->base = NULL;
 		mt_u64map__release(&h->procs[i]->cells);
 		h->procs[i]->last_cell = 0;
 	}
-	free(h->gcells);
-	h->gcells = NULL;
 	free(h->pcells);
 	h->pcells = NULL;
 	h->npcells = h->cap_pcells = 0;
+}
+
+/* The same, before the per-process peaks are made from the cells: what they do not need goes first. */
+static void heap_shed_early(struct mt_stack_heap *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->nprocs; i++) {
+		mt_block_table__release(&h->procs[i]->own);
+		mt_pmap__release(h->procs[i]->base);
+		h->procs[i]->base = NULL;
+	}
+	free(h->gcells);
+	h->gcells = NULL;
 	mt_temps__release(&h->temps);
 }
 
 int mt_stack_heap__finish(struct mt_stack_heap *h, const struct mt_model *m)
 {
-	struct mt_stack_counts *k;
+	struct mt_stack_counts k;
 	size_t i;
-	int err;
+	int err = 0;
 
 	if (h->pp_start)
 		return 0;
-	for (i = 0; i < h->nprocs; i++)
-		image_end(h, h->procs[i], IMG_END);
-	err = stacks_reserve(h, 0);
+	for (i = 0; i < h->nprocs && !err; i++)
+		err = image_end(h, h->procs[i], IMG_END);
+	if (!err)
+		err = stacks_reserve(h, 0);
 	if (err)
 		return err;
 	for (i = 0; i < h->nstacks; i++) {
-		k = cnt(h, i);
-		if (!k)
-			continue;	/* past the holder's stacks */
 		cell_add(&h->gcells[i], h->peak_seq, 0, 0);
-		k->peak_allocations = h->gcells[i].peak_n;
-		k->peak_bytes = h->gcells[i].peak_b;
-		totals_add(&h->totals, k);
+		err = cnt_add(h, (uint32_t)i, MT_CP_PEAK, h->gcells[i].peak_n, h->gcells[i].peak_b);
+		if (err)
+			return err;
+		mt_counts__get(&h->counts, i, &k);
+		totals_add(&h->totals, &k);
 	}
 	for (i = 0; i < h->npcells; i++)
 		cell_gsnap(&h->pcells[i], h->peak_seq);
 	h->peak_ts = mt_model__totals(m)->heap.peak_ts_ns;
+	if (h->shed)
+		heap_shed_early(h);
 	err = procs_copy(h, m);
 	if (!err)
 		err = images_copy(h, m);
 	if (!err)
 		err = proc_peaks_build(h);
-	if (!err && h->counts_at)	/* a holder with its own counts reads no cells after (the view does) */
+	if (!err && h->shed)
 		heap_shed(h);
 	return err;
 }
 
-const struct mt_stack_counts *mt_stack_heap__counts(const struct mt_stack_heap *h, uint32_t stack)
+void mt_stack_heap__counts(const struct mt_stack_heap *h, uint32_t stack, struct mt_stack_counts *out)
 {
-	const struct mt_stack_counts *c = stack < h->nstacks ? cnt(h, stack) : NULL;
-
-	return c ? c : &zero_counts;
+	mt_counts__get(&h->counts, stack, out);
 }
 
 uint64_t mt_stack_heap__peak_bytes(const struct mt_stack_heap *h)

@@ -94,16 +94,10 @@ struct mt_stack_heap;
 /* NULL + errno (ENOMEM). */
 struct mt_stack_heap *mt_stack_heap__new(void);
 /*
- * The counts of stack index + 1 (>= 1, one the holder knows: an allocation named it before) where the holder keeps
- * them (e.g. in its own per-stack records, so that they are not kept twice); NULL for one past its stacks.
+ * Before the first record: finish frees the blocks and the cells (mt_stack_heap__nr_cells is 0 then), the bulk of the
+ * memory with many stacks, for a holder that reads only the counts, the processes and mt_stack_heap__proc_peaks.
  */
-typedef struct mt_stack_counts *(*mt_stack_counts_fn)(void *ctx, uint32_t stack);
-/*
- * Before the first record: the counts of stacks 1 and up live where fn says; the heap keeps stack 0's alone, and
- * after finish frees its cells (mt_stack_heap__nr_cells is 0 then): such a holder reads the counts, the processes and
- * mt_stack_heap__proc_peaks.
- */
-void mt_stack_heap__set_counts(struct mt_stack_heap *h, mt_stack_counts_fn fn, void *ctx);
+void mt_stack_heap__shed(struct mt_stack_heap *h);
 void mt_stack_heap__free(struct mt_stack_heap *h);
 /*
  * Before the first record: count only what the processes whose current image f takes (pid, exe) did in f's
@@ -121,8 +115,9 @@ int mt_stack_heap__apply(struct mt_stack_heap *h, const struct mt_rec_hdr *rec, 
  * -ENOMEM. */
 int mt_stack_heap__finish(struct mt_stack_heap *h, const struct mt_model *m);
 
-/* The counts of stack index + 1 (0: the allocations made without a stack); zeros for one never seen. */
-const struct mt_stack_counts *mt_stack_heap__counts(const struct mt_stack_heap *h, uint32_t stack);
+/* The counts of stack index + 1 (0: the allocations made without a stack); zeros for one never seen (kept compact,
+ * src/stacks/counts.h: a copy). */
+void mt_stack_heap__counts(const struct mt_stack_heap *h, uint32_t stack, struct mt_stack_counts *out);
 /* The peak of the total live bytes and when it was first reached (the model's). */
 uint64_t mt_stack_heap__peak_bytes(const struct mt_stack_heap *h);
 uint64_t mt_stack_heap__peak_ts(const struct mt_stack_heap *h);

@@ -210,6 +210,11 @@ const struct mt_frame *mt_stacks__frame(const struct mt_stacks *s, uint32_t chai
 	return &s->ftab[s->pool[chain + i]];
 }
 
+const uint32_t *mt_stacks__chain(const struct mt_stacks *s, uint32_t chain)
+{
+	return s->pool + chain;
+}
+
 uint32_t mt_stacks__frame_ref(const struct mt_stacks *s, uint32_t chain, size_t i)
 {
 	return s->pool[chain + i];
@@ -470,30 +475,6 @@ static int replay_record(const struct mt_rec_hdr *rec, const struct mt_replay *r
 	return apply_record(ctx, rec, mt_replay__model(r));
 }
 
-_Static_assert(sizeof(((struct mt_stack_entry *)0)->counts) == 20 * sizeof(uint64_t) &&
-	       offsetof(struct mt_stack_entry, peak_bytes) - offsetof(struct mt_stack_entry, counts) ==
-	       offsetof(struct mt_stack_counts, peak_bytes) &&
-	       offsetof(struct mt_stack_entry, leaked_bytes) - offsetof(struct mt_stack_entry, counts) ==
-	       offsetof(struct mt_stack_counts, leaked_bytes),
-	       "struct mt_stack_entry's counts are struct mt_stack_counts");
-
-/* Where the stack heap counts: in the entries themselves (stack: index + 1). */
-static struct mt_stack_counts *entry_counts(void *ctx, uint32_t stack)
-{
-	struct mt_stacks *s = ctx;
-
-	return stack - 1 < s->count ? &s->entries[stack - 1].counts : NULL;
-}
-
-/* With opts.heap_counts the heap kept its own counts: the entries get a copy (their mappings stay in the books). */
-static void entries_count(struct mt_stacks *s)
-{
-	size_t i;
-
-	for (i = 0; s->opts.heap_counts && i < s->count; i++)
-		s->entries[i].counts = *mt_stack_heap__counts(s->heap, i + 1);
-}
-
 /* ---- loading ---- */
 
 char *mt_stacks__dir_of(const char *path)
@@ -565,8 +546,8 @@ static struct mt_stacks *stacks_new(const char *path, const struct mt_stacks_opt
 		ok = s->replay && s->heap && s->mapped;
 		if (ok)
 			mt_stack_heap__set_filter(s->heap, s->opts.filter);
-		if (ok && !s->opts.heap_counts)	/* not kept twice */
-			mt_stack_heap__set_counts(s->heap, entry_counts, s);
+		if (ok && !s->opts.heap_counts)	/* no cells read after the load */
+			mt_stack_heap__shed(s->heap);
 	}
 	if (!ok || !s->mods) {
 		mt_stacks__free(s);
@@ -592,8 +573,6 @@ static int stacks_finish(struct mt_stacks *s)
 		err = mt_stack_mapped__finish(s->mapped);
 	if (!err)
 		err = mt_stack_heap__finish(s->heap, mt_replay__model(s->replay));
-	if (!err)
-		entries_count(s);
 	if (!err && s->opts.keep_model)
 		s->model = mt_replay__take_model(s->replay);
 	mt_replay__free(s->replay);	/* stack_heap kept what it needs of the model */
@@ -763,18 +742,32 @@ struct mt_modules *mt_stacks__modules(const struct mt_stacks *s)
 
 void mt_stacks__suppress(struct mt_stacks *s, size_t idx)
 {
-	struct mt_stack_entry *e = idx < s->count ? &s->entries[idx] : NULL;
+	struct mt_stack_counts c;
 
-	if (!e)
+	if (idx >= s->count || !s->heap)
 		return;
 	if (!s->supp && !(s->supp = calloc(s->count, sizeof(*s->supp)))) {
 		pr_err("memtrack: suppressions: %s\n", strerror(ENOMEM));
 		return;	/* the leaks stay unsuppressed */
 	}
-	s->supp[idx][0] += e->leaked_allocations;
-	s->supp[idx][1] += e->leaked_bytes;
-	e->leaked_allocations = 0;
-	e->leaked_bytes = 0;
+	mt_stack_heap__counts(s->heap, (uint32_t)idx + 1, &c);	/* the heap's are never suppressed */
+	s->supp[idx][0] = c.leaked_allocations;
+	s->supp[idx][1] = c.leaked_bytes;
+}
+
+void mt_stacks__counts(const struct mt_stacks *s, const struct mt_stack_entry *e, struct mt_stack_counts *out)
+{
+	size_t idx = (size_t)(e - s->entries);
+
+	if (!s->heap) {
+		memset(out, 0, sizeof(*out));
+		return;
+	}
+	mt_stack_heap__counts(s->heap, (uint32_t)idx + 1, out);
+	if (s->supp) {
+		out->leaked_allocations -= s->supp[idx][0];
+		out->leaked_bytes -= s->supp[idx][1];
+	}
 }
 
 void mt_stacks__suppressed(const struct mt_stacks *s, const struct mt_stack_entry *e, uint64_t *allocations,

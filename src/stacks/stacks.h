@@ -49,7 +49,8 @@ enum mt_chain_kind {
 /*
  * One per stack hash, so its size is what a million call paths cost: the fields are packed by size, chains are 4-byte
  * handles, and what few stacks have (a DWARF result's detail, a suppression's counts, program mappings) lives beside
- * the entries (mt_stacks__dwarf_of, mt_stacks__suppressed, mt_stacks__mapped_of).
+ * the entries (mt_stacks__dwarf_of, mt_stacks__suppressed, mt_stacks__mapped_of), as do the counts, which the stack
+ * heap keeps compact (mt_stacks__counts).
  */
 struct mt_stack_entry {
 	uint64_t hash;
@@ -79,38 +80,6 @@ struct mt_stack_entry {
 	bool has_kchain;		/* the definition carries the kernel's CFI chain */
 	uint8_t kstop;			/* enum mt_kchain_stop */
 	uint8_t kind;			/* enum mt_chain_kind */
-	/*
-	 * The accounting, by src/model's rules (struct mt_stack_counts says more): the stack heap counts into it
-	 * (mt_stack_heap__set_counts), so the members below are those of struct mt_stack_counts, in its order.
-	 */
-	union {
-		struct mt_stack_counts counts;
-		struct {
-			uint64_t allocations;		/* successful allocation calls with this stack */
-			uint64_t bytes;
-			uint64_t inherited_allocations;	/* blocks fork children started with (each child counts) */
-			uint64_t inherited_bytes;
-			uint64_t frees;
-			uint64_t freed_bytes;
-			uint64_t replaced;
-			uint64_t replaced_bytes;
-			uint64_t discarded_allocations;	/* live when an exec replaced their holder's image: not leaks */
-			uint64_t discarded_bytes;
-			uint64_t leaked_allocations;	/* blocks live at the exit of their holder, not suppressed
-							 * (docs/REPORT.md, "Leaks": mt_stacks__suppress moves a
-							 * stack's into mt_stacks__suppressed) */
-			uint64_t leaked_bytes;
-			uint64_t inherited_live_allocations;	/* inherited at a fork, never freed by the child, live
-								 * at its exit */
-			uint64_t inherited_live_bytes;
-			uint64_t still_live_allocations;	/* live at the end of the stream or the window: not leaks */
-			uint64_t still_live_bytes;
-			uint64_t temporary_allocations;	/* freed by their thread before its next allocation */
-			uint64_t temporary_bytes;
-			uint64_t peak_allocations;	/* live when the total live bytes first reached their peak */
-			uint64_t peak_bytes;
-		};
-	};
 };
 
 /* What a stack's DWARF result said beyond its frames (mt_stacks__dwarf_of). */
@@ -214,12 +183,14 @@ struct mt_modules *mt_stacks__modules(const struct mt_stacks *s);
 const struct mt_frame *mt_stacks__frame(const struct mt_stacks *s, uint32_t chain, size_t i);
 /* The id of frame i of a chain (what mt_stacks__frame_id takes; below mt_stacks__nr_frames). */
 uint32_t mt_stacks__frame_ref(const struct mt_stacks *s, uint32_t chain, size_t i);
+/* A chain's frame ids, in a row (valid while s lives; its length is the entry's for it). */
+const uint32_t *mt_stacks__chain(const struct mt_stacks *s, uint32_t chain);
 /* A frame by its id (an entry's kstop_at, kfp_at); id 0 is the all-zero frame, in no mapping. */
 const struct mt_frame *mt_stacks__frame_id(const struct mt_stacks *s, uint32_t id);
 /* Distinct frames the stacks hold (with the all-zero one): what their chains' 4-byte ids index. */
 size_t mt_stacks__nr_frames(const struct mt_stacks *s);
-/* The leaks of entry idx are suppressed (src/report/leaks.c decides which): its leaked_* move into
- * mt_stacks__suppressed's. */
+/* The leaks of entry idx are suppressed (src/report/leaks.c decides which): its leaked_* (mt_stacks__counts) move
+ * into mt_stacks__suppressed's. */
 void mt_stacks__suppress(struct mt_stacks *s, size_t idx);
 /* What suppressions took of entry e's leaks (0 and 0 for most). */
 void mt_stacks__suppressed(const struct mt_stacks *s, const struct mt_stack_entry *e, uint64_t *allocations,
@@ -231,6 +202,11 @@ void mt_stacks__suppressed(const struct mt_stacks *s, const struct mt_stack_entr
 int mt_stacks__index_hashes(struct mt_stacks *s);
 /* The index of the entry of hash, by mt_stacks__index_hashes' index (SIZE_MAX: none, or no index made). */
 size_t mt_stacks__find(const struct mt_stacks *s, uint64_t hash);
+/*
+ * Entry e's counts by src/model's rules (struct mt_stack_counts says more; zeros with chains_only), a copy: the stack
+ * heap keeps them compact (src/stacks/counts.h). Its leaked_* are those that suppressions left (mt_stacks__suppress).
+ */
+void mt_stacks__counts(const struct mt_stacks *s, const struct mt_stack_entry *e, struct mt_stack_counts *out);
 /* The program mappings entry e's calls made (named MT_STACK_NAMED_MAP): the books' (mt_stacks__mapped), zeros for a
  * stack that mapped nothing. */
 const struct mt_stack_mapped *mt_stacks__mapped_of(const struct mt_stacks *s, const struct mt_stack_entry *e);
