@@ -392,31 +392,44 @@ static void session__split(struct mt_bpf_session *s)
 	}
 }
 
-static void *half__load(void *skel)
+/* An instance's load: the kernel's BTF parsed while the maps are made, then the maps reused, the programs loaded. */
+static int instance__load(struct memtrack_bpf *skel, struct mt_bpf_maps *maps)
 {
-	mt_thp__prefer_thread();
-	return (void *)(long)memtrack_bpf__load(skel);
+	int err = mt_bpf_load__kernel_btf(skel->obj);
+
+	if (!err)
+		err = mt_bpf_load__maps_reuse(maps, skel->obj);
+	return err ? err : memtrack_bpf__load(skel);
 }
 
-/* The maps once, then each instance's programs, the second's in a thread: on two CPUs the loads overlap. */
-static int session__load_halves(struct mt_bpf_session *s)
+struct half_load {
+	struct memtrack_bpf *skel;
+	struct mt_bpf_maps *maps;
+};
+
+static void *half__load(void *arg)
 {
-	struct bpf_object *objs[] = { s->skel->obj, s->half->obj };
+	struct half_load *h = arg;
+
+	mt_thp__prefer_thread();
+	return (void *)(long)instance__load(h->skel, h->maps);
+}
+
+/* Each instance's programs, the second's in a thread: on two CPUs the loads overlap. */
+static int session__load_halves(struct mt_bpf_session *s, struct mt_bpf_maps *maps)
+{
+	struct half_load h = { .skel = s->half, .maps = maps };
 	int err, half_err;
 	pthread_t thread;
 	void *ret;
 	bool threaded;
 
-	session__split(s);
-	err = mt_bpf_load__share_maps(objs, 2);
-	if (err)
-		return err;
-	threaded = !pthread_create(&thread, NULL, half__load, s->half);
-	err = memtrack_bpf__load(s->skel);
+	threaded = !pthread_create(&thread, NULL, half__load, &h);
+	err = instance__load(s->skel, maps);
 	if (threaded && !pthread_join(thread, &ret))
 		half_err = (int)(long)ret;
 	else
-		half_err = memtrack_bpf__load(s->half);
+		half_err = instance__load(s->half, maps);
 	return err ? err : half_err;
 }
 
@@ -456,12 +469,20 @@ static int session__load_mode(void)
 	return machine__runnable() < (unsigned int)CPU_COUNT(&cpus);
 }
 
+/* The maps are made in a thread while each instance has libbpf parse the kernel's BTF (tracer/bpf_load.c). */
 static int session__load(struct mt_bpf_session *s)
 {
 	uint64_t t0 = mt_bpf_session__monotonic_ns();
+	struct mt_bpf_maps *maps;
 	int err;
 
-	err = s->half ? session__load_halves(s) : memtrack_bpf__load(s->skel);
+	if (s->half)
+		session__split(s);
+	maps = mt_bpf_load__maps_start(s->skel->obj);
+	if (!maps)
+		return -errno;
+	err = s->half ? session__load_halves(s, maps) : instance__load(s->skel, maps);
+	mt_bpf_load__maps_free(maps);
 	pr_debug("start-up: BPF object loaded in %.1f ms (%s)\n", (mt_bpf_session__monotonic_ns() - t0) / 1e6,
 		 s->half ? "two loads side by side" : "one load");
 	return err;
