@@ -132,6 +132,21 @@ static void record__owner(const struct record *r, uid_t *uid, gid_t *gid)
 }
 
 /*
+ * The tests' seams for a window (tests/test_boundary.c): with MEMTRACK_TEST_ATTACH_STOP set, memtrack stops itself
+ * just before the seize (a process that exits during the attach), with MEMTRACK_TEST_LOAD_STOP just before the BPF
+ * load (a signal during the load), until its parent continues it, which makes the window as wide as the test needs.
+ * It only delays: it names no file and touches no other process, and secure_getenv ignores it in a memtrack that runs
+ * setuid or with file capabilities.
+ */
+static void record__test_stop(const char *name)
+{
+	const char *v = secure_getenv(name);
+
+	if (v && *v)
+		raise(SIGSTOP);
+}
+
+/*
  * Nothing is probed yet: allocators are attached as the tree maps them. The command, forked already, sets itself up
  * meanwhile. The signals that would end memtrack still do during the load, as they did before the fork (it holds
  * nothing yet, and the held child dies with it); SIGCHLD alone stays blocked, for the signalfd.
@@ -145,6 +160,7 @@ static int record__setup_bpf(struct record *r)
 
 	sigaddset(&loading, SIGCHLD);
 	sigprocmask(SIG_SETMASK, &loading, &blocked);
+	record__test_stop("MEMTRACK_TEST_LOAD_STOP");
 	mt_thp__prefer(MT_LOAD_HEAP);
 	record__owner(r, &uid, &gid);
 	r->bpf = mt_bpf_session__open(r->o, uid, gid);
@@ -182,20 +198,6 @@ static int record__signals(struct record *r)
 }
 
 /*
- * The tests' seam for a process that exits during the attach (tests/test_boundary.c): with MEMTRACK_TEST_ATTACH_STOP
- * set, memtrack stops itself just before the seize until its parent continues it, which makes the window as wide as
- * the test needs. It only delays: it names no file and touches no other process, and secure_getenv ignores it in a
- * memtrack that runs setuid or with file capabilities.
- */
-static void record__test_stop(void)
-{
-	const char *v = secure_getenv("MEMTRACK_TEST_ATTACH_STOP");
-
-	if (v && *v)
-		raise(SIGSTOP);
-}
-
-/*
  * record --pid: every thread seized, then its files probed, then "attached": the process's allocator calls count
  * from then on. Tracked before it is seized, a child it forks meanwhile is still recorded (untraced: handoff.c).
  */
@@ -205,7 +207,7 @@ static int record__seize(struct record *r)
 					.size = sizeof(s) } };
 	int err;
 
-	record__test_stop();
+	record__test_stop("MEMTRACK_TEST_ATTACH_STOP");
 	r->seized = true;
 	mt_seize__describe(r->sp.pid, &s);
 	err = mt_seize__threads(r->sp.pid, &s.threads);
