@@ -220,7 +220,7 @@ static __always_inline struct mt_rss_mm *rss__own(struct mm_struct *mm, __u32 tg
 	return s;
 }
 
-/* The kernel's read-only cast (6.2): the pointer it returns is untrusted, and its loads are plain ones the JIT guards. */
+/* The kernel's read-only cast (6.2): the pointer it returns is untrusted, its loads plain ones the JIT guards. */
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 
 /* Whether the current task runs in mm as its own (not a vfork child borrowing it). The same two loads through the

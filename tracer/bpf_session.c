@@ -40,6 +40,7 @@
 struct mt_bpf_session {
 	struct memtrack_bpf *skel;	/* the maps the tracer reads and writes, the tracepoints' programs, the clock */
 	struct memtrack_bpf *half;	/* or NULL; the same object and maps: the programs prog__in_half names */
+	struct mt_bpf_maps *maps;	/* during the load: the maps a thread makes for both (tracer/bpf_load.c) */
 	struct bpf_link *links[MT_MAX_LINKS];
 	size_t nlinks;
 	uint64_t tick_ns;	/* the records' clock ticks this often; 0: the precise clock */
@@ -402,34 +403,29 @@ static int instance__load(struct memtrack_bpf *skel, struct mt_bpf_maps *maps)
 	return err ? err : memtrack_bpf__load(skel);
 }
 
-struct half_load {
-	struct memtrack_bpf *skel;
-	struct mt_bpf_maps *maps;
-};
-
 static void *half__load(void *arg)
 {
-	struct half_load *h = arg;
+	struct mt_bpf_session *s = arg;
 
 	mt_thp__prefer_thread();
-	return (void *)(long)instance__load(h->skel, h->maps);
+	return (void *)(long)instance__load(s->half, s->maps);
 }
 
 /* Each instance's programs, the second's in a thread: on two CPUs the loads overlap. */
-static int session__load_halves(struct mt_bpf_session *s, struct mt_bpf_maps *maps)
+static int session__load_halves(struct mt_bpf_session *s)
 {
-	struct half_load h = { .skel = s->half, .maps = maps };
 	int err, half_err;
 	pthread_t thread;
 	void *ret;
 	bool threaded;
 
-	threaded = !pthread_create(&thread, NULL, half__load, &h);
-	err = instance__load(s->skel, maps);
+	session__split(s);
+	threaded = !pthread_create(&thread, NULL, half__load, s);
+	err = instance__load(s->skel, s->maps);
 	if (threaded && !pthread_join(thread, &ret))
 		half_err = (int)(long)ret;
 	else
-		half_err = instance__load(s->half, maps);
+		half_err = instance__load(s->half, s->maps);
 	return err ? err : half_err;
 }
 
@@ -473,16 +469,14 @@ static int session__load_mode(void)
 static int session__load(struct mt_bpf_session *s)
 {
 	uint64_t t0 = mt_bpf_session__monotonic_ns();
-	struct mt_bpf_maps *maps;
 	int err;
 
-	if (s->half)
-		session__split(s);
-	maps = mt_bpf_load__maps_start(s->skel->obj);
-	if (!maps)
+	s->maps = mt_bpf_load__maps_start(s->skel->obj);
+	if (!s->maps)
 		return -errno;
-	err = s->half ? session__load_halves(s, maps) : instance__load(s->skel, maps);
-	mt_bpf_load__maps_free(maps);
+	err = s->half ? session__load_halves(s) : instance__load(s->skel, s->maps);
+	mt_bpf_load__maps_free(s->maps);
+	s->maps = NULL;
 	pr_debug("start-up: BPF object loaded in %.1f ms (%s)\n", (mt_bpf_session__monotonic_ns() - t0) / 1e6,
 		 s->half ? "two loads side by side" : "one load");
 	return err;
