@@ -5,8 +5,12 @@
 # same with --stacks; this build with its BPF load forced each way (MEMTRACK_LOAD); then the steps of this build's
 # start-up as -vv prints them. FIFO=1 runs every recording at SCHED_FIFO priority 50 (chrt): on a shared machine the
 # others' work then does not take memtrack's CPUs, as on a quiet one (the default load mode still sees them runnable).
+# SPLIT=1 adds where both builds' time goes, one load each (MEMTRACK_LOAD=serial), from `perf trace` of their bpf
+# calls: exec to the kernel's BTF parsed (the first BTF_LOAD after it), the maps and relocations, the verifier (the
+# programs' loads), to the command's exec, the command, the tear-down; medians of RUNS interleaved runs.
 #
-# Usage: [FIFO=1] bash bench/startup.sh BASELINE_MEMTRACK [RUNS]   (as root, after `cmake --build build`; 21 runs)
+# Usage: [FIFO=1] [SPLIT=1] bash bench/startup.sh BASELINE_MEMTRACK [RUNS]   (as root, after `cmake --build build`;
+# 21 runs)
 set -euo pipefail
 BENCH_NAME=startup
 BUILD_DIR=${BUILD_DIR:-build}
@@ -58,6 +62,54 @@ for ((i = 0; i < RUNS; i++)); do
 	"${PRE[@]}" "$MEMTRACK" record -vv -o "$TMP/a" -- /bin/true 2>&1 >/dev/null |
 		sed -n 's/^memtrack: start-up: \(.* at [0-9.]* ms\)$/\1/p' >>"$TMP/steps"
 done
+
+# One perf trace's phases, in ms: exec-to-BTF, maps+relocations, verifier, to the command's exec, command, tear-down,
+# total. The main thread is the one that exec'd memtrack; a program's load is a PROG_LOAD over 0.7 ms (the probes'
+# are shorter).
+split_one() {
+	awk '
+	function ms(s) { gsub(/[^0-9.]/, "", s); return s + 0 }	# "( 1.2 ms)" -> 1.2
+	/execve\(/ && $0 ~ /memtrack\// && !pid { split($0, a, "memtrack/"); split(a[2], b, " "); pid = b[1]; t0 = $1 }
+	!pid { next }
+	{ t = $1; d = match($0, /\( *[0-9.]+ ms\)/) ? ms(substr($0, RSTART, RLENGTH)) : 0 }
+	$0 ~ ("memtrack/" pid " ") && /cmd: BTF_LOAD/ && !btf { btf = t }
+	$0 ~ ("memtrack/" pid " ") && /cmd: PROG_LOAD/ && d > 0.7 { if (!p0) p0 = t; pend = t + d }
+	/ true\// && /execve\(/ && !tex { tex = t }
+	/ true\// && /exit_group\(/ && !tend { tend = t }
+	$0 ~ ("memtrack/" pid " ") && /exit_group\(/ { mend = t }
+	END { printf "%.1f %.1f %.1f %.1f %.1f %.1f %.1f\n", btf - t0, p0 - btf, pend - p0, tex - pend, tend - tex,
+	      mend - tend, mend - t0 }' "$1"
+}
+
+split_all() {
+	local b n i c out
+	declare -A rows
+	for ((i = 0; i < RUNS; i++)); do
+		for c in base this; do
+			b=$MEMTRACK
+			[[ $c == base ]] && b=$BASE
+			rm -rf "$TMP/a"
+			MEMTRACK_LOAD=serial perf trace -e bpf,execve,exit_group -o "$TMP/trace" -- "${PRE[@]}" "$b" record -q \
+				-o "$TMP/a" -- /bin/true >/dev/null 2>&1 || note "perf trace of $b failed"
+			rows[$c]+="$(split_one "$TMP/trace")"$'\n'
+		done
+	done
+	echo
+	echo "Where it goes, one load each (perf trace, median ms of $RUNS interleaved runs):"
+	echo
+	echo "| build | exec to BTF parsed | maps + relocations | verifier | to the command's exec | command | tear-down | total |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+	for c in base this; do
+		out="| $c |"
+		for n in 1 2 3 4 5 6 7; do
+			out+=" $(awk -v n=$n 'NF { print $n }' <<<"${rows[$c]}" | sort -g |
+				awk '{ v[NR] = $1 } END { printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }') |"
+		done
+		echo "$out"
+	done
+}
+[[ ${SPLIT:-0} == 1 ]] && { command -v perf >/dev/null || die "SPLIT=1 needs perf (Debian package linux-perf)"; }
+[[ ${SPLIT:-0} == 1 ]] && SPLIT_TABLE=$(split_all)
 LOAD_END=$(load_now)
 
 echo "# bench/startup: $(date -u +%Y-%m-%dT%H:%MZ), $RUNS runs interleaved; this build $VERSION, baseline $BASE"
@@ -81,3 +133,4 @@ awk '{ sub(/ ms$/, ""); n = $NF; $NF = ""; sub(/ at $/, ""); k[$0] = k[$0] " " n
 	END { for (s in o) print o[s] "\t" s "\t" k[s] }' "$TMP/steps" | sort -n | while IFS=$'\t' read -r _ step vals; do
 	printf -- '- %s: %s\n' "$step" "$(med "$vals")"
 done
+[[ -z ${SPLIT_TABLE:-} ]] || echo "$SPLIT_TABLE"

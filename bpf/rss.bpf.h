@@ -220,6 +220,22 @@ static __always_inline struct mt_rss_mm *rss__own(struct mm_struct *mm, __u32 tg
 	return s;
 }
 
+/* The kernel's read-only cast (6.2): the pointer it returns is untrusted, its loads plain ones the JIT guards. */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+
+/* Whether the current task runs in mm as its own (not a vfork child borrowing it). The same two loads through the
+ * untrusted cast, where the kernel has it: a walk from the trusted pointer makes the verifier look the fields' trust
+ * annotations up in the kernel's BTF by name (docs/DESIGN.md), and this program runs at every RSS change. */
+static __always_inline bool rss__current_mm(struct task_struct *task, struct mm_struct *mm)
+{
+	struct task_struct *t;
+
+	if (!bpf_rdonly_cast)
+		return task->mm == mm && !task->vfork_done;
+	t = bpf_rdonly_cast(task, bpf_core_type_id_kernel(struct task_struct));
+	return t->mm == mm && !t->vfork_done;
+}
+
 /*
  * At each change of an mm's counter (a page fault, an unmap, a reclaim...), for any mm of the machine, in the
  * context of the task that makes it: the mm's own process's (its threads, or a vfork child running in its parent's
@@ -237,7 +253,7 @@ int BPF_PROG(rss_stat, struct mm_struct *mm, int member)
 	struct mt_rss_mm *s;
 	__u32 tgid, tid;
 
-	if (task->mm == mm && !task->vfork_done) {
+	if (rss__current_mm(task, mm)) {
 		current__ids_of(task, &tgid, &tid);
 		if (!proc__active(tgid))	/* first: the cost for the machine's other processes */
 			return 0;

@@ -87,18 +87,20 @@ static __always_inline void sys__fill(struct mt_syscall *e, __u8 kind, const str
 	}
 }
 
-/* A file mapped executable (mmap, or mprotect adding PROT_EXEC) may hold an allocator to attach to. */
+/* A file mapped executable (mmap, or mprotect adding PROT_EXEC) may hold an allocator to attach to. One call of
+ * watch__current for both: its code is verified once. */
 static __always_inline void sys__watch(__u8 kind, const struct mt_sysargs *a, long ret)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 addr;
 
-	if (kind == MT_SYS_MMAP && ret >= 0 && (a->a[2] & MT_PROT_EXEC) && !(a->a[3] & MT_MAP_ANONYMOUS)) {
-		watch__addr(task, ret, MT_ATTACH_MMAP, true, NULL);
-		callers__on_map(task, ret);
-	} else if (kind == SYS_WATCH_ONLY && ret == 0 && (a->a[2] & MT_PROT_EXEC)) {
-		watch__addr(task, a->a[0], MT_ATTACH_MMAP, true, NULL);
-		callers__on_map(task, a->a[0]);
-	}
+	if (kind == MT_SYS_MMAP && ret >= 0 && (a->a[2] & MT_PROT_EXEC) && !(a->a[3] & MT_MAP_ANONYMOUS))
+		addr = ret;
+	else if (kind == SYS_WATCH_ONLY && ret == 0 && (a->a[2] & MT_PROT_EXEC))
+		addr = a->a[0];
+	else
+		return;
+	watch__current(addr, MT_ATTACH_MMAP, true, NULL);
+	callers__on_map(bpf_get_current_task_btf(), addr);
 }
 
 /* A mapping made inside an allocator call is the allocator's, for its heap; any other is the program's. */
@@ -143,27 +145,29 @@ static __always_inline __u64 sys__stack(__u8 kind, const struct mt_sysargs *a, _
 	return stack__capture_map(r);
 }
 
-static __always_inline int sys__exit(long id, long ret, struct pt_regs *regs)
-{
-	__u8 kind = sys__kind(id);
+/* A memory syscall of a tracked process (or an mprotect, watched only): its registers read, its record written. */
+struct sys_call {
 	struct mt_sysargs a;
+	__u64 regs;	/* the syscall's struct pt_regs, read with bpf_probe_read_kernel (--stacks) */
+	long ret;
+	__u32 kind;
+	__u32 _pad;
+};
+
+static __always_inline int sys__record(struct sys_call *c)
+{
 	struct mt_syscall *e;
 	__u64 stack;
 	__u8 origin;
 
-	if (kind == SYS_CONTROL)
-		return control__write(regs, ret);
-	if (!kind || !proc__active(current__ids() >> 32))
-		return 0;
-	sys__args(regs, &a);
-	sys__watch(kind, &a, ret);
-	if (kind == SYS_WATCH_ONLY)
+	sys__watch(c->kind, &c->a, c->ret);
+	if (c->kind == SYS_WATCH_ONLY)
 		return 0;
 	origin = sys__origin();
-	stack = sys__stack(kind, &a, origin, ret, regs);	/* its definition goes out first */
+	stack = sys__stack(c->kind, &c->a, origin, c->ret, (struct pt_regs *)c->regs);	/* its definition goes out first */
 	e = rec__reserve(sizeof(*e), MT_REC_SYSCALL);
 	if (e) {
-		sys__fill(e, kind, &a, ret);
+		sys__fill(e, c->kind, &c->a, c->ret);
 		e->origin = origin;
 		e->stack = stack;
 		__builtin_memset(e->_pad, 0, sizeof(e->_pad));
@@ -172,12 +176,35 @@ static __always_inline int sys__exit(long id, long ret, struct pt_regs *regs)
 	return 0;
 }
 
+/* sys__record for sys_exit, where the kind is only known at run time: global, so that the verifier checks it once
+ * for any kind, not once for each kind the caller's switch tells apart (bench/README.md, "Start-up"). */
+__noinline int sys__record_any(struct sys_call *c)
+{
+	if (!c)
+		return 0;
+	return sys__record(c);
+}
+
+/* global: the one-syscall tracepoints inline sys__record, the raw exit calls sys__record_any */
+static __always_inline int sys__exit(long id, long ret, struct pt_regs *regs, bool global)
+{
+	struct sys_call c = { .ret = ret, .regs = (__u64)regs };
+
+	c.kind = sys__kind(id);
+	if (c.kind == SYS_CONTROL)
+		return control__write(regs, ret);
+	if (!c.kind || !proc__active(current__ids() >> 32))
+		return 0;
+	sys__args(regs, &c.a);
+	return global ? sys__record_any(&c) : sys__record(&c);
+}
+
 /* Every syscall of the machine passes here (BTF, no tracefs needed), the uretprobe trampoline's too: the number
  * is read straight from the trusted regs, without a helper call, so that the others leave at once. */
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
-	return sys__exit(regs->orig_ax, ret, regs);
+	return sys__exit(regs->orig_ax, ret, regs, true);
 }
 
 /* Per-syscall tracepoints (tracefs): only the six syscalls that matter trap, for untracked processes too. */
@@ -187,7 +214,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	{											\
 		struct task_struct *task = bpf_get_current_task_btf();				\
 												\
-		return sys__exit(nr, ctx->ret, (struct pt_regs *)bpf_task_pt_regs(task));	\
+		return sys__exit(nr, ctx->ret, (struct pt_regs *)bpf_task_pt_regs(task), false);	\
 	}
 
 SYS_TP(mmap, NR_MMAP)

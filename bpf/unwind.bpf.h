@@ -22,9 +22,11 @@ struct {
 	__type(value, struct mt_umodule);
 } unwind_modules SEC(".maps");
 
-/* (module id, file offset page) -> its run of rows: the tracer writes them with the module's rows. */
+/* (module id, file offset page) -> its run of rows: the tracer writes them with the module's rows. Not preallocated:
+ * BPF never adds one, and 2^18 preallocated entries cost most of --stacks' map making at start-up. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, MT_UPAGES_MAX);
 	__type(key, struct mt_upage_key);
 	__type(value, struct mt_upage);

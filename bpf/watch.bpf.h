@@ -146,9 +146,10 @@ static __always_inline bool hold__harmless(struct task_struct *t, int sig)
 	__u64 bit = 1ull << (sig - 1);
 	unsigned long h;
 
-	if ((t->blocked.sig[0] | t->pending.signal.sig[0] | t->signal->shared_pending.signal.sig[0]) & bit)
+	if ((t->blocked.sig[0] | t->pending.signal.sig[0] | BPF_CORE_READ(t, signal, shared_pending.signal.sig[0])) &
+	    bit)
 		return false;
-	h = (unsigned long)t->sighand->action[sig - 1].sa.sa_handler;
+	h = (unsigned long)BPF_CORE_READ(t, sighand, action[sig - 1].sa.sa_handler);
 	return h == MT_SIG_DFL || h == MT_SIG_IGN;
 }
 
@@ -267,6 +268,14 @@ static __always_inline void watch__addr(struct task_struct *task, __u64 addr, __
 	watch__request(&v, reason, hold);
 }
 
+/* watch__addr for the current task: global, so that its code is verified once in a program however many places
+ * call it (bench/README.md, "Start-up"). */
+__noinline int watch__current(__u64 addr, __u8 reason, bool hold, __u64 *seen_ino)
+{
+	watch__addr(bpf_get_current_task_btf(), addr, reason, hold, seen_ino);
+	return 0;
+}
+
 /* A fork record: the tracer binds an untraced child's probes when it reads the record (no ptrace stop of the
  * child's will come), so that one wakes it at once. */
 static __always_inline void fork__submit(struct mt_fork *e, struct task_struct *child)
@@ -310,8 +319,8 @@ static __always_inline void watch__on_exec(struct task_struct *p)
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(p);
 	__u64 seen = 0;
 
-	watch__addr(p, BPF_CORE_READ(p, mm, start_code), MT_ATTACH_EXEC, false, &seen);
-	watch__addr(p, BPF_CORE_READ(regs, ip), MT_ATTACH_INTERP, false, &seen);
+	watch__current(BPF_CORE_READ(p, mm, start_code), MT_ATTACH_EXEC, false, &seen);
+	watch__current(BPF_CORE_READ(regs, ip), MT_ATTACH_INTERP, false, &seen);
 }
 
 #endif /* MEMTRACK_WATCH_BPF_H */

@@ -472,6 +472,46 @@ static void test_pid_exits_during_attach(void **state)
 	assert_int_equal(access(dir, F_OK), -1);
 }
 
+/*
+ * A SIGTERM during the BPF load ends memtrack, as it did before the command was forked first: memtrack stops itself
+ * just before the load (MEMTRACK_TEST_LOAD_STOP), its one child the command, forked and not yet run; the SIGTERM
+ * comes while it is stopped. memtrack dies of it, the command dies with it (PR_SET_PDEATHSIG) without running, and
+ * the DIR memtrack made before the load is left empty, for a retry.
+ */
+static void test_term_during_load(void **state)
+{
+	char dir[256], out[300], err[300], children[64];
+	char *argv[] = { MT_BINARY, "record", "-q", "-o", dir, "--", "/bin/true", NULL };
+	pid_t mt, child = 0;
+	int status, i;
+	FILE *f;
+
+	(void)state;
+	test_path(dir, sizeof(dir), "term_load");
+	test_path(out, sizeof(out), "term_load.out");
+	test_path(err, sizeof(err), "term_load.err");
+	assert_int_equal(setenv("MEMTRACK_TEST_LOAD_STOP", "1", 1), 0);
+	mt = mt_test__spawn(argv, out, err);
+	assert_int_equal(unsetenv("MEMTRACK_TEST_LOAD_STOP"), 0);
+	assert_int_equal(waitpid(mt, &status, WUNTRACED), mt);
+	assert_true(WIFSTOPPED(status));
+	snprintf(children, sizeof(children), "/proc/%d/task/%d/children", mt, mt);
+	f = fopen(children, "re");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%d", &child), 1);	/* the closer is a grandchild: the command alone */
+	fclose(f);
+	assert_int_equal(kill(mt, SIGTERM), 0);
+	assert_int_equal(kill(mt, SIGCONT), 0);
+	assert_int_equal(waitpid(mt, &status, 0), mt);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGTERM);
+	for (i = 0; i < 500 && !kill(child, 0); i++)	/* reaped by init once the SIGKILL of its parent's death lands */
+		usleep(10000);
+	assert_int_equal(kill(child, 0), -1);
+	err_is("term_load", "");
+	assert_int_equal(rmdir(dir), 0);	/* there, and empty */
+}
+
 /* A command that cannot be run: exit 127 or 126 with the reason, and nothing of memtrack's left in DIR: the DIR it
  * made goes, a DIR that was there stays, empty. */
 static void test_exec_failure(void **state)
@@ -512,6 +552,7 @@ int main(void)
 		cmocka_unit_test(test_control_dir_after_kill),
 		cmocka_unit_test(test_pid_zombie),
 		cmocka_unit_test(test_pid_exits_during_attach),
+		cmocka_unit_test(test_term_during_load),
 		cmocka_unit_test(test_exec_failure),
 	};
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* bpf_load.c — one BPF object's maps made once and shared by the instances that load its programs side by side. */
+/* bpf_load.c — one BPF object's maps made in a thread, while libbpf parses the kernel's BTF, for its instances. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -70,42 +73,130 @@ static struct btf *object__btf_loaded(struct bpf_object *obj)
 	return copy;
 }
 
-/* Map i of every instance is map i of the same ELF. */
-static int maps__reuse(struct bpf_object *const *objs, size_t n, size_t i, int fd)
-{
-	struct bpf_map *map;
-	size_t j, k;
+/* The maps made from one instance's definitions, in a thread, while the instances parse the kernel's BTF. */
+struct mt_bpf_maps {
+	struct bpf_object *obj;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t made;
+	bool done;		/* under lock: fds and err are final */
 	int err;
+	int *fds;		/* map i of obj's, -1 when not made */
+	size_t n;
+};
 
-	for (j = 0; j < n; j++) {
-		k = 0;
-		bpf_object__for_each_map(map, objs[j])
-			if (k++ == i)
-				break;
-		err = map ? bpf_map__reuse_fd(map, fd) : -ENOENT;
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-int mt_bpf_load__share_maps(struct bpf_object *const *objs, size_t n)
+static int maps__make(struct mt_bpf_maps *m)
 {
-	struct btf *btf = object__btf_loaded(objs[0]);
+	struct btf *btf = object__btf_loaded(m->obj);
 	struct bpf_map *map;
 	size_t i = 0;
 	int fd, err = 0;
 
-	bpf_object__for_each_map(map, objs[0]) {
+	bpf_object__for_each_map(map, m->obj) {
 		fd = map__create(map, btf ? btf__fd(btf) : -1);
-		err = fd < 0 ? fd : maps__reuse(objs, n, i++, fd);
-		if (fd >= 0)
-			close(fd);
-		if (err) {
+		if (fd < 0) {
+			err = fd;
 			pr_err("cannot create the BPF map %s: %s\n", bpf_map__name(map), strerror(-err));
 			break;
 		}
+		m->fds[i++] = fd;
 	}
 	btf__free(btf);
 	return err;
+}
+
+static void *maps__thread(void *arg)
+{
+	struct mt_bpf_maps *m = arg;
+	int err = maps__make(m);
+
+	pthread_mutex_lock(&m->lock);
+	m->err = err;
+	m->done = true;
+	pthread_cond_broadcast(&m->made);
+	pthread_mutex_unlock(&m->lock);
+	return NULL;
+}
+
+struct mt_bpf_maps *mt_bpf_load__maps_start(struct bpf_object *obj)
+{
+	struct mt_bpf_maps *m = calloc(1, sizeof(*m));
+	struct bpf_map *map;
+	int err;
+
+	if (!m)
+		return NULL;
+	m->obj = obj;
+	bpf_object__for_each_map(map, obj)
+		m->n++;
+	m->fds = malloc(m->n * sizeof(*m->fds));
+	if (!m->fds) {
+		free(m);
+		return NULL;
+	}
+	memset(m->fds, -1, m->n * sizeof(*m->fds));
+	pthread_mutex_init(&m->lock, NULL);
+	pthread_cond_init(&m->made, NULL);
+	err = pthread_create(&m->thread, NULL, maps__thread, m);
+	if (err) {	/* made here, then */
+		m->thread = pthread_self();
+		maps__thread(m);
+	}
+	return m;
+}
+
+int mt_bpf_load__maps_reuse(struct mt_bpf_maps *m, struct bpf_object *obj)
+{
+	struct bpf_map *map;
+	size_t i = 0;
+	int err;
+
+	pthread_mutex_lock(&m->lock);
+	while (!m->done)
+		pthread_cond_wait(&m->made, &m->lock);
+	err = m->err;
+	pthread_mutex_unlock(&m->lock);
+	bpf_object__for_each_map(map, obj) {
+		if (err)
+			break;
+		err = i < m->n ? bpf_map__reuse_fd(map, m->fds[i++]) : -ENOENT;
+		if (err)
+			pr_err("cannot reuse the BPF map %s: %s\n", bpf_map__name(map), strerror(-err));
+	}
+	return err;
+}
+
+void mt_bpf_load__maps_free(struct mt_bpf_maps *m)
+{
+	if (!m)
+		return;
+	if (!pthread_equal(m->thread, pthread_self()))
+		pthread_join(m->thread, NULL);
+	for (size_t i = 0; i < m->n; i++)
+		if (m->fds[i] >= 0)
+			close(m->fds[i]);
+	pthread_cond_destroy(&m->made);
+	pthread_mutex_destroy(&m->lock);
+	free(m->fds);
+	free(m);
+}
+
+/* As libbpf's load finds a tp_btf program's target; libbpf keeps the kernel's BTF it parsed for the load. */
+int mt_bpf_load__kernel_btf(struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+	const char *sec;
+	int err;
+
+	bpf_object__for_each_program(prog, obj) {
+		sec = bpf_program__section_name(prog);
+		if (!bpf_program__autoload(prog) || strncmp(sec, "tp_btf/", 7))
+			continue;
+		err = bpf_program__set_attach_target(prog, 0, sec + 7);
+		if (err) {
+			pr_err("cannot find the kernel's tracepoint %s: %s\n", sec + 7, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
 }

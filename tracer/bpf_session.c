@@ -40,6 +40,7 @@
 struct mt_bpf_session {
 	struct memtrack_bpf *skel;	/* the maps the tracer reads and writes, the tracepoints' programs, the clock */
 	struct memtrack_bpf *half;	/* or NULL; the same object and maps: the programs prog__in_half names */
+	struct mt_bpf_maps *maps;	/* during the load: the maps a thread makes for both (tracer/bpf_load.c) */
 	struct bpf_link *links[MT_MAX_LINKS];
 	size_t nlinks;
 	uint64_t tick_ns;	/* the records' clock ticks this often; 0: the precise clock */
@@ -392,31 +393,39 @@ static void session__split(struct mt_bpf_session *s)
 	}
 }
 
-static void *half__load(void *skel)
+/* An instance's load: the kernel's BTF parsed while the maps are made, then the maps reused, the programs loaded. */
+static int instance__load(struct memtrack_bpf *skel, struct mt_bpf_maps *maps)
 {
-	mt_thp__prefer_thread();
-	return (void *)(long)memtrack_bpf__load(skel);
+	int err = mt_bpf_load__kernel_btf(skel->obj);
+
+	if (!err)
+		err = mt_bpf_load__maps_reuse(maps, skel->obj);
+	return err ? err : memtrack_bpf__load(skel);
 }
 
-/* The maps once, then each instance's programs, the second's in a thread: on two CPUs the loads overlap. */
+static void *half__load(void *arg)
+{
+	struct mt_bpf_session *s = arg;
+
+	mt_thp__prefer_thread();
+	return (void *)(long)instance__load(s->half, s->maps);
+}
+
+/* Each instance's programs, the second's in a thread: on two CPUs the loads overlap. */
 static int session__load_halves(struct mt_bpf_session *s)
 {
-	struct bpf_object *objs[] = { s->skel->obj, s->half->obj };
 	int err, half_err;
 	pthread_t thread;
 	void *ret;
 	bool threaded;
 
 	session__split(s);
-	err = mt_bpf_load__share_maps(objs, 2);
-	if (err)
-		return err;
-	threaded = !pthread_create(&thread, NULL, half__load, s->half);
-	err = memtrack_bpf__load(s->skel);
+	threaded = !pthread_create(&thread, NULL, half__load, s);
+	err = instance__load(s->skel, s->maps);
 	if (threaded && !pthread_join(thread, &ret))
 		half_err = (int)(long)ret;
 	else
-		half_err = memtrack_bpf__load(s->half);
+		half_err = instance__load(s->half, s->maps);
 	return err ? err : half_err;
 }
 
@@ -456,12 +465,18 @@ static int session__load_mode(void)
 	return machine__runnable() < (unsigned int)CPU_COUNT(&cpus);
 }
 
+/* The maps are made in a thread while each instance has libbpf parse the kernel's BTF (tracer/bpf_load.c). */
 static int session__load(struct mt_bpf_session *s)
 {
 	uint64_t t0 = mt_bpf_session__monotonic_ns();
 	int err;
 
-	err = s->half ? session__load_halves(s) : memtrack_bpf__load(s->skel);
+	s->maps = mt_bpf_load__maps_start(s->skel->obj);
+	if (!s->maps)
+		return -errno;
+	err = s->half ? session__load_halves(s) : instance__load(s->skel, s->maps);
+	mt_bpf_load__maps_free(s->maps);
+	s->maps = NULL;
 	pr_debug("start-up: BPF object loaded in %.1f ms (%s)\n", (mt_bpf_session__monotonic_ns() - t0) / 1e6,
 		 s->half ? "two loads side by side" : "one load");
 	return err;

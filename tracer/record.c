@@ -131,19 +131,41 @@ static void record__owner(const struct record *r, uid_t *uid, gid_t *gid)
 	*gid = r->user.set ? r->user.gid : getgid();
 }
 
-/* Nothing is probed yet: allocators are attached as the tree maps them. */
+/*
+ * The tests' seams for a window (tests/test_boundary.c): with MEMTRACK_TEST_ATTACH_STOP set, memtrack stops itself
+ * just before the seize (a process that exits during the attach), with MEMTRACK_TEST_LOAD_STOP just before the BPF
+ * load (a signal during the load), until its parent continues it, which makes the window as wide as the test needs.
+ * It only delays: it names no file and touches no other process, and secure_getenv ignores it in a memtrack that runs
+ * setuid or with file capabilities.
+ */
+static void record__test_stop(const char *name)
+{
+	const char *v = secure_getenv(name);
+
+	if (v && *v)
+		raise(SIGSTOP);
+}
+
+/*
+ * Nothing is probed yet: allocators are attached as the tree maps them. The command, forked already, sets itself up
+ * meanwhile. The signals that would end memtrack still do during the load, as they did before the fork (it holds
+ * nothing yet, and the held child dies with it); SIGCHLD alone stays blocked, for the signalfd.
+ */
 static int record__setup_bpf(struct record *r)
 {
-	int err = mt_privileges__check();
+	sigset_t loading = r->orig_mask, blocked;
 	uid_t uid;
 	gid_t gid;
+	int err;
 
-	if (err)
-		return err;
+	sigaddset(&loading, SIGCHLD);
+	sigprocmask(SIG_SETMASK, &loading, &blocked);
+	record__test_stop("MEMTRACK_TEST_LOAD_STOP");
 	mt_thp__prefer(MT_LOAD_HEAP);
 	record__owner(r, &uid, &gid);
 	r->bpf = mt_bpf_session__open(r->o, uid, gid);
 	err = r->bpf ? 0 : -errno;
+	sigprocmask(SIG_SETMASK, &blocked, NULL);
 	record__phase(r, "BPF loaded and attached");
 	/* A hold may be a SIGSTOP (when no ignored signal is free) only if the closer will SIGCONT what is left */
 	if (!err && r->closer >= 0 && !mt_closer__keep_held(r->closer, mt_bpf_session__held_fd(r->bpf)))
@@ -156,7 +178,7 @@ static int record__setup_bpf(struct record *r)
  * Blocked before fork so that no SIGCHLD is missed; the child restores the original mask before exec. Every signal
  * whose default would end memtrack and that is no fault of its own is read here too: such a death would leave the
  * artifact unfinished and the command untraced, while the loop passes them on to the command as it does SIGTERM
- * (before the command, during the BPF load, they still end memtrack, which holds nothing yet). Faults
+ * (during the BPF load they still end memtrack, which holds nothing yet: record__setup_bpf). Faults
  * (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS, SIGTRAP) stay fatal.
  */
 static int record__signals(struct record *r)
@@ -176,20 +198,6 @@ static int record__signals(struct record *r)
 }
 
 /*
- * The tests' seam for a process that exits during the attach (tests/test_boundary.c): with MEMTRACK_TEST_ATTACH_STOP
- * set, memtrack stops itself just before the seize until its parent continues it, which makes the window as wide as
- * the test needs. It only delays: it names no file and touches no other process, and secure_getenv ignores it in a
- * memtrack that runs setuid or with file capabilities.
- */
-static void record__test_stop(void)
-{
-	const char *v = secure_getenv("MEMTRACK_TEST_ATTACH_STOP");
-
-	if (v && *v)
-		raise(SIGSTOP);
-}
-
-/*
  * record --pid: every thread seized, then its files probed, then "attached": the process's allocator calls count
  * from then on. Tracked before it is seized, a child it forks meanwhile is still recorded (untraced: handoff.c).
  */
@@ -199,7 +207,7 @@ static int record__seize(struct record *r)
 					.size = sizeof(s) } };
 	int err;
 
-	record__test_stop();
+	record__test_stop("MEMTRACK_TEST_ATTACH_STOP");
 	r->seized = true;
 	mt_seize__describe(r->sp.pid, &s);
 	err = mt_seize__threads(r->sp.pid, &s.threads);
@@ -339,7 +347,6 @@ static int record__open_dir(struct record *r, const char *path)
  */
 static int record__open_control(struct record *r)
 {
-	uint64_t dev, ino;
 	uid_t uid;
 	gid_t gid;
 	int err;
@@ -362,20 +369,39 @@ static int record__open_control(struct record *r)
 	}
 	if (r->closer >= 0 && (err = mt_closer__keep_control(r->closer, mt_control__dir_fd(r->control))))
 		pr_debug("the closer cannot keep the control directory (%s): a killed run leaves it\n", strerror(-err));
-	mt_control__file(r->control, &dev, &ino);
-	mt_bpf_session__set_control(r->bpf, dev, ino, r->o->paused);
 	return 0;
 }
 
-/* The command forked and held before exec, as the user, with the hand-off's filter unless told not to. */
-static int record__spawn(struct record *r)
+/* BPF learns the FIFO once it is loaded. */
+static void record__tell_control(struct record *r)
 {
-	char why[256];
+	uint64_t dev, ino;
+
+	if (!r->control)
+		return;
+	mt_control__file(r->control, &dev, &ino);
+	mt_bpf_session__set_control(r->bpf, dev, ino, r->o->paused);
+}
+
+/* The command forked, to be held before exec, as the user, with the hand-off's filter unless told not to. */
+static int record__fork(struct record *r)
+{
 	int err;
 
 	r->sp.handoff = !r->o->no_handoff;
 	r->sp.user = &r->user;
-	err = mt_spawn__start(&r->sp, r->o->argv, &r->orig_mask);
+	err = mt_spawn__fork(&r->sp, r->o->argv, &r->orig_mask);
+	if (err)
+		pr_err("cannot start '%s': %s\n", r->o->argv[0], strerror(-err));
+	return err;
+}
+
+/* The forked command at its stop before exec. */
+static int record__spawn(struct record *r)
+{
+	char why[256];
+	int err = mt_spawn__held(&r->sp);
+
 	if (err == -ECANCELED) {
 		mt_spawn__describe(r->sp.fail_step, r->sp.fail_errno, why, sizeof(why));
 		pr_err("cannot trace '%s': %s\n", r->o->argv[0], why);
@@ -459,21 +485,40 @@ static int record__open_writer(struct record *r)
 	return 0;
 }
 
-/* Each failure says what failed, in one line. -o DIR comes first: a DIR that cannot be used stops the run before
- * the command can do anything; the default DIR is named by the command's pid. */
-static int record__start(struct record *r)
+/*
+ * Before the BPF load: what the command inherits, then its fork, so that it sets itself up (its filter, its user)
+ * during the load. Each failure says what failed, in one line. -o DIR comes first: a DIR that cannot be used stops
+ * the run before the command can do anything.
+ */
+static int record__start_early(struct record *r)
 {
-	char name[32];
-	int err = 0;
+	int err = mt_privileges__check();
 
+	if (!err)
+		err = record__signals(r);
+	if (err)
+		return err;
 	record__raise_fd_limit(r);
-	record__raise_priority(r);
 	if (r->o->out_dir)
 		err = record__open_dir(r, r->o->out_dir);
 	if (!err && !r->o->pid)
 		err = record__open_control(r);
-	if (!err)
-		err = r->o->pid ? record__target(r) : record__spawn(r);
+	if (!err && !r->o->pid)
+		err = record__fork(r);
+	return err;
+}
+
+/* After the BPF load: the command at its stop before exec; the default DIR is named by its pid. The tracer's priority
+ * is raised after the fork: the command has its own. */
+static int record__start(struct record *r)
+{
+	char name[32];
+	int err;
+
+	record__raise_priority(r);
+	if (!r->o->pid)
+		record__tell_control(r);
+	err = r->o->pid ? record__target(r) : record__spawn(r);
 	if (!err && !r->o->out_dir) {
 		snprintf(name, sizeof(name), "memtrack.%d", r->sp.pid);
 		err = record__open_dir(r, name);
@@ -661,7 +706,7 @@ int mt_record__run(const struct mt_options *o, const struct mt_record_hooks *hoo
 	if (o->pid && record__check_pid(&r))
 		return MT_EXIT_SETUP;
 	record__start_closer(&r);
-	if (mt_user__resolve(o->user, &r.user) || record__setup_bpf(&r) || record__signals(&r))
+	if (mt_user__resolve(o->user, &r.user) || record__start_early(&r) || record__setup_bpf(&r))
 		goto cleanup;
 	if (record__start(&r))
 		goto cleanup;

@@ -211,10 +211,10 @@ void mt_spawn__describe(int step, int err, char *buf, size_t len)
 	snprintf(buf, len, "%s: %s%s", step__name(step), strerror(err), hint);
 }
 
-int mt_spawn__start(struct mt_spawn *sp, char *const *argv, const sigset_t *orig_mask)
+int mt_spawn__fork(struct mt_spawn *sp, char *const *argv, const sigset_t *orig_mask)
 {
 	pid_t tracer = getpid();
-	int fds[2], status;
+	int fds[2], err;
 
 	sp->listener = -1;
 	/* Datagrams in order: each message whole; close-on-exec, so EOF tells that the exec went through. */
@@ -222,16 +222,23 @@ int mt_spawn__start(struct mt_spawn *sp, char *const *argv, const sigset_t *orig
 		return -errno;
 	sp->pid = fork();
 	if (sp->pid < 0) {
-		status = -errno;
+		err = -errno;
+		sp->pid = 0;
 		close(fds[0]);
 		close(fds[1]);
-		return status;
+		return err;
 	}
 	if (sp->pid == 0)
 		child__run(sp, argv, orig_mask, fds[1], tracer);
 	close(fds[1]);
 	sp->err_fd = fds[0];
-	status = wait__stopped(sp->pid, 0);
+	return 0;
+}
+
+int mt_spawn__held(struct mt_spawn *sp)
+{
+	int status = wait__stopped(sp->pid, 0);
+
 	start__messages(sp);
 	if (status == -ECHILD) {
 		sp->pid = 0;	/* reaped: gone before its stop, and nothing said when it was killed */
@@ -242,11 +249,13 @@ int mt_spawn__start(struct mt_spawn *sp, char *const *argv, const sigset_t *orig
 	return 0;
 }
 
-/*
- * Job control needs PTRACE_LISTEN, which needs a seized tracee. The TRACEME tracee is detached with SIGSTOP: it
- * cannot run past that stop, so waiting for the group-stop and seizing it leaves no window in which the command
- * runs untraced. SIGCONT then ends the stop; its signal-delivery-stop is suppressed by the loop (spawn's own).
- */
+int mt_spawn__start(struct mt_spawn *sp, char *const *argv, const sigset_t *orig_mask)
+{
+	int err = mt_spawn__fork(sp, argv, orig_mask);
+
+	return err ? err : mt_spawn__held(sp);
+}
+
 int mt_spawn__seize(struct mt_spawn *sp)
 {
 	int status;

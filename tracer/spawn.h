@@ -43,8 +43,12 @@ struct mt_spawn {
 	int fail_errno;
 };
 /* Forked and held before exec; the child runs with orig_mask. 0 or -errno; -ECANCELED: the child could not be
- * set up (fail_step, fail_errno), and exited without exec. */
+ * set up (fail_step, fail_errno), and exited without exec. mt_spawn__fork, then mt_spawn__held. */
 int mt_spawn__start(struct mt_spawn *sp, char *const *argv, const sigset_t *orig_mask);
+/* mt_spawn__start in two halves, so that the child sets itself up while the tracer does other work: forked (0 or
+ * -errno; sp->pid is 0 when it failed), then waited for at its stop before exec (mt_spawn__start's answers). */
+int mt_spawn__fork(struct mt_spawn *sp, char *const *argv, const sigset_t *orig_mask);
+int mt_spawn__held(struct mt_spawn *sp);
 /* Seized with the fork, clone and exec events, and let go on to its exec. 0 or -errno. */
 int mt_spawn__seize(struct mt_spawn *sp);
 /* One message of the child's: 1 (*step, *err), 0 at EOF, -EAGAIN when none is there yet, else -errno. */
