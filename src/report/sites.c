@@ -364,7 +364,7 @@ static int site_add_procs(struct site_build *b, struct mt_site *site, const stru
 			v[j].bytes += pp[i].bytes;
 			v[j].made_allocations += pp[i].made_allocations;
 			v[j].made_bytes += pp[i].made_bytes;
-			if (v[j].image == SIZE_MAX)
+			if (v[j].image == UINT32_MAX)
 				v[j].image = pp[i].image;
 			continue;
 		}
