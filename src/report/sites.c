@@ -726,8 +726,10 @@ struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites
 	mt_sites__suppressed_total(s, &out->suppressed_allocations, &out->suppressed_bytes);
 	err = sites_collect(&b, s);
 	sites_link(&b);
-	free(b.slots);	/* the sites are made: what found them goes before the rankings come */
+	free(b.slots);	/* the sites are made: what found and expanded them goes before the rankings come */
+	free(b.xr);
 	b.slots = NULL;
+	b.xr = NULL;
 	out->strs = mt_strmap__take(&b.strs, &out->nstrs);
 	if (!err) {
 		mt_array__sort(out->sites, out->nall, sizeof(*out->sites), by_bytes);
@@ -736,15 +738,15 @@ struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites
 		out->mapped_peak_bytes = mt_stack_mapped__peak_bytes(mt_stacks__mapped(s));
 		err = sites_mapped(out);
 	}
+	if (!err)
+		err = sites_extras(&b, s);
+	build_release(&b);	/* before the rankings too */
 	if (!err) {
 		out->by_count = sites_ranked(out, by_count);
 		out->by_peak = sites_ranked(out, by_peak);
 		out->by_temporary = sites_ranked(out, by_temporary);
 		err = out->by_count && out->by_peak && out->by_temporary ? 0 : -ENOMEM;
 	}
-	if (!err)
-		err = sites_extras(&b, s);
-	build_release(&b);
 	if (err) {
 		mt_sites__free(out);
 		errno = -err;
