@@ -35,9 +35,9 @@ struct mt_site {
 	uint32_t stacks;	/* stack hashes merged into it */
 	uint32_t order;		/* ties rank in the order the first of them was seen */
 	uint32_t nframes;	/* read them with mt_site__frame */
-	uint32_t nprocs;
-	bool heap;		/* some allocation (or inherited block) of it: a site of the heap's rankings */
-	bool own_procs;		/* procs is the site's own allocation */
+	uint32_t nprocs : 30;	/* the processes are far fewer than the stacks */
+	bool heap : 1;		/* some allocation (or inherited block) of it: a site of the heap's rankings */
+	bool own_procs : 1;	/* procs is the site's own allocation */
 	struct mt_stack_mapped *mapped;	/* the program's mappings its calls made (docs/REPORT.md); NULL: none (most
 					 * sites, so not one in each) */
 	struct mt_site_frame *frames;	/* with ids: the table ids index (the sites', shared); without: its own */
