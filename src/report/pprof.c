@@ -285,7 +285,7 @@ static void sample_put(struct pprof *p, const uint64_t v[4], uint32_t pid, const
 /* The executable a process made its allocations with the stack in: the image of the first, else its last one. */
 static const char *pp_exe(const struct mt_stack_heap *h, const struct mt_proc_peak *pp)
 {
-	if (pp->image != SIZE_MAX)
+	if (pp->image != UINT32_MAX)
 		return mt_stack_heap__image(h, pp->image)->exe;
 	return mt_stack_heap__proc(h, pp->proc)->exe;
 }

@@ -34,8 +34,9 @@ struct site_build {
 	bool with_offset;
 	bool share;			/* sites may share the stacks' chains and peaks (!mt_sites_opts.detached) */
 	size_t cap;
-	struct mt_u64map by_key;	/* site_key of the frame names → index in out->sites */
-	size_t *entry_site;		/* by stack entry: the index its site was made at (SIZE_MAX: none) */
+	uint32_t *slots;		/* the sites by site_key, open addressing: index in out->sites + 1 (0: free) */
+	size_t mask;			/* slots - 1: twice the stacks at least, a power of two */
+	uint32_t *entry_site;		/* by stack entry: the index its site was made at (UINT32_MAX: none) */
 	struct mt_strmap strs;		/* out->strs while they are built */
 	struct xrange *xr;		/* by the stacks' frame id */
 	size_t nxf, cap_xf;		/* out->lines: the expansions, strings from out->strs */
@@ -248,7 +249,8 @@ static uint64_t site_key(const struct site_build *b, const struct mt_site *site)
 
 	for (i = 0; i < site->nframes; i++)
 		h = (h ^ (uintptr_t)site_name(b, site, ids, i)) * 0x100000001b3ull;
-	return h ^ site->nframes;
+	h ^= site->nframes;
+	return h ^ h >> 32;
 }
 
 static bool site_same(const struct site_build *b, const struct mt_site *x, const struct mt_site *y)
@@ -262,6 +264,17 @@ static bool site_same(const struct site_build *b, const struct mt_site *x, const
 		if (site_name(b, x, xi, i) != site_name(b, y, yi, i))
 			return false;
 	return true;
+}
+
+/* The slot of the site with the same frames, or the free one where it goes: a hash table of 32-bit indexes, which
+ * compares sites, not keys, is a quarter of a table of keys. */
+static uint32_t *sites_slot(struct site_build *b, const struct mt_site *site)
+{
+	size_t i = site_key(b, site) & b->mask;
+
+	while (b->slots[i] && !site_same(b, &b->out->sites[b->slots[i] - 1], site))
+		i = (i + 1) & b->mask;
+	return &b->slots[i];
 }
 
 /*
@@ -364,7 +377,7 @@ static int site_add_procs(struct site_build *b, struct mt_site *site, const stru
 			v[j].bytes += pp[i].bytes;
 			v[j].made_allocations += pp[i].made_allocations;
 			v[j].made_bytes += pp[i].made_bytes;
-			if (v[j].image == SIZE_MAX)
+			if (v[j].image == UINT32_MAX)
 				v[j].image = pp[i].image;
 			continue;
 		}
@@ -430,30 +443,28 @@ static int sites_add(struct site_build *b, struct mt_stacks *s, const struct mt_
 		     const struct mt_stack_counts *c)
 {
 	struct mt_site site = { .order = b->out->nall };
-	uint64_t h, *idx;
+	uint32_t *slot;
 	int err;
 
 	err = site_frames(b, s, e, &site);
 	if (err)
 		return err;
-	h = site_key(b, &site);
-	idx = mt_u64map__find(&b->by_key, h);
-	if (idx && site_same(b, &b->out->sites[*idx], &site)) {
-		b->entry_site[eidx] = *idx;
+	slot = sites_slot(b, &site);
+	if (*slot) {
+		b->entry_site[eidx] = *slot - 1;
 		b->nids -= site.nframes;	/* the site's own ids stand */
-		return site_count(b, &b->out->sites[*idx], e, eidx, c);
+		return site_count(b, &b->out->sites[*slot - 1], e, eidx, c);
 	}
 	site_share_chain(b, e, &site);
 	err = site_count(b, &site, e, eidx, c);
 	if (!err)
 		err = sites_grow(b);
-	if (!err && !idx)	/* a collision keeps its own unindexed site */
-		err = mt_u64map__put(&b->by_key, h, b->out->nall, NULL) < 0 ? -ENOMEM : 0;
 	if (err) {
 		site_release(&site);
 		return err;
 	}
-	b->entry_site[eidx] = b->out->nall;
+	b->entry_site[eidx] = (uint32_t)b->out->nall;
+	*slot = (uint32_t)b->out->nall + 1;
 	b->out->sites[b->out->nall++] = site;
 	return 0;
 }
@@ -507,7 +518,7 @@ static int by_temporary(const void *a, const void *b)
 static void build_release(struct site_build *b)
 {
 	free(b->entry_site);
-	mt_u64map__release(&b->by_key);
+	free(b->slots);
 	mt_strmap__release(&b->strs);
 	free(b->xr);
 }
@@ -611,9 +622,9 @@ static int sites_extras(struct site_build *b, struct mt_stacks *s)
 		pos[out->sites[i].order] = i;
 	for (i = 0; i < z->nlargest; i++) {
 		site = z->largest[i].stack && z->largest[i].stack <= mt_stacks__count(s) ?
-		       b->entry_site[z->largest[i].stack - 1] : SIZE_MAX;
+		       b->entry_site[z->largest[i].stack - 1] : UINT32_MAX;
 		out->largest[i] = (struct mt_site_big){ z->largest[i].size, z->largest[i].pid, z->largest[i].ts_ns,
-							site == SIZE_MAX ? NULL : &out->sites[pos[site]] };
+							site == UINT32_MAX ? NULL : &out->sites[pos[site]] };
 	}
 	out->nlargest = z->nlargest;
 	free(pos);
@@ -657,7 +668,10 @@ static int sites_collect(struct site_build *b, struct mt_stacks *s)
 	b->entry_site = malloc((n ? n : 1) * sizeof(*b->entry_site));
 	b->xr = calloc(mt_stacks__nr_frames(s), sizeof(*b->xr));
 	b->out->map = malloc(mt_stacks__nr_frames(s) * sizeof(*b->out->map));
-	if (!b->entry_site || !b->xr || !b->out->map)
+	for (b->mask = 1; b->mask < 2 * n; b->mask <<= 1)
+		;
+	b->slots = calloc(b->mask--, sizeof(*b->slots));
+	if (!b->entry_site || !b->xr || !b->out->map || !b->slots)
 		return -ENOMEM;
 	memset(b->out->map, 0xff, mt_stacks__nr_frames(s) * sizeof(*b->out->map));	/* UINT32_MAX: not one line */
 	for (i = 0; !err && i < n; i++) {
@@ -665,7 +679,7 @@ static int sites_collect(struct site_build *b, struct mt_stacks *s)
 		struct mt_stack_counts c;
 
 		mt_stacks__counts(s, e, &c);
-		b->entry_site[i] = SIZE_MAX;
+		b->entry_site[i] = UINT32_MAX;
 		if (!c.allocations && !c.inherited_allocations && !mt_stacks__mapped_of(s, e)->bytes &&
 		    !mt_stacks__mapped_of(s, e)->inherited_bytes)
 			continue;
@@ -712,7 +726,10 @@ struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites
 	mt_sites__suppressed_total(s, &out->suppressed_allocations, &out->suppressed_bytes);
 	err = sites_collect(&b, s);
 	sites_link(&b);
-	mt_u64map__release(&b.by_key);	/* the sites are made: what found them goes before the rankings come */
+	free(b.slots);	/* the sites are made: what found and expanded them goes before the rankings come */
+	free(b.xr);
+	b.slots = NULL;
+	b.xr = NULL;
 	out->strs = mt_strmap__take(&b.strs, &out->nstrs);
 	if (!err) {
 		mt_array__sort(out->sites, out->nall, sizeof(*out->sites), by_bytes);
@@ -721,15 +738,15 @@ struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites
 		out->mapped_peak_bytes = mt_stack_mapped__peak_bytes(mt_stacks__mapped(s));
 		err = sites_mapped(out);
 	}
+	if (!err)
+		err = sites_extras(&b, s);
+	build_release(&b);	/* before the rankings too */
 	if (!err) {
 		out->by_count = sites_ranked(out, by_count);
 		out->by_peak = sites_ranked(out, by_peak);
 		out->by_temporary = sites_ranked(out, by_temporary);
 		err = out->by_count && out->by_peak && out->by_temporary ? 0 : -ENOMEM;
 	}
-	if (!err)
-		err = sites_extras(&b, s);
-	build_release(&b);
 	if (err) {
 		mt_sites__free(out);
 		errno = -err;

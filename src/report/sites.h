@@ -31,13 +31,15 @@ struct mt_site {
 	uint64_t peak_allocations;
 	uint64_t temporary_allocations;	/* freed by their thread before its next allocation (heaptrack's) */
 	uint64_t temporary_bytes;
-	uint64_t stacks;	/* stack hashes merged into it */
-	bool heap;		/* some allocation (or inherited block) of it: a site of the heap's rankings */
-	bool own_procs;		/* procs is the site's own allocation */
+	/* 32 bits: stack indexes are (a million one-stack sites would carry the padding) */
+	uint32_t stacks;	/* stack hashes merged into it */
+	uint32_t order;		/* ties rank in the order the first of them was seen */
+	uint32_t nframes;	/* read them with mt_site__frame */
+	uint32_t nprocs : 30;	/* the processes are far fewer than the stacks */
+	bool heap : 1;		/* some allocation (or inherited block) of it: a site of the heap's rankings */
+	bool own_procs : 1;	/* procs is the site's own allocation */
 	struct mt_stack_mapped *mapped;	/* the program's mappings its calls made (docs/REPORT.md); NULL: none (most
 					 * sites, so not one in each) */
-	size_t order;		/* ties rank in the order the first of them was seen */
-	size_t nframes;		/* read them with mt_site__frame */
 	struct mt_site_frame *frames;	/* with ids: the table ids index (the sites', shared); without: its own */
 	const uint32_t *ids;	/* NULL, or frame i is frames[ids[i]] (with map: frames[map[ids[i]]]) */
 	const uint32_t *map;	/* NULL, or ids are its first stack's frame ids (mt_stacks__chain), each one line */
@@ -46,8 +48,7 @@ struct mt_site {
 	 * bytes: at the process's peak; made_*: what it allocated there; image: index in mt_sites.images; leaked_*:
 	 * not summed). A site of one stack shares its stack heap's (mt_stack_heap__proc_peaks): most of them are.
 	 */
-	const struct mt_proc_peak *procs;
-	size_t nprocs;
+	const struct mt_proc_peak *procs;	/* nprocs of them */
 };
 
 /* One of the largest allocations. */

@@ -721,8 +721,9 @@ static void cell_settle(uint64_t stack, uint64_t idx, void *ctx)
 		x->h->pp_start[stack + 1]++;
 	else
 		x->h->pp[x->h->pp_start[stack]++] = (struct mt_proc_peak){
-			x->proc, c->peak_n, c->peak_b, c->made_n, c->made_b,
-			c->made_n ? x->h->image_start[x->proc] + c->made_image : SIZE_MAX, c->leak_n, c->leak_b };
+			(uint32_t)x->proc,
+			c->made_n ? (uint32_t)(x->h->image_start[x->proc] + c->made_image) : UINT32_MAX,
+			c->peak_n, c->peak_b, c->made_n, c->made_b, c->leak_n, c->leak_b };
 }
 
 /* Every process's peaks grouped by stack: a count, prefix sums, a fill (which moves each start to the next). */

@@ -60,13 +60,14 @@ struct mt_heap_image {
 
 /* What one stack held in one process at that process's peak, and what the process allocated with it. */
 struct mt_proc_peak {
-	size_t proc;			/* index for mt_stack_heap__proc */
+	/* 32-bit indexes: there is one of these for each stack and process that used it */
+	uint32_t proc;			/* index for mt_stack_heap__proc */
+	uint32_t image;			/* the image that made the first of them, for mt_stack_heap__image; UINT32_MAX:
+					 * none made */
 	uint64_t allocations;		/* at the peak */
 	uint64_t bytes;
 	uint64_t made_allocations;	/* allocation calls of the process with the stack (counted ones: the filter's) */
 	uint64_t made_bytes;
-	size_t image;			/* the image that made the first of them, for mt_stack_heap__image; SIZE_MAX:
-					 * none made */
 	uint64_t leaked_allocations;	/* of its blocks live at its exit, those it made (counted ones: the filter's;
 					 * suppressions not applied: they go by stack) */
 	uint64_t leaked_bytes;

@@ -54,7 +54,9 @@ struct mt_stacks {
 	struct mt_stack_dwarf *dw;	/* the DWARF results' extras, by entry dwarf_info */
 	size_t ndw, cap_dw;
 	uint64_t (*supp)[2];		/* by entry: what suppressions took (allocations, bytes); NULL before any */
-	uint32_t *order;		/* mt_stacks__index_hashes: entry indexes by hash (NULL before) */
+	uint32_t *hash_index;		/* mt_stacks__index_hashes: entry index + 1 by hash, open addressing (0: free;
+					 * NULL before) */
+	size_t hash_mask;		/* hash_index's slots - 1 */
 
 	struct sym_cache_ent *syms;
 	size_t nsyms;
@@ -641,7 +643,7 @@ void mt_stacks__free(struct mt_stacks *s)
 	}
 	free(s->dw);
 	free(s->supp);
-	free(s->order);
+	free(s->hash_index);
 	free(s->entries);
 	free(s->ftab);
 	mt_u64map__release(&s->by_frame);
@@ -779,61 +781,47 @@ void mt_stacks__suppressed(const struct mt_stacks *s, const struct mt_stack_entr
 	*bytes = s->supp ? s->supp[idx][1] : 0;
 }
 
-struct hash_idx {
-	uint64_t hash;
-	uint32_t idx;
-};
-
-static int by_hash(const void *a, const void *b)
+/* Where hash's entry is in s->hash_index, or the free slot where it goes. */
+static size_t hash_slot(const struct mt_stacks *s, uint64_t hash)
 {
-	const struct hash_idx *x = a, *y = b;
+	size_t i = (hash ^ hash >> 32) & s->hash_mask;
 
-	return x->hash < y->hash ? -1 : x->hash > y->hash;
+	while (s->hash_index[i] && s->entries[s->hash_index[i] - 1].hash != hash)
+		i = (i + 1) & s->hash_mask;
+	return i;
 }
 
-/* Sorted as pairs (the entries are too far apart to sort their indexes in place), then kept as the indexes alone. */
+/*
+ * A hash table of 32-bit indexes that compares the entries' hashes: sorting (hash, index) pairs made three times the
+ * table's size for a moment, at the report's peak.
+ */
 int mt_stacks__index_hashes(struct mt_stacks *s)
 {
-	struct hash_idx *v;
-	size_t i;
+	size_t i, n;
 
-	if (s->order || !s->count)
+	if (s->hash_index || !s->count)
 		return 0;
-	if (s->count > UINT32_MAX)
+	if (s->count >= UINT32_MAX)
 		return -ENOMEM;
-	v = malloc(s->count * sizeof(*v));
-	s->order = malloc(s->count * sizeof(*s->order));
-	if (!v || !s->order) {
-		free(v);
-		free(s->order);
-		s->order = NULL;
+	for (n = 2; n < 2 * s->count; n <<= 1)
+		;
+	s->hash_index = calloc(n, sizeof(*s->hash_index));
+	if (!s->hash_index)
 		return -ENOMEM;
-	}
+	s->hash_mask = n - 1;
 	for (i = 0; i < s->count; i++)
-		v[i] = (struct hash_idx){ s->entries[i].hash, (uint32_t)i };
-	mt_array__sort(v, s->count, sizeof(*v), by_hash);
-	for (i = 0; i < s->count; i++)
-		s->order[i] = v[i].idx;
-	free(v);
+		s->hash_index[hash_slot(s, s->entries[i].hash)] = (uint32_t)i + 1;
 	return 0;
 }
 
 size_t mt_stacks__find(const struct mt_stacks *s, uint64_t hash)
 {
-	size_t lo = 0, hi = s->order ? s->count : 0, mid;
-	uint64_t h;
+	size_t i;
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		h = s->entries[s->order[mid]].hash;
-		if (h == hash)
-			return s->order[mid];
-		if (h < hash)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return SIZE_MAX;
+	if (!s->hash_index)
+		return SIZE_MAX;
+	i = hash_slot(s, hash);
+	return s->hash_index[i] ? s->hash_index[i] - 1 : SIZE_MAX;
 }
 
 const struct mt_stack_mapped *mt_stacks__mapped_of(const struct mt_stacks *s, const struct mt_stack_entry *e)

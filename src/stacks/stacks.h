@@ -196,8 +196,8 @@ void mt_stacks__suppress(struct mt_stacks *s, size_t idx);
 void mt_stacks__suppressed(const struct mt_stacks *s, const struct mt_stack_entry *e, uint64_t *allocations,
 			   uint64_t *bytes);
 /*
- * After the read, for mt_stacks__find: the entries' indexes by hash, 4 bytes a stack (the hash table the read used is
- * gone by then: at 10^6 stacks it was 50 MB). 0 or -ENOMEM; again: 0 at once.
+ * After the read, for mt_stacks__find: the entries' indexes by hash, 4 to 8 bytes a stack (the hash table the read
+ * used is gone by then: at 10^6 stacks it was 50 MB). 0 or -ENOMEM; again: 0 at once.
  */
 int mt_stacks__index_hashes(struct mt_stacks *s);
 /* The index of the entry of hash, by mt_stacks__index_hashes' index (SIZE_MAX: none, or no index made). */
