@@ -482,39 +482,6 @@ static int by_bytes(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static int by_count(const void *a, const void *b)
-{
-	const struct mt_site *x = *(struct mt_site *const *)a, *y = *(struct mt_site *const *)b;
-
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-static int by_peak(const void *a, const void *b)
-{
-	const struct mt_site *x = *(struct mt_site *const *)a, *y = *(struct mt_site *const *)b;
-
-	if (x->peak_bytes != y->peak_bytes)
-		return x->peak_bytes > y->peak_bytes ? -1 : 1;
-	if (x->peak_allocations != y->peak_allocations)
-		return x->peak_allocations > y->peak_allocations ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-static int by_temporary(const void *a, const void *b)
-{
-	const struct mt_site *x = *(struct mt_site *const *)a, *y = *(struct mt_site *const *)b;
-
-	if (x->temporary_allocations != y->temporary_allocations)
-		return x->temporary_allocations > y->temporary_allocations ? -1 : 1;
-	if (x->temporary_bytes != y->temporary_bytes)
-		return x->temporary_bytes > y->temporary_bytes ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
 static void build_release(struct site_build *b)
 {
 	free(b->entry_site);
@@ -547,20 +514,6 @@ static int sites_mapped(struct mt_sites *out)
 			out->by_mapped[out->nmapped++] = &out->sites[i];
 	mt_array__sort(out->by_mapped, out->nmapped, sizeof(*out->by_mapped), by_mapped);
 	return 0;
-}
-
-/* One more ordering of the sites, by cmp. NULL on ENOMEM. */
-static struct mt_site **sites_ranked(struct mt_sites *out, int (*cmp)(const void *, const void *))
-{
-	struct mt_site **v = malloc((out->count ? out->count : 1) * sizeof(*v));
-	size_t i;
-
-	if (!v)
-		return NULL;
-	for (i = 0; i < out->count; i++)
-		v[i] = &out->sites[i];
-	mt_array__sort(v, out->count, sizeof(*v), cmp);
-	return v;
 }
 
 /* The images of the processes, and how many exes made allocations at some site. */
@@ -742,10 +695,7 @@ struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites
 		err = sites_extras(&b, s);
 	build_release(&b);	/* before the rankings too */
 	if (!err) {
-		out->by_count = sites_ranked(out, by_count);
-		out->by_peak = sites_ranked(out, by_peak);
-		out->by_temporary = sites_ranked(out, by_temporary);
-		err = out->by_count && out->by_peak && out->by_temporary ? 0 : -ENOMEM;
+		err = mt_sites__rank(out);
 	}
 	if (err) {
 		mt_sites__free(out);
@@ -859,13 +809,16 @@ static void text_site_procs(FILE *f, const struct mt_sites *sites, const struct 
 	}
 }
 
-static size_t ranked(const struct mt_sites *sites, struct mt_site *const *v, size_t top, bool peak)
+static size_t ranked(const struct mt_sites *sites, const uint32_t *v, size_t top, bool peak)
 {
-	size_t n = 0;
+	const struct mt_site *site;
+	size_t n;
 
-	while (n < top && n < sites->count && (peak ? v[n]->peak_bytes || v[n]->peak_allocations :
-						     v[n]->temporary_allocations != 0))
-		n++;
+	for (n = 0; n < top && n < sites->count; n++) {
+		site = &sites->sites[v[n]];
+		if (peak ? !site->peak_bytes && !site->peak_allocations : !site->temporary_allocations)
+			break;
+	}
 	return n;
 }
 
@@ -881,7 +834,7 @@ int mt_sites__peak_text(FILE *f, const struct mt_sites *sites, size_t top)
 	fprintf(f, "\ntop sites at peak (%zu of %zu %s; %s live at %.6f s):\n", n, sites->count,
 		mt_plural__of(sites->count, "site", "sites"), mt_format__size(a, total), sites->peak_ts_ns / 1e9);
 	for (i = 0; i < n; i++) {
-		site = sites->by_peak[i];
+		site = &sites->sites[sites->by_peak[i]];
 		fprintf(f, "  #%-3zu %s in %" PRIu64 " %s (%.1f%%)\n", i + 1, mt_format__size(a, site->peak_bytes),
 			site->peak_allocations, mt_plural__of(site->peak_allocations, "block", "blocks"),
 			total ? 100.0 * site->peak_bytes / total : 0.0);
@@ -907,7 +860,7 @@ int mt_sites__temporary_text(FILE *f, const struct mt_sites *sites, size_t top)
 	fprintf(f, "top temporary sites (%zu of %zu %s with temporary allocations):\n", n, with,
 		mt_plural__of(with, "site", "sites"));
 	for (i = 0; i < n; i++) {
-		site = sites->by_temporary[i];
+		site = &sites->sites[sites->by_temporary[i]];
 		fprintf(f, "  #%-3zu %" PRIu64 " temporary of %" PRIu64 " %s, %s\n", i + 1, site->temporary_allocations,
 			site->count, mt_plural__of(site->count, "allocation", "allocations"),
 			mt_format__size(a, site->temporary_bytes));
@@ -963,15 +916,14 @@ static void json_mapped(struct mt_json *j, const struct mt_sites *sites, size_t 
 	mt_json__end_array(j);
 }
 
-static void json_ranked(struct mt_json *j, const char *key, const struct mt_sites *sites, struct mt_site *const *v,
-			size_t n)
+static void json_ranked(struct mt_json *j, const char *key, const struct mt_sites *sites, const uint32_t *v, size_t n)
 {
 	size_t i;
 
 	mt_json__key(j, key);
 	mt_json__begin_array(j);
 	for (i = 0; i < n; i++)
-		mt_sites__json_site(j, sites, v[i], true);
+		mt_sites__json_site(j, sites, &sites->sites[v[i]], true);
 	mt_json__end_array(j);
 }
 

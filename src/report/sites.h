@@ -66,9 +66,10 @@ struct mt_sites {
 	struct mt_site **by_mapped;	/* the sites with program mappings, by mapped bytes then at their peak */
 	size_t nmapped;
 	uint64_t mapped_peak_bytes;	/* the peak of the program's mapped bytes in all */
-	struct mt_site **by_count;	/* the same, sorted by count, then bytes, descending */
-	struct mt_site **by_peak;	/* by peak_bytes, then peak_allocations, descending */
-	struct mt_site **by_temporary;	/* by temporary_allocations, then temporary_bytes, descending */
+	/* the heap's sites again as indexes into sites (mt_sites__rank) */
+	uint32_t *by_count;		/* by count, then bytes, descending */
+	uint32_t *by_peak;		/* by peak_bytes, then peak_allocations, descending */
+	uint32_t *by_temporary;		/* by temporary_allocations, then temporary_bytes, descending */
 	uint64_t suppressed_allocations;	/* leaks that suppressions took (mt_suppressions__apply), in all */
 	uint64_t suppressed_bytes;
 	uint64_t undefined_allocations;	/* allocations naming a stack whose definition is missing */
@@ -118,6 +119,8 @@ struct mt_sites_opts {
 struct mt_sites *mt_sites__build(struct mt_stacks *s);
 /* The same with options (opts may be NULL). */
 struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites_opts *opts);
+/* The heap's sites' rankings by_count, by_peak, by_temporary (built by mt_sites__build_with). 0 or -ENOMEM. */
+int mt_sites__rank(struct mt_sites *sites);
 void mt_sites__free(struct mt_sites *sites);
 /* Frame i (below site->nframes) of a site, innermost first. */
 static inline const struct mt_site_frame *mt_site__frame(const struct mt_site *site, size_t i)

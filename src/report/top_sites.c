@@ -113,7 +113,7 @@ int mt_report__sites_text(FILE *f, const struct mt_sites *sites, size_t top)
 	fprintf(f, "\ntop allocation sites by count (%zu of %zu %s):\n", n, sites->count,
 		mt_plural__of(sites->count, "site", "sites"));
 	for (i = 0; i < n; i++)
-		text_site(f, i + 1, sites->by_count[i], true);
+		text_site(f, i + 1, &sites->sites[sites->by_count[i]], true);
 	if (sites->undefined_allocations)
 		fprintf(f, "  (%" PRIu64 " %s, %s, name a stack that was never defined)\n", sites->undefined_allocations,
 			mt_plural__of(sites->undefined_allocations, "allocation", "allocations"),
@@ -136,7 +136,7 @@ void mt_report__sites_json(struct mt_json *j, const struct mt_sites *sites, size
 	mt_json__key(j, "sites_by_count");
 	mt_json__begin_array(j);
 	for (i = 0; i < n; i++)
-		mt_sites__json_site(j, sites, sites->by_count[i], false);
+		mt_sites__json_site(j, sites, &sites->sites[sites->by_count[i]], false);
 	mt_json__end_array(j);
 	mt_json__kv_u64(j, "sites_total", sites->count);
 	mt_json__kv_string(j, "sites_chains", sites->chains_key);
