@@ -2415,185 +2415,6 @@ static void test_golden_bytes(void **state)
 	expect_free(&e);
 }
 
-/* ---- a stage between the decoding and the callback (mt_read_stage) ---- */
-
-#define STAGE_LAG 5
-
-/*
- * A stage that holds the last STAGE_LAG records and passes the older ones on in file order, but drops every third;
- * its end passes on what it holds. It stops the read with 9 instead of taking record stop_at (1-based).
- */
-struct lag_stage {
-	struct expect pushed;	/* every record taken, in order */
-	size_t next_off;	/* of the next record to pass on, and its index */
-	uint64_t next;
-	uint64_t stop_at;
-	int ends;
-};
-
-static bool stage_keeps(uint64_t idx)
-{
-	return idx % 3 != 2;
-}
-
-/* Passes records on until held of them are left. */
-static int lag_pass(struct lag_stage *s, struct mt_read_out *out, uint64_t held)
-{
-	_Alignas(8) uint8_t rec[REC_BUF];
-	struct mt_rec_hdr h;
-	int err;
-
-	while (s->pushed.records - s->next > held) {
-		memcpy(&h, s->pushed.bytes + s->next_off, sizeof(h));
-		memcpy(rec, s->pushed.bytes + s->next_off, h.size);
-		s->next_off += h.size;
-		if (stage_keeps(s->next++)) {
-			err = mt_read_out__emit(out, (const struct mt_rec_hdr *)rec);
-			if (err)
-				return err;
-		}
-	}
-	return 0;
-}
-
-static int lag_push(const struct mt_rec_hdr *rec, struct mt_read_out *out, void *ctx)
-{
-	struct lag_stage *s = ctx;
-
-	if (s->stop_at && s->pushed.records + 1 == s->stop_at)
-		return 9;
-	expect_add(&s->pushed, rec, rec->size);
-	return lag_pass(s, out, STAGE_LAG);
-}
-
-static int lag_end(struct mt_read_out *out, void *ctx)
-{
-	struct lag_stage *s = ctx;
-
-	s->ends++;
-	return lag_pass(s, out, 0);
-}
-
-/* What the stage passes on of the first n records of e. */
-static void stage_expect(const struct expect *e, uint64_t n, struct expect *out)
-{
-	struct mt_rec_hdr h;
-	size_t off = 0;
-	uint64_t i;
-
-	memset(out, 0, sizeof(*out));
-	for (i = 0; i < n; i++) {
-		memcpy(&h, e->bytes + off, sizeof(h));
-		if (stage_keeps(i))
-			expect_add(out, e->bytes + off, h.size);
-		off += h.size;
-	}
-}
-
-static int read_staged(const char *path, struct got *g, struct lag_stage *s, struct mt_read_status *st)
-{
-	const struct mt_read_stage stage = { lag_push, lag_end, s };
-
-	return mt_artifact__read_opts(path, collect, g, st,
-				      &(struct mt_read_opts){ .threads = read_threads, .stage = &stage });
-}
-
-/* fn sees exactly what the stage passed on, in its order, its end's too; st counts the file's records. */
-static void test_stage(void **state)
-{
-	struct fixture *f = *state;
-	struct lag_stage s = { 0 };
-	struct mt_read_status st;
-	struct got g = { 0 };
-	struct expect e, want;
-
-	build(f, &e, 4, 30, 11);
-	assert_int_equal(read_staged(f->dir, &g, &s, &st), 0);
-	assert_int_equal(s.ends, 1);
-	assert_int_equal(st.records, 120);
-	assert_int_equal(st.frames, 4);
-	assert_int_equal(st.good_bytes, e.frame_end[3]);
-	assert_false(st.damaged);
-	stage_expect(&e, 120, &want);
-	assert_int_equal(want.records, 80);
-	assert_prefix(&g, &want, want.records, want.len);
-	expect_free(&want);
-	expect_free(&s.pushed);
-	expect_free(&e);
-	expect_free(&g.e);
-}
-
-/* A damaged file: the stage's end still passes on what it holds of the frames before the damage. */
-static void test_stage_damaged(void **state)
-{
-	struct fixture *f = *state;
-	struct lag_stage s = { 0 };
-	struct mt_read_status st;
-	struct got g = { 0 };
-	struct expect e, want;
-
-	build(f, &e, 4, 30, 12);
-	assert_int_equal(truncate(f->file, e.frame_end[2] + 5), 0);
-	assert_int_equal(read_staged(f->dir, &g, &s, &st), -EBADMSG);
-	assert_int_equal(s.ends, 1);
-	assert_true(st.damaged);
-	assert_int_equal(st.bad_offset, e.frame_end[2]);
-	assert_int_equal(st.records, 90);
-	assert_int_equal(st.frames, 3);
-	stage_expect(&e, 90, &want);
-	assert_prefix(&g, &want, want.records, want.len);
-	expect_free(&want);
-	expect_free(&s.pushed);
-	expect_free(&e);
-	expect_free(&g.e);
-}
-
-/* fn stops the read: its return comes back, st counts the frames before the one it stopped in. */
-static void test_stage_callback_stops(void **state)
-{
-	struct fixture *f = *state;
-	struct lag_stage s = { 0 };
-	struct mt_read_status st;
-	struct got g = { .stop_after = 40 };
-	struct expect e, want;
-
-	build(f, &e, 4, 30, 13);
-	assert_int_equal(read_staged(f->dir, &g, &s, &st), 7);
-	assert_int_equal(s.ends, read_threads == MT_READ_TWO ? s.ends : 0);	/* on two, the stage may be ahead */
-	assert_int_equal(st.records, 60);	/* the 40th passed on is the file's 59th, passed on with its 65th */
-	assert_int_equal(st.frames, 2);
-	assert_false(st.damaged);
-	stage_expect(&e, 120, &want);
-	assert_prefix(&g, &want, 40, g.e.len);
-	expect_free(&want);
-	expect_free(&s.pushed);
-	expect_free(&e);
-	expect_free(&g.e);
-}
-
-/* The stage stops the read: its return comes back, and fn saw what it had passed on before. */
-static void test_stage_stops(void **state)
-{
-	struct fixture *f = *state;
-	struct lag_stage s = { .stop_at = 45 };
-	struct mt_read_status st;
-	struct got g = { 0 };
-	struct expect e, want;
-
-	build(f, &e, 4, 30, 14);
-	assert_int_equal(read_staged(f->dir, &g, &s, &st), 9);
-	assert_int_equal(s.ends, 0);
-	assert_int_equal(st.records, 30);
-	assert_int_equal(st.frames, 1);
-	stage_expect(&e, 44 - STAGE_LAG, &want);
-	assert_int_equal(want.records, 26);
-	assert_prefix(&g, &want, want.records, want.len);
-	expect_free(&want);
-	expect_free(&s.pushed);
-	expect_free(&e);
-	expect_free(&g.e);
-}
-
 #define TWO_THREADS(t) { #t "_two_threads", t, setup_two, teardown, NULL }
 
 int main(void)
@@ -2619,10 +2440,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_disk_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callback_stops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callback_stops_with_one, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stage, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stage_damaged, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stage_callback_stops, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stage_stops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_buffer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fuzz_corpus, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fuzz, setup, teardown),
@@ -2655,10 +2472,6 @@ int main(void)
 		TWO_THREADS(test_header_only),
 		TWO_THREADS(test_callback_stops),
 		TWO_THREADS(test_callback_stops_with_one),
-		TWO_THREADS(test_stage),
-		TWO_THREADS(test_stage_damaged),
-		TWO_THREADS(test_stage_callback_stops),
-		TWO_THREADS(test_stage_stops),
 		TWO_THREADS(test_fuzz),
 		TWO_THREADS(test_many_live),
 		TWO_THREADS(test_bad_content),

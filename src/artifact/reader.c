@@ -33,33 +33,14 @@ enum frame_kind {
 	FRAME_EOF,		/* the file ends cleanly at a frame boundary */
 };
 
-/* One frame's records on their way from the decoding thread to the caller's. */
-struct read_batch {
-	__u8 *recs;
-	size_t len;
-	size_t cap;
-	uint64_t good_before;	/* good_bytes when the frame started (the header's, skipped frames') */
-	uint64_t good_after;	/* and once it is delivered */
-	uint64_t records;	/* with a stage: the file's records it stands for, and its frames (0 or 1) */
-	uint64_t frames;
-};
-
-/* Where a stage's records go: to fn at once, or into the batch the decoding thread is filling. */
-struct mt_read_out {
-	mt_record_fn fn;
-	void *ctx;
-	struct read_batch *batch;
-};
-
 struct mt_reader {
 	int fd;			/* the file, or -1 when reading a buffer */
 	const __u8 *buf;	/* mt_artifact__read_buffer: the file's bytes, buf_len of them */
 	size_t buf_len;
 	char name[256];		/* the file's path, for reasons */
 	struct mt_read_status *st;
-	struct mt_read_out out;	/* fn and its ctx; on the decoding thread with a stage, the batch it fills */
-	const struct mt_read_stage *stage;
-	struct read_batch staged;	/* that batch */
+	mt_record_fn fn;
+	void *ctx;
 	ZSTD_DCtx *dctx;
 	__u32 version;		/* the file's: 1, records as they are; 2 to 4, columns */
 	__u8 *in;		/* MT_READ_CHUNK bytes of the file, in[0] at file offset in_off */
@@ -77,6 +58,15 @@ struct mt_reader {
 	struct read_pipe *pipe;	/* on the decoding thread: frames go there, not to fn */
 };
 
+/* One frame's records on their way from the decoding thread to the caller's. */
+struct read_batch {
+	__u8 *recs;
+	size_t len;
+	size_t cap;
+	uint64_t good_before;	/* good_bytes when the frame started (the header's, skipped frames') */
+	uint64_t good_after;	/* and once it is delivered */
+};
+
 /*
  * The two threads' queue (single producer, single consumer): slots [head, tail) are decoded and not yet delivered.
  * The decoding thread's status is its own (pst), so that it may find damage ahead of a caller who stops earlier.
@@ -89,7 +79,6 @@ struct read_pipe {
 	size_t tail;
 	bool done;			/* the decoding thread has ended: err and pst are final */
 	bool stop;			/* the caller stopped: decode no more */
-	bool staged;			/* the batches are a stage's: they carry their counts */
 	int err;
 	struct mt_read_status pst;
 	struct mt_reader *r;
@@ -411,77 +400,43 @@ static int check_records(struct mt_reader *r, const __u8 *recs, size_t len, uint
 	return 0;
 }
 
-/* Grows b for n more bytes. 0 or -ENOMEM. */
-static int batch_room(struct read_batch *b, size_t n)
-{
-	size_t cap = b->cap ? b->cap : MT_READ_CHUNK;
-	void *p;
-
-	if (b->len + n <= b->cap)
-		return 0;
-	while (cap < b->len + n)
-		cap *= 2;
-	p = realloc(b->recs, cap);
-	if (!p)
-		return -ENOMEM;
-	b->recs = p;
-	b->cap = cap;
-	return 0;
-}
-
-int mt_read_out__emit(struct mt_read_out *out, const struct mt_rec_hdr *rec)
-{
-	struct read_batch *b = out->batch;
-
-	if (!b)
-		return out->fn ? out->fn(rec, out->ctx) : 0;
-	if (batch_room(b, rec->size))
-		return -ENOMEM;
-	memcpy(b->recs + b->len, rec, rec->size);
-	b->len += rec->size;
-	return 0;
-}
-
-/*
- * Hands the frame's records in order, each aligned, to the stage or else to out's fn. st counts them: without a stage
- * as they go, with one once the whole frame went through it.
- */
-static int deliver(const __u8 *recs, size_t len, const struct mt_read_stage *stage, struct mt_read_out *out,
-		   struct mt_read_status *st, void *aligned)
+/* Hands the frame's records to fn in order, each aligned; st counts them as they go. */
+static int deliver(const __u8 *recs, size_t len, mt_record_fn fn, void *ctx, struct mt_read_status *st, void *aligned)
 {
 	const struct mt_rec_hdr *rec;
 	struct mt_rec_hdr h;
-	uint64_t n = 0;
 	size_t off;
 	int err;
 
-	for (off = 0; off < len; off += h.size, n++) {
+	for (off = 0; off < len; off += h.size) {
 		memcpy(&h, recs + off, sizeof(h));
 		rec = (const void *)(recs + off);
 		if ((uintptr_t)rec % MT_REC_ALIGN)
 			rec = memcpy(aligned, rec, h.size);
-		st->records += !stage;
-		err = stage ? stage->push(rec, out, stage->ctx) : mt_read_out__emit(out, rec);
+		st->records++;
+		err = fn ? fn(rec, ctx) : 0;
 		if (err)
 			return err;
 	}
-	st->records += stage ? n : 0;
 	st->frames++;
 	return 0;
 }
 
 static int deliver_records(struct mt_reader *r, const __u8 *recs, size_t len)
 {
-	int err = deliver(recs, len, r->stage, &r->out, r->st, r->aligned);
+	int err = deliver(recs, len, r->fn, r->ctx, r->st, r->aligned);
 
 	if (!err)
 		r->st->good_bytes = reader_offset(r);
 	return err;
 }
 
-/* On the decoding thread: a free slot (waiting for one), or NULL once the caller stopped. */
-static struct read_batch *pipe_slot(struct read_pipe *p)
+/* On the decoding thread: the checked frame into a free slot (waiting for one). -ECANCELED once the caller stopped. */
+static int pipe_put(struct mt_reader *r, const __u8 *recs, size_t len, uint64_t n)
 {
+	struct read_pipe *p = r->pipe;
+	struct read_batch *b;
+	void *grown;
 	bool stop;
 
 	pthread_mutex_lock(&p->lock);
@@ -489,27 +444,16 @@ static struct read_batch *pipe_slot(struct read_pipe *p)
 		pthread_cond_wait(&p->cond, &p->lock);
 	stop = p->stop;
 	pthread_mutex_unlock(&p->lock);
-	return stop ? NULL : &p->slot[p->tail % MT_PIPE_SLOTS];	/* the caller is done with it: head is past it */
-}
-
-static void pipe_commit(struct read_pipe *p)
-{
-	pthread_mutex_lock(&p->lock);
-	p->tail++;
-	pthread_cond_signal(&p->cond);
-	pthread_mutex_unlock(&p->lock);
-}
-
-/* On the decoding thread: the checked frame into a free slot. -ECANCELED once the caller stopped. */
-static int pipe_put(struct mt_reader *r, const __u8 *recs, size_t len, uint64_t n)
-{
-	struct read_batch *b = pipe_slot(r->pipe);
-
-	if (!b)
+	if (stop)
 		return -ECANCELED;
-	b->len = 0;
-	if (batch_room(b, len))
-		return reader_fail(r, -ENOMEM, "out of memory");
+	b = &p->slot[p->tail % MT_PIPE_SLOTS];	/* the caller is done with it: it moved head past it */
+	if (len > b->cap) {
+		grown = realloc(b->recs, len);
+		if (!grown)
+			return reader_fail(r, -ENOMEM, "out of memory");
+		b->recs = grown;
+		b->cap = len;
+	}
 	if (len)	/* an empty frame has no buffer yet: memcpy wants one even for no bytes */
 		memcpy(b->recs, recs, len);
 	b->len = len;
@@ -517,41 +461,11 @@ static int pipe_put(struct mt_reader *r, const __u8 *recs, size_t len, uint64_t 
 	r->st->records += n;
 	r->st->frames++;
 	r->st->good_bytes = b->good_after = reader_offset(r);
-	pipe_commit(r->pipe);
+	pthread_mutex_lock(&p->lock);
+	p->tail++;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
 	return 0;
-}
-
-/*
- * On the decoding thread: what the stage passed on since the last batch goes out as one (the buffers are swapped, not
- * copied), standing for the file's records and frames counted in st since good_before.
- */
-static int pipe_put_staged(struct mt_reader *r, uint64_t good_before, uint64_t records, uint64_t frames)
-{
-	struct read_batch *b = pipe_slot(r->pipe), t;
-
-	if (!b)
-		return -ECANCELED;
-	t = *b;
-	*b = r->staged;
-	r->staged = (struct read_batch){ .recs = t.recs, .cap = t.cap };
-	b->good_before = good_before;
-	b->good_after = r->st->good_bytes;
-	b->records = records;
-	b->frames = frames;
-	pipe_commit(r->pipe);
-	return 0;
-}
-
-/* On the decoding thread: the frame through the stage, what it passed on to the caller's (even when it stopped). */
-static int pipe_stage(struct mt_reader *r, const __u8 *recs, size_t len)
-{
-	uint64_t good = r->st->good_bytes, records = r->st->records;
-	int err = deliver(recs, len, r->stage, &r->out, r->st, r->aligned), perr;
-
-	if (!err)
-		r->st->good_bytes = reader_offset(r);
-	perr = pipe_put_staged(r, good, r->st->records - records, !err);
-	return err ? err : perr;
 }
 
 /* Version 1 frames hold the records themselves; later ones hold columns that decode to them. */
@@ -573,9 +487,7 @@ static int handle_frame(struct mt_reader *r)
 	err = check_records(r, recs, len, &n);
 	if (err)
 		return err;
-	if (r->pipe)
-		return r->stage ? pipe_stage(r, recs, len) : pipe_put(r, recs, len, n);
-	return deliver_records(r, recs, len);
+	return r->pipe ? pipe_put(r, recs, len, n) : deliver_records(r, recs, len);
 }
 
 static int read_frames(struct mt_reader *r)
@@ -672,21 +584,10 @@ static void reader_close(struct mt_reader *r)
 	ZSTD_freeDCtx(r->dctx);
 	mt_decoder__free(r->dec);
 	free(r->aligned);
-	free(r->staged.recs);
 	free(r->frame);
 	free(r->in);
 	if (r->fd >= 0)
 		close(r->fd);
-}
-
-/* The file's records are over (err 0, or -EBADMSG: damaged): the stage passes on what it holds. */
-static int reader_stage_end(struct mt_reader *r, int err)
-{
-	int serr = r->stage->end ? r->stage->end(&r->out, r->stage->ctx) : 0, perr = 0;
-
-	if (r->pipe)
-		perr = pipe_put_staged(r, r->st->good_bytes, 0, 0);
-	return serr ? serr : perr ? perr : err;
 }
 
 static int reader_run(struct mt_reader *r)
@@ -697,8 +598,6 @@ static int reader_run(struct mt_reader *r)
 		err = read_header(r);
 	if (!err)
 		err = read_frames(r);
-	if (r->stage && (!err || err == -EBADMSG))
-		err = reader_stage_end(r, err);
 	reader_close(r);
 	return err;
 }
@@ -743,26 +642,21 @@ static void pipe_release(struct read_pipe *p, bool stop)
 }
 
 /*
- * On the caller's thread: the frames (or a stage's batches) to fn as the decoding thread hands them over. st is as a
- * one-thread read leaves it: counts of what fn was given (with a stage: of the batches before) when fn stops the
- * read, else the decoding thread's final status.
+ * On the caller's thread: the frames to fn as the decoding thread hands them over. st is as a one-thread read leaves
+ * it: counts of what fn was given when fn stops the read, else the decoding thread's final status.
  */
-static int pipe_deliver(struct read_pipe *p, struct mt_read_out *out, struct mt_read_status *st, void *aligned)
+static int pipe_deliver(struct read_pipe *p, mt_record_fn fn, void *ctx, struct mt_read_status *st, void *aligned)
 {
-	struct mt_read_status scratch;
 	struct read_batch *b;
 	int err;
 
 	while ((b = pipe_take(p))) {
 		st->good_bytes = b->good_before;
-		memset(&scratch, 0, sizeof(scratch));
-		err = deliver(b->recs, b->len, NULL, out, p->staged ? &scratch : st, aligned);
+		err = deliver(b->recs, b->len, fn, ctx, st, aligned);
 		if (err) {
 			pipe_release(p, true);
 			return err;
 		}
-		st->records += b->records;	/* 0 without a stage */
-		st->frames += b->frames;
 		st->good_bytes = b->good_after;
 		pipe_release(p, false);
 	}
@@ -789,18 +683,15 @@ static int read_piped(struct mt_reader *r, bool *piped)
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
 	p->r = r;
-	p->staged = r->stage;
 	r->st = &p->pst;
 	r->pipe = p;
-	r->out.batch = r->stage ? &r->staged : NULL;
 	if (pthread_create(&tid, NULL, pipe_decode, p)) {
 		r->st = st;
 		r->pipe = NULL;
-		r->out.batch = NULL;
 		goto out_destroy;
 	}
 	*piped = true;
-	err = pipe_deliver(p, &(struct mt_read_out){ r->out.fn, r->out.ctx, NULL }, st, aligned);
+	err = pipe_deliver(p, r->fn, r->ctx, st, aligned);
 	pthread_join(tid, NULL);
 out_destroy:
 	pthread_cond_destroy(&p->cond);
@@ -823,20 +714,13 @@ static bool read_on_two(int fd)
 
 int mt_artifact__read(const char *path, mt_record_fn fn, void *ctx, struct mt_read_status *st)
 {
-	return mt_artifact__read_opts(path, fn, ctx, st, NULL);
+	return mt_artifact__read_with(path, fn, ctx, st, MT_READ_AUTO);
 }
 
 int mt_artifact__read_with(const char *path, mt_record_fn fn, void *ctx, struct mt_read_status *st,
 			   enum mt_read_threads threads)
 {
-	return mt_artifact__read_opts(path, fn, ctx, st, &(struct mt_read_opts){ .threads = threads });
-}
-
-int mt_artifact__read_opts(const char *path, mt_record_fn fn, void *ctx, struct mt_read_status *st,
-			   const struct mt_read_opts *opts)
-{
-	struct mt_reader r = { .fd = -1, .st = st, .out = { fn, ctx, NULL }, .stage = opts ? opts->stage : NULL };
-	enum mt_read_threads threads = opts ? opts->threads : MT_READ_AUTO;
+	struct mt_reader r = { .fd = -1, .st = st, .fn = fn, .ctx = ctx };
 	bool piped = false;
 	int err;
 
@@ -854,7 +738,7 @@ int mt_artifact__read_opts(const char *path, mt_record_fn fn, void *ctx, struct 
 
 int mt_artifact__read_fd(int fd, const char *name, mt_record_fn fn, void *ctx, struct mt_read_status *st)
 {
-	struct mt_reader r = { .fd = fd, .st = st, .out = { fn, ctx, NULL } };
+	struct mt_reader r = { .fd = fd, .st = st, .fn = fn, .ctx = ctx };
 
 	memset(st, 0, sizeof(*st));
 	snprintf(r.name, sizeof(r.name), "%s", name);
@@ -863,7 +747,7 @@ int mt_artifact__read_fd(int fd, const char *name, mt_record_fn fn, void *ctx, s
 
 int mt_artifact__read_buffer(const void *buf, size_t len, mt_record_fn fn, void *ctx, struct mt_read_status *st)
 {
-	struct mt_reader r = { .fd = -1, .buf = buf, .buf_len = len, .st = st, .out = { fn, ctx, NULL } };
+	struct mt_reader r = { .fd = -1, .buf = buf, .buf_len = len, .st = st, .fn = fn, .ctx = ctx };
 
 	memset(st, 0, sizeof(*st));
 	snprintf(r.name, sizeof(r.name), "(memory)");

@@ -44,37 +44,6 @@ enum mt_read_threads {
 /* mt_artifact__read with the choice of threads; fn is always called on the caller's thread. */
 int mt_artifact__read_with(const char *path, mt_record_fn fn, void *ctx, struct mt_read_status *st,
 			   enum mt_read_threads threads);
-
-/* Where a stage's records go on to the read's fn (struct mt_read_stage). */
-struct mt_read_out;
-/*
- * Passes rec (rec->size bytes, copied when needed) on to the read's fn: at once on one thread, on the caller's thread
- * later on two. 0, fn's return, or -ENOMEM.
- */
-int mt_read_out__emit(struct mt_read_out *out, const struct mt_rec_hdr *rec);
-
-/*
- * Work between the decoding and fn, run where the decoding runs (the second thread when there is one): push takes
- * every record of the file in order and passes on through out what fn is to see, as many and in the order it likes;
- * end, when the file's records are over (whole or damaged; not after a failure or the stage's stop), what it still
- * holds. A non-zero return of either stops the read and is returned; on two threads the stage runs ahead of fn, so it
- * may have gone further when fn stops. With a stage, st's records and frames count what the file gave the stage,
- * frame by frame: when fn stops the read, the frames before the one whose records it stopped in.
- */
-struct mt_read_stage {
-	int (*push)(const struct mt_rec_hdr *rec, struct mt_read_out *out, void *ctx);
-	int (*end)(struct mt_read_out *out, void *ctx);	/* may be NULL */
-	void *ctx;
-};
-
-struct mt_read_opts {
-	enum mt_read_threads threads;
-	const struct mt_read_stage *stage;	/* NULL: fn sees the file's records */
-};
-
-/* mt_artifact__read with options (opts may be NULL: mt_artifact__read's). */
-int mt_artifact__read_opts(const char *path, mt_record_fn fn, void *ctx, struct mt_read_status *st,
-			   const struct mt_read_opts *opts);
 /* The same over len bytes at buf, as if they were the file (the fuzz target's entry point). */
 int mt_artifact__read_buffer(const void *buf, size_t len, mt_record_fn fn, void *ctx, struct mt_read_status *st);
 

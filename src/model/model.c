@@ -19,6 +19,8 @@
 #include "model/model.h"
 #include "model/model_internal.h"
 
+static int model_apply(const struct mt_rec_hdr *rec, void *ctx);
+
 struct mt_model *mt_model__new(void)
 {
 	return mt_model__new_with(NULL);
@@ -30,7 +32,7 @@ struct mt_model *mt_model__new_with(const struct mt_model_opts *opts)
 
 	if (!m)
 		return NULL;
-	m->reorder = mt_reorder__new(MT_REORDER_WINDOW, mt_model__apply, m);
+	m->reorder = mt_reorder__new(MT_REORDER_WINDOW, model_apply, m);
 	if (!m->reorder) {
 		free(m);
 		errno = ENOMEM;
@@ -780,7 +782,8 @@ static int model_account(struct mt_model *m, const struct mt_rec_hdr *rec)
 	}
 }
 
-int mt_model__apply(const struct mt_rec_hdr *rec, void *ctx)
+/* The reorder window's callback: the record accounted, then shown to the observer. */
+static int model_apply(const struct mt_rec_hdr *rec, void *ctx)
 {
 	struct mt_model *m = ctx;
 	int err = model_account(m, rec);
@@ -800,7 +803,6 @@ int mt_model__add(struct mt_model *m, const struct mt_rec_hdr *rec)
 {
 	if (m->finished || rec->size < sizeof(*rec))
 		return -EINVAL;
-	m->fed = true;
 	/* the session's start is the time base, even when a record stamped earlier comes out first */
 	if (!m->have_base && rec->type == MT_REC_SESSION) {
 		m->have_base = true;
@@ -867,14 +869,54 @@ int mt_model__finish(struct mt_model *m)
 	return 0;
 }
 
+static int load_record(const struct mt_rec_hdr *rec, void *ctx)
+{
+	return mt_model__add(ctx, rec);
+}
+
+int mt_model__load(const char *path, struct mt_model **out, struct mt_read_status *st)
+{
+	return mt_model__load_with(path, NULL, out, st);
+}
+
+int mt_model__load_with(const char *path, const struct mt_model_opts *opts, struct mt_model **out,
+			struct mt_read_status *st)
+{
+	struct mt_read_status local;
+	struct mt_model *m;
+	int err, ferr;
+
+	*out = NULL;
+	if (!st)
+		st = &local;
+	memset(st, 0, sizeof(*st));
+	m = mt_model__new_with(opts);
+	if (!m) {
+		err = -errno;
+		snprintf(st->reason, sizeof(st->reason), "%s", strerror(-err));
+		return err;
+	}
+	err = mt_artifact__read(path, load_record, m, st);
+	if (err && err != -EBADMSG)
+		goto err_free_model;
+	ferr = mt_model__finish(m);
+	if (ferr) {
+		err = ferr;
+		goto err_free_model;
+	}
+	*out = m;
+	return err;
+
+err_free_model:
+	mt_model__free(m);
+	if (!st->reason[0])
+		snprintf(st->reason, sizeof(st->reason), "%s", strerror(-err));
+	return err;
+}
+
 const struct mt_filter *mt_model__filter(const struct mt_model *m)
 {
 	return &m->filter;
-}
-
-uint64_t mt_model__base_ts(const struct mt_model *m)
-{
-	return m->base_ts;
 }
 
 const struct mt_totals *mt_model__totals(const struct mt_model *m)

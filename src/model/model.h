@@ -230,13 +230,6 @@ int mt_model__finish(struct mt_model *m);
 void mt_model__free(struct mt_model *m);
 
 /*
- * Reads the artifact at path (a DIR or the events file) into m, which has had no record yet, and does not finish it:
- * the time-order window runs where the reader decodes (its second thread, on a large file: mt_read_stage), the
- * accounting and the observer on the caller's thread. Returns what mt_artifact__read returned, a model's error, or
- * -EINVAL (m had records); st may not be NULL.
- */
-int mt_model__read(struct mt_model *m, const char *path, struct mt_read_status *st);
-/*
  * Reads the artifact at path (a DIR or the events file), feeds every record and finishes. Returns what
  * mt_artifact__read returned; on 0 and -EBADMSG *out is the model of what was read, otherwise NULL. st may be NULL.
  */
@@ -246,8 +239,6 @@ int mt_model__load_with(const char *path, const struct mt_model_opts *opts, stru
 			struct mt_read_status *st);
 
 const struct mt_totals *mt_model__totals(const struct mt_model *m);
-/* What the times are relative to: the session record's ts_ns, else the first accounted record's (0 before any). */
-uint64_t mt_model__base_ts(const struct mt_model *m);
 /* The filter it was made with (everything without one); a --between window's from_ns and to_ns found. */
 const struct mt_filter *mt_model__filter(const struct mt_model *m);
 const struct mt_session_info *mt_model__session(const struct mt_model *m);

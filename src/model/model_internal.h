@@ -70,13 +70,9 @@ struct mt_model {
 	bool have_base;
 	uint64_t base_ts;		/* what peak timestamps are relative to */
 	bool finished;
-	bool fed;			/* mt_model__add had a record: mt_model__read is too late */
 	mt_model_observer_fn observer;	/* called after each record is accounted, or NULL */
 	void *observer_ctx;
 };
-
-/* The reorder window's callback: the record accounted, then shown to the observer (ctx: the model). */
-int mt_model__apply(const struct mt_rec_hdr *rec, void *ctx);
 
 static inline struct image *cur_image(const struct mt_model *m, const struct proc *p)
 {

@@ -120,12 +120,6 @@ void mt_reorder__free(struct mt_reorder *r)
 	free(r);
 }
 
-void mt_reorder__set_fn(struct mt_reorder *r, mt_reorder_fn fn, void *ctx)
-{
-	r->fn = fn;
-	r->ctx = ctx;
-}
-
 static void *rec_copy(struct mt_reorder *r, const struct mt_rec_hdr *rec)
 {
 	void *copy;

@@ -25,8 +25,6 @@ typedef int (*mt_reorder_fn)(const struct mt_rec_hdr *rec, void *ctx);
 
 /* NULL + errno (EINVAL for window 0, ENOMEM). */
 struct mt_reorder *mt_reorder__new(size_t window, mt_reorder_fn fn, void *ctx);
-/* Where the records go from now on (fn must not be NULL). */
-void mt_reorder__set_fn(struct mt_reorder *r, mt_reorder_fn fn, void *ctx);
 /* Copies rec (rec->size bytes) in; may emit the oldest record. 0, -EINVAL (size < header), -ENOMEM, or fn's return. */
 int mt_reorder__push(struct mt_reorder *r, const struct mt_rec_hdr *rec);
 /* Emits every held record in order. 0 or fn's first non-zero return (the records after it stay held). */

@@ -20,9 +20,10 @@ static int replay_observe(const struct mt_rec_hdr *rec, const struct mt_model *m
 {
 	struct mt_replay *r = ctx;
 
-	if (!r->have_base) {	/* the model has just accounted its first record: its time base is decided */
+	(void)m;
+	if (!r->have_base) {
 		r->have_base = true;
-		r->base_ts = mt_model__base_ts(m);
+		r->base_ts = rec->ts_ns;
 	}
 	return r->fn(rec, r, r->ctx);
 }
@@ -96,14 +97,14 @@ struct mt_model *mt_replay__take_model(struct mt_replay *r)
 	return m;
 }
 
-int mt_replay__read(struct mt_replay *r, const char *path, struct mt_read_status *st)
-{
-	return mt_model__read(r->model, path, st);
-}
-
 uint64_t mt_replay__rel_ts(const struct mt_replay *r, uint64_t ts_ns)
 {
 	return ts_ns > r->base_ts ? ts_ns - r->base_ts : 0;
+}
+
+static int run_push(const struct mt_rec_hdr *rec, void *ctx)
+{
+	return mt_replay__push(ctx, rec);
 }
 
 int mt_replay__run(const char *path, mt_replay_fn fn, void *ctx, struct mt_replay **out, struct mt_read_status *st)
@@ -127,7 +128,7 @@ int mt_replay__run_with(const char *path, const struct mt_model_opts *opts, mt_r
 		snprintf(st->reason, sizeof(st->reason), "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	err = mt_replay__read(r, path, st);
+	err = mt_artifact__read(path, run_push, r, st);
 	if (!err || err == -EBADMSG) {
 		ferr = mt_replay__finish(r);
 		if (ferr)

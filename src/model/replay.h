@@ -23,11 +23,6 @@ struct mt_replay *mt_replay__new(mt_replay_fn fn, void *ctx);
 struct mt_replay *mt_replay__new_with(mt_replay_fn fn, void *ctx, const struct mt_model_opts *opts);
 /* One record in artifact order. 0, -EINVAL (shorter than a header), -ENOMEM, fn's return. */
 int mt_replay__push(struct mt_replay *r, const struct mt_rec_hdr *rec);
-/*
- * Reads the artifact at path into the replay, which has had no record yet (mt_model__read: the time-order window
- * where the reader decodes, the model and fn on the caller's thread), and does not finish it. As mt_model__read.
- */
-int mt_replay__read(struct mt_replay *r, const char *path, struct mt_read_status *st);
 /* Every record handed out, then the model finished (what is still live is leaked). 0 or as mt_replay__push. */
 int mt_replay__finish(struct mt_replay *r);
 /* The model: its heap and process state is right at every callback and after finish. */

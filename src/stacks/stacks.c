@@ -599,8 +599,7 @@ int mt_stacks__read(const char *path, const struct mt_stacks_opts *opts, struct 
 		snprintf(st->reason, sizeof(st->reason), "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	/* with the model, its time-order window runs where the reader decodes */
-	err = s->replay ? mt_replay__read(s->replay, path, st) : mt_artifact__read(path, load_push, s, st);
+	err = mt_artifact__read(path, load_push, s, st);
 	if (err && err != -EBADMSG)
 		goto err_free;
 	ferr = stacks_finish(s);
