@@ -26,6 +26,7 @@
 #include "model/block_table.h"
 #include "model/pmap.h"
 #include "stacks/counts.h"
+#include "stacks/size_stats.h"
 #include "stacks/stack_heap.h"
 #include "stacks/temps.h"
 
@@ -485,31 +486,6 @@ static int inherit(struct mt_stack_heap *h, struct hproc *parent, struct hproc *
 	return x.err;
 }
 
-/* ---- sizes ---- */
-
-static unsigned int size_class(uint64_t size)
-{
-	return size ? 64 - __builtin_clzll(size) : 0;
-}
-
-static void sizes_note(struct mt_size_stats *z, uint64_t size, uint32_t stack, uint32_t pid, uint64_t ts)
-{
-	unsigned int k = size_class(size);
-	size_t i;
-
-	z->allocations[k]++;
-	z->bytes[k] += size;
-	if (z->nlargest == MT_LARGEST_MAX && size <= z->largest[MT_LARGEST_MAX - 1].size)
-		return;
-	/* after the equal ones: the first of equal sizes stays */
-	for (i = z->nlargest; i > 0 && z->largest[i - 1].size < size; i--)
-		if (i < MT_LARGEST_MAX)
-			z->largest[i] = z->largest[i - 1];
-	z->largest[i] = (struct mt_big_alloc){ size, stack, pid, ts };
-	if (z->nlargest < MT_LARGEST_MAX)
-		z->nlargest++;
-}
-
 /* ---- records ---- */
 
 static int heap_free(struct mt_stack_heap *h, struct hproc *p, const struct mt_alloc *a, uint64_t addr)
@@ -559,7 +535,7 @@ static int heap_alloc(struct mt_stack_heap *h, struct hproc *p, const struct mt_
 		return err;
 	if (counted(h, p)) {
 		cnt_add(h, stack, MT_CP_ALLOCATED, 1, a->size);	/* an inline pair: no allocation to fail */
-		sizes_note(&h->sizes, a->size, stack, a->hdr.pid, rel_ts);
+		mt_size_stats__note(&h->sizes, a->size, stack, a->hdr.pid, rel_ts);
 		made_note(pcell_get(h, p, stack), p, a->size);	/* the cell live_change just used */
 	}
 	return mt_temps__alloc(&h->temps, a->hdr.pid, a->hdr.tid, a->addr);
