@@ -29,6 +29,8 @@
 #include "report/flamegraph.h"
 #include "unwind/module.h"
 #include "report/report.h"
+#include "common/u64map.h"
+#include "stacks/cell_index.h"
 #include "stacks/counts.h"
 #include "stacks/stacks.h"
 #include "report/sites.h"
@@ -2135,10 +2137,80 @@ static void test_compact_counts(void **state)
 	assert_int_equal(t.n, 0);
 }
 
+struct visits {
+	uint32_t *order;
+	uint32_t *n;
+};
+
+static void cell_index_visit(uint32_t idx, void *ctx)
+{
+	struct visits *v = ctx;
+
+	v->order[(*v->n)++] = idx;
+}
+
+static void u64map_visit(uint64_t key, uint64_t val, void *ctx)
+{
+	(void)key;
+	cell_index_visit((uint32_t)val, ctx);
+}
+
+/* The same order as the first walk's, which it follows. */
+static void cell_index_check(uint32_t idx, void *ctx)
+{
+	struct visits *v = ctx;
+
+	assert_int_equal(v->order[*v->n - 40], idx);
+	(*v->n)++;
+}
+
+/* The cells' index: 32-bit indexes that find their records by the keys in them, visited as mt_u64map visits. */
+static void test_cell_index(void **state)
+{
+	struct rec {
+		uint64_t other;
+		uint32_t key;
+	} recs[40];
+	struct mt_cell_keys k = { &recs[0].key, sizeof(recs[0]) };
+	struct mt_cell_index x = { 0 };
+	struct mt_u64map m = { 0 };
+	uint32_t order[40], n = 0, i;
+
+	(void)state;
+	for (i = 0; i < 40; i++) {
+		recs[i] = (struct rec){ 7 * i, i == 20 ? 0 : 1000003u * i + 1 };	/* record 20: key 0 */
+		if (i == 11)
+			assert_int_equal(x.mask, 15);	/* 11 entries in 16 slots, at most 70% full */
+		assert_int_equal(mt_cell_index__find(&x, recs[i].key, k), 0);
+		assert_int_equal(mt_cell_index__add(&x, recs[i].key, i, k), 0);
+		assert_int_equal(mt_u64map__put(&m, recs[i].key, i, NULL), 0);
+	}
+	assert_int_equal(x.mask, 63);
+	assert_int_equal(x.count, 40);
+	assert_int_equal(x.zero, 21);
+	for (i = 0; i < 40; i++)
+		assert_int_equal(mt_cell_index__find(&x, recs[i].key, k), i + 1);
+	assert_int_equal(mt_cell_index__find(&x, 2, k), 0);
+	assert_int_equal(mt_cell_index__add(&x, 5, UINT32_MAX, k), -ENOMEM);	/* an index + 1 must fit */
+	mt_cell_index__for_each(&x, cell_index_visit, &(struct visits){ order, &n });
+	assert_int_equal(n, 40);
+	assert_int_equal(order[0], 20);		/* key 0 first */
+	n = 0;
+	mt_u64map__for_each(&m, u64map_visit, &(struct visits){ order, &n });
+	assert_int_equal(n, 40);
+	mt_cell_index__for_each(&x, cell_index_check, &(struct visits){ order, &n });
+	assert_int_equal(n, 80);
+	mt_cell_index__release(&x);
+	assert_null(x.slots);
+	assert_int_equal(x.count + x.zero, 0);
+	mt_u64map__release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compact_counts),
+		cmocka_unit_test(test_cell_index),
 		cmocka_unit_test(test_fp_chain_sites),
 		cmocka_unit_test(test_report_output),
 		cmocka_unit_test(test_report_without_stacks),

@@ -25,6 +25,7 @@
 #include "common/u64map.h"
 #include "model/block_table.h"
 #include "model/pmap.h"
+#include "stacks/cell_index.h"
 #include "stacks/counts.h"
 #include "stacks/size_stats.h"
 #include "stacks/stack_heap.h"
@@ -68,7 +69,7 @@ struct hproc {
 	const struct mt_proc *mp;	/* the model's process: stable while the model lives */
 	struct mt_block_table own;
 	struct mt_pmap *base;
-	struct mt_u64map cells;		/* stack → index in pcells (kept across execs: the peak is the process's) */
+	struct mt_cell_index cells;	/* stack → index in pcells (kept across execs: the peak is the process's) */
 	uint32_t last_stack;		/* the last cell looked up, as most calls come from few stacks */
 	uint64_t last_cell;		/* its index + 1 (0: none) */
 	uint64_t peak_seen;		/* the model's peak_live_bytes when last looked at */
@@ -141,7 +142,7 @@ void mt_stack_heap__free(struct mt_stack_heap *h)
 	for (i = 0; i < h->nprocs; i++) {
 		mt_block_table__release(&h->procs[i]->own);
 		mt_pmap__release(h->procs[i]->base);
-		mt_u64map__release(&h->procs[i]->cells);
+		mt_cell_index__release(&h->procs[i]->cells);
 		free(h->procs[i]);
 	}
 	free(h->procs);
@@ -204,23 +205,30 @@ static void cell_add(struct live *c, uint64_t snap, uint64_t n, uint64_t b)
 	c->live_b += b;
 }
 
+/* Where the cells' stacks are, for the processes' cell indexes. */
+static struct mt_cell_keys cell_keys(const struct mt_stack_heap *h)
+{
+	return (struct mt_cell_keys){ h->pcells ? &h->pcells[0].stack : NULL, sizeof(*h->pcells) };
+}
+
 static struct cell *pcell_get(struct mt_stack_heap *h, struct hproc *p, uint32_t stack)
 {
-	uint64_t *idx;
+	uint32_t idx;
 
 	if (p->last_cell && p->last_stack == stack)
 		return &h->pcells[p->last_cell - 1];
-	idx = mt_u64map__find(&p->cells, stack);
+	idx = mt_cell_index__find(&p->cells, stack, cell_keys(h));
 	if (!idx) {
-		if (mt_array__grow((void **)&h->pcells, &h->cap_pcells, h->npcells, sizeof(*h->pcells)) ||
-		    mt_u64map__put(&p->cells, stack, h->npcells, NULL) < 0)
+		if (mt_array__grow((void **)&h->pcells, &h->cap_pcells, h->npcells, sizeof(*h->pcells)))
 			return NULL;
-		h->pcells[h->npcells++] = (struct cell){ .stack = stack, .proc = p->index };
-		idx = mt_u64map__find(&p->cells, stack);
+		h->pcells[h->npcells] = (struct cell){ .stack = stack, .proc = p->index };
+		if (mt_cell_index__add(&p->cells, stack, (uint32_t)h->npcells, cell_keys(h)))
+			return NULL;
+		idx = (uint32_t)++h->npcells;
 	}
 	p->last_stack = stack;
-	p->last_cell = *idx + 1;
-	return &h->pcells[*idx];
+	p->last_cell = idx;
+	return &h->pcells[idx - 1];
 }
 
 /* A process's cell brought up to the total's peak: what it held then, before it changes. */
@@ -375,11 +383,12 @@ struct image_end {
 	int err;
 };
 
-static void cell_end(uint64_t stack, uint64_t idx, void *ctx)
+static void cell_end(uint32_t idx, void *ctx)
 {
 	struct image_end *x = ctx;
 	struct cell *c = &x->h->pcells[idx];
 	uint64_t n = c->live_n, b = c->live_b;
+	uint32_t stack = c->stack;
 	int err = 0;
 
 	if (!n && !b)
@@ -414,7 +423,7 @@ static int image_end(struct mt_stack_heap *h, struct hproc *p, enum image_end_ho
 {
 	struct image_end x = { h, p, how, 0 };
 
-	mt_u64map__for_each(&p->cells, cell_end, &x);
+	mt_cell_index__for_each(&p->cells, cell_end, &x);
 	mt_block_table__release(&p->own);
 	mt_pmap__release(p->base);
 	p->base = NULL;
@@ -444,17 +453,18 @@ struct inherit {
 	int err;
 };
 
-static void cell_inherit(uint64_t stack, uint64_t idx, void *ctx)
+static void cell_inherit(uint32_t idx, void *ctx)
 {
 	struct inherit *x = ctx;
 	const struct cell *c = &x->h->pcells[idx];
 	uint64_t n = c->live_n, b = c->live_b;
+	uint32_t stack = c->stack;
 	struct cell *cc;
 
 	if ((!n && !b) || x->err)
 		return;
 	if (counted(x->h, x->child))
-		x->err = cnt_add(x->h, (uint32_t)stack, MT_CP_INHERITED, n, b);
+		x->err = cnt_add(x->h, stack, MT_CP_INHERITED, n, b);
 	if (!x->err)
 		x->err = live_change(x->h, x->child, stack, n, b);
 	cc = x->err ? NULL : pcell_get(x->h, x->child, stack);
@@ -482,7 +492,7 @@ static int inherit(struct mt_stack_heap *h, struct hproc *parent, struct hproc *
 	mt_pmap__release(child->base);
 	child->base = mt_pmap__share(parent->base);
 	/* cell_inherit reads a parent cell before it changes the child's, which may move pcells */
-	mt_u64map__for_each(&parent->cells, cell_inherit, &x);
+	mt_cell_index__for_each(&parent->cells, cell_inherit, &x);
 	return x.err;
 }
 
@@ -543,11 +553,11 @@ static int heap_alloc(struct mt_stack_heap *h, struct hproc *p, const struct mt_
 
 /* ---- the filter's window ---- */
 
-static void cell_held(uint64_t stack, uint64_t idx, void *ctx)
+static void cell_held(uint32_t idx, void *ctx)
 {
 	struct image_end *x = ctx;
 	const struct cell *c = &x->h->pcells[idx];
-	int err = cnt_add(x->h, (uint32_t)stack, MT_CP_STILL_LIVE, c->live_n, c->live_b);
+	int err = cnt_add(x->h, c->stack, MT_CP_STILL_LIVE, c->live_n, c->live_b);
 
 	if (err)
 		x->err = err;
@@ -562,7 +572,7 @@ static int window_close(struct mt_stack_heap *h)
 
 	for (i = 0; i < h->nprocs; i++)
 		if (h->procs[i]->sel)
-			mt_u64map__for_each(&h->procs[i]->cells, cell_held, &x);
+			mt_cell_index__for_each(&h->procs[i]->cells, cell_held, &x);
 	h->closed = true;
 	return x.err;
 }
@@ -685,7 +695,7 @@ struct settle {
 };
 
 /* A cell of p brought up to p's last peak; its peak, when not empty, counted or put in pp by stack. */
-static void cell_settle(uint64_t stack, uint64_t idx, void *ctx)
+static void cell_settle(uint32_t idx, void *ctx)
 {
 	struct settle *x = ctx;
 	struct cell *c = &x->h->pcells[idx];
@@ -694,9 +704,9 @@ static void cell_settle(uint64_t stack, uint64_t idx, void *ctx)
 	if (!c->peak_n && !c->peak_b && !c->made_n && !c->leak_n && !c->leak_b)
 		return;
 	if (!x->fill)
-		x->h->pp_start[stack + 1]++;
+		x->h->pp_start[c->stack + 1]++;
 	else
-		x->h->pp[x->h->pp_start[stack]++] = (struct mt_proc_peak){
+		x->h->pp[x->h->pp_start[c->stack]++] = (struct mt_proc_peak){
 			(uint32_t)x->proc,
 			c->made_n ? (uint32_t)(x->h->image_start[x->proc] + c->made_image) : UINT32_MAX,
 			c->peak_n, c->peak_b, c->made_n, c->made_b, c->leak_n, c->leak_b };
@@ -715,7 +725,7 @@ static int proc_peaks_build(struct mt_stack_heap *h)
 		for (i = 0; i < h->nprocs; i++) {
 			x.p = h->procs[i];
 			x.proc = i;
-			mt_u64map__for_each(&h->procs[i]->cells, cell_settle, &x);
+			mt_cell_index__for_each(&h->procs[i]->cells, cell_settle, &x);
 		}
 		if (x.fill)
 			break;
@@ -809,7 +819,7 @@ static void heap_shed(struct mt_stack_heap *h)
 	size_t i;
 
 	for (i = 0; i < h->nprocs; i++) {
-		mt_u64map__release(&h->procs[i]->cells);
+		mt_cell_index__release(&h->procs[i]->cells);
 		h->procs[i]->last_cell = 0;
 	}
 	free(h->pcells);
