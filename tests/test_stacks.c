@@ -1597,34 +1597,46 @@ static void test_stacks_follow_model(void **state)
 	mt_stacks__free(s);
 }
 
-/* 40 children inherit X (10 B, stack 1) and Y (20 B, stack 2) at once; each frees X and exits; the parent frees Y. */
-static void test_stacks_40_children(void **state)
+/*
+ * 40 children inherit X (10 B, stack 1) and Y (20 B, stack 2) at once; each frees X and exits (101 after its own
+ * allocation of 5 B at stack 1 when leak101); the parent frees Y.
+ */
+static void write_forty(struct synth *w, const char *name, char *dir, bool leak101)
 {
 	static const char *const funcs[] = { "f19", "f20" };
+	struct mt_mapping map;
+	uint64_t ret[2];
+	uint32_t c;
+
+	synth_open(w, name, dir, funcs, 2, ret, &map);
+	synth_def(w, 100, 1, ret[0]);
+	synth_def(w, 100, 2, ret[1]);
+	synth_call(w, 100, 100, 1, 0x1000, 10);
+	synth_call(w, 100, 100, 2, 0x2000, 20);
+	for (c = 101; c <= 140; c++)
+		synth_fork(w, 100, c, 0);
+	for (c = 101; c <= 140; c++) {
+		synth_call(w, c, c, 0, 0x1000, 0);
+		if (leak101 && c == 101)
+			synth_call(w, c, c, 1, 0x4000, 5);
+		synth_exit(w, c);
+	}
+	synth_call(w, 100, 100, 0, 0x2000, 0);
+}
+
+/* write_forty's, and the parent exits. */
+static void test_stacks_40_children(void **state)
+{
 	static const uint64_t x[14] = { 1, 10, 40, 400, 40, 400, 0, 0, 1, 10, 0, 0, 41, 410 };
 	/* Y was the parent's last allocation when it freed it: temporary; the children held it, inherited, to their
 	 * exits: not their leaks */
 	static const uint64_t y[14] = { 1, 20, 40, 800, 1, 20, 0, 0, 0, 0, 1, 20, 41, 820 };
-	struct mt_mapping map;
 	struct synth w = { 0 };
 	struct mt_stacks *s;
-	uint64_t ret[2];
 	char dir[512];
-	uint32_t c;
 
 	(void)state;
-	synth_open(&w, "forty", dir, funcs, 2, ret, &map);
-	synth_def(&w, 100, 1, ret[0]);
-	synth_def(&w, 100, 2, ret[1]);
-	synth_call(&w, 100, 100, 1, 0x1000, 10);
-	synth_call(&w, 100, 100, 2, 0x2000, 20);
-	for (c = 101; c <= 140; c++)
-		synth_fork(&w, 100, c, 0);
-	for (c = 101; c <= 140; c++) {
-		synth_call(&w, c, c, 0, 0x1000, 0);
-		synth_exit(&w, c);
-	}
-	synth_call(&w, 100, 100, 0, 0x2000, 0);
+	write_forty(&w, "forty", dir, false);
 	synth_exit(&w, 100);
 	assert_int_equal(mt_writer__close(w.w), 0);
 	s = load(dir);
@@ -2137,6 +2149,7 @@ static void test_compact_counts(void **state)
 	assert_int_equal(t.n, 0);
 }
 
+
 struct visits {
 	uint32_t *order;
 	uint32_t *n;
@@ -2206,11 +2219,69 @@ static void test_cell_index(void **state)
 	mt_u64map__release(&m);
 }
 
+/* The cell of (pid, stack index + 1) after the load, in out; false when there is none. */
+static bool cell_of(const struct mt_stack_heap *h, uint32_t pid, uint32_t stack, struct mt_heap_cell *out)
+{
+	size_t i;
+
+	for (i = 0; i < mt_stack_heap__nr_cells(h); i++) {
+		mt_stack_heap__cell(h, i, out);
+		if (out->stack == stack && mt_stack_heap__proc(h, out->proc)->pid == pid)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The stack heap's cells keep their inherited, leaked and still live counts aside, in a record a cell gets on their
+ * first change: here each of the 40 children's two cells (inherited), and the parent's two (still live at the end).
+ */
+static void test_cells_rare(void **state)
+{
+	const struct mt_stacks_opts opts = { .fp_chains = true, .heap_counts = true };
+	const struct mt_stack_heap *h;
+	struct mt_read_status st;
+	struct mt_heap_cell cell;
+	struct synth w = { 0 };
+	struct mt_stacks *s;
+	char dir[512];
+
+	(void)state;
+	write_forty(&w, "rare", dir, true);
+	synth_call(&w, 100, 100, 2, 0x3000, 30);	/* live at the end: there is no exit of 100 */
+	assert_int_equal(mt_writer__close(w.w), 0);
+	assert_int_equal(mt_stacks__load(dir, &opts, &s, &st), 0);
+	h = mt_stacks__heap(s);
+	assert_int_equal(mt_stack_heap__nr_cells(h), 82);
+	assert_int_equal(mt_stack_heap__nr_rare_cells(h), 82);
+	assert_true(cell_of(h, 100, 1, &cell));	/* X: never freed, still live at the end */
+	assert_int_equal(cell.live_bytes, 10);
+	assert_int_equal(cell.leaked_bytes, 0);
+	assert_true(cell_of(h, 100, 2, &cell));	/* Y freed, then Z at the same stack, still live */
+	assert_int_equal(cell.made_allocations, 2);
+	assert_int_equal(cell.made_bytes, 50);
+	assert_int_equal(cell.live_bytes, 30);
+	assert_true(cell_of(h, 101, 1, &cell));	/* X inherited and freed; its own 5 B leaked */
+	assert_int_equal(cell.made_allocations, 1);
+	assert_int_equal(cell.leaked_bytes, 5);
+	assert_int_equal(cell.live_bytes, 0);
+	assert_true(cell_of(h, 140, 2, &cell));	/* Y inherited, held to its exit: not its leak */
+	assert_int_equal(cell.made_allocations, 0);
+	assert_int_equal(cell.leaked_bytes, 0);
+	assert_int_equal(cell.live_bytes, 0);
+	assert_int_equal(counts_of(s, entry_of(s, 1)).leaked_bytes, 5);
+	assert_int_equal(counts_of(s, entry_of(s, 2)).inherited_live_bytes, 800);
+	assert_int_equal(counts_of(s, entry_of(s, 2)).still_live_bytes, 30);
+	assert_int_equal(counts_of(s, entry_of(s, 1)).still_live_bytes, 10);
+	mt_stacks__free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compact_counts),
 		cmocka_unit_test(test_cell_index),
+		cmocka_unit_test(test_cells_rare),
 		cmocka_unit_test(test_fp_chain_sites),
 		cmocka_unit_test(test_report_output),
 		cmocka_unit_test(test_report_without_stacks),

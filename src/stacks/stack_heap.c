@@ -46,6 +46,19 @@ struct live {
 	uint64_t snap;			/* the peak (a record number) that peak_n and peak_b belong to */
 };
 
+/* A process's cell's pairs (blocks, bytes) that most cells never change: in a record of their own, made on their
+ * first change that is not zero. */
+enum rare_pair {
+	RARE_INHERITED,		/* of the live blocks, those inherited at the fork and held since (the model says which) */
+	RARE_LEAKED,		/* leaked at the holder's exits */
+	RARE_STILL_LIVE,	/* still live at the end */
+	RARE__COUNT,
+};
+
+struct cell_rare {
+	uint64_t v[RARE__COUNT][2];
+};
+
 struct cell {
 	union {
 		struct live live;
@@ -55,14 +68,12 @@ struct cell {
 			uint64_t snap;
 		};
 	};
-	uint64_t inh_n, inh_b;		/* of them, inherited at the fork and held since (the model says which) */
 	uint64_t made_n, made_b;	/* allocations the holder made with the stack (counted ones) */
-	uint32_t made_image;		/* the holder's image number at the first of them */
+	uint64_t gpeak_b, gsnap;	/* held at the total's peak, h->peak_seq's (peak_b's is the holder's) */
 	uint32_t stack;			/* a process's cell: its stack and its process (index in procs) */
 	uint32_t proc;
-	uint64_t gpeak_b, gsnap;	/* held at the total's peak, h->peak_seq's (peak_b's is the holder's) */
-	uint64_t leak_n, leak_b;	/* leaked at the holder's exits */
-	uint64_t still_b;		/* still live at the end */
+	uint32_t made_image;		/* the holder's image number at the first of its allocations */
+	uint32_t rare;			/* index + 1 of its struct cell_rare (0: none, those counts are zero) */
 };
 
 struct hproc {
@@ -91,6 +102,8 @@ struct mt_stack_heap {
 	struct mt_stack_counts totals;
 	struct cell *pcells;
 	size_t npcells, cap_pcells;
+	struct cell_rare *rare;		/* by a cell's rare - 1 */
+	size_t nrare, cap_rare;
 	struct hproc **procs;		/* each its own allocation: pointers to them outlive a new one */
 	size_t nprocs, cap_procs;
 	struct mt_u64map by_mproc;	/* model process → index in procs */
@@ -149,6 +162,7 @@ void mt_stack_heap__free(struct mt_stack_heap *h)
 	mt_counts__release(&h->counts);
 	free(h->gcells);
 	free(h->pcells);
+	free(h->rare);
 	mt_u64map__release(&h->by_mproc);
 	mt_temps__release(&h->temps);
 	free(h->ovf);
@@ -229,6 +243,29 @@ static struct cell *pcell_get(struct mt_stack_heap *h, struct hproc *p, uint32_t
 	p->last_stack = stack;
 	p->last_cell = idx;
 	return &h->pcells[idx - 1];
+}
+
+/* Pair p of c changes by n blocks and b bytes (two's complement for less). 0 or -ENOMEM. */
+static int rare_add(struct mt_stack_heap *h, struct cell *c, enum rare_pair p, uint64_t n, uint64_t b)
+{
+	if (!c->rare) {
+		if (!n && !b)
+			return 0;
+		if (h->nrare >= UINT32_MAX ||
+		    mt_array__grow((void **)&h->rare, &h->cap_rare, h->nrare, sizeof(*h->rare)))
+			return -ENOMEM;
+		h->rare[h->nrare] = (struct cell_rare){ 0 };
+		c->rare = (uint32_t)++h->nrare;
+	}
+	h->rare[c->rare - 1].v[p][0] += n;
+	h->rare[c->rare - 1].v[p][1] += b;
+	return 0;
+}
+
+/* The blocks (i 0) or bytes (i 1) of pair p of c. */
+static uint64_t rare_get(const struct mt_stack_heap *h, const struct cell *c, enum rare_pair p, int i)
+{
+	return c->rare ? h->rare[c->rare - 1].v[p][i] : 0;
 }
 
 /* A process's cell brought up to the total's peak: what it held then, before it changes. */
@@ -322,10 +359,9 @@ static int block_end(struct mt_stack_heap *h, struct hproc *p, uint64_t addr, ui
 	block_unpack(h, val, &size, &stack);
 	if (mt_model__left_inherited(h->model, p->mp->pid, addr)) {
 		cell = pcell_get(h, p, stack);
-		if (!cell)
-			return -ENOMEM;
-		cell->inh_n--;
-		cell->inh_b -= size;
+		err = cell ? rare_add(h, cell, RARE_INHERITED, -1, -size) : -ENOMEM;
+		if (err)
+			return err;
 	}
 	if (counted(h, p))
 		err = cnt_add(h, stack, how == END_FREED ? MT_CP_FREED : MT_CP_REPLACED, 1, size);
@@ -388,6 +424,7 @@ static void cell_end(uint32_t idx, void *ctx)
 	struct image_end *x = ctx;
 	struct cell *c = &x->h->pcells[idx];
 	uint64_t n = c->live_n, b = c->live_b;
+	uint64_t inh_n = rare_get(x->h, c, RARE_INHERITED, 0), inh_b = rare_get(x->h, c, RARE_INHERITED, 1);
 	uint32_t stack = c->stack;
 	int err = 0;
 
@@ -397,18 +434,20 @@ static void cell_end(uint32_t idx, void *ctx)
 	} else if (x->how == IMG_EXEC) {
 		err = cnt_add(x->h, stack, MT_CP_DISCARDED, n, b);
 	} else if (x->how == IMG_EXIT) {
-		err = cnt_add(x->h, stack, MT_CP_LEAKED, n - c->inh_n, b - c->inh_b);
+		err = cnt_add(x->h, stack, MT_CP_LEAKED, n - inh_n, b - inh_b);
 		if (!err)
-			err = cnt_add(x->h, stack, MT_CP_INHERITED_LIVE, c->inh_n, c->inh_b);
-		c->leak_n += n - c->inh_n;
-		c->leak_b += b - c->inh_b;
+			err = cnt_add(x->h, stack, MT_CP_INHERITED_LIVE, inh_n, inh_b);
+		if (!err)
+			err = rare_add(x->h, c, RARE_LEAKED, n - inh_n, b - inh_b);
 	} else {
 		err = cnt_add(x->h, stack, MT_CP_STILL_LIVE, n, b);
-		c->still_b += b;
+		if (!err)
+			err = rare_add(x->h, c, RARE_STILL_LIVE, n, b);
 	}
 	if (err)
 		x->err = err;
-	c->inh_n = c->inh_b = 0;
+	if (c->rare)
+		x->h->rare[c->rare - 1].v[RARE_INHERITED][0] = x->h->rare[c->rare - 1].v[RARE_INHERITED][1] = 0;
 	if (x->p->sel)
 		cell_gsnap(c, x->h->peak_seq);
 	cell_add(&c->live, x->p->peak_seq, -n, -b);
@@ -468,10 +507,8 @@ static void cell_inherit(uint32_t idx, void *ctx)
 	if (!x->err)
 		x->err = live_change(x->h, x->child, stack, n, b);
 	cc = x->err ? NULL : pcell_get(x->h, x->child, stack);
-	if (cc) {
-		cc->inh_n += n;
-		cc->inh_b += b;
-	}
+	if (!x->err)
+		x->err = cc ? rare_add(x->h, cc, RARE_INHERITED, n, b) : -ENOMEM;
 }
 
 /*
@@ -699,9 +736,10 @@ static void cell_settle(uint32_t idx, void *ctx)
 {
 	struct settle *x = ctx;
 	struct cell *c = &x->h->pcells[idx];
+	uint64_t leak_n = rare_get(x->h, c, RARE_LEAKED, 0), leak_b = rare_get(x->h, c, RARE_LEAKED, 1);
 
 	cell_add(&c->live, x->p->peak_seq, 0, 0);
-	if (!c->peak_n && !c->peak_b && !c->made_n && !c->leak_n && !c->leak_b)
+	if (!c->peak_n && !c->peak_b && !c->made_n && !leak_n && !leak_b)
 		return;
 	if (!x->fill)
 		x->h->pp_start[c->stack + 1]++;
@@ -709,7 +747,7 @@ static void cell_settle(uint32_t idx, void *ctx)
 		x->h->pp[x->h->pp_start[c->stack]++] = (struct mt_proc_peak){
 			(uint32_t)x->proc,
 			c->made_n ? (uint32_t)(x->h->image_start[x->proc] + c->made_image) : UINT32_MAX,
-			c->peak_n, c->peak_b, c->made_n, c->made_b, c->leak_n, c->leak_b };
+			c->peak_n, c->peak_b, c->made_n, c->made_b, leak_n, leak_b };
 }
 
 /* Every process's peaks grouped by stack: a count, prefix sums, a fill (which moves each start to the next). */
@@ -825,6 +863,9 @@ static void heap_shed(struct mt_stack_heap *h)
 	free(h->pcells);
 	h->pcells = NULL;
 	h->npcells = h->cap_pcells = 0;
+	free(h->rare);
+	h->rare = NULL;
+	h->nrare = h->cap_rare = 0;
 }
 
 /* The same, before the per-process peaks are made from the cells: what they do not need goes first. */
@@ -938,10 +979,16 @@ size_t mt_stack_heap__nr_cells(const struct mt_stack_heap *h)
 	return h->npcells;
 }
 
+size_t mt_stack_heap__nr_rare_cells(const struct mt_stack_heap *h)
+{
+	return h->nrare;
+}
+
 void mt_stack_heap__cell(const struct mt_stack_heap *h, size_t idx, struct mt_heap_cell *out)
 {
 	const struct cell *c = &h->pcells[idx];
 
-	*out = (struct mt_heap_cell){ c->proc, c->stack, c->made_n, c->made_b, (int64_t)(c->live_b + c->still_b),
-				      c->leak_b, c->gsnap == h->peak_seq ? c->gpeak_b : c->live_b };
+	*out = (struct mt_heap_cell){ c->proc, c->stack, c->made_n, c->made_b,
+				      (int64_t)(c->live_b + rare_get(h, c, RARE_STILL_LIVE, 1)),
+				      rare_get(h, c, RARE_LEAKED, 1), c->gsnap == h->peak_seq ? c->gpeak_b : c->live_b };
 }

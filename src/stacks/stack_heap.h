@@ -150,5 +150,7 @@ struct mt_heap_cell {
 /* The cells so far, in the order they were first used: an index keeps its process and stack. */
 size_t mt_stack_heap__nr_cells(const struct mt_stack_heap *h);
 void mt_stack_heap__cell(const struct mt_stack_heap *h, size_t idx, struct mt_heap_cell *out);
+/* Of them, those whose inherited, leaked or still live counts ever changed (kept aside, most cells have none). */
+size_t mt_stack_heap__nr_rare_cells(const struct mt_stack_heap *h);
 
 #endif /* MEMTRACK_STACK_HEAP_H */
