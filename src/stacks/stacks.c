@@ -40,7 +40,6 @@ struct mt_stacks {
 	struct mt_stack_entry *entries;
 	size_t count;
 	size_t cap;
-	struct mt_u64map by_hash;	/* hash → index in entries */
 	bool any;
 	bool has_dwarf;
 	bool has_kernel;	/* some stack's chosen chain is the kernel's CFI walk */
@@ -54,8 +53,8 @@ struct mt_stacks {
 	struct mt_stack_dwarf *dw;	/* the DWARF results' extras, by entry dwarf_info */
 	size_t ndw, cap_dw;
 	uint64_t (*supp)[2];		/* by entry: what suppressions took (allocations, bytes); NULL before any */
-	uint32_t *hash_index;		/* mt_stacks__index_hashes: entry index + 1 by hash, open addressing (0: free;
-					 * NULL before) */
+	uint32_t *hash_index;		/* entry index + 1 by hash, open addressing (0: free): the load's, then
+					 * mt_stacks__index_hashes' (NULL between) */
 	size_t hash_mask;		/* hash_index's slots - 1 */
 
 	struct sym_cache_ent *syms;
@@ -66,22 +65,51 @@ struct mt_stacks {
 
 /* ---- the stack table ---- */
 
+/* Where hash's entry is in s->hash_index, or the free slot where it goes. */
+static size_t hash_slot(const struct mt_stacks *s, uint64_t hash)
+{
+	size_t i = (hash ^ hash >> 32) & s->hash_mask;
+
+	while (s->hash_index[i] && s->entries[s->hash_index[i] - 1].hash != hash)
+		i = (i + 1) & s->hash_mask;
+	return i;
+}
+
+/* s->hash_index made again, n slots (a power of two) for the entries so far. 0 or -ENOMEM. */
+static int hash_rebuild(struct mt_stacks *s, size_t n)
+{
+	uint32_t *slots = calloc(n, sizeof(*slots));
+	size_t i;
+
+	if (!slots)
+		return -ENOMEM;
+	free(s->hash_index);
+	s->hash_index = slots;
+	s->hash_mask = n - 1;
+	for (i = 0; i < s->count; i++)
+		s->hash_index[hash_slot(s, s->entries[i].hash)] = (uint32_t)i + 1;
+	return 0;
+}
+
+/* hash's entry, a new one (zero but its hash) when none yet; NULL on ENOMEM. */
 static struct mt_stack_entry *entry_get(struct mt_stacks *s, uint64_t hash, size_t *idx)
 {
-	uint64_t *found = mt_u64map__find(&s->by_hash, hash);
+	size_t slots = s->hash_index ? s->hash_mask + 1 : 0, i;
 	struct mt_stack_entry *e;
 
-	if (found) {
-		*idx = *found;
-		return &s->entries[*found];
+	if (slots && s->hash_index[i = hash_slot(s, hash)]) {
+		*idx = s->hash_index[i] - 1;
+		return &s->entries[*idx];
 	}
-	if (mt_array__grow((void **)&s->entries, &s->cap, s->count, sizeof(*s->entries)))
-		return NULL;
-	if (mt_u64map__put(&s->by_hash, hash, s->count, NULL) < 0)
+	/* at most half full, as mt_stacks__index_hashes makes it */
+	if (s->count >= UINT32_MAX - 1 ||
+	    mt_array__grow((void **)&s->entries, &s->cap, s->count, sizeof(*s->entries)) ||
+	    ((s->count + 1) * 2 > slots && hash_rebuild(s, slots ? 2 * slots : 64)))
 		return NULL;
 	e = &s->entries[s->count];
 	memset(e, 0, sizeof(*e));
 	e->hash = hash;
+	s->hash_index[hash_slot(s, hash)] = (uint32_t)s->count + 1;
 	*idx = s->count++;
 	return e;
 }
@@ -448,7 +476,7 @@ static int apply_record(struct mt_stacks *s, const struct mt_rec_hdr *rec, const
 	if (rec->type == MT_REC_STACK)
 		return rec->size >= sizeof(struct mt_stack) ? apply_stack(s, (const struct mt_stack *)rec) : 0;
 	hash = record_stack(rec, &named);
-	if (hash && (m || mt_u64map__find(&s->by_hash, hash))) {	/* chains_only: the defined ones */
+	if (hash && (m || mt_stacks__find(s, hash) != SIZE_MAX)) {	/* chains_only: the defined ones */
 		if (!entry_get(s, hash, &idx))
 			return -ENOMEM;
 		s->entries[idx].named |= named;
@@ -571,6 +599,10 @@ static int stacks_finish(struct mt_stacks *s)
 	if (!s->replay)
 		return mt_reorder__flush(s->reorder);
 	err = mt_replay__finish(s->replay);
+	/* only the records named stacks by hash, and the model has delivered them all: it goes before the heap's
+	 * end (mt_stacks__index_hashes makes it again for those who look hashes up after the load) */
+	free(s->hash_index);
+	s->hash_index = NULL;
 	if (!err)
 		err = mt_stack_mapped__finish(s->mapped);
 	if (!err)
@@ -579,7 +611,6 @@ static int stacks_finish(struct mt_stacks *s)
 		s->model = mt_replay__take_model(s->replay);
 	mt_replay__free(s->replay);	/* stack_heap kept what it needs of the model */
 	s->replay = NULL;
-	mt_u64map__release(&s->by_hash);	/* only the records named stacks by hash */
 	return err;
 }
 
@@ -648,7 +679,6 @@ void mt_stacks__free(struct mt_stacks *s)
 	free(s->ftab);
 	mt_u64map__release(&s->by_frame);
 	free(s->pool);
-	mt_u64map__release(&s->by_hash);
 	free(s->syms);
 	mt_u64map__release(&s->sym_index);
 	mt_aspaces__release(&s->spaces);
@@ -781,23 +811,13 @@ void mt_stacks__suppressed(const struct mt_stacks *s, const struct mt_stack_entr
 	*bytes = s->supp ? s->supp[idx][1] : 0;
 }
 
-/* Where hash's entry is in s->hash_index, or the free slot where it goes. */
-static size_t hash_slot(const struct mt_stacks *s, uint64_t hash)
-{
-	size_t i = (hash ^ hash >> 32) & s->hash_mask;
-
-	while (s->hash_index[i] && s->entries[s->hash_index[i] - 1].hash != hash)
-		i = (i + 1) & s->hash_mask;
-	return i;
-}
-
 /*
  * A hash table of 32-bit indexes that compares the entries' hashes: sorting (hash, index) pairs made three times the
  * table's size for a moment, at the report's peak.
  */
 int mt_stacks__index_hashes(struct mt_stacks *s)
 {
-	size_t i, n;
+	size_t n;
 
 	if (s->hash_index || !s->count)
 		return 0;
@@ -805,13 +825,7 @@ int mt_stacks__index_hashes(struct mt_stacks *s)
 		return -ENOMEM;
 	for (n = 2; n < 2 * s->count; n <<= 1)
 		;
-	s->hash_index = calloc(n, sizeof(*s->hash_index));
-	if (!s->hash_index)
-		return -ENOMEM;
-	s->hash_mask = n - 1;
-	for (i = 0; i < s->count; i++)
-		s->hash_index[hash_slot(s, s->entries[i].hash)] = (uint32_t)i + 1;
-	return 0;
+	return hash_rebuild(s, n);
 }
 
 size_t mt_stacks__find(const struct mt_stacks *s, uint64_t hash)
