@@ -2150,6 +2150,46 @@ static void test_compact_counts(void **state)
 }
 
 
+/*
+ * 200 stacks, each allocated twice: the read finds an entry by its hash through a table of entry indexes that grows
+ * as the entries come (hashes 64 apart share their first slot while it is small), and frees it at the end.
+ */
+static void test_entries_many(void **state)
+{
+	static const char *const funcs[] = { "f20" };
+	struct mt_mapping map;
+	struct synth y = { 0 };
+	struct mt_stacks *s;
+	uint64_t ret, k;
+	char dir[512];
+	int pass;
+
+	(void)state;
+	synth_open(&y, "many", dir, funcs, 1, &ret, &map);
+	for (k = 1; k <= 200; k++)
+		synth_def(&y, 100, 64 * k, ret);
+	for (pass = 0; pass < 2; pass++)
+		for (k = 1; k <= 200; k++) {
+			synth_call(&y, 100, 100, 64 * k, 0x1000, k);
+			synth_call(&y, 100, 100, 0, 0x1000, 0);
+		}
+	synth_exit(&y, 100);
+	assert_int_equal(mt_writer__close(y.w), 0);
+	s = load(dir);
+	assert_int_equal(mt_stacks__count(s), 200);
+	for (k = 1; k <= 200; k++) {
+		assert_int_equal(mt_stacks__entry(s, k - 1)->hash, 64 * k);
+		assert_int_equal(counts_of(s, mt_stacks__entry(s, k - 1)).allocations, 2);
+		assert_int_equal(counts_of(s, mt_stacks__entry(s, k - 1)).bytes, 2 * k);
+	}
+	assert_int_equal(mt_stacks__find(s, 64), SIZE_MAX);	/* the read's table is gone */
+	assert_int_equal(mt_stacks__index_hashes(s), 0);
+	for (k = 1; k <= 200; k++)
+		assert_int_equal(mt_stacks__find(s, 64 * k), k - 1);
+	assert_int_equal(mt_stacks__find(s, 64 * 201), SIZE_MAX);
+	mt_stacks__free(s);
+}
+
 struct visits {
 	uint32_t *order;
 	uint32_t *n;
@@ -2282,6 +2322,7 @@ int main(void)
 		cmocka_unit_test(test_compact_counts),
 		cmocka_unit_test(test_cell_index),
 		cmocka_unit_test(test_cells_rare),
+		cmocka_unit_test(test_entries_many),
 		cmocka_unit_test(test_fp_chain_sites),
 		cmocka_unit_test(test_report_output),
 		cmocka_unit_test(test_report_without_stacks),
