@@ -2145,6 +2145,16 @@ static void test_compact_counts(void **state)
 	assert_int_equal(c.allocations + c.peak_bytes, 0);
 	mt_counts__get(&t, 1000, &c);	/* past the reserved: zeros */
 	assert_int_equal(c.allocations, 0);
+	mt_counts__shrink(&t, 3);	/* stacks 3 .. 999 go: their slots were zero */
+	assert_int_equal(t.n, 3);
+	assert_int_equal(t.cap, 3);
+	mt_counts__get(&t, 2, &c);
+	assert_int_equal(c.still_live_bytes, 64);
+	assert_int_equal(c.leaked_bytes, 32);
+	mt_counts__get(&t, 999, &c);
+	assert_int_equal(c.allocations + c.peak_bytes, 0);
+	mt_counts__shrink(&t, 5);	/* more than there are: nothing changes */
+	assert_int_equal(t.cap, 3);
 	mt_counts__release(&t);
 	assert_int_equal(t.n, 0);
 }

@@ -46,6 +46,21 @@ int mt_counts__reserve(struct mt_counts *t, size_t n)
 	return 0;
 }
 
+void mt_counts__shrink(struct mt_counts *t, size_t n)
+{
+	void *v;
+
+	if (!n || n >= t->cap)
+		return;
+	v = realloc(t->slots, n * sizeof(*t->slots));
+	if (!v)
+		return;	/* the larger block stays */
+	t->slots = v;
+	t->cap = n;
+	if (t->n > n)
+		t->n = n;
+}
+
 int mt_counts__add(struct mt_counts *t, size_t stack, enum mt_count_pair p, uint64_t blocks, uint64_t bytes)
 {
 	struct mt_count_slot *s = &t->slots[stack];

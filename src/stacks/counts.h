@@ -41,6 +41,8 @@ struct mt_counts {
 
 /* Stacks 0 .. n - 1 have slots (the new ones zero). 0 or -ENOMEM. */
 int mt_counts__reserve(struct mt_counts *t, size_t n);
+/* Only stacks 0 .. n - 1 keep slots (the reserved ones grow by doubling), when they are fewer. */
+void mt_counts__shrink(struct mt_counts *t, size_t n);
 /* Pair p of stack (below the reserved ones) changes by blocks and bytes (two's complement for less). 0 or -ENOMEM. */
 int mt_counts__add(struct mt_counts *t, size_t stack, enum mt_count_pair p, uint64_t blocks, uint64_t bytes);
 /* All the counts of stack; zeros for one past the reserved. */

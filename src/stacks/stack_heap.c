@@ -98,6 +98,7 @@ struct mt_stack_heap {
 	struct mt_counts counts;	/* by stack */
 	struct live *gcells;		/* by stack: over all processes (a whole cell there was 128 bytes a stack) */
 	size_t nstacks;			/* the length of both */
+	size_t nused;			/* the stacks seen: the highest index + 1 given, + 1 */
 	bool shed;			/* finish frees the blocks and cells (mt_stack_heap__shed) */
 	struct mt_stack_counts totals;
 	struct cell *pcells;
@@ -118,7 +119,7 @@ struct mt_stack_heap {
 	size_t novf, cap_ovf;
 	struct mt_heap_proc *out_procs;	/* after finish, by index in procs */
 	struct mt_proc_peak *pp;	/* after finish: grouped by stack, pp_start[stack] .. pp_start[stack + 1] */
-	size_t *pp_start;
+	uint32_t *pp_start;		/* by stack (32 bits: there are fewer peaks than cells) */
 	struct mt_heap_image *images;	/* after finish: every image of procs, by process then image number */
 	size_t nimages;
 	size_t *image_start;		/* by index in procs: its image 0's index in images */
@@ -186,6 +187,8 @@ static int stacks_reserve(struct mt_stack_heap *h, uint32_t stack)
 	size_t n = h->nstacks ? h->nstacks : 64;
 	void *g;
 
+	if (stack >= h->nused)
+		h->nused = (size_t)stack + 1;
 	if (stack < h->nstacks)
 		return 0;
 	while (n <= stack)
@@ -756,7 +759,7 @@ static int proc_peaks_build(struct mt_stack_heap *h)
 	struct settle x = { .h = h };
 	size_t i;
 
-	h->pp_start = calloc(h->nstacks + 2, sizeof(*h->pp_start));
+	h->pp_start = calloc(h->nused + 2, sizeof(*h->pp_start));
 	if (!h->pp_start)
 		return -ENOMEM;
 	for (x.fill = false;; x.fill = true) {
@@ -767,14 +770,14 @@ static int proc_peaks_build(struct mt_stack_heap *h)
 		}
 		if (x.fill)
 			break;
-		for (i = 0; i <= h->nstacks; i++)
+		for (i = 0; i <= h->nused; i++)
 			h->pp_start[i + 1] += h->pp_start[i];
-		h->pp = malloc((h->pp_start[h->nstacks] ? h->pp_start[h->nstacks] : 1) * sizeof(*h->pp));
+		h->pp = malloc((h->pp_start[h->nused] ? h->pp_start[h->nused] : 1) * sizeof(*h->pp));
 		if (!h->pp)
 			return -ENOMEM;
 	}
 	/* the fill moved each start to the next one's: shift back */
-	memmove(h->pp_start + 1, h->pp_start, h->nstacks * sizeof(*h->pp_start));
+	memmove(h->pp_start + 1, h->pp_start, h->nused * sizeof(*h->pp_start));
 	h->pp_start[0] = 0;
 	return 0;
 }
@@ -897,7 +900,7 @@ int mt_stack_heap__finish(struct mt_stack_heap *h, const struct mt_model *m)
 		err = stacks_reserve(h, 0);
 	if (err)
 		return err;
-	for (i = 0; i < h->nstacks; i++) {
+	for (i = 0; i < h->nused; i++) {
 		cell_add(&h->gcells[i], h->peak_seq, 0, 0);
 		err = cnt_add(h, (uint32_t)i, MT_CP_PEAK, h->gcells[i].peak_n, h->gcells[i].peak_b);
 		if (err)
@@ -905,6 +908,7 @@ int mt_stack_heap__finish(struct mt_stack_heap *h, const struct mt_model *m)
 		mt_counts__get(&h->counts, i, &k);
 		totals_add(&h->totals, &k);
 	}
+	mt_counts__shrink(&h->counts, h->nused);	/* the counts are all there is from now on */
 	for (i = 0; i < h->npcells; i++)
 		cell_gsnap(&h->pcells[i], h->peak_seq);
 	h->peak_ts = mt_model__totals(m)->heap.peak_ts_ns;
@@ -953,7 +957,7 @@ const struct mt_heap_proc *mt_stack_heap__proc(const struct mt_stack_heap *h, si
 size_t mt_stack_heap__proc_peaks(const struct mt_stack_heap *h, uint32_t stack, const struct mt_proc_peak **out)
 {
 	*out = NULL;
-	if (!h->pp_start || stack >= h->nstacks)
+	if (!h->pp_start || stack >= h->nused)
 		return 0;
 	*out = h->pp + h->pp_start[stack];
 	return h->pp_start[stack + 1] - h->pp_start[stack];
