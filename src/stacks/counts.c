@@ -10,7 +10,6 @@
 
 struct mt_count_slot {
 	uint64_t v[MT_CP_INLINE][2];
-	uint32_t rare;			/* index + 1 of its side record (0: none, the other pairs are zero) */
 };
 
 _Static_assert(sizeof(struct mt_stack_counts) == MT_CP__COUNT * 2 * sizeof(uint64_t),
@@ -36,12 +35,16 @@ int mt_counts__reserve(struct mt_counts *t, size_t n)
 		while (cap < n)
 			cap *= 2;
 		v = realloc(t->slots, cap * sizeof(*t->slots));
+		if (v)
+			t->slots = v;
+		v = v ? realloc(t->rare_at, cap * sizeof(*t->rare_at)) : NULL;
 		if (!v)
 			return -ENOMEM;
-		t->slots = v;
+		t->rare_at = v;
 		t->cap = cap;
 	}
 	memset(t->slots + t->n, 0, (n - t->n) * sizeof(*t->slots));
+	memset(t->rare_at + t->n, 0, (n - t->n) * sizeof(*t->rare_at));
 	t->n = n;
 	return 0;
 }
@@ -52,10 +55,13 @@ void mt_counts__shrink(struct mt_counts *t, size_t n)
 
 	if (!n || n >= t->cap)
 		return;
+	/* a shrink that fails leaves the larger block, which is as good */
 	v = realloc(t->slots, n * sizeof(*t->slots));
-	if (!v)
-		return;	/* the larger block stays */
-	t->slots = v;
+	if (v)
+		t->slots = v;
+	v = realloc(t->rare_at, n * sizeof(*t->rare_at));
+	if (v)
+		t->rare_at = v;
 	t->cap = n;
 	if (t->n > n)
 		t->n = n;
@@ -72,16 +78,16 @@ int mt_counts__add(struct mt_counts *t, size_t stack, enum mt_count_pair p, uint
 		s->v[at][1] += bytes;
 		return 0;
 	}
-	if (!s->rare) {
+	if (!t->rare_at[stack]) {
 		if (!blocks && !bytes)
 			return 0;
 		if (t->nrare >= UINT32_MAX ||
 		    mt_array__grow((void **)&t->rare, &t->cap_rare, t->nrare, sizeof(*t->rare)))
 			return -ENOMEM;
 		memset(t->rare[t->nrare], 0, sizeof(*t->rare));
-		s->rare = (uint32_t)++t->nrare;
+		t->rare_at[stack] = (uint32_t)++t->nrare;
 	}
-	v = &t->rare[s->rare - 1][2 * (at - MT_CP_INLINE)];
+	v = &t->rare[t->rare_at[stack] - 1][2 * (at - MT_CP_INLINE)];
 	v[0] += blocks;
 	v[1] += bytes;
 	return 0;
@@ -101,9 +107,9 @@ void mt_counts__get(const struct mt_counts *t, size_t stack, struct mt_stack_cou
 		if (at < MT_CP_INLINE) {
 			o[2 * p] = s->v[at][0];
 			o[2 * p + 1] = s->v[at][1];
-		} else if (s->rare) {
-			o[2 * p] = t->rare[s->rare - 1][2 * (at - MT_CP_INLINE)];
-			o[2 * p + 1] = t->rare[s->rare - 1][2 * (at - MT_CP_INLINE) + 1];
+		} else if (t->rare_at[stack]) {
+			o[2 * p] = t->rare[t->rare_at[stack] - 1][2 * (at - MT_CP_INLINE)];
+			o[2 * p + 1] = t->rare[t->rare_at[stack] - 1][2 * (at - MT_CP_INLINE) + 1];
 		}
 	}
 }
@@ -116,6 +122,7 @@ size_t mt_counts__nr_rare(const struct mt_counts *t)
 void mt_counts__release(struct mt_counts *t)
 {
 	free(t->slots);
+	free(t->rare_at);
 	free(t->rare);
 	memset(t, 0, sizeof(*t));
 }

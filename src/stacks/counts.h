@@ -34,6 +34,8 @@ struct mt_count_slot;
  */
 struct mt_counts {
 	struct mt_count_slot *slots;	/* by stack */
+	uint32_t *rare_at;		/* by stack: index + 1 of its side record (0: none, the other pairs are zero); beside
+					 * the slots, which it would pad by 4 bytes */
 	size_t n, cap;
 	uint64_t (*rare)[2 * (MT_CP__COUNT - MT_CP_INLINE)];	/* the side records, by a slot's rare - 1 */
 	size_t nrare, cap_rare;
