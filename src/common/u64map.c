@@ -8,15 +8,9 @@
 
 #define MAP_MIN_CAP 16
 
-/* splitmix64's finalizer: addresses and hashes cluster in their low bits, so mix every bit in. */
 static size_t map_home(const struct mt_u64map *m, uint64_t key)
 {
-	key ^= key >> 30;
-	key *= 0xbf58476d1ce4e5b9ULL;
-	key ^= key >> 27;
-	key *= 0x94d049bb133111ebULL;
-	key ^= key >> 31;
-	return key & m->mask;
+	return mt_u64map__mix(key) & m->mask;
 }
 
 static size_t map_slot(const struct mt_u64map *m, uint64_t key)

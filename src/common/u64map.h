@@ -22,6 +22,18 @@ struct mt_u64map {
 	uint64_t zero_val;
 };
 
+/* splitmix64's finalizer: addresses and hashes cluster in their low bits, so every bit is mixed in. The home slot
+ * of key in a table of mask + 1 slots is mt_u64map__mix(key) & mask (tables that must visit keys in this map's order
+ * use it too). */
+static inline uint64_t mt_u64map__mix(uint64_t key)
+{
+	key ^= key >> 30;
+	key *= 0xbf58476d1ce4e5b9ULL;
+	key ^= key >> 27;
+	key *= 0x94d049bb133111ebULL;
+	return key ^ (key >> 31);
+}
+
 /* The value slot of key, or NULL. The pointer is valid until the next put or del. */
 uint64_t *mt_u64map__find(const struct mt_u64map *m, uint64_t key);
 /* Sets key → val. 1 when key was present (*old gets its value when old is not NULL), 0 when added, -ENOMEM. */

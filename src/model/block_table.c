@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "common/u64map.h"
 #include "model/block_table.h"
 
 /*
@@ -35,11 +36,7 @@ struct mt_block_slot {
 /* splitmix64's finalizer: a bijection, and addresses cluster in their low bits, so mix every bit in. */
 static uint64_t key_mix(uint64_t x)
 {
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	return x ^ x >> 31;
+	return mt_u64map__mix(x);
 }
 
 /* Its inverse: each xor-shift and each multiplication (by an odd number) undone in reverse order. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/u64map.h"
 #include "model/pmap.h"
 
 #define WAY_BITS 5	/* 32 ways a level; a bijective 64-bit hash parts any two keys within 13 levels */
@@ -29,11 +30,7 @@ struct mt_pmap {
 /* splitmix64's finalizer, a bijection: distinct keys have distinct hashes, so no two ever share a leaf. */
 static uint64_t key_hash(uint64_t k)
 {
-	k ^= k >> 30;
-	k *= 0xbf58476d1ce4e5b9ULL;
-	k ^= k >> 27;
-	k *= 0x94d049bb133111ebULL;
-	return k ^ (k >> 31);
+	return mt_u64map__mix(k);
 }
 
 /* Without POPCNT in the target, __builtin_popcount is a libgcc call. */

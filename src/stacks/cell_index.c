@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "common/u64map.h"
 #include "stacks/cell_index.h"
 
 #define INDEX_MIN_CAP 16
@@ -12,15 +13,10 @@ static uint32_t key_of(struct mt_cell_keys k, uint32_t idx)
 	return *(const uint32_t *)((const char *)k.base + (size_t)idx * k.stride);
 }
 
-/* splitmix64's finalizer, as mt_u64map's: the same slots as it for the same keys. */
+/* mt_u64map's home slot: the same slots as it for the same keys, so cells are visited in its order. */
 static size_t index_home(const struct mt_cell_index *x, uint64_t key)
 {
-	key ^= key >> 30;
-	key *= 0xbf58476d1ce4e5b9ULL;
-	key ^= key >> 27;
-	key *= 0x94d049bb133111ebULL;
-	key ^= key >> 31;
-	return key & x->mask;
+	return mt_u64map__mix(key) & x->mask;
 }
 
 /* key's slot, or the free one where it goes. */
