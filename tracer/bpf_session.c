@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +22,6 @@
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <zlib.h>
 
 #include "common/log.h"
 #include "memtrack.skel.h"
@@ -31,6 +29,7 @@
 #include "tracer/bpf_load.h"
 #include "tracer/bpf_session.h"
 #include "tracer/closer.h"
+#include "tracer/kernel_caps.h"
 #include "tracer/thp.h"
 
 #define MT_MAX_LINKS 32	/* the session's tracepoint links */
@@ -161,32 +160,10 @@ static void session__size_maps(struct mt_bpf_session *s, const struct mt_options
 	bpf_map__set_max_entries(s->skel->maps.unwind_modules, 1);
 }
 
-/* CONFIG_HZ from the kernel's configuration (gzopen reads the plain /boot file as well); 0 when none says. */
-static unsigned int kernel__hz(void)
-{
-	char path[PATH_MAX], line[128];
-	const char *paths[] = { "/proc/config.gz", path };
-	struct utsname u;
-	unsigned int hz = 0;
-
-	snprintf(path, sizeof(path), "/boot/config-%s", uname(&u) ? "" : u.release);
-	for (size_t i = 0; i < 2 && !hz; i++) {
-		gzFile f = gzopen(paths[i], "r");
-
-		if (!f)
-			continue;
-		while (!hz && gzgets(f, line, sizeof(line)))
-			if (sscanf(line, "CONFIG_HZ=%u", &hz) != 1 || hz < 10 || hz > 10000)
-				hz = 0;	/* Kconfig offers 100 to 1000 */
-		gzclose(f);
-	}
-	return hz;
-}
-
 /* The tick, unless --precise-time or the kernel's tick is unknown (then the precise clock, with a note). */
 static void session__choose_clock(struct mt_bpf_session *s, const struct mt_options *o)
 {
-	unsigned int hz = o->precise_time ? 0 : kernel__hz();
+	unsigned int hz = o->precise_time ? 0 : mt_kernel__hz();
 
 	if (!o->precise_time && !hz)
 		pr_info("the kernel's CONFIG_HZ is unknown (no /proc/config.gz or /boot/config-*): precise timestamps\n");
@@ -282,57 +259,6 @@ uint64_t mt_bpf_session__tick_ns(const struct mt_bpf_session *s)
 	return s->tick_ns;
 }
 
-/* A program that does nothing, loaded as an uprobe_multi one: its link tells whether the kernel has those. */
-static int probe__multi_prog(void)
-{
-	struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = MT_BPF_TRACE_UPROBE_MULTI);
-	int fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", insns, 2, &opts);
-
-	return fd < 0 ? -errno : fd;
-}
-
-/*
- * Whether the kernel has uprobe_multi links (6.6) whose pid filter is the process's, as libbpf probes it: a link
- * on "/" fails with EBADF where they exist, and pid -1 with EINVAL once the filter was fixed (6.10, and the stable
- * kernels it went to); the first ones filtered by thread, which would miss every thread but the leader.
- */
-static bool kernel__has_uprobe_multi(void)
-{
-	unsigned long off = 0;
-	int prog = probe__multi_prog(), fd;
-	bool has = false;
-
-	if (prog < 0)
-		return false;
-	fd = mt_bpf_session__uprobe_multi(prog, "/", &off, NULL, 1, MT_UPROBE_ENTRY, 0);
-	if (fd == -EBADF) {
-		fd = mt_bpf_session__uprobe_multi(prog, "/", &off, NULL, 1, MT_UPROBE_ENTRY, -1);
-		has = fd == -EINVAL;
-	}
-	if (fd >= 0)
-		close(fd);
-	close(prog);
-	return has;
-}
-
-/* The uprobe PMU's perf event type (4.17+), which perf-event uprobes are opened with. */
-static int uprobe__pmu_type(void)
-{
-	FILE *f = fopen("/sys/bus/event_source/devices/uprobe/type", "re");
-	int type = -1;
-
-	if (!f)
-		return -errno;
-	if (fscanf(f, "%d", &type) != 1)
-		type = -EINVAL;
-	fclose(f);
-	return type;
-}
-
 /*
  * uprobe_multi links where the kernel has them, else one perf-event uprobe link per site. MEMTRACK_ATTACH=legacy
  * forces the latter (the tests run both here), =multi the former.
@@ -345,13 +271,13 @@ static int session__choose_links(struct mt_bpf_session *s)
 		pr_err("MEMTRACK_ATTACH=%s: expected legacy or multi\n", mode);
 		return -EINVAL;
 	}
-	s->per_probe = mode && *mode ? !strcmp(mode, "legacy") : !kernel__has_uprobe_multi();
+	s->per_probe = mode && *mode ? !strcmp(mode, "legacy") : !mt_kernel__has_uprobe_multi();
 	if (!s->per_probe) {
 		bpf_program__set_expected_attach_type(s->skel->progs.alloc_enter, MT_BPF_TRACE_UPROBE_MULTI);
 		bpf_program__set_expected_attach_type(s->skel->progs.alloc_return, MT_BPF_TRACE_UPROBE_MULTI);
 		return 0;
 	}
-	s->uprobe_pmu = uprobe__pmu_type();
+	s->uprobe_pmu = mt_kernel__uprobe_pmu_type();
 	if (s->uprobe_pmu < 0) {
 		pr_err("the kernel has neither uprobe_multi links nor the uprobe perf PMU: %s\n",
 		       strerror(-s->uprobe_pmu));
@@ -429,20 +355,6 @@ static int session__load_halves(struct mt_bpf_session *s)
 	return err ? err : half_err;
 }
 
-/* Tasks runnable on the machine now, this one included (/proc/loadavg's fourth field); 0 when unknown. */
-static unsigned int machine__runnable(void)
-{
-	FILE *f = fopen("/proc/loadavg", "re");
-	unsigned int n = 0;
-
-	if (!f)
-		return 0;
-	if (fscanf(f, "%*f %*f %*f %u/", &n) != 1)
-		n = 0;
-	fclose(f);
-	return n;
-}
-
 /*
  * Two loads side by side only when a CPU is free for the second now: on a busy machine they would take turns on
  * one and parse the kernel's BTF twice for nothing (bench/README.md). MEMTRACK_LOAD=parallel or =serial decides
@@ -462,7 +374,7 @@ static int session__load_mode(void)
 	}
 	if (sched_getaffinity(0, sizeof(cpus), &cpus) || CPU_COUNT(&cpus) < 2)
 		return 0;
-	return machine__runnable() < (unsigned int)CPU_COUNT(&cpus);
+	return mt_kernel__runnable() < (unsigned int)CPU_COUNT(&cpus);
 }
 
 /* The maps are made in a thread while each instance has libbpf parse the kernel's BTF (tracer/bpf_load.c). */
