@@ -413,7 +413,7 @@ static void session__configure(struct mt_bpf_session *s, const struct mt_options
 	s->skel->rodata->cfg_owner_uid = owner_uid;
 	s->skel->rodata->cfg_owner_gid = owner_gid;
 	s->skel->rodata->cfg_page_size = sysconf(_SC_PAGESIZE);	/* the unit of the kernel's rss counters */
-	s->skel->rodata->cfg_tracer_tgid = getpid();	/* tells memtrack's tracees from the threads handed off */
+	s->skel->bss->live_tracer_tgid = getpid();	/* tells memtrack's tracees from the threads handed off */
 	session__tell_pidns(s);
 	session__choose_clock(s, o);
 }
