@@ -28,6 +28,7 @@
 #include "tracer/allocators.h"
 #include "tracer/bpf_load.h"
 #include "tracer/bpf_session.h"
+#include "tracer/bpf_warm.h"
 #include "tracer/closer.h"
 #include "tracer/kernel_caps.h"
 #include "tracer/thp.h"
@@ -40,6 +41,7 @@ struct mt_bpf_session {
 	struct memtrack_bpf *skel;	/* the maps the tracer reads and writes, the tracepoints' programs, the clock */
 	struct memtrack_bpf *half;	/* or NULL; the same object and maps: the programs prog__in_half names */
 	struct mt_bpf_maps *maps;	/* during the load: the maps a thread makes for both (tracer/bpf_load.c) */
+	struct mt_bpf_warm *warm;	/* or NULL: the programs kept for a warm start, taken or to pin */
 	struct bpf_link *links[MT_MAX_LINKS];
 	size_t nlinks;
 	uint64_t tick_ns;	/* the records' clock ticks this often; 0: the precise clock */
@@ -100,6 +102,8 @@ static int session__attach_tracepoints(struct mt_bpf_session *s)
 	struct bpf_program *prog;
 	int err;
 
+	if (mt_bpf_warm__taken(s->warm))
+		return mt_bpf_warm__attach(s->warm, s->skel->obj);
 	for (size_t i = 0; i < 2 && objs[i]; i++)
 		bpf_object__for_each_program(prog, objs[i]) {
 			if (!bpf_program__autoload(prog) || prog__unattached(prog))
@@ -177,7 +181,7 @@ static int session__read_clock(const struct mt_bpf_session *s, struct mt_clock *
 	int err;
 
 	memset(c, 0, sizeof(*c));
-	err = bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.clock_now), &opts);
+	err = bpf_prog_test_run_opts(mt_bpf_warm__prog_fd(s->warm, s->skel->progs.clock_now), &opts);
 	return err ? -errno : 0;
 }
 
@@ -220,7 +224,7 @@ static int session__find_pidns(struct mt_bpf_session *s)
 
 	if (!s->skel->rodata->cfg_pidns_ino)
 		return 0;
-	if (bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.pidns_find), &opts))
+	if (bpf_prog_test_run_opts(mt_bpf_warm__prog_fd(s->warm, s->skel->progs.pidns_find), &opts))
 		err = -errno;
 	else if (opts.retval)
 		err = -ESRCH;
@@ -434,20 +438,49 @@ static int session__start(struct mt_bpf_session *s)
 	return err;
 }
 
-struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o, uid_t owner_uid, gid_t owner_gid)
+/* The programs kept by a past run when they serve (MEMTRACK_WARM=1), else a cold load, its programs then kept. */
+static int session__load_or_take(struct mt_bpf_session *s, const struct mt_options *o, int closer, int mode)
+{
+	struct bpf_object *objs[2];
+	size_t elf_bytes;
+	const void *elf = memtrack_bpf__elf_bytes(&elf_bytes);
+	int err;
+
+	s->warm = mt_bpf_warm__open(s->skel->obj, elf, elf_bytes, o->stack_bytes != 0, closer);
+	if (s->warm && !mt_bpf_warm__take(s->warm, s->skel->obj)) {
+		pr_info("warm start: the programs kept by a past run taken\n");
+		return 0;
+	}
+	s->half = mode ? memtrack_bpf__open() : NULL;
+	if (mode && !s->half) {
+		err = -errno;
+		pr_err("cannot open the BPF object: %s\n", strerror(-err));
+		return err;
+	}
+	err = session__load(s);
+	if (err) {
+		pr_err("cannot load the BPF programs: %s (libbpf's reason is above)\n", strerror(-err));
+		return err;
+	}
+	objs[0] = s->skel->obj;
+	objs[1] = s->half ? s->half->obj : NULL;
+	mt_bpf_warm__pin(s->warm, objs, s->half ? 2 : 1);
+	return 0;
+}
+
+struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o, uid_t owner_uid, gid_t owner_gid, int closer)
 {
 	struct mt_bpf_session *s = calloc(1, sizeof(*s));
-	int err;
+	int err, mode;
 
 	if (!s)
 		return NULL;
 	libbpf_set_print(libbpf__print);
-	err = session__load_mode();
+	err = mode = session__load_mode();
 	if (err < 0)
 		goto destroy_skel;
 	s->skel = memtrack_bpf__open();
-	s->half = s->skel && err ? memtrack_bpf__open() : NULL;
-	if (!s->skel || (err && !s->half)) {
+	if (!s->skel) {
 		err = -errno;
 		pr_err("cannot open the BPF object: %s\n", strerror(-err));
 		goto destroy_skel;
@@ -456,11 +489,9 @@ struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o, uid_t ow
 	if (err)
 		goto destroy_skel;
 	session__configure(s, o, owner_uid, owner_gid);
-	err = session__load(s);
-	if (err) {
-		pr_err("cannot load the BPF programs: %s (libbpf's reason is above)\n", strerror(-err));
+	err = session__load_or_take(s, o, closer, mode);
+	if (err)
 		goto destroy_skel;
-	}
 	err = session__start(s);
 	if (err)
 		goto destroy_skel;
@@ -519,7 +550,7 @@ static int session__alloc_fd(const struct mt_bpf_session *s, bool ret)
 {
 	const struct memtrack_bpf *skel = s->half ? s->half : s->skel;
 
-	return bpf_program__fd(ret ? skel->progs.alloc_return : skel->progs.alloc_enter);
+	return mt_bpf_warm__prog_fd(s->warm, ret ? skel->progs.alloc_return : skel->progs.alloc_enter);
 }
 
 /* The callers say which file failed for which process, and why; only this cause needs more words. */
@@ -822,7 +853,7 @@ int mt_bpf_session__flush_batches(struct mt_bpf_session *s)
 		opts.retval = 0;
 		/* An offline CPU (ENXIO) runs nothing: records it left in its batch (it went offline while a tracked
 		 * thread ran there, rare) come when it is back, late. */
-		if (!bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.batch_flush), &opts))
+		if (!bpf_prog_test_run_opts(mt_bpf_warm__prog_fd(s->warm, s->skel->progs.batch_flush), &opts))
 			busy += opts.retval != 0;
 		else if (errno != ENXIO)
 			return -errno;
@@ -904,6 +935,7 @@ void mt_bpf_session__close(struct mt_bpf_session *s, int closer)
 		else
 			bpf_link__destroy(s->links[i]);
 	}
+	mt_bpf_warm__free(s->warm, closer);
 	memtrack_bpf__destroy(s->half);
 	memtrack_bpf__destroy(s->skel);
 	free(s);
