@@ -90,7 +90,7 @@ static bool prog__named(const struct bpf_program *prog, const char *const *names
 static bool prog__unattached(const struct bpf_program *prog)
 {
 	static const char *const names[] = { "alloc_enter", "alloc_return", "clock_now", "batch_flush", "pidns_find",
-					     NULL };
+					     "slots_zero", NULL };
 
 	return prog__named(prog, names);
 }

@@ -327,6 +327,20 @@ static int warm__reuse_maps(struct bpf_object *obj, const int *fds)
 	return 0;
 }
 
+/* The kept program of that name, -1 without one. */
+static int warm__prog_named(const struct mt_bpf_warm *w, struct bpf_object *obj, const char *name)
+{
+	struct bpf_program *prog;
+	size_t i = 0;
+
+	bpf_object__for_each_program(prog, obj) {
+		if (i < w->nprogs && !strcmp(bpf_program__name(prog), name))
+			return w->progs[i];
+		i++;
+	}
+	return -1;
+}
+
 int mt_bpf_warm__take(struct mt_bpf_warm *w, struct bpf_object *obj)
 {
 	int maps[WARM_MAX];
@@ -341,7 +355,7 @@ int mt_bpf_warm__take(struct mt_bpf_warm *w, struct bpf_object *obj)
 	memset(maps, -1, sizeof(maps));
 	err = warm__get_progs(w, obj);
 	err = err ? : warm__get_maps(w, obj, maps, &n);
-	err = err ? : mt_bpf_reset__maps(obj, maps);
+	err = err ? : mt_bpf_reset__maps(obj, maps, warm__prog_named(w, obj, "slots_zero"));
 	err = err ? : warm__reuse_maps(obj, maps);
 	fds__close(maps, n);
 	if (err) {
