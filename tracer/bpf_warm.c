@@ -115,17 +115,18 @@ static int dir__ours(int fd, dev_t dev)
 	return 0;
 }
 
-/* name in at, made 0700 if it is not there, opened without following a symlink, then checked. */
+/* name in at, made 0700 if it is not there (whatever the umask), opened without following a symlink, checked. */
 static int dir__make(int at, const char *name, dev_t dev)
 {
+	bool made = !mkdirat(at, name, 0700);
 	int fd, err;
 
-	if (mkdirat(at, name, 0700) && errno != EEXIST)
+	if (!made && errno != EEXIST)
 		return -errno;
 	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	err = dir__ours(fd, dev);
+	err = made && fchmod(fd, 0700) ? -errno : dir__ours(fd, dev);
 	if (err) {
 		close(fd);
 		return err;
