@@ -102,6 +102,16 @@ static __always_inline struct mt_call *call__slot(__u32 tid)
  * taken as new. */
 __u32 live_session = 0;
 
+/* A past run's entry made as a new one is. Global: verified once, not at each of call__state's inlined sites. */
+__noinline int call__renew(struct mt_call *c)
+{
+	if (!c)
+		return 0;
+	__builtin_memset(c, 0, sizeof(*c));
+	c->session = live_session;
+	return 0;
+}
+
 static __always_inline struct mt_call *call__state(struct task_struct *task, __u64 flags)
 {
 	struct mt_call *c = call__slot(task->pid);
@@ -109,10 +119,8 @@ static __always_inline struct mt_call *call__state(struct task_struct *task, __u
 	if (c && c->owner == (__u64)task)
 		return c;
 	c = bpf_task_storage_get(&calls, task, 0, flags);
-	if (c && c->session != live_session) {
-		__builtin_memset(c, 0, sizeof(*c));
-		c->session = live_session;
-	}
+	if (c && c->session != live_session)
+		call__renew(c);
 	return c;
 }
 
