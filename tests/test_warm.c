@@ -5,11 +5,17 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+
 #include "artifact/artifact.h"
+#include "model/model.h"
 
 #define tmp_root mt_test_root
 #define PINS "/sys/fs/bpf/memtrack"
@@ -175,6 +181,77 @@ static void test_warm_concurrent(void **state)
 	assert_true(err_has("after", TAKEN));
 }
 
+/* The kept `calls` task storage (PINS/HASH/m_calls, the one directory a run made): its fd. */
+static int pins__calls(void)
+{
+	char path[512] = "";
+	struct dirent *e;
+	DIR *d = opendir(PINS);
+	int fd;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			snprintf(path, sizeof(path), PINS "/%s/m_calls", e->d_name);
+	closedir(d);
+	fd = bpf_obj_get(path);
+	assert_true(fd >= 0);
+	return fd;
+}
+
+#define CALL_BYTES 168		/* bpf/calls.bpf.h's struct mt_call */
+#define CALL_DEPTH_AT 112	/* its depth (allocator entries not yet returned) */
+#define CALL_SESSION_AT 124	/* its session number */
+
+/*
+ * A task that a past run left with a call in flight in task storage (as --pid would leave one detached inside
+ * malloc): attach_wait's main thread, written so through the kept map, then recorded warm with --pid. Its free of
+ * the block made before the attach is on the task storage path: it counts only if the entry is taken as new.
+ */
+static void test_warm_stale_storage(void **state)
+{
+	char ready[600], err[600], dir[512], pid[16], *tree[] = { PROG("alloc_tree"), NULL };
+	char *prog[] = { PROG("attach_wait"), ready, NULL };
+	char *rec[] = { MT_BINARY, "record", "-v", "-q", "--pid", pid, "-o", dir, NULL };
+	unsigned char call[CALL_BYTES] = { 0 };
+	uint32_t depth = 3, session = 0x7fffffff;
+	struct mt_read_status st;
+	const struct mt_proc *proc;
+	struct mt_model *m;
+	pid_t target, memtrack;
+	int calls, pidfd;
+
+	(void)state;
+	record_counts("stale_pin", "1", tree);	/* kept, if the others did not */
+	snprintf(dir, sizeof(dir), "%s/stale", tmp_root);
+	snprintf(ready, sizeof(ready), "%s.ready", dir);
+	snprintf(err, sizeof(err), "%s.err", dir);
+	target = mt_test__spawn(prog, "/dev/null", NULL);
+	mt_test__wait_for(ready, "");
+	memcpy(call + CALL_DEPTH_AT, &depth, sizeof(depth));
+	memcpy(call + CALL_SESSION_AT, &session, sizeof(session));
+	calls = pins__calls();
+	pidfd = syscall(SYS_pidfd_open, target, 0);
+	assert_true(pidfd >= 0);
+	assert_int_equal(bpf_map_update_elem(calls, &pidfd, call, BPF_ANY), 0);
+	close(pidfd);
+	close(calls);
+	snprintf(pid, sizeof(pid), "%d", target);
+	setenv("MEMTRACK_WARM", "1", 1);
+	memtrack = mt_test__spawn(rec, "/dev/null", err);
+	unsetenv("MEMTRACK_WARM");
+	mt_test__wait_for(err, "attached");
+	assert_true(mt_test__file_has(err, TAKEN));
+	assert_int_equal(kill(target, SIGUSR1), 0);
+	assert_int_equal(mt_test__wait_code(target), 7);
+	assert_int_equal(mt_test__wait_code(memtrack), 7);
+	assert_int_equal(mt_model__load(dir, &m, &st), 0);
+	proc = mt_model__find_proc(m, target);
+	assert_non_null(proc);
+	assert_int_equal(proc->heap.pre_attach_frees, 1);
+	mt_model__free(m);
+}
+
 /* PINS made by someone else (0755, another owner, a symlink): memtrack loads cold, counts exactly, and creates
  * nothing in it nor where it points. */
 static void warm_foreign(const char *name, const char *setup)
@@ -218,6 +295,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_warm_exact),
 		cmocka_unit_test(test_warm_concurrent),
+		cmocka_unit_test(test_warm_stale_storage),
 		cmocka_unit_test(test_warm_foreign_mode),
 		cmocka_unit_test(test_warm_foreign_owner),
 		cmocka_unit_test(test_warm_symlink),

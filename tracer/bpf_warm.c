@@ -9,6 +9,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -25,6 +26,8 @@
 #define WARM_BPFFS_MAGIC 0xcafe4a11	/* the kernel's BPF_FS_MAGIC */
 #define WARM_READY "ready"	/* pinned last: the directory's pins are complete */
 #define WARM_MAX 64		/* programs, maps, links */
+#define WARM_LOCK_WAIT_MS 200	/* for the last run's closer to let the lock go (warm__lock) */
+#define WARM_LOCK_STEP_NS 1000000l
 
 struct mt_bpf_warm {
 	int dir;		/* WARM_BPFFS/WARM_ROOT/HASH, locked */
@@ -170,6 +173,26 @@ static bool object__warmable(struct bpf_object *obj)
 	return true;
 }
 
+/*
+ * The directory's lock, which the last run's closer lets go once its links are closed: their detach waits for RCU
+ * grace periods, after that run has exited. A run that still holds it after WARM_LOCK_WAIT_MS is taken to be
+ * running: this one loads cold. 0 or -EWOULDBLOCK.
+ */
+static int warm__lock(int fd)
+{
+	struct timespec step = { .tv_nsec = WARM_LOCK_STEP_NS };
+	long waited = 0;
+
+	for (; flock(fd, LOCK_EX | LOCK_NB); waited += WARM_LOCK_STEP_NS) {
+		if (errno != EWOULDBLOCK || waited >= WARM_LOCK_WAIT_MS * 1000000l)
+			return -EWOULDBLOCK;
+		nanosleep(&step, NULL);
+	}
+	if (waited)
+		pr_debug("warm start: waited %ld ms for the last run's closer\n", waited / 1000000);
+	return 0;
+}
+
 struct mt_bpf_warm *mt_bpf_warm__open(struct bpf_object *obj, const void *elf, size_t elf_bytes, bool stacks,
 				      int closer)
 {
@@ -187,7 +210,7 @@ struct mt_bpf_warm *mt_bpf_warm__open(struct bpf_object *obj, const void *elf, s
 	}
 	if (hash__settings(obj, elf, elf_bytes, hex) || (fd = warm__dir(hex)) < 0)
 		return NULL;
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
+	if (warm__lock(fd)) {
 		pr_info("warm start: another memtrack has the programs: loading cold\n");
 		goto close_fd;
 	}
