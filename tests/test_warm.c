@@ -200,6 +200,7 @@ static int pins__calls(void)
 }
 
 #define CALL_BYTES 168		/* bpf/calls.bpf.h's struct mt_call */
+#define CALL_SP_AT 0		/* its outermost call's stack pointer: above it, an entry is nested (not counted) */
 #define CALL_DEPTH_AT 112	/* its depth (allocator entries not yet returned) */
 #define CALL_SESSION_AT 124	/* its session number */
 
@@ -214,6 +215,7 @@ static void test_warm_stale_storage(void **state)
 	char *prog[] = { PROG("attach_wait"), ready, NULL };
 	char *rec[] = { MT_BINARY, "record", "-v", "-q", "--pid", pid, "-o", dir, NULL };
 	unsigned char call[CALL_BYTES] = { 0 };
+	uint64_t sp = UINT64_MAX >> 1;
 	uint32_t depth = 3, session = 0x7fffffff;
 	struct mt_read_status st;
 	const struct mt_proc *proc;
@@ -228,6 +230,7 @@ static void test_warm_stale_storage(void **state)
 	snprintf(err, sizeof(err), "%s.err", dir);
 	target = mt_test__spawn(prog, "/dev/null", NULL);
 	mt_test__wait_for(ready, "");
+	memcpy(call + CALL_SP_AT, &sp, sizeof(sp));
 	memcpy(call + CALL_DEPTH_AT, &depth, sizeof(depth));
 	memcpy(call + CALL_SESSION_AT, &session, sizeof(session));
 	calls = pins__calls();
