@@ -8,6 +8,8 @@
 # SPLIT=1 adds where both builds' time goes, one load each (MEMTRACK_LOAD=serial), from `perf trace` of their bpf
 # calls: exec to the kernel's BTF parsed (the first BTF_LOAD after it), the maps and relocations, the verifier (the
 # programs' loads), to the command's exec, the command, the tear-down; medians of RUNS interleaved runs.
+# this_warm is the warm start (MEMTRACK_WARM=1, tracer/bpf_warm.c): the programs kept by a first run taken back;
+# /sys/fs/bpf/memtrack is removed before and after (other runs do not use it: MEMTRACK_WARM is opt-in).
 #
 # Usage: [FIFO=1] [SPLIT=1] bash bench/startup.sh BASELINE_MEMTRACK [RUNS]   (as root, after `cmake --build build`;
 # 21 runs)
@@ -22,7 +24,8 @@ RUNS=${2:-21}
 declare -A ms
 PRE=()
 [[ ${FIFO:-0} == 1 ]] && PRE=(chrt -f 50)
-CONFIGS=(base this base_stacks this_stacks this_parallel this_serial this_stacks_parallel)
+CONFIGS=(base this base_stacks this_stacks this_parallel this_serial this_stacks_parallel this_warm)
+PINS=/sys/fs/bpf/memtrack
 
 # The wall of one recording of /bin/true, in ms (bash's clock: no process of its own around it).
 wall_ms() {
@@ -43,11 +46,14 @@ one() {
 	this_parallel) wall_ms env MEMTRACK_LOAD=parallel "$MEMTRACK" record -q -o "$TMP/a" -- /bin/true ;;
 	this_serial) wall_ms env MEMTRACK_LOAD=serial "$MEMTRACK" record -q -o "$TMP/a" -- /bin/true ;;
 	this_stacks_parallel) wall_ms env MEMTRACK_LOAD=parallel "$MEMTRACK" record -q --stacks -o "$TMP/a" -- /bin/true ;;
+	this_warm) wall_ms env MEMTRACK_WARM=1 "$MEMTRACK" record -q -o "$TMP/a" -- /bin/true ;;
 	esac
 }
 
 med() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 LOAD_START=$(load_now)
+rm -rf "$PINS"
+one this_warm >/dev/null	# the cold load that keeps the programs
 # Each round starts one configuration later: a run may wait for the links the last one's closer still detaches,
 # so each configuration follows each other one as often.
 for ((i = 0; i < RUNS; i++)); do
@@ -61,7 +67,12 @@ for ((i = 0; i < RUNS; i++)); do
 	rm -rf "$TMP/a"
 	"${PRE[@]}" "$MEMTRACK" record -vv -o "$TMP/a" -- /bin/true 2>&1 >/dev/null |
 		sed -n 's/^memtrack: start-up: \(.* at [0-9.]* ms\)$/\1/p' >>"$TMP/steps"
+	rm -rf "$TMP/a"
+	MEMTRACK_WARM=1 "${PRE[@]}" "$MEMTRACK" record -vv -o "$TMP/a" -- /bin/true 2>"$TMP/warm_err" >/dev/null || true
+	sed -n 's/^memtrack: start-up: \(.* at [0-9.]* ms\)$/\1/p' "$TMP/warm_err" >>"$TMP/warm_steps"
+	grep -c 'warm start: the programs kept by a past run taken' "$TMP/warm_err" >>"$TMP/warm_taken" || true
 done
+rm -rf "$PINS"
 
 # One perf trace's phases, in ms: exec-to-BTF, maps+relocations, verifier, to the command's exec, command, tear-down,
 # total. The main thread is the one that exec'd memtrack; a program's load is a PROG_LOAD over 0.7 ms (the probes'
@@ -126,11 +137,19 @@ for c in "${CONFIGS[@]}"; do
 	printf '| %s | %s | %s | %.2f |\n' "$c" "$m" "$(tr ' ' '\n' <<<"${ms[$c]}" | grep . | sort -g | head -1)" \
 		"$(echo "$m / $ref" | bc -l)"
 done
+# The median of each "start-up: WHAT at N ms" step in file $1.
+steps() {
+	awk '{ sub(/ ms$/, ""); n = $NF; $NF = ""; sub(/ at $/, ""); k[$0] = k[$0] " " n; if (!($0 in o)) o[$0] = ++c }
+		END { for (s in o) print o[s] "\t" s "\t" k[s] }' "$1" | sort -n | while IFS=$'\t' read -r _ step vals; do
+		printf -- '- %s: %s\n' "$step" "$(med "$vals")"
+	done
+}
 echo
 echo "This build's steps (-vv, median ms since memtrack's record started):"
 echo
-awk '{ sub(/ ms$/, ""); n = $NF; $NF = ""; sub(/ at $/, ""); k[$0] = k[$0] " " n; if (!($0 in o)) o[$0] = ++c }
-	END { for (s in o) print o[s] "\t" s "\t" k[s] }' "$TMP/steps" | sort -n | while IFS=$'\t' read -r _ step vals; do
-	printf -- '- %s: %s\n' "$step" "$(med "$vals")"
-done
+steps "$TMP/steps"
+echo
+echo "The same with MEMTRACK_WARM=1 ($(awk '{ n += $1 } END { print n + 0 }' "$TMP/warm_taken") of $RUNS runs took the kept programs):"
+echo
+steps "$TMP/warm_steps"
 [[ -z ${SPLIT_TABLE:-} ]] || echo "$SPLIT_TABLE"

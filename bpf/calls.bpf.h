@@ -38,7 +38,8 @@ struct mt_call {
 	__u8 mark_func;
 	__u8 mark_allocator;
 	__u8 throws;		/* the call in flight may throw (MT_COOKIE_THROWS): ret is its return address */
-	__u8 _pad[6];
+	__u8 _pad[2];
+	__u32 session;		/* task storage only: live_session when written, else the entry is a past run's */
 	struct mt_caller_hit hit;	/* where its mallocs last returned into a C++ operator new (callers.bpf.h) */
 };
 
@@ -61,6 +62,26 @@ struct {
 	__type(value, struct mt_call);
 } call_slots SEC(".maps");
 
+/* bpf_loop's callback: slot i as a cold load makes it. */
+static long slots__zero(__u64 i, void *ctx)
+{
+	__u32 key = i;
+	struct mt_call *c = bpf_map_lookup_elem(&call_slots, &key);
+
+	if (c)
+		__builtin_memset(c, 0, sizeof(*c));
+	return 0;
+}
+
+/* Run by the tracer (a test run) before a warm start reuses the programs (tracer/bpf_reset.c): every slot zeroed
+ * in the kernel, where user space would copy in 5.5 MB of zeros (bench/README.md). */
+SEC("syscall")
+int slots_zero(void *ctx)
+{
+	bpf_loop(MT_CALL_SLOTS, slots__zero, NULL, 0);
+	return 0;
+}
+
 /* The others' call in flight, by BPF at their allocator entries: task-local storage, freed with the thread. */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -76,13 +97,31 @@ static __always_inline struct mt_call *call__slot(__u32 tid)
 	return bpf_map_lookup_elem(&call_slots, &i);
 }
 
+/* This run's number among those of programs kept for a warm start (tracer/bpf_warm.c); 0 for a cold load. A task
+ * keeps its `calls` entry across runs, which the tracer cannot enumerate to empty: an entry of another run's is
+ * taken as new. */
+__u32 live_session = 0;
+
+/* A past run's entry made as a new one is. Global: verified once, not at each of call__state's inlined sites. */
+__noinline int call__renew(struct mt_call *c)
+{
+	if (!c)
+		return 0;
+	__builtin_memset(c, 0, sizeof(*c));
+	c->session = live_session;
+	return 0;
+}
+
 static __always_inline struct mt_call *call__state(struct task_struct *task, __u64 flags)
 {
 	struct mt_call *c = call__slot(task->pid);
 
 	if (c && c->owner == (__u64)task)
 		return c;
-	return bpf_task_storage_get(&calls, task, 0, flags);
+	c = bpf_task_storage_get(&calls, task, 0, flags);
+	if (c && c->session != live_session)
+		call__renew(c);
+	return c;
 }
 
 static __always_inline void call__reset(struct mt_call *c)

@@ -20,9 +20,9 @@
 #define MT_SIG_IGN 1
 #define MT_VM_RWX 0x7		/* VM_READ | VM_WRITE | VM_EXEC, the same bits as PROT_* */
 
-/* Set by the tracer before load: its own tgid (in its namespace). A thread it traces has a thread of it as its
- * ptrace parent. */
-const volatile __u32 cfg_tracer_tgid = 0;
+/* Set by the tracer before its first tracepoint: its own tgid (in its namespace). A thread it traces has a thread of
+ * it as its ptrace parent. Not a load-time setting: programs kept for a warm start serve each run's tracer. */
+__u32 live_tracer_tgid = 0;
 
 #define MT_PT_PTRACED 0x1		/* the kernel's PT_PTRACED (a #define, so not in BTF) */
 
@@ -33,7 +33,7 @@ const volatile __u32 cfg_tracer_tgid = 0;
  */
 static __always_inline bool task__traced_by_tracer(struct task_struct *t)
 {
-	return (BPF_CORE_READ(t, ptrace) & MT_PT_PTRACED) && task__tgid(BPF_CORE_READ(t, parent)) == cfg_tracer_tgid;
+	return (BPF_CORE_READ(t, ptrace) & MT_PT_PTRACED) && task__tgid(BPF_CORE_READ(t, parent)) == live_tracer_tgid;
 }
 
 struct mt_file_key {
@@ -299,7 +299,7 @@ static __always_inline void watch__on_exit(struct task_struct *p, __u32 tgid)
 	struct mt_exit *e;
 
 	if (!proc__lookup(tgid) || task__traced_by_tracer(leader) ||
-	    task__tgid(BPF_CORE_READ(leader, real_parent)) == cfg_tracer_tgid)
+	    task__tgid(BPF_CORE_READ(leader, real_parent)) == live_tracer_tgid)
 		return;
 	e = rec__reserve_as(sizeof(*e), MT_REC_EXIT, tgid, tgid);
 	if (!e)

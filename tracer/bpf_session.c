@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,14 +22,15 @@
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <zlib.h>
 
 #include "common/log.h"
 #include "memtrack.skel.h"
 #include "tracer/allocators.h"
 #include "tracer/bpf_load.h"
 #include "tracer/bpf_session.h"
+#include "tracer/bpf_warm.h"
 #include "tracer/closer.h"
+#include "tracer/kernel_caps.h"
 #include "tracer/thp.h"
 
 #define MT_MAX_LINKS 32	/* the session's tracepoint links */
@@ -41,6 +41,7 @@ struct mt_bpf_session {
 	struct memtrack_bpf *skel;	/* the maps the tracer reads and writes, the tracepoints' programs, the clock */
 	struct memtrack_bpf *half;	/* or NULL; the same object and maps: the programs prog__in_half names */
 	struct mt_bpf_maps *maps;	/* during the load: the maps a thread makes for both (tracer/bpf_load.c) */
+	struct mt_bpf_warm *warm;	/* or NULL: the programs kept for a warm start, taken or to pin */
 	struct bpf_link *links[MT_MAX_LINKS];
 	size_t nlinks;
 	uint64_t tick_ns;	/* the records' clock ticks this often; 0: the precise clock */
@@ -89,7 +90,7 @@ static bool prog__named(const struct bpf_program *prog, const char *const *names
 static bool prog__unattached(const struct bpf_program *prog)
 {
 	static const char *const names[] = { "alloc_enter", "alloc_return", "clock_now", "batch_flush", "pidns_find",
-					     NULL };
+					     "slots_zero", NULL };
 
 	return prog__named(prog, names);
 }
@@ -101,6 +102,8 @@ static int session__attach_tracepoints(struct mt_bpf_session *s)
 	struct bpf_program *prog;
 	int err;
 
+	if (mt_bpf_warm__taken(s->warm))
+		return mt_bpf_warm__attach(s->warm, s->skel->obj);
 	for (size_t i = 0; i < 2 && objs[i]; i++)
 		bpf_object__for_each_program(prog, objs[i]) {
 			if (!bpf_program__autoload(prog) || prog__unattached(prog))
@@ -161,32 +164,10 @@ static void session__size_maps(struct mt_bpf_session *s, const struct mt_options
 	bpf_map__set_max_entries(s->skel->maps.unwind_modules, 1);
 }
 
-/* CONFIG_HZ from the kernel's configuration (gzopen reads the plain /boot file as well); 0 when none says. */
-static unsigned int kernel__hz(void)
-{
-	char path[PATH_MAX], line[128];
-	const char *paths[] = { "/proc/config.gz", path };
-	struct utsname u;
-	unsigned int hz = 0;
-
-	snprintf(path, sizeof(path), "/boot/config-%s", uname(&u) ? "" : u.release);
-	for (size_t i = 0; i < 2 && !hz; i++) {
-		gzFile f = gzopen(paths[i], "r");
-
-		if (!f)
-			continue;
-		while (!hz && gzgets(f, line, sizeof(line)))
-			if (sscanf(line, "CONFIG_HZ=%u", &hz) != 1 || hz < 10 || hz > 10000)
-				hz = 0;	/* Kconfig offers 100 to 1000 */
-		gzclose(f);
-	}
-	return hz;
-}
-
 /* The tick, unless --precise-time or the kernel's tick is unknown (then the precise clock, with a note). */
 static void session__choose_clock(struct mt_bpf_session *s, const struct mt_options *o)
 {
-	unsigned int hz = o->precise_time ? 0 : kernel__hz();
+	unsigned int hz = o->precise_time ? 0 : mt_kernel__hz();
 
 	if (!o->precise_time && !hz)
 		pr_info("the kernel's CONFIG_HZ is unknown (no /proc/config.gz or /boot/config-*): precise timestamps\n");
@@ -200,7 +181,7 @@ static int session__read_clock(const struct mt_bpf_session *s, struct mt_clock *
 	int err;
 
 	memset(c, 0, sizeof(*c));
-	err = bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.clock_now), &opts);
+	err = bpf_prog_test_run_opts(mt_bpf_warm__prog_fd(s->warm, s->skel->progs.clock_now), &opts);
 	return err ? -errno : 0;
 }
 
@@ -243,7 +224,7 @@ static int session__find_pidns(struct mt_bpf_session *s)
 
 	if (!s->skel->rodata->cfg_pidns_ino)
 		return 0;
-	if (bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.pidns_find), &opts))
+	if (bpf_prog_test_run_opts(mt_bpf_warm__prog_fd(s->warm, s->skel->progs.pidns_find), &opts))
 		err = -errno;
 	else if (opts.retval)
 		err = -ESRCH;
@@ -282,57 +263,6 @@ uint64_t mt_bpf_session__tick_ns(const struct mt_bpf_session *s)
 	return s->tick_ns;
 }
 
-/* A program that does nothing, loaded as an uprobe_multi one: its link tells whether the kernel has those. */
-static int probe__multi_prog(void)
-{
-	struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = MT_BPF_TRACE_UPROBE_MULTI);
-	int fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", insns, 2, &opts);
-
-	return fd < 0 ? -errno : fd;
-}
-
-/*
- * Whether the kernel has uprobe_multi links (6.6) whose pid filter is the process's, as libbpf probes it: a link
- * on "/" fails with EBADF where they exist, and pid -1 with EINVAL once the filter was fixed (6.10, and the stable
- * kernels it went to); the first ones filtered by thread, which would miss every thread but the leader.
- */
-static bool kernel__has_uprobe_multi(void)
-{
-	unsigned long off = 0;
-	int prog = probe__multi_prog(), fd;
-	bool has = false;
-
-	if (prog < 0)
-		return false;
-	fd = mt_bpf_session__uprobe_multi(prog, "/", &off, NULL, 1, MT_UPROBE_ENTRY, 0);
-	if (fd == -EBADF) {
-		fd = mt_bpf_session__uprobe_multi(prog, "/", &off, NULL, 1, MT_UPROBE_ENTRY, -1);
-		has = fd == -EINVAL;
-	}
-	if (fd >= 0)
-		close(fd);
-	close(prog);
-	return has;
-}
-
-/* The uprobe PMU's perf event type (4.17+), which perf-event uprobes are opened with. */
-static int uprobe__pmu_type(void)
-{
-	FILE *f = fopen("/sys/bus/event_source/devices/uprobe/type", "re");
-	int type = -1;
-
-	if (!f)
-		return -errno;
-	if (fscanf(f, "%d", &type) != 1)
-		type = -EINVAL;
-	fclose(f);
-	return type;
-}
-
 /*
  * uprobe_multi links where the kernel has them, else one perf-event uprobe link per site. MEMTRACK_ATTACH=legacy
  * forces the latter (the tests run both here), =multi the former.
@@ -345,13 +275,13 @@ static int session__choose_links(struct mt_bpf_session *s)
 		pr_err("MEMTRACK_ATTACH=%s: expected legacy or multi\n", mode);
 		return -EINVAL;
 	}
-	s->per_probe = mode && *mode ? !strcmp(mode, "legacy") : !kernel__has_uprobe_multi();
+	s->per_probe = mode && *mode ? !strcmp(mode, "legacy") : !mt_kernel__has_uprobe_multi();
 	if (!s->per_probe) {
 		bpf_program__set_expected_attach_type(s->skel->progs.alloc_enter, MT_BPF_TRACE_UPROBE_MULTI);
 		bpf_program__set_expected_attach_type(s->skel->progs.alloc_return, MT_BPF_TRACE_UPROBE_MULTI);
 		return 0;
 	}
-	s->uprobe_pmu = uprobe__pmu_type();
+	s->uprobe_pmu = mt_kernel__uprobe_pmu_type();
 	if (s->uprobe_pmu < 0) {
 		pr_err("the kernel has neither uprobe_multi links nor the uprobe perf PMU: %s\n",
 		       strerror(-s->uprobe_pmu));
@@ -429,20 +359,6 @@ static int session__load_halves(struct mt_bpf_session *s)
 	return err ? err : half_err;
 }
 
-/* Tasks runnable on the machine now, this one included (/proc/loadavg's fourth field); 0 when unknown. */
-static unsigned int machine__runnable(void)
-{
-	FILE *f = fopen("/proc/loadavg", "re");
-	unsigned int n = 0;
-
-	if (!f)
-		return 0;
-	if (fscanf(f, "%*f %*f %*f %u/", &n) != 1)
-		n = 0;
-	fclose(f);
-	return n;
-}
-
 /*
  * Two loads side by side only when a CPU is free for the second now: on a busy machine they would take turns on
  * one and parse the kernel's BTF twice for nothing (bench/README.md). MEMTRACK_LOAD=parallel or =serial decides
@@ -462,7 +378,7 @@ static int session__load_mode(void)
 	}
 	if (sched_getaffinity(0, sizeof(cpus), &cpus) || CPU_COUNT(&cpus) < 2)
 		return 0;
-	return machine__runnable() < (unsigned int)CPU_COUNT(&cpus);
+	return mt_kernel__runnable() < (unsigned int)CPU_COUNT(&cpus);
 }
 
 /* The maps are made in a thread while each instance has libbpf parse the kernel's BTF (tracer/bpf_load.c). */
@@ -501,7 +417,7 @@ static void session__configure(struct mt_bpf_session *s, const struct mt_options
 	s->skel->rodata->cfg_owner_uid = owner_uid;
 	s->skel->rodata->cfg_owner_gid = owner_gid;
 	s->skel->rodata->cfg_page_size = sysconf(_SC_PAGESIZE);	/* the unit of the kernel's rss counters */
-	s->skel->rodata->cfg_tracer_tgid = getpid();	/* tells memtrack's tracees from the threads handed off */
+	s->skel->bss->live_tracer_tgid = getpid();	/* tells memtrack's tracees from the threads handed off */
 	session__tell_pidns(s);
 	session__choose_clock(s, o);
 }
@@ -522,20 +438,49 @@ static int session__start(struct mt_bpf_session *s)
 	return err;
 }
 
-struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o, uid_t owner_uid, gid_t owner_gid)
+/* The programs kept by a past run when they serve (MEMTRACK_WARM=1), else a cold load, its programs then kept. */
+static int session__load_or_take(struct mt_bpf_session *s, const struct mt_options *o, int closer, int mode)
+{
+	struct bpf_object *objs[2];
+	size_t elf_bytes;
+	const void *elf = memtrack_bpf__elf_bytes(&elf_bytes);
+	int err;
+
+	s->warm = mt_bpf_warm__open(s->skel->obj, elf, elf_bytes, o->stack_bytes != 0, closer);
+	if (s->warm && !mt_bpf_warm__take(s->warm, s->skel->obj)) {
+		pr_info("warm start: the programs kept by a past run taken\n");
+		return 0;
+	}
+	s->half = mode ? memtrack_bpf__open() : NULL;
+	if (mode && !s->half) {
+		err = -errno;
+		pr_err("cannot open the BPF object: %s\n", strerror(-err));
+		return err;
+	}
+	err = session__load(s);
+	if (err) {
+		pr_err("cannot load the BPF programs: %s (libbpf's reason is above)\n", strerror(-err));
+		return err;
+	}
+	objs[0] = s->skel->obj;
+	objs[1] = s->half ? s->half->obj : NULL;
+	mt_bpf_warm__pin(s->warm, objs, s->half ? 2 : 1);
+	return 0;
+}
+
+struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o, uid_t owner_uid, gid_t owner_gid, int closer)
 {
 	struct mt_bpf_session *s = calloc(1, sizeof(*s));
-	int err;
+	int err, mode;
 
 	if (!s)
 		return NULL;
 	libbpf_set_print(libbpf__print);
-	err = session__load_mode();
+	err = mode = session__load_mode();
 	if (err < 0)
 		goto destroy_skel;
 	s->skel = memtrack_bpf__open();
-	s->half = s->skel && err ? memtrack_bpf__open() : NULL;
-	if (!s->skel || (err && !s->half)) {
+	if (!s->skel) {
 		err = -errno;
 		pr_err("cannot open the BPF object: %s\n", strerror(-err));
 		goto destroy_skel;
@@ -544,11 +489,9 @@ struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o, uid_t ow
 	if (err)
 		goto destroy_skel;
 	session__configure(s, o, owner_uid, owner_gid);
-	err = session__load(s);
-	if (err) {
-		pr_err("cannot load the BPF programs: %s (libbpf's reason is above)\n", strerror(-err));
+	err = session__load_or_take(s, o, closer, mode);
+	if (err)
 		goto destroy_skel;
-	}
 	err = session__start(s);
 	if (err)
 		goto destroy_skel;
@@ -607,7 +550,7 @@ static int session__alloc_fd(const struct mt_bpf_session *s, bool ret)
 {
 	const struct memtrack_bpf *skel = s->half ? s->half : s->skel;
 
-	return bpf_program__fd(ret ? skel->progs.alloc_return : skel->progs.alloc_enter);
+	return mt_bpf_warm__prog_fd(s->warm, ret ? skel->progs.alloc_return : skel->progs.alloc_enter);
 }
 
 /* The callers say which file failed for which process, and why; only this cause needs more words. */
@@ -910,7 +853,7 @@ int mt_bpf_session__flush_batches(struct mt_bpf_session *s)
 		opts.retval = 0;
 		/* An offline CPU (ENXIO) runs nothing: records it left in its batch (it went offline while a tracked
 		 * thread ran there, rare) come when it is back, late. */
-		if (!bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.batch_flush), &opts))
+		if (!bpf_prog_test_run_opts(mt_bpf_warm__prog_fd(s->warm, s->skel->progs.batch_flush), &opts))
 			busy += opts.retval != 0;
 		else if (errno != ENXIO)
 			return -errno;
@@ -992,6 +935,7 @@ void mt_bpf_session__close(struct mt_bpf_session *s, int closer)
 		else
 			bpf_link__destroy(s->links[i]);
 	}
+	mt_bpf_warm__free(s->warm, closer);
 	memtrack_bpf__destroy(s->half);
 	memtrack_bpf__destroy(s->skel);
 	free(s);

@@ -130,6 +130,7 @@ void mt_close_pool__free(struct mt_close_pool *p)
 #define CLOSER_LISTENER 'L'	/* the byte that comes with the hand-off's seccomp listener */
 #define CLOSER_HELD 'H'		/* the byte that comes with BPF's map `held` (threads held with SIGSTOP) */
 #define CLOSER_CONTROL 'C'	/* the byte that comes with the control FIFO's directory (control.c) */
+#define CLOSER_WARM 'W'		/* the byte that comes with the warm start's lock (bpf_warm.c) */
 #define CLOSER_RESCUE_MAX 4096	/* the map's size */
 
 struct mt_closer_notifs *mt_closer__notifs_new(void)
@@ -213,6 +214,16 @@ static void closer__rescue(int held_map, int memtrack)
 	}
 }
 
+/* The warm start's programs to the next run, once memtrack is gone (its links closed) and the pool drained. */
+static void closer__release_warm(int warm, int memtrack)
+{
+	struct pollfd p = { .fd = memtrack, .events = POLLIN };
+
+	while (memtrack >= 0 && poll(&p, 1, -1) < 0 && errno == EINTR)
+		;
+	close(warm);
+}
+
 /* One byte from memtrack, with the fd it carries (or -1). 1, 0 at memtrack's end, -errno. */
 static int closer__recv(int sock, char *byte, int *fd)
 {
@@ -245,7 +256,7 @@ static void __attribute__((noreturn)) closer__serve(int sock, int memtrack, cons
 {
 	struct pollfd pfd = { .fd = sock, .events = POLLIN };
 	struct mt_close_pool *pool = mt_close_pool__new();
-	int held = -1, fd = -1, listener = -1, held_map = -1, control = -1;
+	int held = -1, fd = -1, listener = -1, held_map = -1, control = -1, warm = -1;
 	char byte;
 
 	if (!pool)	/* memtrack's sends fail: it closes its links in its own threads */
@@ -266,6 +277,8 @@ static void __attribute__((noreturn)) closer__serve(int sock, int memtrack, cons
 			held_map = fd;
 		else if (byte == CLOSER_CONTROL && fd >= 0 && control < 0)
 			control = fd;
+		else if (byte == CLOSER_WARM && fd >= 0 && warm < 0)
+			warm = fd;
 		else
 			held = fd;
 	}
@@ -276,6 +289,8 @@ static void __attribute__((noreturn)) closer__serve(int sock, int memtrack, cons
 	closer__rescue(held_map, memtrack);	/* as soon as memtrack is gone */
 	close_pool__drain(pool);
 	closer__rescue(held_map, -1);	/* the links it was handed (a normal exit's tracepoints) could hold until now */
+	if (warm >= 0)	/* the last link of the run is closed: memtrack's own went with its exit */
+		closer__release_warm(warm, memtrack);
 	if (listener >= 0)
 		listener__serve(listener, memtrack, notifs);
 	_exit(0);
@@ -413,6 +428,11 @@ int mt_closer__keep_listener(int sock, int listener)
 int mt_closer__keep_control(int sock, int dir_fd)
 {
 	return closer__byte(sock, dir_fd, CLOSER_CONTROL);
+}
+
+int mt_closer__keep_warm(int sock, int lock_fd)
+{
+	return closer__byte(sock, lock_fd, CLOSER_WARM);
 }
 
 int mt_closer__keep_held(int sock, int held_map)

@@ -31,6 +31,9 @@ int mt_closer__keep_listener(int sock, int listener);
 /* BPF's map `held`: once memtrack is gone, whatever its end, the closer SIGCONTs the processes of the threads BPF
  * held with SIGSTOP that memtrack did not resume. 0 or -errno (then BPF must not hold with SIGSTOP). */
 int mt_closer__keep_held(int sock, int held_map);
+/* The warm start's lock (tracer/bpf_warm.c): the closer lets it go once memtrack is gone and every link it was
+ * handed is closed, so that no program of this run runs when the next one resets the maps. 0 or -errno. */
+int mt_closer__keep_warm(int sock, int lock_fd);
 /* The control FIFO's directory: removed by the closer when memtrack ends without removing it (killed). */
 int mt_closer__keep_control(int sock, int dir_fd);
 /* The same without a closer: a process of its own, forked now, serves the listener once memtrack is gone. */

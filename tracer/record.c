@@ -163,7 +163,7 @@ static int record__setup_bpf(struct record *r)
 	record__test_stop("MEMTRACK_TEST_LOAD_STOP");
 	mt_thp__prefer(MT_LOAD_HEAP);
 	record__owner(r, &uid, &gid);
-	r->bpf = mt_bpf_session__open(r->o, uid, gid);
+	r->bpf = mt_bpf_session__open(r->o, uid, gid, r->closer);
 	err = r->bpf ? 0 : -errno;
 	sigprocmask(SIG_SETMASK, &blocked, NULL);
 	record__phase(r, "BPF loaded and attached");

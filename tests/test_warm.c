@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* test_warm.c — the warm start (MEMTRACK_WARM=1): cold, then warm, counts the same; a busy or foreign pin dir. */
+#include "kernel_test.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <dirent.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "artifact/artifact.h"
+#include "model/model.h"
+
+#define tmp_root mt_test_root
+#define PINS "/sys/fs/bpf/memtrack"
+#define MAX_PIDS 64
+
+/* What a run's artifact counts. sized: alloc_tree's own sizes (3001..3005) alone. */
+struct counts {
+	uint64_t allocs, frees, bytes, sized, sized_bytes, threads_pairs;
+	uint32_t pids[MAX_PIDS], npids;
+	uint32_t sized_pids[MAX_PIDS], nsized_pids;
+};
+
+static void pids__add(uint32_t *pids, uint32_t *n, uint32_t pid)
+{
+	uint32_t i;
+
+	for (i = 0; i < *n && pids[i] != pid; i++)
+		;
+	if (i == *n && *n < MAX_PIDS)
+		pids[(*n)++] = pid;
+}
+
+static int counts__on_record(const struct mt_rec_hdr *h, void *ctx)
+{
+	const struct mt_alloc *a = (const void *)h;
+	struct counts *c = ctx;
+
+	if (h->type != MT_REC_ALLOC)
+		return 0;
+	if (mt_func__is_free(a->func)) {
+		c->frees++;
+		return 0;
+	}
+	c->allocs++;
+	c->bytes += a->size;
+	if (a->size >= 3001 && a->size <= 3005) {
+		c->sized++;
+		c->sized_bytes += a->size;
+		pids__add(c->sized_pids, &c->nsized_pids, h->pid);
+	}
+	pids__add(c->pids, &c->npids, h->pid);
+	return 0;
+}
+
+/* `memtrack record -v -q -o DIR -- argv` as NAME (stderr: NAME.err), MEMTRACK_WARM=warm (NULL: unset); its counts. */
+static struct counts record_counts(const char *name, const char *warm, char *const *prog)
+{
+	char dir[256], *argv[16] = { MT_BINARY, "record", "-v", "-q", "-o", dir, "--" };
+	struct mt_read_status st;
+	struct counts c = { 0 };
+
+	for (int i = 0; prog[i] && i < 8; i++)
+		argv[7 + i] = prog[i];
+	snprintf(dir, sizeof(dir), "%s/%s", tmp_root, name);
+	if (warm)
+		setenv("MEMTRACK_WARM", warm, 1);
+	else
+		unsetenv("MEMTRACK_WARM");
+	assert_int_equal(mt_test__run_named(name, argv), 0);
+	unsetenv("MEMTRACK_WARM");
+	assert_int_equal(mt_artifact__read(dir, counts__on_record, &c, &st), 0);
+	return c;
+}
+
+static void counts__same(const struct counts *a, const struct counts *b)
+{
+	assert_int_equal(a->allocs, b->allocs);
+	assert_int_equal(a->frees, b->frees);
+	assert_int_equal(a->bytes, b->bytes);
+	assert_int_equal(a->npids, b->npids);
+	assert_int_equal(a->nsized_pids, b->nsized_pids);
+	assert_int_equal(a->sized, b->sized);
+	assert_int_equal(a->sized_bytes, b->sized_bytes);
+}
+
+/* alloc_tree's own: 3 + 5 + 7 + 2 + 9 calls of sizes 3001..3005, in four processes. */
+static void counts__tree(const struct counts *c)
+{
+	assert_int_equal(c->sized, 26);
+	assert_int_equal(c->sized_bytes, 3 * 3001 + 5 * 3002 + 7 * 3003 + 2 * 3005 + 9 * 3004);
+	assert_int_equal(c->nsized_pids, 4);
+}
+
+static void pins__remove(void)
+{
+	char *argv[] = { "/bin/rm", "-rf", PINS, NULL };
+
+	assert_int_equal(mt_test__run(argv, NULL, NULL), 0);
+}
+
+static bool err_has(const char *name, const char *what)
+{
+	char *err = mt_test__read_output(name, "err");
+	bool has = strstr(err, what) != NULL;
+
+	free(err);
+	return has;
+}
+
+#define TAKEN "warm start: the programs kept by a past run taken"
+#define KEPT_NONE "warm start: no programs kept yet"
+
+/* The same workloads cold, then with MEMTRACK_WARM=1: the first loads cold and keeps the programs, the next two
+ * take them; every count the same. The threads' 80,000 pairs pass the task storage of past runs' threads. */
+static void test_warm_exact(void **state)
+{
+	char *tree[] = { PROG("alloc_tree"), NULL }, *threads[] = { PROG("alloc_threads"), NULL };
+	const char *names[] = { "pin", "warm1", "warm2" };
+	struct counts cold, cold_threads, c;
+	struct stat st;
+
+	(void)state;
+	pins__remove();
+	cold = record_counts("cold", NULL, tree);
+	cold_threads = record_counts("cold_threads", NULL, threads);
+	assert_int_equal(lstat(PINS, &st), -1);	/* without MEMTRACK_WARM nothing is kept */
+	counts__tree(&cold);
+	assert_true(cold_threads.allocs >= 80008 && cold_threads.frees >= 80000);	/* 8 threads' pairs, TLS */
+	for (int i = 0; i < 3; i++) {
+		char name[64];
+
+		c = record_counts(names[i], "1", tree);
+		counts__same(&c, &cold);
+		assert_true(err_has(names[i], i ? TAKEN : KEPT_NONE));
+		snprintf(name, sizeof(name), "%s_threads", names[i]);
+		c = record_counts(name, "1", threads);
+		counts__same(&c, &cold_threads);
+		assert_true(err_has(name, TAKEN));
+	}
+}
+
+/* A second run while one holds the kept programs loads cold, and both count exactly. */
+static void test_warm_concurrent(void **state)
+{
+	char go[256], script[512], dir[256], *tree[] = { PROG("alloc_tree"), NULL };
+	char *argv[] = { MT_BINARY, "record", "-v", "-q", "-o", dir, "--", "/bin/sh", "-c", script, NULL };
+	char err[256];
+	struct counts cold, c = { 0 };
+	struct mt_read_status st;
+	pid_t holder;
+
+	(void)state;
+	cold = record_counts("conc_cold", NULL, tree);
+	record_counts("conc_pin", "1", tree);	/* kept, if test_warm_exact did not */
+	mt_test__path(go, sizeof(go), "go");
+	snprintf(script, sizeof(script), "while [ ! -e %s ]; do sleep 0.01; done; exec %s", go, PROG("alloc_tree"));
+	snprintf(dir, sizeof(dir), "%s/holder", tmp_root);
+	mt_test__path(err, sizeof(err), "holder.err");
+	setenv("MEMTRACK_WARM", "1", 1);
+	holder = mt_test__spawn(argv, NULL, err);
+	unsetenv("MEMTRACK_WARM");
+	mt_test__wait_for(err, TAKEN);
+	c = record_counts("second", "1", tree);
+	counts__same(&c, &cold);
+	assert_true(err_has("second", "warm start: another memtrack has the programs: loading cold"));
+	mt_test__write_text(go, "");
+	assert_int_equal(mt_test__wait_code(holder), 0);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(mt_artifact__read(dir, counts__on_record, &c, &st), 0);
+	counts__tree(&c);
+	c = record_counts("after", "1", tree);	/* the holder's lock let go with its links */
+	counts__same(&c, &cold);
+	assert_true(err_has("after", TAKEN));
+}
+
+/* The kept `calls` task storage (PINS/HASH/m_calls, the one directory a run made): its fd. */
+static int pins__calls(void)
+{
+	char path[512] = "";
+	struct dirent *e;
+	DIR *d = opendir(PINS);
+	int fd;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			snprintf(path, sizeof(path), PINS "/%s/m_calls", e->d_name);
+	closedir(d);
+	fd = bpf_obj_get(path);
+	assert_true(fd >= 0);
+	return fd;
+}
+
+#define CALL_BYTES 168		/* bpf/calls.bpf.h's struct mt_call */
+#define CALL_SP_AT 0		/* its outermost call's stack pointer: above it, an entry is nested (not counted) */
+#define CALL_DEPTH_AT 112	/* its depth (allocator entries not yet returned) */
+#define CALL_SESSION_AT 124	/* its session number */
+
+/*
+ * A task that a past run left with a call in flight in task storage (as --pid would leave one detached inside
+ * malloc): attach_wait's main thread, written so through the kept map, then recorded warm with --pid. Its free of
+ * the block made before the attach is on the task storage path: it counts only if the entry is taken as new.
+ */
+static void test_warm_stale_storage(void **state)
+{
+	char ready[600], err[600], dir[512], pid[16], *tree[] = { PROG("alloc_tree"), NULL };
+	char *prog[] = { PROG("attach_wait"), ready, NULL };
+	char *rec[] = { MT_BINARY, "record", "-v", "-q", "--pid", pid, "-o", dir, NULL };
+	unsigned char call[CALL_BYTES] = { 0 };
+	uint64_t sp = UINT64_MAX >> 1;
+	uint32_t depth = 3, session = 0x7fffffff;
+	struct mt_read_status st;
+	const struct mt_proc *proc;
+	struct mt_model *m;
+	pid_t target, memtrack;
+	int calls, pidfd;
+
+	(void)state;
+	record_counts("stale_pin", "1", tree);	/* kept, if the others did not */
+	snprintf(dir, sizeof(dir), "%s/stale", tmp_root);
+	snprintf(ready, sizeof(ready), "%s.ready", dir);
+	snprintf(err, sizeof(err), "%s.err", dir);
+	target = mt_test__spawn(prog, "/dev/null", NULL);
+	mt_test__wait_for(ready, "");
+	memcpy(call + CALL_SP_AT, &sp, sizeof(sp));
+	memcpy(call + CALL_DEPTH_AT, &depth, sizeof(depth));
+	memcpy(call + CALL_SESSION_AT, &session, sizeof(session));
+	calls = pins__calls();
+	pidfd = syscall(SYS_pidfd_open, target, 0);
+	assert_true(pidfd >= 0);
+	assert_int_equal(bpf_map_update_elem(calls, &pidfd, call, BPF_ANY), 0);
+	close(pidfd);
+	close(calls);
+	snprintf(pid, sizeof(pid), "%d", target);
+	setenv("MEMTRACK_WARM", "1", 1);
+	memtrack = mt_test__spawn(rec, "/dev/null", err);
+	unsetenv("MEMTRACK_WARM");
+	mt_test__wait_for(err, "attached");
+	assert_true(mt_test__file_has(err, TAKEN));
+	assert_int_equal(kill(target, SIGUSR1), 0);
+	assert_int_equal(mt_test__wait_code(target), 7);
+	assert_int_equal(mt_test__wait_code(memtrack), 7);
+	assert_int_equal(mt_model__load(dir, &m, &st), 0);
+	proc = mt_model__find_proc(m, target);
+	assert_non_null(proc);
+	assert_int_equal(proc->heap.pre_attach_frees, 1);
+	mt_model__free(m);
+}
+
+/* PINS made by someone else (0755, another owner, a symlink): memtrack loads cold, counts exactly, and creates
+ * nothing in it nor where it points. */
+static void warm_foreign(const char *name, const char *setup)
+{
+	char target[256], cmd[768], *sh[] = { "/bin/sh", "-c", cmd, NULL }, *tree[] = { PROG("alloc_tree"), NULL };
+	struct counts c;
+
+	mt_test__path(target, sizeof(target), "elsewhere");
+	pins__remove();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s && mkdir %s && %s", target, target, setup);
+	setenv("TARGET", target, 1);
+	assert_int_equal(mt_test__run(sh, NULL, NULL), 0);
+	c = record_counts(name, "1", tree);
+	counts__tree(&c);
+	assert_true(err_has(name, "is not memtrack's"));
+	assert_int_equal(mt_test__dir_entries(target), 0);
+	assert_int_equal(mt_test__dir_entries(PINS), 0);
+	pins__remove();
+}
+
+static void test_warm_foreign_mode(void **state)
+{
+	(void)state;
+	warm_foreign("foreign_mode", "mkdir -m 0755 " PINS);
+}
+
+static void test_warm_foreign_owner(void **state)
+{
+	(void)state;
+	warm_foreign("foreign_owner", "mkdir -m 0700 " PINS " && chown 65534 " PINS);
+}
+
+static void test_warm_symlink(void **state)
+{
+	(void)state;
+	warm_foreign("symlink", "chmod 0700 \"$TARGET\" && ln -s \"$TARGET\" " PINS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_warm_exact),
+		cmocka_unit_test(test_warm_concurrent),
+		cmocka_unit_test(test_warm_stale_storage),
+		cmocka_unit_test(test_warm_foreign_mode),
+		cmocka_unit_test(test_warm_foreign_owner),
+		cmocka_unit_test(test_warm_symlink),
+	};
+	int ret = mt_test__main("test_warm", tests, sizeof(tests) / sizeof(tests[0]));
+
+	if (system("rm -rf " PINS))	/* what the tests kept: a warm start is opt-in */
+		ret = ret ? ret : 1;
+	return ret;
+}
