@@ -451,6 +451,8 @@ static int session__load_or_take(struct mt_bpf_session *s, const struct mt_optio
 		pr_info("warm start: the programs kept by a past run taken\n");
 		return 0;
 	}
+	/* Only a run that keeps its programs needs the warm start's reset; a cold run is spared its verification. */
+	bpf_program__set_autoload(s->skel->progs.slots_zero, s->warm != NULL);
 	s->half = mode ? memtrack_bpf__open() : NULL;
 	if (mode && !s->half) {
 		err = -errno;
