@@ -2159,7 +2159,6 @@ static void test_compact_counts(void **state)
 	assert_int_equal(t.n, 0);
 }
 
-
 /*
  * 200 stacks, each allocated twice: the read finds an entry by its hash through a table of entry indexes that grows
  * as the entries come (hashes 64 apart share their first slot while it is small), and frees it at the end.
@@ -2326,6 +2325,45 @@ static void test_cells_rare(void **state)
 	mt_stacks__free(s);
 }
 
+/* mt_sites__sort: the heap's sites by bytes, count, then order; the mappings' last; moved along cycles in place. */
+static void test_sites_sort(void **state)
+{
+	/* bytes, count, heap; order is the index */
+	static const struct { uint64_t bytes, count; bool heap; } in[] = {
+		{ 10, 1, true }, { 30, 1, true }, { 0, 0, false }, { 20, 5, true }, { 20, 7, true },
+		{ 30, 1, true }, { 5, 9, true }, { 0, 0, false }, { 40, 1, true },
+	};
+	static const uint32_t want[] = { 8, 1, 5, 4, 3, 0, 6, 2, 7 };
+	struct mt_site v[sizeof(in) / sizeof(in[0])], *w;
+	size_t i, n = sizeof(in) / sizeof(in[0]);
+
+	(void)state;
+	memset(v, 0, sizeof(v));
+	for (i = 0; i < n; i++) {
+		v[i].bytes = in[i].bytes;
+		v[i].count = in[i].count;
+		v[i].heap = in[i].heap;
+		v[i].order = (uint32_t)i;
+		v[i].nframes = (uint32_t)(100 + i);	/* the whole site moves, not its keys alone */
+	}
+	assert_int_equal(mt_sites__sort(v, n), 0);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(v[i].order, want[i]);
+		assert_int_equal(v[i].nframes, 100 + want[i]);
+	}
+	assert_int_equal(mt_sites__sort(v, 0), 0);
+	w = calloc(1000, sizeof(*w));	/* past the insertion sort's runs: bytes 0..999 in a scrambled order */
+	assert_non_null(w);
+	for (i = 0; i < 1000; i++)
+		w[i] = (struct mt_site){ .bytes = i * 7919 % 1000, .heap = true, .order = (uint32_t)i };
+	assert_int_equal(mt_sites__sort(w, 1000), 0);
+	for (i = 0; i < 1000; i++) {
+		assert_int_equal(w[i].bytes, 999 - i);
+		assert_int_equal(w[i].order * 7919 % 1000, 999 - i);
+	}
+	free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2369,6 +2407,7 @@ int main(void)
 		cmocka_unit_test(test_report_dwarf_by_default),
 		cmocka_unit_test(test_dwarf_read_only_dir),
 		cmocka_unit_test(test_sites_process_peaks),
+		cmocka_unit_test(test_sites_sort),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -33,10 +33,10 @@ struct site_build {
 	const struct mt_stacks *s;
 	bool with_offset;
 	bool share;			/* sites may share the stacks' chains and peaks (!mt_sites_opts.detached) */
-	size_t cap;
 	uint32_t *slots;		/* the sites by site_key, open addressing: index in out->sites + 1 (0: free) */
 	size_t mask;			/* slots - 1: twice the stacks at least, a power of two */
-	uint32_t *entry_site;		/* by stack entry: the index its site was made at (UINT32_MAX: none) */
+	const struct mt_size_stats *sizes;	/* the heap's, with the largest allocations (NULL: no heap) */
+	uint32_t largest[MT_LARGEST_MAX];	/* the order of the site of each, UINT32_MAX: none */
 	struct mt_strmap strs;		/* out->strs while they are built */
 	struct xrange *xr;		/* by the stacks' frame id */
 	size_t nxf, cap_xf;		/* out->lines: the expansions, strings from out->strs */
@@ -324,11 +324,6 @@ char *mt_site__key(const struct mt_site *site)
 	return key;
 }
 
-static int sites_grow(struct site_build *b)
-{
-	return mt_array__grow((void **)&b->out->sites, &b->cap, b->out->nall, sizeof(*b->out->sites));
-}
-
 /* It only leaked blocks made before a window (pprof's concern): in no site's list. */
 static bool proc_peak_empty(const struct mt_proc_peak *pp)
 {
@@ -439,6 +434,17 @@ static int site_count(struct site_build *b, struct mt_site *t, const struct mt_s
 	return site_add_mapped(b->s, t, e) || site_add_procs(b, t, pp, n) ? -ENOMEM : 0;
 }
 
+/* The entry's site (its order) kept when the entry made one of the largest allocations: a few of a million. */
+static void sites_note_largest(struct site_build *b, size_t eidx, uint32_t order)
+{
+	size_t k;
+
+	for (k = 0; b->sizes && k < b->sizes->nlargest; k++)
+		if (b->sizes->largest[k].stack == eidx + 1)
+			b->largest[k] = order;
+}
+
+/* The sites array holds a site per entry at most: sized once, no doubling that would hold two arrays a moment. */
 static int sites_add(struct site_build *b, struct mt_stacks *s, const struct mt_stack_entry *e, size_t eidx,
 		     const struct mt_stack_counts *c)
 {
@@ -451,40 +457,24 @@ static int sites_add(struct site_build *b, struct mt_stacks *s, const struct mt_
 		return err;
 	slot = sites_slot(b, &site);
 	if (*slot) {
-		b->entry_site[eidx] = *slot - 1;
+		sites_note_largest(b, eidx, *slot - 1);
 		b->nids -= site.nframes;	/* the site's own ids stand */
 		return site_count(b, &b->out->sites[*slot - 1], e, eidx, c);
 	}
 	site_share_chain(b, e, &site);
 	err = site_count(b, &site, e, eidx, c);
-	if (!err)
-		err = sites_grow(b);
 	if (err) {
 		site_release(&site);
 		return err;
 	}
-	b->entry_site[eidx] = (uint32_t)b->out->nall;
+	sites_note_largest(b, eidx, (uint32_t)b->out->nall);
 	*slot = (uint32_t)b->out->nall + 1;
 	b->out->sites[b->out->nall++] = site;
 	return 0;
 }
 
-static int by_bytes(const void *a, const void *b)
-{
-	const struct mt_site *x = a, *y = b;
-
-	if (x->heap != y->heap)	/* the sites of mappings alone go last */
-		return x->heap ? -1 : 1;
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
 static void build_release(struct site_build *b)
 {
-	free(b->entry_site);
 	free(b->slots);
 	mt_strmap__release(&b->strs);
 	free(b->xr);
@@ -544,43 +534,43 @@ static int sites_images(struct mt_sites *out, const struct mt_stack_heap *heap)
 	return 0;
 }
 
-/* What the accounting knows beyond the sites: totals, sizes, the largest allocations with their sites. */
-static int sites_extras(struct site_build *b, struct mt_stacks *s)
+/* The largest allocations with their sites, found by order in one pass (sorted, the sites moved). */
+static void sites_largest(struct site_build *b, const struct mt_size_stats *z)
 {
-	const struct mt_size_stats *z;
 	struct mt_sites *out = b->out;
-	size_t i, *pos, site;
+	size_t i, k;
+
+	for (k = 0; k < z->nlargest; k++)
+		out->largest[k] = (struct mt_site_big){ z->largest[k].size, z->largest[k].pid, z->largest[k].ts_ns,
+							NULL };
+	out->nlargest = z->nlargest;
+	for (i = 0; z->nlargest && i < out->nall; i++)
+		for (k = 0; k < z->nlargest; k++)
+			if (b->largest[k] == out->sites[i].order)
+				out->largest[k].site = &out->sites[i];
+}
+
+/* What the accounting knows beyond the sites: totals, sizes, the largest allocations with their sites. */
+static int sites_extras(struct site_build *b)
+{
+	struct mt_sites *out = b->out;
+	size_t i;
 
 	if (!b->heap)
 		return 0;
 	out->totals = *mt_stack_heap__totals(b->heap);
 	out->totals.peak_bytes = mt_stack_heap__peak_bytes(b->heap);
 	out->peak_ts_ns = mt_stack_heap__peak_ts(b->heap);
-	z = mt_stack_heap__sizes(b->heap);
-	out->sizes = *z;
+	out->sizes = *mt_stack_heap__sizes(b->heap);
 	out->nprocs = mt_stack_heap__nr_procs(b->heap);
 	out->procs = malloc((out->nprocs ? out->nprocs : 1) * sizeof(*out->procs));
-	pos = malloc((out->nall ? out->nall : 1) * sizeof(*pos));
-	if (!out->procs || !pos) {
-		free(pos);
+	if (!out->procs)
 		return -ENOMEM;
-	}
 	for (i = 0; i < out->nprocs; i++)
 		out->procs[i] = *mt_stack_heap__proc(b->heap, i);
-	if (sites_images(out, b->heap)) {
-		free(pos);
+	if (sites_images(out, b->heap))
 		return -ENOMEM;
-	}
-	for (i = 0; i < out->nall; i++)
-		pos[out->sites[i].order] = i;
-	for (i = 0; i < z->nlargest; i++) {
-		site = z->largest[i].stack && z->largest[i].stack <= mt_stacks__count(s) ?
-		       b->entry_site[z->largest[i].stack - 1] : UINT32_MAX;
-		out->largest[i] = (struct mt_site_big){ z->largest[i].size, z->largest[i].pid, z->largest[i].ts_ns,
-							site == UINT32_MAX ? NULL : &out->sites[pos[site]] };
-	}
-	out->nlargest = z->nlargest;
-	free(pos);
+	sites_largest(b, mt_stack_heap__sizes(b->heap));
 	return 0;
 }
 
@@ -613,18 +603,29 @@ static void sites_count_cut(struct mt_sites *out, const struct mt_stacks *s, con
 	}
 }
 
+/* The sites array down to its sites: a shrink gives back the pages a merged stack left untouched. */
+static void sites_fit(struct mt_sites *out)
+{
+	struct mt_site *v = realloc(out->sites, (out->nall ? out->nall : 1) * sizeof(*out->sites));
+
+	if (v)
+		out->sites = v;
+}
+
 static int sites_collect(struct site_build *b, struct mt_stacks *s)
 {
 	size_t i, n = mt_stacks__count(s);
 	int err = 0;
 
-	b->entry_site = malloc((n ? n : 1) * sizeof(*b->entry_site));
+	b->sizes = b->heap ? mt_stack_heap__sizes(b->heap) : NULL;
+	memset(b->largest, 0xff, sizeof(b->largest));	/* UINT32_MAX: none */
+	b->out->sites = malloc((n ? n : 1) * sizeof(*b->out->sites));	/* its untouched pages cost nothing */
 	b->xr = calloc(mt_stacks__nr_frames(s), sizeof(*b->xr));
 	b->out->map = malloc(mt_stacks__nr_frames(s) * sizeof(*b->out->map));
 	for (b->mask = 1; b->mask < 2 * n; b->mask <<= 1)
 		;
 	b->slots = calloc(b->mask--, sizeof(*b->slots));
-	if (!b->entry_site || !b->xr || !b->out->map || !b->slots)
+	if (!b->out->sites || !b->xr || !b->out->map || !b->slots)
 		return -ENOMEM;
 	memset(b->out->map, 0xff, mt_stacks__nr_frames(s) * sizeof(*b->out->map));	/* UINT32_MAX: not one line */
 	for (i = 0; !err && i < n; i++) {
@@ -632,7 +633,6 @@ static int sites_collect(struct site_build *b, struct mt_stacks *s)
 		struct mt_stack_counts c;
 
 		mt_stacks__counts(s, e, &c);
-		b->entry_site[i] = UINT32_MAX;
 		if (!c.allocations && !c.inherited_allocations && !mt_stacks__mapped_of(s, e)->bytes &&
 		    !mt_stacks__mapped_of(s, e)->inherited_bytes)
 			continue;
@@ -679,24 +679,25 @@ struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites
 	mt_sites__suppressed_total(s, &out->suppressed_allocations, &out->suppressed_bytes);
 	err = sites_collect(&b, s);
 	sites_link(&b);
+	sites_fit(out);
 	free(b.slots);	/* the sites are made: what found and expanded them goes before the rankings come */
 	free(b.xr);
 	b.slots = NULL;
 	b.xr = NULL;
 	out->strs = mt_strmap__take(&b.strs, &out->nstrs);
+	if (!err)
+		err = mt_sites__sort(out->sites, out->nall);
 	if (!err) {
-		mt_array__sort(out->sites, out->nall, sizeof(*out->sites), by_bytes);
 		while (out->count < out->nall && out->sites[out->count].heap)
 			out->count++;
 		out->mapped_peak_bytes = mt_stack_mapped__peak_bytes(mt_stacks__mapped(s));
 		err = sites_mapped(out);
 	}
 	if (!err)
-		err = sites_extras(&b, s);
+		err = sites_extras(&b);
 	build_release(&b);	/* before the rankings too */
-	if (!err) {
+	if (!err)
 		err = mt_sites__rank(out);
-	}
 	if (err) {
 		mt_sites__free(out);
 		errno = -err;

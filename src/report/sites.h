@@ -119,6 +119,9 @@ struct mt_sites_opts {
 struct mt_sites *mt_sites__build(struct mt_stacks *s);
 /* The same with options (opts may be NULL). */
 struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites_opts *opts);
+/* Sites in mt_sites.sites's order: the heap's by bytes, then count, descending, ties in order; then the others. 0 or
+ * -ENOMEM. */
+int mt_sites__sort(struct mt_site *sites, size_t n);
 /* The heap's sites' rankings by_count, by_peak, by_temporary (built by mt_sites__build_with). 0 or -ENOMEM. */
 int mt_sites__rank(struct mt_sites *sites);
 void mt_sites__free(struct mt_sites *sites);
