@@ -491,16 +491,23 @@ static int by_mapped(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* The sites with program mappings, by mapped bytes. 0 or -ENOMEM. */
+static bool site_mapped(const struct mt_site *site)
+{
+	return site->mapped && (site->mapped->bytes || site->mapped->inherited_bytes);
+}
+
+/* The sites with program mappings, by mapped bytes: counted first, a few of a million sites. 0 or -ENOMEM. */
 static int sites_mapped(struct mt_sites *out)
 {
-	size_t i;
+	size_t i, n = 0;
 
-	out->by_mapped = malloc((out->nall ? out->nall : 1) * sizeof(*out->by_mapped));
+	for (i = 0; i < out->nall; i++)
+		n += site_mapped(&out->sites[i]);
+	out->by_mapped = malloc((n ? n : 1) * sizeof(*out->by_mapped));
 	if (!out->by_mapped)
 		return -ENOMEM;
 	for (i = 0; i < out->nall; i++)
-		if (out->sites[i].mapped && (out->sites[i].mapped->bytes || out->sites[i].mapped->inherited_bytes))
+		if (site_mapped(&out->sites[i]))
 			out->by_mapped[out->nmapped++] = &out->sites[i];
 	mt_array__sort(out->by_mapped, out->nmapped, sizeof(*out->by_mapped), by_mapped);
 	return 0;
