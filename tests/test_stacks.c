@@ -325,6 +325,10 @@ static void test_fp_chain_sites(void **state)
 	assert_chain(site, 0);
 	assert_func(mt_site__frame(site, 20)->name, "run_chain");
 	assert_func(mt_site__frame(site, 21)->name, "main");
+	/* one stack, one line a frame: the site reads its stack's chain through the lines by frame id */
+	assert_true(site->chain);
+	assert_ptr_equal(site->frames, sites->by_frame);
+	assert_int_equal(site->ids[21], mt_stacks__chain(s, mt_stacks__entry(s, 0)->frames)[21]);
 	assert_non_null(mt_site__frame(site, 0)->srcline);
 	assert_int_equal(strncmp(mt_site__frame(site, 0)->srcline, "chain.c:", 8), 0);
 	assert_non_null(mt_site__frame(site, 10)->srcline);
@@ -2352,6 +2356,7 @@ static void test_sites_sort(void **state)
 		assert_int_equal(v[i].nframes, 100 + want[i]);
 	}
 	assert_int_equal(mt_sites__sort(v, 0), 0);
+	assert_int_equal(sizeof(struct mt_site), 128);	/* a million of them at 10^6 call paths (bench/README.md) */
 	w = calloc(1000, sizeof(*w));	/* past the insertion sort's runs: bytes 0..999 in a scrambled order */
 	assert_non_null(w);
 	for (i = 0; i < 1000; i++)

@@ -38,6 +38,7 @@ struct site_build {
 	const struct mt_size_stats *sizes;	/* the heap's, with the largest allocations (NULL: no heap) */
 	uint32_t largest[MT_LARGEST_MAX];	/* the order of the site of each, UINT32_MAX: none */
 	struct mt_strmap strs;		/* out->strs while they are built */
+	uint32_t *map;			/* by the stacks' frame id: its one line in out->lines (UINT32_MAX: not one) */
 	struct xrange *xr;		/* by the stacks' frame id */
 	size_t nxf, cap_xf;		/* out->lines: the expansions, strings from out->strs */
 	size_t nids, cap_ids;		/* out->ids: a site's are at its ids (an offset until sites_link) */
@@ -71,7 +72,7 @@ void mt_sites__free(struct mt_sites *sites)
 	free(sites->strs);
 	free(sites->lines);
 	free(sites->ids);
-	free(sites->map);
+	free(sites->by_frame);
 	free(sites);
 }
 
@@ -202,7 +203,7 @@ static const struct xrange *xframe(struct site_build *b, struct mt_stacks *s, co
 		return NULL;
 	*x = (struct xrange){ (uint32_t)at, (uint16_t)(b->nxf - at), true };
 	if (x->n == 1)
-		b->out->map[mt_stacks__frame_ref(s, e->frames, i)] = x->at;
+		b->map[mt_stacks__frame_ref(s, e->frames, i)] = x->at;
 	return x;
 }
 
@@ -228,16 +229,16 @@ static int site_frames(struct site_build *b, struct mt_stacks *s, const struct m
 	return 0;
 }
 
-/* Where a site's ids are while they are built: its stack's chain (with map), else an offset into out->ids. */
+/* Where a site's ids are while they are built: its stack's chain (through map), else an offset into out->ids. */
 static const uint32_t *site_ids(const struct site_build *b, const struct mt_site *site)
 {
-	return site->map ? site->ids : b->out->ids + (uintptr_t)site->ids;
+	return site->chain ? site->ids : b->out->ids + (uintptr_t)site->ids;
 }
 
 /* The name of a site's frame i while the sites are built. */
 static const char *site_name(const struct site_build *b, const struct mt_site *site, const uint32_t *ids, size_t i)
 {
-	return b->out->lines[site->map ? site->map[ids[i]] : ids[i]].name;
+	return b->out->lines[site->chain ? b->map[ids[i]] : ids[i]].name;
 }
 
 /* What identifies a site, as the names joined (mt_site__key) would: its names are interned, so their pointers. */
@@ -289,22 +290,40 @@ static void site_share_chain(struct site_build *b, const struct mt_stack_entry *
 	if (!b->share || site->nframes != e->nframes)
 		return;
 	for (i = 0; i < e->nframes; i++)
-		if (b->out->map[chain[i]] == UINT32_MAX)
+		if (b->map[chain[i]] == UINT32_MAX)
 			return;
 	b->nids -= site->nframes;
 	site->ids = chain;
-	site->map = b->out->map;
+	site->chain = true;
 }
 
-/* After the build, when out->lines and out->ids move no more: the sites point into them. */
-static void sites_link(struct site_build *b)
+/*
+ * After the build, when out->lines and out->ids move no more: the sites point into them; a site of a shared chain
+ * into by_frame, the one-line frames' lines by frame id (a pointer less in each of a million sites). 0 or -ENOMEM.
+ */
+static int sites_link(struct site_build *b)
 {
-	size_t i;
+	size_t i, n = mt_stacks__nr_frames(b->s);
+	struct mt_sites *out = b->out;
+	bool chains = false;
 
-	for (i = 0; i < b->out->nall; i++) {
-		b->out->sites[i].ids = site_ids(b, &b->out->sites[i]);
-		b->out->sites[i].frames = b->out->lines;
+	for (i = 0; i < out->nall; i++) {
+		out->sites[i].ids = site_ids(b, &out->sites[i]);
+		out->sites[i].frames = out->lines;
+		chains |= out->sites[i].chain;
 	}
+	if (!chains)
+		return 0;
+	out->by_frame = calloc(n, sizeof(*out->by_frame));
+	if (!out->by_frame)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (b->map[i] != UINT32_MAX)
+			out->by_frame[i] = out->lines[b->map[i]];
+	for (i = 0; i < out->nall; i++)
+		if (out->sites[i].chain)
+			out->sites[i].frames = out->by_frame;
+	return 0;
 }
 
 char *mt_site__key(const struct mt_site *site)
@@ -478,6 +497,7 @@ static void build_release(struct site_build *b)
 	free(b->slots);
 	mt_strmap__release(&b->strs);
 	free(b->xr);
+	free(b->map);
 }
 
 static int by_mapped(const void *a, const void *b)
@@ -628,13 +648,13 @@ static int sites_collect(struct site_build *b, struct mt_stacks *s)
 	memset(b->largest, 0xff, sizeof(b->largest));	/* UINT32_MAX: none */
 	b->out->sites = malloc((n ? n : 1) * sizeof(*b->out->sites));	/* its untouched pages cost nothing */
 	b->xr = calloc(mt_stacks__nr_frames(s), sizeof(*b->xr));
-	b->out->map = malloc(mt_stacks__nr_frames(s) * sizeof(*b->out->map));
+	b->map = malloc(mt_stacks__nr_frames(s) * sizeof(*b->map));
 	for (b->mask = 1; b->mask < 2 * n; b->mask <<= 1)
 		;
 	b->slots = calloc(b->mask--, sizeof(*b->slots));
-	if (!b->out->sites || !b->xr || !b->out->map || !b->slots)
+	if (!b->out->sites || !b->xr || !b->map || !b->slots)
 		return -ENOMEM;
-	memset(b->out->map, 0xff, mt_stacks__nr_frames(s) * sizeof(*b->out->map));	/* UINT32_MAX: not one line */
+	memset(b->map, 0xff, mt_stacks__nr_frames(s) * sizeof(*b->map));	/* UINT32_MAX: not one line */
 	for (i = 0; !err && i < n; i++) {
 		const struct mt_stack_entry *e = mt_stacks__entry(s, i);
 		struct mt_stack_counts c;
@@ -685,12 +705,15 @@ struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites
 	out->chains_key = mt_stacks__chains_key(s);
 	mt_sites__suppressed_total(s, &out->suppressed_allocations, &out->suppressed_bytes);
 	err = sites_collect(&b, s);
-	sites_link(&b);
+	if (!err)
+		err = sites_link(&b);
 	sites_fit(out);
 	free(b.slots);	/* the sites are made: what found and expanded them goes before the rankings come */
 	free(b.xr);
+	free(b.map);
 	b.slots = NULL;
 	b.xr = NULL;
+	b.map = NULL;
 	out->strs = mt_strmap__take(&b.strs, &out->nstrs);
 	if (!err)
 		err = mt_sites__sort(out->sites, out->nall);

@@ -35,14 +35,14 @@ struct mt_site {
 	uint32_t stacks;	/* stack hashes merged into it */
 	uint32_t order;		/* ties rank in the order the first of them was seen */
 	uint32_t nframes;	/* read them with mt_site__frame */
-	uint32_t nprocs : 30;	/* the processes are far fewer than the stacks */
+	uint32_t nprocs : 29;	/* the processes are far fewer than the stacks */
 	bool heap : 1;		/* some allocation (or inherited block) of it: a site of the heap's rankings */
 	bool own_procs : 1;	/* procs is the site's own allocation */
+	bool chain : 1;		/* ids are its first stack's chain (mt_stacks__chain), frames mt_sites.by_frame */
 	struct mt_stack_mapped *mapped;	/* the program's mappings its calls made (docs/REPORT.md); NULL: none (most
 					 * sites, so not one in each) */
 	struct mt_site_frame *frames;	/* with ids: the table ids index (the sites', shared); without: its own */
-	const uint32_t *ids;	/* NULL, or frame i is frames[ids[i]] (with map: frames[map[ids[i]]]) */
-	const uint32_t *map;	/* NULL, or ids are its first stack's frame ids (mt_stacks__chain), each one line */
+	const uint32_t *ids;	/* NULL, or frame i is frames[ids[i]] */
 	/*
 	 * The processes that allocated there or held some of it at their own peak, in process order (allocations and
 	 * bytes: at the process's peak; made_*: what it allocated there; image: index in mt_sites.images; leaked_*:
@@ -103,7 +103,7 @@ struct mt_sites {
 	size_t nstrs;
 	struct mt_site_frame *lines;	/* the sites' frames: each stack frame's expansion once */
 	uint32_t *ids;			/* each site's indexes into lines, in a row */
-	uint32_t *map;			/* by the stacks' frame id: its one line in lines (sites of shared chains) */
+	struct mt_site_frame *by_frame;	/* by the stacks' frame id: its one line (sites of shared chains), or NULL */
 };
 
 struct mt_sites_opts {
@@ -128,8 +128,6 @@ void mt_sites__free(struct mt_sites *sites);
 /* Frame i (below site->nframes) of a site, innermost first. */
 static inline const struct mt_site_frame *mt_site__frame(const struct mt_site *site, size_t i)
 {
-	if (site->map)
-		return &site->frames[site->map[site->ids[i]]];
 	return site->ids ? &site->frames[site->ids[i]] : &site->frames[i];
 }
 /* What the entries of s hold as suppressed (after mt_suppressions__apply), in all. */
