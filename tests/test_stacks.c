@@ -27,6 +27,7 @@
 #include "report/checkfp.h"
 #include "cli/commands.h"
 #include "report/flamegraph.h"
+#include "report/leaks.h"
 #include "unwind/module.h"
 #include "report/report.h"
 #include "common/u64map.h"
@@ -2329,6 +2330,48 @@ static void test_cells_rare(void **state)
 	mt_stacks__free(s);
 }
 
+/* report --leaks' text of the stacks s (m's leaks), in a string to free. */
+static char *leaks_text(const struct mt_model *m, struct mt_stacks *s)
+{
+	struct mt_leaks *l = mt_leaks__build(m, s, NULL);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	assert_non_null(l);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(mt_leaks__text(f, l, 10), 0);
+	fclose(f);
+	mt_leaks__free(l);
+	return buf;
+}
+
+/* The leaks by site with stacks: a leaked stack's entry found by its hash, the leaked hashes in a map (no index of
+ * every stack: mt_stacks__index_hashes is for thousands of leaked stacks, most of the stacks). */
+static void test_leaks_by_stack(void **state)
+{
+	const struct mt_model_opts o = { NULL, true };
+	struct mt_read_status st;
+	struct mt_stacks *s;
+	struct mt_model *m;
+	char dir[512], *mapped;
+
+	(void)state;
+	record(PROG_FP, "fp_chain", dir, "chain");
+	s = load(dir);
+	assert_int_equal(mt_model__load_with(dir, &o, &m, &st), 0);
+	mapped = leaks_text(m, s);
+	assert_int_equal(mt_stacks__find(s, mt_stacks__entry(s, 0)->hash), SIZE_MAX);	/* no index made */
+	assert_non_null(strstr(mapped, "\nleaked at exit, by allocation site (1 site, frame-pointer chains, largest "
+				       "first):\n  #1   200 B in 2 blocks; pid "));
+	assert_non_null(strstr(mapped, "\n        f20+0x"));
+	assert_non_null(strstr(mapped, "\n        f1+0xc (chain.c:9)\n        run_chain+0x"));
+	free(mapped);
+	mt_model__free(m);
+	mt_stacks__free(s);
+}
+
 /* mt_sites__sort: the heap's sites by bytes, count, then order; the mappings' last; moved along cycles in place. */
 static void test_sites_sort(void **state)
 {
@@ -2413,6 +2456,7 @@ int main(void)
 		cmocka_unit_test(test_dwarf_read_only_dir),
 		cmocka_unit_test(test_sites_process_peaks),
 		cmocka_unit_test(test_sites_sort),
+		cmocka_unit_test(test_leaks_by_stack),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
