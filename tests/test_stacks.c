@@ -1908,6 +1908,7 @@ static void test_peak_sites(void **state)
 	assert_int_equal(c->peak_bytes, 0);
 	assert_int_equal(c->peak_allocations, 0);
 	assert_int_equal(sites->totals.peak_bytes, 4000);
+	assert_int_equal(sites->npeak, 2);	/* c has nothing at the peak: in no ranking shown */
 	assert_ptr_equal(&sites->sites[sites->by_peak[0]], a);
 	assert_ptr_equal(&sites->sites[sites->by_peak[1]], b);
 	out = sites_text(mt_sites__peak_text, sites, 10);
@@ -1957,6 +1958,8 @@ static void test_temporaries(void **state)
 	assert_int_equal(not->temporary_allocations, 0);
 	assert_int_equal(sites->totals.allocations, 202);
 	assert_int_equal(sites->totals.temporary_allocations, 100);
+	assert_int_equal(sites->ntemporary, 1);	/* the sites without any are in no ranking shown */
+	assert_ptr_equal(&sites->sites[sites->by_temporary[0]], one);
 	out = sites_text(mt_sites__temporary_text, sites, 10);
 	assert_non_null(strstr(out, "\ntemporary allocations: 100 of 202 allocations (49.5%), 3.1 KiB (3200 B)\n"
 				    "top temporary sites (1 of 1 site with temporary allocations):\n"

@@ -109,16 +109,38 @@ static void rank_sort(const struct mt_site *s, uint32_t *v, size_t n, site_befor
 	rank_insert(s, v, n, before);
 }
 
-static uint32_t *sites_rank(const struct mt_sites *sites, site_before before)
+static bool any_site(const struct mt_site *site)
 {
-	uint32_t *v = malloc((sites->count ? sites->count : 1) * sizeof(*v));
+	(void)site;
+	return true;
+}
+
+static bool at_peak(const struct mt_site *site)
+{
+	return site->peak_bytes || site->peak_allocations;
+}
+
+static bool temporary(const struct mt_site *site)
+{
+	return site->temporary_allocations;
+}
+
+/* The heap's sites that rank (the others would rank last, in no list shown), sorted; *n of them. */
+static uint32_t *sites_rank(const struct mt_sites *sites, site_before before, bool (*ranks)(const struct mt_site *),
+			    size_t *n)
+{
+	uint32_t *v;
 	size_t i;
 
+	for (i = 0, *n = 0; i < sites->count; i++)
+		*n += ranks(&sites->sites[i]);
+	v = malloc((*n ? *n : 1) * sizeof(*v));
 	if (!v)
 		return NULL;
-	for (i = 0; i < sites->count; i++)
-		v[i] = (uint32_t)i;
-	rank_sort(sites->sites, v, sites->count, before);
+	for (i = 0, *n = 0; i < sites->count; i++)
+		if (ranks(&sites->sites[i]))
+			v[(*n)++] = (uint32_t)i;
+	rank_sort(sites->sites, v, *n, before);
 	return v;
 }
 
@@ -155,8 +177,10 @@ int mt_sites__sort(struct mt_site *sites, size_t n)
 
 int mt_sites__rank(struct mt_sites *sites)
 {
-	sites->by_count = sites_rank(sites, by_count);
-	sites->by_peak = sites_rank(sites, by_peak);
-	sites->by_temporary = sites_rank(sites, by_temporary);
+	size_t n;
+
+	sites->by_count = sites_rank(sites, by_count, any_site, &n);
+	sites->by_peak = sites_rank(sites, by_peak, at_peak, &sites->npeak);
+	sites->by_temporary = sites_rank(sites, by_temporary, temporary, &sites->ntemporary);
 	return sites->by_count && sites->by_peak && sites->by_temporary ? 0 : -ENOMEM;
 }

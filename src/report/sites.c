@@ -840,22 +840,15 @@ static void text_site_procs(FILE *f, const struct mt_sites *sites, const struct 
 	}
 }
 
-static size_t ranked(const struct mt_sites *sites, const uint32_t *v, size_t top, bool peak)
+/* The first top of a ranking of n. */
+static size_t ranked(size_t n, size_t top)
 {
-	const struct mt_site *site;
-	size_t n;
-
-	for (n = 0; n < top && n < sites->count; n++) {
-		site = &sites->sites[v[n]];
-		if (peak ? !site->peak_bytes && !site->peak_allocations : !site->temporary_allocations)
-			break;
-	}
-	return n;
+	return n < top ? n : top;
 }
 
 int mt_sites__peak_text(FILE *f, const struct mt_sites *sites, size_t top)
 {
-	size_t i, n = ranked(sites, sites->by_peak, top, true);
+	size_t i, n = ranked(sites->npeak, top);
 	uint64_t total = sites->totals.peak_bytes;
 	const struct mt_site *site;
 	char a[2 * MT_HUMAN_MAX];
@@ -877,7 +870,7 @@ int mt_sites__peak_text(FILE *f, const struct mt_sites *sites, size_t top)
 
 int mt_sites__temporary_text(FILE *f, const struct mt_sites *sites, size_t top)
 {
-	size_t i, with = ranked(sites, sites->by_temporary, sites->count, false), n = with < top ? with : top;
+	size_t i, with = sites->ntemporary, n = ranked(with, top);
 	const struct mt_stack_counts *t = &sites->totals;
 	const struct mt_site *site;
 	char a[2 * MT_HUMAN_MAX];
@@ -962,9 +955,9 @@ void mt_sites__json_sections(struct mt_json *j, const struct mt_sites *sites, si
 {
 	mt_json__kv_u64(j, "peak_live_bytes", sites->totals.peak_bytes);
 	mt_json__kv_u64(j, "peak_ts_ns", sites->peak_ts_ns);
-	json_ranked(j, "sites_at_peak", sites, sites->by_peak, ranked(sites, sites->by_peak, top, true));
+	json_ranked(j, "sites_at_peak", sites, sites->by_peak, ranked(sites->npeak, top));
 	mt_json__kv_u64(j, "temporary_allocations", sites->totals.temporary_allocations);
 	mt_json__kv_u64(j, "temporary_bytes", sites->totals.temporary_bytes);
-	json_ranked(j, "sites_by_temporary", sites, sites->by_temporary, ranked(sites, sites->by_temporary, top, false));
+	json_ranked(j, "sites_by_temporary", sites, sites->by_temporary, ranked(sites->ntemporary, top));
 	json_mapped(j, sites, top);
 }

@@ -68,8 +68,10 @@ struct mt_sites {
 	uint64_t mapped_peak_bytes;	/* the peak of the program's mapped bytes in all */
 	/* the heap's sites again as indexes into sites (mt_sites__rank) */
 	uint32_t *by_count;		/* by count, then bytes, descending */
-	uint32_t *by_peak;		/* by peak_bytes, then peak_allocations, descending */
-	uint32_t *by_temporary;		/* by temporary_allocations, then temporary_bytes, descending */
+	uint32_t *by_peak;		/* by peak_bytes, then peak_allocations, descending: those with either */
+	size_t npeak;
+	uint32_t *by_temporary;		/* by temporary_allocations, then temporary_bytes, descending: those with some */
+	size_t ntemporary;
 	uint64_t suppressed_allocations;	/* leaks that suppressions took (mt_suppressions__apply), in all */
 	uint64_t suppressed_bytes;
 	uint64_t undefined_allocations;	/* allocations naming a stack whose definition is missing */
