@@ -630,7 +630,7 @@ static void sites_count_cut(struct mt_sites *out, const struct mt_stacks *s, con
 	}
 }
 
-/* The sites array down to its sites: a shrink gives back the pages a merged stack left untouched. */
+/* The sites array down to its sites: where stacks merged, most of the site per stack it was made for is unused. */
 static void sites_fit(struct mt_sites *out)
 {
 	struct mt_site *v = realloc(out->sites, (out->nall ? out->nall : 1) * sizeof(*out->sites));
