@@ -14,6 +14,7 @@
 #include "report/sites.h"
 
 #define NAME_MAX_LEN 1024	/* C++ template names run long; past this they are cut */
+#define BIG_BITS 4096		/* a filter of the largest allocations' stacks or sites: 20 of a million */
 
 /* A stack frame's expansion (its inline chain) in mt_sites.lines, made the first time a stack holds the frame. */
 struct xrange {
@@ -37,6 +38,7 @@ struct site_build {
 	size_t mask;			/* slots - 1: twice the stacks at least, a power of two */
 	const struct mt_size_stats *sizes;	/* the heap's, with the largest allocations (NULL: no heap) */
 	uint32_t largest[MT_LARGEST_MAX];	/* the order of the site of each, UINT32_MAX: none */
+	uint64_t big_stacks[BIG_BITS / 64];	/* bit (stack index + 1) % BIG_BITS of each (big_set) */
 	struct mt_strmap strs;		/* out->strs while they are built */
 	uint32_t *map;			/* by the stacks' frame id: its one line in out->lines (UINT32_MAX: not one) */
 	struct xrange *xr;		/* by the stacks' frame id */
@@ -453,12 +455,25 @@ static int site_count(struct site_build *b, struct mt_site *t, const struct mt_s
 	return site_add_mapped(b->s, t, e) || site_add_procs(b, t, pp, n) ? -ENOMEM : 0;
 }
 
+static void big_set(uint64_t *bits, size_t i)
+{
+	bits[i / 64 % (BIG_BITS / 64)] |= 1ull << i % 64;
+}
+
+/* Whether i may be one of those set: most are not, and the filter says so at once. */
+static bool big_test(const uint64_t *bits, size_t i)
+{
+	return bits[i / 64 % (BIG_BITS / 64)] >> i % 64 & 1;
+}
+
 /* The entry's site (its order) kept when the entry made one of the largest allocations: a few of a million. */
 static void sites_note_largest(struct site_build *b, size_t eidx, uint32_t order)
 {
 	size_t k;
 
-	for (k = 0; b->sizes && k < b->sizes->nlargest; k++)
+	if (!b->sizes || !big_test(b->big_stacks, eidx + 1))
+		return;
+	for (k = 0; k < b->sizes->nlargest; k++)
 		if (b->sizes->largest[k].stack == eidx + 1)
 			b->largest[k] = order;
 }
@@ -564,15 +579,19 @@ static int sites_images(struct mt_sites *out, const struct mt_stack_heap *heap)
 /* The largest allocations with their sites, found by order in one pass (sorted, the sites moved). */
 static void sites_largest(struct site_build *b, const struct mt_size_stats *z)
 {
+	uint64_t orders[BIG_BITS / 64] = { 0 };
 	struct mt_sites *out = b->out;
 	size_t i, k;
 
-	for (k = 0; k < z->nlargest; k++)
+	for (k = 0; k < z->nlargest; k++) {
 		out->largest[k] = (struct mt_site_big){ z->largest[k].size, z->largest[k].pid, z->largest[k].ts_ns,
 							NULL };
+		if (b->largest[k] != UINT32_MAX)
+			big_set(orders, b->largest[k]);
+	}
 	out->nlargest = z->nlargest;
 	for (i = 0; z->nlargest && i < out->nall; i++)
-		for (k = 0; k < z->nlargest; k++)
+		for (k = 0; big_test(orders, out->sites[i].order) && k < z->nlargest; k++)
 			if (b->largest[k] == out->sites[i].order)
 				out->largest[k].site = &out->sites[i];
 }
@@ -646,6 +665,8 @@ static int sites_collect(struct site_build *b, struct mt_stacks *s)
 
 	b->sizes = b->heap ? mt_stack_heap__sizes(b->heap) : NULL;
 	memset(b->largest, 0xff, sizeof(b->largest));	/* UINT32_MAX: none */
+	for (i = 0; b->sizes && i < b->sizes->nlargest; i++)
+		big_set(b->big_stacks, b->sizes->largest[i].stack);
 	b->out->sites = malloc((n ? n : 1) * sizeof(*b->out->sites));	/* its untouched pages cost nothing */
 	b->xr = calloc(mt_stacks__nr_frames(s), sizeof(*b->xr));
 	b->map = malloc(mt_stacks__nr_frames(s) * sizeof(*b->map));
