@@ -27,6 +27,7 @@
 #include "report/checkfp.h"
 #include "cli/commands.h"
 #include "report/flamegraph.h"
+#include "report/leaks.h"
 #include "unwind/module.h"
 #include "report/report.h"
 #include "common/u64map.h"
@@ -325,6 +326,10 @@ static void test_fp_chain_sites(void **state)
 	assert_chain(site, 0);
 	assert_func(mt_site__frame(site, 20)->name, "run_chain");
 	assert_func(mt_site__frame(site, 21)->name, "main");
+	/* one stack, one line a frame: the site reads its stack's chain through the lines by frame id */
+	assert_true(site->chain);
+	assert_ptr_equal(site->frames, sites->by_frame);
+	assert_int_equal(site->ids[21], mt_stacks__chain(s, mt_stacks__entry(s, 0)->frames)[21]);
 	assert_non_null(mt_site__frame(site, 0)->srcline);
 	assert_int_equal(strncmp(mt_site__frame(site, 0)->srcline, "chain.c:", 8), 0);
 	assert_non_null(mt_site__frame(site, 10)->srcline);
@@ -1903,6 +1908,7 @@ static void test_peak_sites(void **state)
 	assert_int_equal(c->peak_bytes, 0);
 	assert_int_equal(c->peak_allocations, 0);
 	assert_int_equal(sites->totals.peak_bytes, 4000);
+	assert_int_equal(sites->npeak, 2);	/* c has nothing at the peak: in no ranking shown */
 	assert_ptr_equal(&sites->sites[sites->by_peak[0]], a);
 	assert_ptr_equal(&sites->sites[sites->by_peak[1]], b);
 	out = sites_text(mt_sites__peak_text, sites, 10);
@@ -1952,6 +1958,8 @@ static void test_temporaries(void **state)
 	assert_int_equal(not->temporary_allocations, 0);
 	assert_int_equal(sites->totals.allocations, 202);
 	assert_int_equal(sites->totals.temporary_allocations, 100);
+	assert_int_equal(sites->ntemporary, 1);	/* the sites without any are in no ranking shown */
+	assert_ptr_equal(&sites->sites[sites->by_temporary[0]], one);
 	out = sites_text(mt_sites__temporary_text, sites, 10);
 	assert_non_null(strstr(out, "\ntemporary allocations: 100 of 202 allocations (49.5%), 3.1 KiB (3200 B)\n"
 				    "top temporary sites (1 of 1 site with temporary allocations):\n"
@@ -2159,7 +2167,6 @@ static void test_compact_counts(void **state)
 	assert_int_equal(t.n, 0);
 }
 
-
 /*
  * 200 stacks, each allocated twice: the read finds an entry by its hash through a table of entry indexes that grows
  * as the entries come (hashes 64 apart share their first slot while it is small), and frees it at the end.
@@ -2326,6 +2333,88 @@ static void test_cells_rare(void **state)
 	mt_stacks__free(s);
 }
 
+/* report --leaks' text of the stacks s (m's leaks), in a string to free. */
+static char *leaks_text(const struct mt_model *m, struct mt_stacks *s)
+{
+	struct mt_leaks *l = mt_leaks__build(m, s, NULL);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	assert_non_null(l);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(mt_leaks__text(f, l, 10), 0);
+	fclose(f);
+	mt_leaks__free(l);
+	return buf;
+}
+
+/* The leaks by site with stacks: a leaked stack's entry found by its hash, the leaked hashes in a map (no index of
+ * every stack: mt_stacks__index_hashes is for thousands of leaked stacks, most of the stacks). */
+static void test_leaks_by_stack(void **state)
+{
+	const struct mt_model_opts o = { NULL, true };
+	struct mt_read_status st;
+	struct mt_stacks *s;
+	struct mt_model *m;
+	char dir[512], *mapped;
+
+	(void)state;
+	record(PROG_FP, "fp_chain", dir, "chain");
+	s = load(dir);
+	assert_int_equal(mt_model__load_with(dir, &o, &m, &st), 0);
+	mapped = leaks_text(m, s);
+	assert_int_equal(mt_stacks__find(s, mt_stacks__entry(s, 0)->hash), SIZE_MAX);	/* no index made */
+	assert_non_null(strstr(mapped, "\nleaked at exit, by allocation site (1 site, frame-pointer chains, largest "
+				       "first):\n  #1   200 B in 2 blocks; pid "));
+	assert_non_null(strstr(mapped, "\n        f20+0x"));
+	assert_non_null(strstr(mapped, "\n        f1+0xc (chain.c:9)\n        run_chain+0x"));
+	free(mapped);
+	mt_model__free(m);
+	mt_stacks__free(s);
+}
+
+/* mt_sites__sort: the heap's sites by bytes, count, then order; the mappings' last; moved along cycles in place. */
+static void test_sites_sort(void **state)
+{
+	/* bytes, count, heap; order is the index */
+	static const struct { uint64_t bytes, count; bool heap; } in[] = {
+		{ 10, 1, true }, { 30, 1, true }, { 0, 0, false }, { 20, 5, true }, { 20, 7, true },
+		{ 30, 1, true }, { 5, 9, true }, { 0, 0, false }, { 40, 1, true },
+	};
+	static const uint32_t want[] = { 8, 1, 5, 4, 3, 0, 6, 2, 7 };
+	struct mt_site v[sizeof(in) / sizeof(in[0])], *w;
+	size_t i, n = sizeof(in) / sizeof(in[0]);
+
+	(void)state;
+	memset(v, 0, sizeof(v));
+	for (i = 0; i < n; i++) {
+		v[i].bytes = in[i].bytes;
+		v[i].count = in[i].count;
+		v[i].heap = in[i].heap;
+		v[i].order = (uint32_t)i;
+		v[i].nframes = (uint32_t)(100 + i);	/* the whole site moves, not its keys alone */
+	}
+	assert_int_equal(mt_sites__sort(v, n), 0);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(v[i].order, want[i]);
+		assert_int_equal(v[i].nframes, 100 + want[i]);
+	}
+	assert_int_equal(mt_sites__sort(v, 0), 0);
+	assert_int_equal(sizeof(struct mt_site), 128);	/* a million of them at 10^6 call paths (bench/README.md) */
+	w = calloc(1000, sizeof(*w));	/* past the insertion sort's runs: bytes 0..999 in a scrambled order */
+	assert_non_null(w);
+	for (i = 0; i < 1000; i++)
+		w[i] = (struct mt_site){ .bytes = i * 7919 % 1000, .heap = true, .order = (uint32_t)i };
+	assert_int_equal(mt_sites__sort(w, 1000), 0);
+	for (i = 0; i < 1000; i++) {
+		assert_int_equal(w[i].bytes, 999 - i);
+		assert_int_equal(w[i].order * 7919 % 1000, 999 - i);
+	}
+	free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2369,6 +2458,8 @@ int main(void)
 		cmocka_unit_test(test_report_dwarf_by_default),
 		cmocka_unit_test(test_dwarf_read_only_dir),
 		cmocka_unit_test(test_sites_process_peaks),
+		cmocka_unit_test(test_sites_sort),
+		cmocka_unit_test(test_leaks_by_stack),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -354,6 +354,8 @@ struct mt_leaks {
 	const struct mt_suppressions *sup;
 	struct mt_stacks *stacks;
 	struct mt_u64map res_of;	/* stack hash → index in res */
+	struct mt_u64map entry_of;	/* leaked stack hash → its entry's index (UINT64_MAX: none), when found */
+	bool found;			/* entry_of holds the leaked stacks' entries, not mt_stacks__index_hashes */
 	struct resolved *res;
 	size_t nres, cap_res;
 	struct item *items;
@@ -385,6 +387,7 @@ void mt_leaks__free(struct mt_leaks *l)
 	for (i = 0; i < l->nsites; i++)
 		free(l->sites[i].pids);
 	mt_u64map__release(&l->res_of);
+	mt_u64map__release(&l->entry_of);
 	free(l->res);
 	free(l->items);
 	free(l->sites);
@@ -395,11 +398,21 @@ void mt_leaks__free(struct mt_leaks *l)
 	free(l);
 }
 
+/* The entry of a leaked stack's hash (SIZE_MAX: none). */
+static size_t leaks_entry(const struct mt_leaks *l, uint64_t hash)
+{
+	const uint64_t *v;
+
+	if (!l->found)
+		return mt_stacks__find(l->stacks, hash);
+	v = mt_u64map__find(&l->entry_of, hash);
+	return v && *v != UINT64_MAX ? (size_t)*v : SIZE_MAX;
+}
+
 /* A stack's frames, key and rule; a hash with no definition (or no chain) is named by its value. */
 static int resolve_stack(struct mt_leaks *l, struct resolved *r, uint64_t hash)
 {
-	const struct mt_stack_entry *e = l->stacks ? mt_stacks__entry(l->stacks, mt_stacks__find(l->stacks, hash)) :
-					 NULL;
+	const struct mt_stack_entry *e = l->stacks ? mt_stacks__entry(l->stacks, leaks_entry(l, hash)) : NULL;
 	struct mt_site_frames o = { &r->frames, 0 };
 	struct mt_frame_line fl = { NULL, NULL, 0, false };
 	char name[48];
@@ -536,6 +549,47 @@ static int merge_items(struct mt_leaks *l)
 	return 0;
 }
 
+#define LEAKS_MAP_MIN 4096	/* leaked hashes whose map is small whatever the stacks */
+
+/* The matched images' leak sites, in all (their stacks, some of them the same). */
+static size_t leaks_nsites(const struct mt_model *m)
+{
+	size_t i, n, all = 0;
+
+	for (i = 0; i < mt_model__nr_images(m); i++)
+		if (mt_model__image(m, i)->matched && mt_model__image_leaks(m, i, &n))
+			all += n;
+	return all;
+}
+
+/*
+ * The entries of the leaked stacks: their hashes in a map, then one pass over the entries. An index of every entry
+ * by hash (mt_stacks__index_hashes) would take 4 to 8 bytes a stack at the report's end, when most stacks leak
+ * nothing; it is the smaller only when many of them leak (the map takes 23 to 46 bytes a hash).
+ */
+static int leaks_find_entries(struct mt_leaks *l, const struct mt_model *m)
+{
+	size_t i, k, n, count = mt_stacks__count(l->stacks), want = leaks_nsites(m);
+	const struct mt_leak_site *ls;
+	uint64_t *v;
+
+	if (want > LEAKS_MAP_MIN && want > count / 8)
+		return mt_stacks__index_hashes(l->stacks);
+	l->found = true;
+	for (i = 0; i < mt_model__nr_images(m); i++) {
+		ls = mt_model__image(m, i)->matched ? mt_model__image_leaks(m, i, &n) : NULL;
+		for (k = 0; ls && k < n; k++)
+			if (ls[k].stack && mt_u64map__put(&l->entry_of, ls[k].stack, UINT64_MAX, NULL) < 0)
+				return -ENOMEM;
+	}
+	for (i = 0; l->entry_of.count && i < count; i++) {
+		v = mt_u64map__find(&l->entry_of, mt_stacks__entry(l->stacks, i)->hash);
+		if (v)
+			*v = i;
+	}
+	return 0;
+}
+
 static int leaks_init(struct mt_leaks *l, const struct mt_model *m)
 {
 	size_t nrules = l->sup ? l->sup->n : 0;
@@ -547,7 +601,7 @@ static int leaks_init(struct mt_leaks *l, const struct mt_model *m)
 	l->img_bytes = calloc(l->nimages + 1, sizeof(uint64_t));
 	if (!l->rule_count || !l->rule_bytes || !l->img_count || !l->img_bytes)
 		return -ENOMEM;
-	if (l->stacks && mt_stacks__index_hashes(l->stacks))
+	if (l->stacks && leaks_find_entries(l, m))
 		return -ENOMEM;
 	l->dwarf = l->stacks && mt_stacks__has_dwarf(l->stacks);
 	return 0;

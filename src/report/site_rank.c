@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* site_rank.c — the sites' rankings by count, at the peak and by temporaries: 32-bit site indexes, sorted in place. */
+/* site_rank.c — the sites in order of bytes, and their rankings by count, at the peak and by temporaries. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -9,6 +9,17 @@
 #define RANK_SHORT 16	/* runs this short are sorted by insertion */
 
 typedef bool (*site_before)(const struct mt_site *x, const struct mt_site *y);
+
+static bool by_bytes(const struct mt_site *x, const struct mt_site *y)
+{
+	if (x->heap != y->heap)	/* the sites of mappings alone go last */
+		return x->heap;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes;
+	if (x->count != y->count)
+		return x->count > y->count;
+	return x->order < y->order;
+}
 
 static bool by_count(const struct mt_site *x, const struct mt_site *y)
 {
@@ -98,23 +109,78 @@ static void rank_sort(const struct mt_site *s, uint32_t *v, size_t n, site_befor
 	rank_insert(s, v, n, before);
 }
 
-static uint32_t *sites_rank(const struct mt_sites *sites, site_before before)
+static bool any_site(const struct mt_site *site)
 {
-	uint32_t *v = malloc((sites->count ? sites->count : 1) * sizeof(*v));
+	(void)site;
+	return true;
+}
+
+static bool at_peak(const struct mt_site *site)
+{
+	return site->peak_bytes || site->peak_allocations;
+}
+
+static bool temporary(const struct mt_site *site)
+{
+	return site->temporary_allocations;
+}
+
+/* The heap's sites that rank (the others would rank last, in no list shown), sorted; *n of them. */
+static uint32_t *sites_rank(const struct mt_sites *sites, site_before before, bool (*ranks)(const struct mt_site *),
+			    size_t *n)
+{
+	uint32_t *v;
 	size_t i;
 
+	for (i = 0, *n = 0; i < sites->count; i++)
+		*n += ranks(&sites->sites[i]);
+	v = malloc((*n ? *n : 1) * sizeof(*v));
 	if (!v)
 		return NULL;
-	for (i = 0; i < sites->count; i++)
-		v[i] = (uint32_t)i;
-	rank_sort(sites->sites, v, sites->count, before);
+	for (i = 0, *n = 0; i < sites->count; i++)
+		if (ranks(&sites->sites[i]))
+			v[(*n)++] = (uint32_t)i;
+	rank_sort(sites->sites, v, *n, before);
 	return v;
+}
+
+/*
+ * Sorted through their 32-bit indexes, then moved along the permutation's cycles: qsort would take a buffer of two
+ * pointers a site beside them (its indirect sort of large elements).
+ */
+int mt_sites__sort(struct mt_site *sites, size_t n)
+{
+	uint32_t *v = malloc((n ? n : 1) * sizeof(*v));
+	struct mt_site t;
+	size_t i, j, k;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		v[i] = (uint32_t)i;
+	rank_sort(sites, v, n, by_bytes);
+	for (i = 0; i < n; i++) {	/* site v[j] goes to j; v[j] = j once it has */
+		if (v[i] == i)
+			continue;
+		t = sites[i];
+		for (j = i; v[j] != i; j = k) {
+			k = v[j];
+			sites[j] = sites[k];
+			v[j] = (uint32_t)j;
+		}
+		sites[j] = t;
+		v[j] = (uint32_t)j;
+	}
+	free(v);
+	return 0;
 }
 
 int mt_sites__rank(struct mt_sites *sites)
 {
-	sites->by_count = sites_rank(sites, by_count);
-	sites->by_peak = sites_rank(sites, by_peak);
-	sites->by_temporary = sites_rank(sites, by_temporary);
+	size_t n;
+
+	sites->by_count = sites_rank(sites, by_count, any_site, &n);
+	sites->by_peak = sites_rank(sites, by_peak, at_peak, &sites->npeak);
+	sites->by_temporary = sites_rank(sites, by_temporary, temporary, &sites->ntemporary);
 	return sites->by_count && sites->by_peak && sites->by_temporary ? 0 : -ENOMEM;
 }

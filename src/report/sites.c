@@ -14,6 +14,7 @@
 #include "report/sites.h"
 
 #define NAME_MAX_LEN 1024	/* C++ template names run long; past this they are cut */
+#define BIG_BITS 4096		/* a filter of the largest allocations' stacks or sites: 20 of a million */
 
 /* A stack frame's expansion (its inline chain) in mt_sites.lines, made the first time a stack holds the frame. */
 struct xrange {
@@ -33,11 +34,13 @@ struct site_build {
 	const struct mt_stacks *s;
 	bool with_offset;
 	bool share;			/* sites may share the stacks' chains and peaks (!mt_sites_opts.detached) */
-	size_t cap;
 	uint32_t *slots;		/* the sites by site_key, open addressing: index in out->sites + 1 (0: free) */
 	size_t mask;			/* slots - 1: twice the stacks at least, a power of two */
-	uint32_t *entry_site;		/* by stack entry: the index its site was made at (UINT32_MAX: none) */
+	const struct mt_size_stats *sizes;	/* the heap's, with the largest allocations (NULL: no heap) */
+	uint32_t largest[MT_LARGEST_MAX];	/* the order of the site of each, UINT32_MAX: none */
+	uint64_t big_stacks[BIG_BITS / 64];	/* bit (stack index + 1) % BIG_BITS of each (big_set) */
 	struct mt_strmap strs;		/* out->strs while they are built */
+	uint32_t *map;			/* by the stacks' frame id: its one line in out->lines (UINT32_MAX: not one) */
 	struct xrange *xr;		/* by the stacks' frame id */
 	size_t nxf, cap_xf;		/* out->lines: the expansions, strings from out->strs */
 	size_t nids, cap_ids;		/* out->ids: a site's are at its ids (an offset until sites_link) */
@@ -71,7 +74,7 @@ void mt_sites__free(struct mt_sites *sites)
 	free(sites->strs);
 	free(sites->lines);
 	free(sites->ids);
-	free(sites->map);
+	free(sites->by_frame);
 	free(sites);
 }
 
@@ -202,7 +205,7 @@ static const struct xrange *xframe(struct site_build *b, struct mt_stacks *s, co
 		return NULL;
 	*x = (struct xrange){ (uint32_t)at, (uint16_t)(b->nxf - at), true };
 	if (x->n == 1)
-		b->out->map[mt_stacks__frame_ref(s, e->frames, i)] = x->at;
+		b->map[mt_stacks__frame_ref(s, e->frames, i)] = x->at;
 	return x;
 }
 
@@ -228,16 +231,16 @@ static int site_frames(struct site_build *b, struct mt_stacks *s, const struct m
 	return 0;
 }
 
-/* Where a site's ids are while they are built: its stack's chain (with map), else an offset into out->ids. */
+/* Where a site's ids are while they are built: its stack's chain (through map), else an offset into out->ids. */
 static const uint32_t *site_ids(const struct site_build *b, const struct mt_site *site)
 {
-	return site->map ? site->ids : b->out->ids + (uintptr_t)site->ids;
+	return site->chain ? site->ids : b->out->ids + (uintptr_t)site->ids;
 }
 
 /* The name of a site's frame i while the sites are built. */
 static const char *site_name(const struct site_build *b, const struct mt_site *site, const uint32_t *ids, size_t i)
 {
-	return b->out->lines[site->map ? site->map[ids[i]] : ids[i]].name;
+	return b->out->lines[site->chain ? b->map[ids[i]] : ids[i]].name;
 }
 
 /* What identifies a site, as the names joined (mt_site__key) would: its names are interned, so their pointers. */
@@ -289,22 +292,40 @@ static void site_share_chain(struct site_build *b, const struct mt_stack_entry *
 	if (!b->share || site->nframes != e->nframes)
 		return;
 	for (i = 0; i < e->nframes; i++)
-		if (b->out->map[chain[i]] == UINT32_MAX)
+		if (b->map[chain[i]] == UINT32_MAX)
 			return;
 	b->nids -= site->nframes;
 	site->ids = chain;
-	site->map = b->out->map;
+	site->chain = true;
 }
 
-/* After the build, when out->lines and out->ids move no more: the sites point into them. */
-static void sites_link(struct site_build *b)
+/*
+ * After the build, when out->lines and out->ids move no more: the sites point into them; a site of a shared chain
+ * into by_frame, the one-line frames' lines by frame id (a pointer less in each of a million sites). 0 or -ENOMEM.
+ */
+static int sites_link(struct site_build *b)
 {
-	size_t i;
+	size_t i, n = mt_stacks__nr_frames(b->s);
+	struct mt_sites *out = b->out;
+	bool chains = false;
 
-	for (i = 0; i < b->out->nall; i++) {
-		b->out->sites[i].ids = site_ids(b, &b->out->sites[i]);
-		b->out->sites[i].frames = b->out->lines;
+	for (i = 0; i < out->nall; i++) {
+		out->sites[i].ids = site_ids(b, &out->sites[i]);
+		out->sites[i].frames = out->lines;
+		chains |= out->sites[i].chain;
 	}
+	if (!chains)
+		return 0;
+	out->by_frame = calloc(n, sizeof(*out->by_frame));
+	if (!out->by_frame)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (b->map[i] != UINT32_MAX)
+			out->by_frame[i] = out->lines[b->map[i]];
+	for (i = 0; i < out->nall; i++)
+		if (out->sites[i].chain)
+			out->sites[i].frames = out->by_frame;
+	return 0;
 }
 
 char *mt_site__key(const struct mt_site *site)
@@ -322,11 +343,6 @@ char *mt_site__key(const struct mt_site *site)
 		p += sprintf(p, "%s\n", mt_site__frame(site, i)->name);
 	*p = '\0';
 	return key;
-}
-
-static int sites_grow(struct site_build *b)
-{
-	return mt_array__grow((void **)&b->out->sites, &b->cap, b->out->nall, sizeof(*b->out->sites));
 }
 
 /* It only leaked blocks made before a window (pprof's concern): in no site's list. */
@@ -439,6 +455,30 @@ static int site_count(struct site_build *b, struct mt_site *t, const struct mt_s
 	return site_add_mapped(b->s, t, e) || site_add_procs(b, t, pp, n) ? -ENOMEM : 0;
 }
 
+static void big_set(uint64_t *bits, size_t i)
+{
+	bits[i / 64 % (BIG_BITS / 64)] |= 1ull << i % 64;
+}
+
+/* Whether i may be one of those set: most are not, and the filter says so at once. */
+static bool big_test(const uint64_t *bits, size_t i)
+{
+	return bits[i / 64 % (BIG_BITS / 64)] >> i % 64 & 1;
+}
+
+/* The entry's site (its order) kept when the entry made one of the largest allocations: a few of a million. */
+static void sites_note_largest(struct site_build *b, size_t eidx, uint32_t order)
+{
+	size_t k;
+
+	if (!b->sizes || !big_test(b->big_stacks, eidx + 1))
+		return;
+	for (k = 0; k < b->sizes->nlargest; k++)
+		if (b->sizes->largest[k].stack == eidx + 1)
+			b->largest[k] = order;
+}
+
+/* The sites array holds a site per entry at most: sized once, no doubling that would hold two arrays a moment. */
 static int sites_add(struct site_build *b, struct mt_stacks *s, const struct mt_stack_entry *e, size_t eidx,
 		     const struct mt_stack_counts *c)
 {
@@ -451,43 +491,28 @@ static int sites_add(struct site_build *b, struct mt_stacks *s, const struct mt_
 		return err;
 	slot = sites_slot(b, &site);
 	if (*slot) {
-		b->entry_site[eidx] = *slot - 1;
+		sites_note_largest(b, eidx, *slot - 1);
 		b->nids -= site.nframes;	/* the site's own ids stand */
 		return site_count(b, &b->out->sites[*slot - 1], e, eidx, c);
 	}
 	site_share_chain(b, e, &site);
 	err = site_count(b, &site, e, eidx, c);
-	if (!err)
-		err = sites_grow(b);
 	if (err) {
 		site_release(&site);
 		return err;
 	}
-	b->entry_site[eidx] = (uint32_t)b->out->nall;
+	sites_note_largest(b, eidx, (uint32_t)b->out->nall);
 	*slot = (uint32_t)b->out->nall + 1;
 	b->out->sites[b->out->nall++] = site;
 	return 0;
 }
 
-static int by_bytes(const void *a, const void *b)
-{
-	const struct mt_site *x = a, *y = b;
-
-	if (x->heap != y->heap)	/* the sites of mappings alone go last */
-		return x->heap ? -1 : 1;
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
 static void build_release(struct site_build *b)
 {
-	free(b->entry_site);
 	free(b->slots);
 	mt_strmap__release(&b->strs);
 	free(b->xr);
+	free(b->map);
 }
 
 static int by_mapped(const void *a, const void *b)
@@ -501,16 +526,23 @@ static int by_mapped(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* The sites with program mappings, by mapped bytes. 0 or -ENOMEM. */
+static bool site_mapped(const struct mt_site *site)
+{
+	return site->mapped && (site->mapped->bytes || site->mapped->inherited_bytes);
+}
+
+/* The sites with program mappings, by mapped bytes: counted first, a few of a million sites. 0 or -ENOMEM. */
 static int sites_mapped(struct mt_sites *out)
 {
-	size_t i;
+	size_t i, n = 0;
 
-	out->by_mapped = malloc((out->nall ? out->nall : 1) * sizeof(*out->by_mapped));
+	for (i = 0; i < out->nall; i++)
+		n += site_mapped(&out->sites[i]);
+	out->by_mapped = malloc((n ? n : 1) * sizeof(*out->by_mapped));
 	if (!out->by_mapped)
 		return -ENOMEM;
 	for (i = 0; i < out->nall; i++)
-		if (out->sites[i].mapped && (out->sites[i].mapped->bytes || out->sites[i].mapped->inherited_bytes))
+		if (site_mapped(&out->sites[i]))
 			out->by_mapped[out->nmapped++] = &out->sites[i];
 	mt_array__sort(out->by_mapped, out->nmapped, sizeof(*out->by_mapped), by_mapped);
 	return 0;
@@ -544,43 +576,47 @@ static int sites_images(struct mt_sites *out, const struct mt_stack_heap *heap)
 	return 0;
 }
 
-/* What the accounting knows beyond the sites: totals, sizes, the largest allocations with their sites. */
-static int sites_extras(struct site_build *b, struct mt_stacks *s)
+/* The largest allocations with their sites, found by order in one pass (sorted, the sites moved). */
+static void sites_largest(struct site_build *b, const struct mt_size_stats *z)
 {
-	const struct mt_size_stats *z;
+	uint64_t orders[BIG_BITS / 64] = { 0 };
 	struct mt_sites *out = b->out;
-	size_t i, *pos, site;
+	size_t i, k;
+
+	for (k = 0; k < z->nlargest; k++) {
+		out->largest[k] = (struct mt_site_big){ z->largest[k].size, z->largest[k].pid, z->largest[k].ts_ns,
+							NULL };
+		if (b->largest[k] != UINT32_MAX)
+			big_set(orders, b->largest[k]);
+	}
+	out->nlargest = z->nlargest;
+	for (i = 0; z->nlargest && i < out->nall; i++)
+		for (k = 0; big_test(orders, out->sites[i].order) && k < z->nlargest; k++)
+			if (b->largest[k] == out->sites[i].order)
+				out->largest[k].site = &out->sites[i];
+}
+
+/* What the accounting knows beyond the sites: totals, sizes, the largest allocations with their sites. */
+static int sites_extras(struct site_build *b)
+{
+	struct mt_sites *out = b->out;
+	size_t i;
 
 	if (!b->heap)
 		return 0;
 	out->totals = *mt_stack_heap__totals(b->heap);
 	out->totals.peak_bytes = mt_stack_heap__peak_bytes(b->heap);
 	out->peak_ts_ns = mt_stack_heap__peak_ts(b->heap);
-	z = mt_stack_heap__sizes(b->heap);
-	out->sizes = *z;
+	out->sizes = *mt_stack_heap__sizes(b->heap);
 	out->nprocs = mt_stack_heap__nr_procs(b->heap);
 	out->procs = malloc((out->nprocs ? out->nprocs : 1) * sizeof(*out->procs));
-	pos = malloc((out->nall ? out->nall : 1) * sizeof(*pos));
-	if (!out->procs || !pos) {
-		free(pos);
+	if (!out->procs)
 		return -ENOMEM;
-	}
 	for (i = 0; i < out->nprocs; i++)
 		out->procs[i] = *mt_stack_heap__proc(b->heap, i);
-	if (sites_images(out, b->heap)) {
-		free(pos);
+	if (sites_images(out, b->heap))
 		return -ENOMEM;
-	}
-	for (i = 0; i < out->nall; i++)
-		pos[out->sites[i].order] = i;
-	for (i = 0; i < z->nlargest; i++) {
-		site = z->largest[i].stack && z->largest[i].stack <= mt_stacks__count(s) ?
-		       b->entry_site[z->largest[i].stack - 1] : UINT32_MAX;
-		out->largest[i] = (struct mt_site_big){ z->largest[i].size, z->largest[i].pid, z->largest[i].ts_ns,
-							site == UINT32_MAX ? NULL : &out->sites[pos[site]] };
-	}
-	out->nlargest = z->nlargest;
-	free(pos);
+	sites_largest(b, mt_stack_heap__sizes(b->heap));
 	return 0;
 }
 
@@ -613,26 +649,38 @@ static void sites_count_cut(struct mt_sites *out, const struct mt_stacks *s, con
 	}
 }
 
+/* The sites array down to its sites: where stacks merged, most of the site per stack it was made for is unused. */
+static void sites_fit(struct mt_sites *out)
+{
+	struct mt_site *v = realloc(out->sites, (out->nall ? out->nall : 1) * sizeof(*out->sites));
+
+	if (v)
+		out->sites = v;
+}
+
 static int sites_collect(struct site_build *b, struct mt_stacks *s)
 {
 	size_t i, n = mt_stacks__count(s);
 	int err = 0;
 
-	b->entry_site = malloc((n ? n : 1) * sizeof(*b->entry_site));
+	b->sizes = b->heap ? mt_stack_heap__sizes(b->heap) : NULL;
+	memset(b->largest, 0xff, sizeof(b->largest));	/* UINT32_MAX: none */
+	for (i = 0; b->sizes && i < b->sizes->nlargest; i++)
+		big_set(b->big_stacks, b->sizes->largest[i].stack);
+	b->out->sites = malloc((n ? n : 1) * sizeof(*b->out->sites));	/* its untouched pages cost nothing */
 	b->xr = calloc(mt_stacks__nr_frames(s), sizeof(*b->xr));
-	b->out->map = malloc(mt_stacks__nr_frames(s) * sizeof(*b->out->map));
+	b->map = malloc(mt_stacks__nr_frames(s) * sizeof(*b->map));
 	for (b->mask = 1; b->mask < 2 * n; b->mask <<= 1)
 		;
 	b->slots = calloc(b->mask--, sizeof(*b->slots));
-	if (!b->entry_site || !b->xr || !b->out->map || !b->slots)
+	if (!b->out->sites || !b->xr || !b->map || !b->slots)
 		return -ENOMEM;
-	memset(b->out->map, 0xff, mt_stacks__nr_frames(s) * sizeof(*b->out->map));	/* UINT32_MAX: not one line */
+	memset(b->map, 0xff, mt_stacks__nr_frames(s) * sizeof(*b->map));	/* UINT32_MAX: not one line */
 	for (i = 0; !err && i < n; i++) {
 		const struct mt_stack_entry *e = mt_stacks__entry(s, i);
 		struct mt_stack_counts c;
 
 		mt_stacks__counts(s, e, &c);
-		b->entry_site[i] = UINT32_MAX;
 		if (!c.allocations && !c.inherited_allocations && !mt_stacks__mapped_of(s, e)->bytes &&
 		    !mt_stacks__mapped_of(s, e)->inherited_bytes)
 			continue;
@@ -678,25 +726,29 @@ struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites
 	out->chains_key = mt_stacks__chains_key(s);
 	mt_sites__suppressed_total(s, &out->suppressed_allocations, &out->suppressed_bytes);
 	err = sites_collect(&b, s);
-	sites_link(&b);
+	if (!err)
+		err = sites_link(&b);
+	sites_fit(out);
 	free(b.slots);	/* the sites are made: what found and expanded them goes before the rankings come */
 	free(b.xr);
+	free(b.map);
 	b.slots = NULL;
 	b.xr = NULL;
+	b.map = NULL;
 	out->strs = mt_strmap__take(&b.strs, &out->nstrs);
+	if (!err)
+		err = mt_sites__sort(out->sites, out->nall);
 	if (!err) {
-		mt_array__sort(out->sites, out->nall, sizeof(*out->sites), by_bytes);
 		while (out->count < out->nall && out->sites[out->count].heap)
 			out->count++;
 		out->mapped_peak_bytes = mt_stack_mapped__peak_bytes(mt_stacks__mapped(s));
 		err = sites_mapped(out);
 	}
 	if (!err)
-		err = sites_extras(&b, s);
+		err = sites_extras(&b);
 	build_release(&b);	/* before the rankings too */
-	if (!err) {
+	if (!err)
 		err = mt_sites__rank(out);
-	}
 	if (err) {
 		mt_sites__free(out);
 		errno = -err;
@@ -809,22 +861,15 @@ static void text_site_procs(FILE *f, const struct mt_sites *sites, const struct 
 	}
 }
 
-static size_t ranked(const struct mt_sites *sites, const uint32_t *v, size_t top, bool peak)
+/* The first top of a ranking of n. */
+static size_t ranked(size_t n, size_t top)
 {
-	const struct mt_site *site;
-	size_t n;
-
-	for (n = 0; n < top && n < sites->count; n++) {
-		site = &sites->sites[v[n]];
-		if (peak ? !site->peak_bytes && !site->peak_allocations : !site->temporary_allocations)
-			break;
-	}
-	return n;
+	return n < top ? n : top;
 }
 
 int mt_sites__peak_text(FILE *f, const struct mt_sites *sites, size_t top)
 {
-	size_t i, n = ranked(sites, sites->by_peak, top, true);
+	size_t i, n = ranked(sites->npeak, top);
 	uint64_t total = sites->totals.peak_bytes;
 	const struct mt_site *site;
 	char a[2 * MT_HUMAN_MAX];
@@ -846,7 +891,7 @@ int mt_sites__peak_text(FILE *f, const struct mt_sites *sites, size_t top)
 
 int mt_sites__temporary_text(FILE *f, const struct mt_sites *sites, size_t top)
 {
-	size_t i, with = ranked(sites, sites->by_temporary, sites->count, false), n = with < top ? with : top;
+	size_t i, with = sites->ntemporary, n = ranked(with, top);
 	const struct mt_stack_counts *t = &sites->totals;
 	const struct mt_site *site;
 	char a[2 * MT_HUMAN_MAX];
@@ -931,9 +976,9 @@ void mt_sites__json_sections(struct mt_json *j, const struct mt_sites *sites, si
 {
 	mt_json__kv_u64(j, "peak_live_bytes", sites->totals.peak_bytes);
 	mt_json__kv_u64(j, "peak_ts_ns", sites->peak_ts_ns);
-	json_ranked(j, "sites_at_peak", sites, sites->by_peak, ranked(sites, sites->by_peak, top, true));
+	json_ranked(j, "sites_at_peak", sites, sites->by_peak, ranked(sites->npeak, top));
 	mt_json__kv_u64(j, "temporary_allocations", sites->totals.temporary_allocations);
 	mt_json__kv_u64(j, "temporary_bytes", sites->totals.temporary_bytes);
-	json_ranked(j, "sites_by_temporary", sites, sites->by_temporary, ranked(sites, sites->by_temporary, top, false));
+	json_ranked(j, "sites_by_temporary", sites, sites->by_temporary, ranked(sites->ntemporary, top));
 	json_mapped(j, sites, top);
 }

@@ -35,14 +35,14 @@ struct mt_site {
 	uint32_t stacks;	/* stack hashes merged into it */
 	uint32_t order;		/* ties rank in the order the first of them was seen */
 	uint32_t nframes;	/* read them with mt_site__frame */
-	uint32_t nprocs : 30;	/* the processes are far fewer than the stacks */
+	uint32_t nprocs : 29;	/* the processes are far fewer than the stacks */
 	bool heap : 1;		/* some allocation (or inherited block) of it: a site of the heap's rankings */
 	bool own_procs : 1;	/* procs is the site's own allocation */
+	bool chain : 1;		/* ids are its first stack's chain (mt_stacks__chain), frames mt_sites.by_frame */
 	struct mt_stack_mapped *mapped;	/* the program's mappings its calls made (docs/REPORT.md); NULL: none (most
 					 * sites, so not one in each) */
 	struct mt_site_frame *frames;	/* with ids: the table ids index (the sites', shared); without: its own */
-	const uint32_t *ids;	/* NULL, or frame i is frames[ids[i]] (with map: frames[map[ids[i]]]) */
-	const uint32_t *map;	/* NULL, or ids are its first stack's frame ids (mt_stacks__chain), each one line */
+	const uint32_t *ids;	/* NULL, or frame i is frames[ids[i]] */
 	/*
 	 * The processes that allocated there or held some of it at their own peak, in process order (allocations and
 	 * bytes: at the process's peak; made_*: what it allocated there; image: index in mt_sites.images; leaked_*:
@@ -68,8 +68,10 @@ struct mt_sites {
 	uint64_t mapped_peak_bytes;	/* the peak of the program's mapped bytes in all */
 	/* the heap's sites again as indexes into sites (mt_sites__rank) */
 	uint32_t *by_count;		/* by count, then bytes, descending */
-	uint32_t *by_peak;		/* by peak_bytes, then peak_allocations, descending */
-	uint32_t *by_temporary;		/* by temporary_allocations, then temporary_bytes, descending */
+	uint32_t *by_peak;		/* by peak_bytes, then peak_allocations, descending: those with either */
+	size_t npeak;
+	uint32_t *by_temporary;		/* by temporary_allocations, then temporary_bytes, descending: those with some */
+	size_t ntemporary;
 	uint64_t suppressed_allocations;	/* leaks that suppressions took (mt_suppressions__apply), in all */
 	uint64_t suppressed_bytes;
 	uint64_t undefined_allocations;	/* allocations naming a stack whose definition is missing */
@@ -103,7 +105,7 @@ struct mt_sites {
 	size_t nstrs;
 	struct mt_site_frame *lines;	/* the sites' frames: each stack frame's expansion once */
 	uint32_t *ids;			/* each site's indexes into lines, in a row */
-	uint32_t *map;			/* by the stacks' frame id: its one line in lines (sites of shared chains) */
+	struct mt_site_frame *by_frame;	/* by the stacks' frame id: its one line (sites of shared chains), or NULL */
 };
 
 struct mt_sites_opts {
@@ -119,14 +121,15 @@ struct mt_sites_opts {
 struct mt_sites *mt_sites__build(struct mt_stacks *s);
 /* The same with options (opts may be NULL). */
 struct mt_sites *mt_sites__build_with(struct mt_stacks *s, const struct mt_sites_opts *opts);
+/* Sites in mt_sites.sites's order: the heap's by bytes, then count, descending, ties in order; then the others. 0 or
+ * -ENOMEM. */
+int mt_sites__sort(struct mt_site *sites, size_t n);
 /* The heap's sites' rankings by_count, by_peak, by_temporary (built by mt_sites__build_with). 0 or -ENOMEM. */
 int mt_sites__rank(struct mt_sites *sites);
 void mt_sites__free(struct mt_sites *sites);
 /* Frame i (below site->nframes) of a site, innermost first. */
 static inline const struct mt_site_frame *mt_site__frame(const struct mt_site *site, size_t i)
 {
-	if (site->map)
-		return &site->frames[site->map[site->ids[i]]];
 	return site->ids ? &site->frames[site->ids[i]] : &site->frames[i];
 }
 /* What the entries of s hold as suppressed (after mt_suppressions__apply), in all. */
