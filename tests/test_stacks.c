@@ -2375,6 +2375,44 @@ static void test_leaks_by_stack(void **state)
 	mt_stacks__free(s);
 }
 
+/*
+ * The leaks of a process that keeps every block of its 5,000 stacks: more leaked hashes than LEAKS_MAP_MIN and most
+ * of the stacks, so the leaks index every stack by hash (src/report/leaks.c) instead of mapping the leaked ones; one
+ * site (every stack's frame is f20), each block counted once.
+ */
+static void test_leaks_many_stacks(void **state)
+{
+	static const char *const funcs[] = { "f20" };
+	const struct mt_model_opts o = { NULL, true };
+	struct mt_read_status st;
+	struct mt_mapping map;
+	struct synth y = { 0 };
+	struct mt_stacks *s;
+	struct mt_model *m;
+	uint64_t ret, k;
+	char dir[512], *text;
+
+	(void)state;
+	synth_open(&y, "leak_many", dir, funcs, 1, &ret, &map);
+	for (k = 1; k <= 5000; k++) {
+		synth_def(&y, 100, 64 * k, ret);
+		synth_call(&y, 100, 100, 64 * k, 0x100000 + 0x1000 * k, k);
+	}
+	synth_exit(&y, 100);
+	assert_int_equal(mt_writer__close(y.w), 0);
+	s = load(dir);
+	assert_int_equal(mt_model__load_with(dir, &o, &m, &st), 0);
+	assert_int_equal(mt_stacks__count(s), 5000);
+	text = leaks_text(m, s);
+	assert_int_equal(mt_stacks__find(s, 64 * 4999), 4998);	/* the index of every stack, made by the leaks */
+	assert_non_null(strstr(text, "leaked at exit, by allocation site (1 site, "));
+	/* 1 + 2 + ... + 5000 bytes, each block once */
+	assert_non_null(strstr(text, "\n  #1   11.9 MiB (12502500 B) in 5000 blocks; pid 100\n        f20+0x5 (chain.c:"));
+	free(text);
+	mt_model__free(m);
+	mt_stacks__free(s);
+}
+
 /* mt_sites__sort: the heap's sites by bytes, count, then order; the mappings' last; moved along cycles in place. */
 static void test_sites_sort(void **state)
 {
@@ -2460,6 +2498,7 @@ int main(void)
 		cmocka_unit_test(test_sites_process_peaks),
 		cmocka_unit_test(test_sites_sort),
 		cmocka_unit_test(test_leaks_by_stack),
+		cmocka_unit_test(test_leaks_many_stacks),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
