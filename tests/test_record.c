@@ -275,10 +275,11 @@ static void test_process_tree(void **state)
 	assert_int_equal(query__run(dir, MT_REC_EXIT, ANY, ANY, ANY_SIZE).count, 4);
 }
 
-/* Frees that release the block the same thread's last malloc(lo..hi-1) returned: the workers' own pairs. */
+/* Frees that release the block the same thread's last malloc(lo..hi-1) returned: the workers' own pairs. By the
+ * whole tid: alloc_slots's threads may be 65,536 apart. */
 struct pairs {
 	uint64_t lo, hi;
-	uint64_t last[1 << 16];
+	struct mt_u64map last;	/* tid → the address of its last malloc(lo..hi-1), 0 once freed */
 	uint64_t paired;
 };
 
@@ -286,13 +287,14 @@ static int pairs__on_record(const struct mt_rec_hdr *h, void *ctx)
 {
 	const struct mt_alloc *a = (const void *)h;
 	struct pairs *p = ctx;
-	uint64_t *last = &p->last[h->tid & 0xffff];
+	uint64_t *last;
 
 	if (h->type != MT_REC_ALLOC)
 		return 0;
+	last = mt_u64map__find(&p->last, h->tid);
 	if (a->func == MT_FN_MALLOC && a->size >= p->lo && a->size < p->hi)
-		*last = a->addr;
-	else if (a->func == MT_FN_FREE && a->addr == *last)
+		assert_true(mt_u64map__put(&p->last, h->tid, a->addr, NULL) >= 0);
+	else if (a->func == MT_FN_FREE && last && a->addr == *last)
 		p->paired++, *last = 0;
 	return 0;
 }
@@ -374,6 +376,7 @@ static void test_threads(void **state)
 	assert_int_equal(q.ntids, 8);
 	assert_int_equal(mt_artifact__read(dir, pairs__on_record, p, &st), 0);
 	assert_int_equal(p->paired, 80000);
+	mt_u64map__release(&p->last);
 	free(p);
 	/* glibc's own: pthread_create callocs each thread's TLS block (272 bytes here) */
 	assert_int_equal(allocs(dir, root, MT_FN_CALLOC, ANY_SIZE), 8);
@@ -434,6 +437,7 @@ static void test_call_slots(void **state)
 	p->lo = 3301, p->hi = 3303;
 	assert_int_equal(mt_artifact__read(dir, pairs__on_record, p, &st), 0);
 	assert_int_equal(p->paired, 4000);
+	mt_u64map__release(&p->last);
 	free(p);
 	q = query__run(dir, MT_REC_ALLOC, root, MT_FN_MALLOC, 3303);
 	assert_int_equal(q.count, 3);
