@@ -11,9 +11,9 @@ struct bpf_program;
 struct mt_bpf_warm;
 
 /*
- * obj: opened from elf and configured, not loaded (its .rodata, sizes and autoloads final). With MEMTRACK_WARM=1, a closer
- * and no --stacks (stacks: whether the run has them), the pin directory of obj's settings, made or checked, locked
- * for this run and its lock given to the closer. NULL when the run loads cold without pinning: not asked, or the
+ * obj: opened from elf and configured, not loaded (its .rodata, sizes and autoloads final). With MEMTRACK_WARM=1, a
+ * closer and no --stacks (stacks: whether the run has them), the pin directory of obj's settings, made or checked,
+ * locked for this run and its lock given to the closer. NULL when the run loads cold without pinning: not asked, or the
  * directory is busy (another run), foreign or not on bpffs (said with -v).
  */
 struct mt_bpf_warm *mt_bpf_warm__open(struct bpf_object *obj, const void *elf, size_t elf_bytes, bool stacks,
