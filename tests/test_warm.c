@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* test_warm.c — the warm start (MEMTRACK_WARM=1): cold, then warm, counts the same; a busy or foreign pin dir. */
+/* test_warm.c — the warm start (on unless MEMTRACK_WARM=0): cold, then warm, the same counts; busy, stale, foreign sets. */
 #include "kernel_test.h"
 
 #include <stdbool.h>
@@ -62,15 +62,20 @@ static int counts__on_record(const struct mt_rec_hdr *h, void *ctx)
 	return 0;
 }
 
-/* `memtrack record -v -q -o DIR -- argv` as NAME (stderr: NAME.err), MEMTRACK_WARM=warm (NULL: unset); its counts. */
-static struct counts record_counts(const char *name, const char *warm, char *const *prog)
+/* `memtrack record -v -q -o DIR -- argv` as NAME (stderr: NAME.err), MEMTRACK_WARM=warm (NULL: unset, the default,
+ * warm); its counts. */
+static struct counts record_counts_opt(const char *name, const char *warm, const char *opt, char *const *prog)
 {
-	char dir[256], *argv[16] = { MT_BINARY, "record", "-v", "-q", "-o", dir, "--" };
+	char dir[256], *argv[16] = { MT_BINARY, "record", "-v", "-q", "-o", dir };
 	struct mt_read_status st;
 	struct counts c = { 0 };
+	int n = 6;
 
+	if (opt)
+		argv[n++] = (char *)opt;
+	argv[n++] = "--";
 	for (int i = 0; prog[i] && i < 8; i++)
-		argv[7 + i] = prog[i];
+		argv[n++] = prog[i];
 	snprintf(dir, sizeof(dir), "%s/%s", tmp_root, name);
 	if (warm)
 		setenv("MEMTRACK_WARM", warm, 1);
@@ -80,6 +85,11 @@ static struct counts record_counts(const char *name, const char *warm, char *con
 	unsetenv("MEMTRACK_WARM");
 	assert_int_equal(mt_artifact__read(dir, counts__on_record, &c, &st), 0);
 	return c;
+}
+
+static struct counts record_counts(const char *name, const char *warm, char *const *prog)
+{
+	return record_counts_opt(name, warm, NULL, prog);
 }
 
 /* Until the last run's closer has let the kept programs go (it holds their directory's lock until its links are
@@ -140,8 +150,9 @@ static bool err_has(const char *name, const char *what)
 #define TAKEN "warm start: the programs kept by a past run taken"
 #define KEPT_NONE "warm start: no programs kept yet"
 
-/* The same workloads cold, then with MEMTRACK_WARM=1: the first loads cold and keeps the programs, the next two
- * take them; every count the same. The threads' 80,000 pairs pass the task storage of past runs' threads. */
+/* The same workloads cold (MEMTRACK_WARM=0), then warm (by default, and with MEMTRACK_WARM=1): the first loads cold
+ * and keeps the programs, the next two take them; every count the same. The threads' 80,000 pairs pass the task
+ * storage of past runs' threads. */
 static void test_warm_exact(void **state)
 {
 	char *tree[] = { PROG("alloc_tree"), NULL }, *threads[] = { PROG("alloc_threads"), NULL };
@@ -151,60 +162,93 @@ static void test_warm_exact(void **state)
 
 	(void)state;
 	pins__remove();
-	cold = record_counts("cold", NULL, tree);
-	cold_threads = record_counts("cold_threads", NULL, threads);
-	assert_int_equal(lstat(PINS, &st), -1);	/* without MEMTRACK_WARM nothing is kept */
+	cold = record_counts("cold", "0", tree);
+	cold_threads = record_counts("cold_threads", "0", threads);
+	assert_int_equal(lstat(PINS, &st), -1);	/* with MEMTRACK_WARM=0 nothing is kept */
 	counts__tree(&cold);
 	assert_true(cold_threads.allocs >= 80008 && cold_threads.frees >= 80000);	/* 8 threads' pairs, TLS */
 	for (int i = 0; i < 3; i++) {
 		char name[64];
 
 		pins__settle();
-		c = record_counts(names[i], "1", tree);
+		c = record_counts(names[i], i == 1 ? "1" : NULL, tree);
 		counts__same(&c, &cold);
 		assert_true(err_has(names[i], i ? TAKEN : KEPT_NONE));
 		snprintf(name, sizeof(name), "%s_threads", names[i]);
 		pins__settle();
-		c = record_counts(name, "1", threads);
+		c = record_counts(name, NULL, threads);
 		counts__same(&c, &cold_threads);
 		assert_true(err_has(name, TAKEN));
 	}
 }
 
-/* A second run while one holds the kept programs loads cold, and both count exactly. */
-static void test_warm_concurrent(void **state)
+/* A run of alloc_tree as NAME that waits for the file go before its exec, stderr in NAME.err. */
+static pid_t holder__spawn(const char *name, const char *go)
 {
-	char go[256], script[512], dir[256], *tree[] = { PROG("alloc_tree"), NULL };
+	char script[512], dir[256], err[256];
 	char *argv[] = { MT_BINARY, "record", "-v", "-q", "-o", dir, "--", "/bin/sh", "-c", script, NULL };
-	char err[256];
-	struct counts cold, c = { 0 };
-	struct mt_read_status st;
-	pid_t holder;
 
-	(void)state;
-	cold = record_counts("conc_cold", NULL, tree);
-	record_counts("conc_pin", "1", tree);	/* kept, if test_warm_exact did not */
-	mt_test__path(go, sizeof(go), "go");
 	snprintf(script, sizeof(script), "while [ ! -e %s ]; do sleep 0.01; done; exec %s", go, PROG("alloc_tree"));
-	snprintf(dir, sizeof(dir), "%s/holder", tmp_root);
-	mt_test__path(err, sizeof(err), "holder.err");
-	pins__settle();
-	setenv("MEMTRACK_WARM", "1", 1);
-	holder = mt_test__spawn(argv, NULL, err);
-	unsetenv("MEMTRACK_WARM");
-	mt_test__wait_for(err, TAKEN);
-	c = record_counts("second", "1", tree);
-	counts__same(&c, &cold);
-	assert_true(err_has("second", "warm start: another memtrack has the programs: loading cold"));
-	mt_test__write_text(go, "");
-	assert_int_equal(mt_test__wait_code(holder), 0);
-	memset(&c, 0, sizeof(c));
+	snprintf(dir, sizeof(dir), "%s/%s", tmp_root, name);
+	mt_test__path(err, sizeof(err), name);
+	strcat(err, ".err");
+	return mt_test__spawn(argv, NULL, err);
+}
+
+/* NAME's wait for the go file, its artifact's counts: alloc_tree's. */
+static void holder__wait(const char *name, pid_t pid)
+{
+	char dir[256];
+	struct counts c = { 0 };
+	struct mt_read_status st;
+
+	assert_int_equal(mt_test__wait_code(pid), 0);
+	snprintf(dir, sizeof(dir), "%s/%s", tmp_root, name);
 	assert_int_equal(mt_artifact__read(dir, counts__on_record, &c, &st), 0);
 	counts__tree(&c);
+}
+
+/*
+ * Runs at once: while one holds the kept set, a second loads cold and keeps a second set (slot 1); a third, while
+ * both are held, loads cold and keeps nothing. Every count exact; both sets are taken afterwards.
+ */
+static void test_warm_concurrent(void **state)
+{
+	char go[256], err[256], *tree[] = { PROG("alloc_tree"), NULL };
+	struct counts cold, c;
+	pid_t first, second;
+
+	(void)state;
+	cold = record_counts("conc_cold", "0", tree);
+	pins__remove();
+	record_counts("conc_pin", NULL, tree);	/* slot 0 kept */
+	assert_int_equal(mt_test__dir_entries(PINS), 1);
+	mt_test__path(go, sizeof(go), "go");
 	pins__settle();
-	c = record_counts("after", "1", tree);	/* the holder's lock let go with its links */
+	first = holder__spawn("first", go);
+	mt_test__path(err, sizeof(err), "first.err");
+	mt_test__wait_for(err, TAKEN);
+	second = holder__spawn("second", go);
+	mt_test__path(err, sizeof(err), "second.err");
+	mt_test__wait_for(err, KEPT_NONE);
+	mt_test__wait_for(err, "entry points probed");	/* after its set was kept */
+	assert_int_equal(mt_test__dir_entries(PINS), 2);
+	c = record_counts("third", NULL, tree);
 	counts__same(&c, &cold);
-	assert_true(err_has("after", TAKEN));
+	assert_true(err_has("third", "warm start: every set of programs kept is another memtrack's: loading cold"));
+	mt_test__write_text(go, "");
+	holder__wait("first", first);
+	holder__wait("second", second);
+	assert_int_equal(mt_test__dir_entries(PINS), 2);
+	for (int i = 0; i < 2; i++) {
+		char name[32];
+
+		pins__settle();
+		snprintf(name, sizeof(name), "after%d", i);
+		c = record_counts(name, NULL, tree);	/* the holders' locks let go with their links */
+		counts__same(&c, &cold);
+		assert_true(err_has(name, TAKEN));
+	}
 }
 
 /* The kept `calls` task storage (PINS/HASH/m_calls, the one directory a run made): its fd. */
@@ -250,7 +294,8 @@ static void test_warm_stale_storage(void **state)
 	int calls, pidfd;
 
 	(void)state;
-	record_counts("stale_pin", "1", tree);	/* kept, if the others did not */
+	pins__remove();
+	record_counts("stale_pin", "1", tree);	/* the one set kept */
 	snprintf(dir, sizeof(dir), "%s/stale", tmp_root);
 	snprintf(ready, sizeof(ready), "%s.ready", dir);
 	snprintf(err, sizeof(err), "%s.err", dir);
@@ -280,6 +325,65 @@ static void test_warm_stale_storage(void **state)
 	assert_non_null(proc);
 	assert_int_equal(proc->heap.pre_attach_frees, 1);
 	mt_model__free(m);
+}
+
+/* PINS's one entry other than skip (and other than also), in name ("" when none). */
+static void pins__other(char *name, size_t size, const char *skip, const char *also)
+{
+	DIR *d = opendir(PINS);
+	struct dirent *e;
+
+	assert_non_null(d);
+	name[0] = 0;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && strcmp(e->d_name, skip) && strcmp(e->d_name, also)) {
+			assert_int_equal(name[0], 0);
+			snprintf(name, size, "%s", e->d_name);
+		}
+	closedir(d);
+}
+
+/*
+ * A set kept for other settings (--no-rss here; another build alike) is removed when a new set is kept, unless a run
+ * holds it; a directory memtrack did not make there is left as it is.
+ */
+static void test_warm_sweep(void **state)
+{
+	char a[256], b[256], path[600], *tree[] = { PROG("alloc_tree"), NULL };
+	struct counts c;
+	struct stat st;
+	int held;
+
+	(void)state;
+	pins__remove();
+	counts__tree((c = record_counts("sweep_a", NULL, tree), &c));
+	pins__other(a, sizeof(a), "", "");
+	pins__settle();
+	counts__tree((c = record_counts_opt("sweep_b", NULL, "--no-rss", tree), &c));
+	assert_true(err_has("sweep_b", KEPT_NONE));
+	pins__other(b, sizeof(b), "", "");
+	assert_string_not_equal(a, b);	/* a removed: b alone */
+	assert_int_equal(mkdir(PINS "/0123456789abcdef0123456789abcdef-0", 0755), 0);
+	assert_int_equal(chmod(PINS "/0123456789abcdef0123456789abcdef-0", 0755), 0);
+	snprintf(path, sizeof(path), PINS "/%s", b);
+	pins__settle();
+	held = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(held >= 0);
+	assert_int_equal(flock(held, LOCK_EX), 0);	/* as a run of b's settings would */
+	counts__tree((c = record_counts("sweep_c", NULL, tree), &c));
+	assert_true(err_has("sweep_c", KEPT_NONE));
+	assert_int_equal(mt_test__dir_entries(PINS), 3);	/* a again, b held, the foreign one */
+	close(held);
+	pins__other(a, sizeof(a), b, "0123456789abcdef0123456789abcdef-0");
+	snprintf(path, sizeof(path), "/bin/rm -rf " PINS "/%s", a);
+	assert_int_equal(system(path), 0);
+	pins__settle();
+	counts__tree((c = record_counts("sweep_d", NULL, tree), &c));
+	assert_true(err_has("sweep_d", KEPT_NONE));
+	assert_int_equal(mt_test__dir_entries(PINS), 2);	/* b let go: removed */
+	assert_int_equal(lstat(PINS "/0123456789abcdef0123456789abcdef-0", &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0755);
+	pins__remove();
 }
 
 /* PINS made by someone else (0755, another owner, a symlink): memtrack loads cold, counts exactly, and creates
@@ -326,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_warm_exact),
 		cmocka_unit_test(test_warm_concurrent),
 		cmocka_unit_test(test_warm_stale_storage),
+		cmocka_unit_test(test_warm_sweep),
 		cmocka_unit_test(test_warm_foreign_mode),
 		cmocka_unit_test(test_warm_foreign_owner),
 		cmocka_unit_test(test_warm_symlink),

@@ -438,7 +438,7 @@ static int session__start(struct mt_bpf_session *s)
 	return err;
 }
 
-/* The programs kept by a past run when they serve (MEMTRACK_WARM=1), else a cold load, its programs then kept. */
+/* The programs kept by a past run when they serve (unless MEMTRACK_WARM=0), else a cold load, its programs then kept. */
 static int session__load_or_take(struct mt_bpf_session *s, const struct mt_options *o, int closer, int mode)
 {
 	struct bpf_object *objs[2];

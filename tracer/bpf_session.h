@@ -19,8 +19,8 @@ struct mt_probe_plan;
 struct mt_bpf_session;
 /* Loaded, its tracepoints attached; nothing probed yet. NULL + errno, the reason printed. owner: the user the
  * artifact is given to; with --stacks and an owner that is not root, a process whose credentials are not theirs gets
- * no raw stack bytes nor registers (bpf/stacks.bpf.h). closer: the closer's socket or -1; with MEMTRACK_WARM=1 it
- * keeps the warm start's lock (tracer/bpf_warm.c). */
+ * no raw stack bytes nor registers (bpf/stacks.bpf.h). closer: the closer's socket or -1; it keeps the warm
+ * start's lock (tracer/bpf_warm.c; on unless MEMTRACK_WARM=0). */
 struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o, uid_t owner_uid, gid_t owner_gid,
 					    int closer);
 /* Its tracepoint links to the closer (its socket, or -1: closed here), then the programs unloaded. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* bpf_warm.c — a warm start: the programs and maps of a cold load kept in bpffs, taken back reset by the next run. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -26,12 +27,15 @@
 #define WARM_BPFFS_MAGIC 0xcafe4a11	/* the kernel's BPF_FS_MAGIC */
 #define WARM_READY "ready"	/* pinned last: the directory's pins are complete */
 #define WARM_MAX 64		/* programs, maps, links */
-#define WARM_LOCK_WAIT_MS 200	/* for the last run's closer to let the lock go (warm__lock) */
+#define WARM_SLOTS 2		/* sets kept per setting: a run while another runs, or its closer still closes, is warm */
+#define WARM_LOCK_WAIT_MS 100	/* for a closer to let a set go when every set is busy (warm__lock) */
 #define WARM_LOCK_STEP_NS 1000000l
 
 struct mt_bpf_warm {
-	int dir;		/* WARM_BPFFS/WARM_ROOT/HASH, locked */
-	char path[PATH_MAX];	/* its path, for BPF_OBJ_PIN and BPF_OBJ_GET */
+	int dir;		/* WARM_BPFFS/WARM_ROOT/HASH-SLOT, locked */
+	int root;		/* WARM_BPFFS/WARM_ROOT, for the sweep of other settings' sets */
+	char hex[2 * 16 + 1];	/* HASH */
+	char path[64];		/* /proc/self/fd/DIR: BPF_OBJ_PIN and BPF_OBJ_GET by name in the locked directory */
 	bool taken;
 	struct bpf_object *obj;	/* taken: whose programs progs[] are */
 	int progs[WARM_MAX];	/* taken: by the program's index in the object, -1 when not loaded */
@@ -137,28 +141,102 @@ static int dir__make(int at, const char *name, dev_t dev)
 	return fd;
 }
 
-/* WARM_BPFFS/WARM_ROOT/hex, made or checked: its fd, or -errno (said with -v). bpffs is never mounted here. */
-static int warm__dir(const char *hex)
+/* WARM_BPFFS/WARM_ROOT, made or checked: its fd, or -errno (said with -v). bpffs is never mounted here. */
+static int warm__root(void)
 {
-	int bpffs = open(WARM_BPFFS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), root = -1, fd = -1;
+	int bpffs = open(WARM_BPFFS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), root;
 	struct statfs sfs;
 	struct stat st;
 
 	if (bpffs < 0 || fstatfs(bpffs, &sfs) || fstat(bpffs, &st) || (unsigned long)sfs.f_type != WARM_BPFFS_MAGIC) {
 		pr_info("warm start: no bpffs at " WARM_BPFFS ": loading cold\n");
-		fd = -ENODEV;
+		root = -ENODEV;
 		goto close_bpffs;
 	}
 	root = dir__make(bpffs, WARM_ROOT, st.st_dev);
-	fd = root < 0 ? root : dir__make(root, hex, st.st_dev);
-	if (fd < 0)
-		pr_info("warm start: " WARM_BPFFS "/" WARM_ROOT "/%s is not memtrack's (%s): loading cold\n", hex,
-			 strerror(-fd));
-	if (root >= 0)
-		close(root);
+	if (root < 0)
+		pr_info("warm start: " WARM_BPFFS "/" WARM_ROOT " is not memtrack's (%s): loading cold\n",
+			strerror(-root));
 close_bpffs:
 	if (bpffs >= 0)
 		close(bpffs);
+	return root;
+}
+
+/* Set `slot` of the settings hex: WARM_ROOT/HASH-SLOT, made (make) or opened, checked. fd or -errno. */
+static int set__open(int root, const char *hex, int slot, bool make)
+{
+	char name[2 * 16 + 16];
+	struct stat st;
+	int fd, err;
+
+	if (fstat(root, &st))
+		return -errno;
+	snprintf(name, sizeof(name), "%s-%d", hex, slot);
+	if (make)
+		return dir__make(root, name, st.st_dev);
+	fd = openat(root, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = dir__ours(fd, st.st_dev);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* A set kept whole (not read under its lock: warm__take checks it again). */
+static bool set__ready(int fd)
+{
+	struct stat st;
+
+	return !fstatat(fd, WARM_READY, &st, AT_SYMLINK_NOFOLLOW);
+}
+
+/*
+ * One try at a set to lock: a kept one that is free, else a free slot to keep one in (made). Its fd, locked;
+ * -EWOULDBLOCK when every slot is busy, another -errno when none is memtrack's.
+ */
+static int set__lock_one(int root, const char *hex)
+{
+	int fd, err = -EPERM;
+
+	for (int make = 0; make < 2; make++)
+		for (int slot = 0; slot < WARM_SLOTS; slot++) {
+			fd = set__open(root, hex, slot, make);
+			if (fd < 0)
+				continue;
+			if (!make && !set__ready(fd)) {
+				close(fd);
+				continue;
+			}
+			if (!flock(fd, LOCK_EX | LOCK_NB))
+				return fd;
+			if (errno == EWOULDBLOCK)
+				err = -EWOULDBLOCK;
+			close(fd);
+		}
+	return err;
+}
+
+/*
+ * A set of these settings, locked for this run (the closer lets the lock go once the run's last link is closed:
+ * their detach waits for RCU grace periods, after the run has exited). With every slot busy, it waits up to
+ * WARM_LOCK_WAIT_MS for a closer; a set still held is taken to be running. fd or -errno.
+ */
+static int warm__lock(int root, const char *hex)
+{
+	struct timespec step = { .tv_nsec = WARM_LOCK_STEP_NS };
+	long waited = 0;
+	int fd;
+
+	while ((fd = set__lock_one(root, hex)) == -EWOULDBLOCK && waited < WARM_LOCK_WAIT_MS * 1000000l) {
+		nanosleep(&step, NULL);
+		waited += WARM_LOCK_STEP_NS;
+	}
+	if (waited && fd >= 0)
+		pr_debug("warm start: waited %ld ms for a closer\n", waited / 1000000);
 	return fd;
 }
 
@@ -173,46 +251,35 @@ static bool object__warmable(struct bpf_object *obj)
 	return true;
 }
 
-/*
- * The directory's lock, which the last run's closer lets go once its links are closed: their detach waits for RCU
- * grace periods, after that run has exited. A run that still holds it after WARM_LOCK_WAIT_MS is taken to be
- * running: this one loads cold. 0 or -EWOULDBLOCK.
- */
-static int warm__lock(int fd)
+/* On unless MEMTRACK_WARM=0. */
+static bool warm__asked(void)
 {
-	struct timespec step = { .tv_nsec = WARM_LOCK_STEP_NS };
-	long waited = 0;
+	const char *env = getenv("MEMTRACK_WARM");
 
-	for (; flock(fd, LOCK_EX | LOCK_NB); waited += WARM_LOCK_STEP_NS) {
-		if (errno != EWOULDBLOCK || waited >= WARM_LOCK_WAIT_MS * 1000000l)
-			return -EWOULDBLOCK;
-		nanosleep(&step, NULL);
-	}
-	if (waited)
-		pr_debug("warm start: waited %ld ms for the last run's closer\n", waited / 1000000);
-	return 0;
+	return !env || strcmp(env, "0");
 }
 
 struct mt_bpf_warm *mt_bpf_warm__open(struct bpf_object *obj, const void *elf, size_t elf_bytes, bool stacks,
 				      int closer)
 {
-	const char *env = getenv("MEMTRACK_WARM");
 	char hex[2 * 16 + 1];
 	struct mt_bpf_warm *w;
-	int fd, err;
+	int root, fd, err;
 
-	if (!env || strcmp(env, "1"))
+	if (!warm__asked())
 		return NULL;
 	if (stacks || closer < 0 || !object__warmable(obj)) {
 		pr_info("warm start: not with %s: loading cold\n", stacks ? "--stacks" : closer < 0 ?
 			 "no closer process" : "--syscall-tracepoints");
 		return NULL;
 	}
-	if (hash__settings(obj, elf, elf_bytes, hex) || (fd = warm__dir(hex)) < 0)
+	if (hash__settings(obj, elf, elf_bytes, hex) || (root = warm__root()) < 0)
 		return NULL;
-	if (warm__lock(fd)) {
-		pr_info("warm start: another memtrack has the programs: loading cold\n");
-		goto close_fd;
+	fd = warm__lock(root, hex);
+	if (fd < 0) {
+		pr_info("warm start: %s: loading cold\n", fd == -EWOULDBLOCK ?
+			"every set of programs kept is another memtrack's" : "no set of programs kept is memtrack's");
+		goto close_root;
 	}
 	err = mt_closer__keep_warm(closer, fd);	/* the lock until the run's last link is closed */
 	if (err) {
@@ -223,11 +290,15 @@ struct mt_bpf_warm *mt_bpf_warm__open(struct bpf_object *obj, const void *elf, s
 	if (!w)
 		goto close_fd;
 	w->dir = fd;
-	snprintf(w->path, sizeof(w->path), WARM_BPFFS "/" WARM_ROOT "/%s", hex);
+	w->root = root;
+	memcpy(w->hex, hex, sizeof(hex));
+	snprintf(w->path, sizeof(w->path), "/proc/self/fd/%d", fd);
 	memset(w->progs, -1, sizeof(w->progs));
 	return w;
 close_fd:
 	close(fd);	/* with the closer's copy gone too, the lock is let go */
+close_root:
+	close(root);
 	return NULL;
 }
 
@@ -429,6 +500,51 @@ static int warm__pin_all(struct mt_bpf_warm *w, struct bpf_object *const *objs, 
 	return map ? pin__put(w, WARM_READY, bpf_map__fd(map)) : -ENOENT;
 }
 
+/* Set name of another setting, if it is memtrack's and free: its pins, then itself, removed under its lock. */
+static void set__remove(int root, const char *name, dev_t dev)
+{
+	int fd = openat(root, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+
+	if (fd < 0)
+		return;
+	if (dir__ours(fd, dev) || flock(fd, LOCK_EX | LOCK_NB) || !(d = fdopendir(fd))) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d)))
+		if (!fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) && !st.st_uid)
+			unlinkat(fd, e->d_name, 0);
+	if (unlinkat(root, name, AT_REMOVEDIR))
+		pr_debug("warm start: cannot remove the set %s: %s\n", name, strerror(errno));
+	closedir(d);	/* the lock let go */
+}
+
+/*
+ * The sets other settings kept (another build of memtrack, other options), each removed when no run holds it: a new
+ * set replaces them rather than adding to the kernel memory kept. Anything memtrack did not make stays.
+ */
+static void warm__sweep(const struct mt_bpf_warm *w)
+{
+	int fd = openat(w->root, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	size_t len = strlen(w->hex);
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+
+	if (fd < 0 || fstat(fd, &st) || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && (strncmp(e->d_name, w->hex, len) || e->d_name[len] != '-'))
+			set__remove(w->root, e->d_name, st.st_dev);
+	closedir(d);
+}
+
 void mt_bpf_warm__pin(struct mt_bpf_warm *w, struct bpf_object *const *objs, size_t n)
 {
 	int err;
@@ -439,10 +555,13 @@ void mt_bpf_warm__pin(struct mt_bpf_warm *w, struct bpf_object *const *objs, siz
 		err = -errno;
 	else
 		err = warm__pin_all(w, objs, n);
-	if (err)
-		pr_info("warm start: cannot keep the programs in %s: %s\n", w->path, strerror(-err));
-	else
-		pr_debug("warm start: programs kept in %s\n", w->path);
+	if (err) {
+		pr_info("warm start: cannot keep the programs in " WARM_BPFFS "/" WARM_ROOT "/%s-*: %s\n", w->hex,
+			strerror(-err));
+		return;
+	}
+	pr_debug("warm start: programs kept in " WARM_BPFFS "/" WARM_ROOT "/%s-*\n", w->hex);
+	warm__sweep(w);
 }
 
 bool mt_bpf_warm__taken(const struct mt_bpf_warm *w)
@@ -495,5 +614,6 @@ void mt_bpf_warm__free(struct mt_bpf_warm *w, int closer)
 			close(w->links[i]);
 	fds__close(w->progs, w->nprogs);
 	close(w->dir);
+	close(w->root);
 	free(w);
 }

@@ -11,10 +11,11 @@ struct bpf_program;
 struct mt_bpf_warm;
 
 /*
- * obj: opened from elf and configured, not loaded (its .rodata, sizes and autoloads final). With MEMTRACK_WARM=1, a
- * closer and no --stacks (stacks: whether the run has them), the pin directory of obj's settings, made or checked,
- * locked for this run and its lock given to the closer. NULL when the run loads cold without pinning: not asked, or the
- * directory is busy (another run), foreign or not on bpffs (said with -v).
+ * obj: opened from elf and configured, not loaded (its .rodata, sizes and autoloads final). Unless MEMTRACK_WARM=0,
+ * with a closer and no --stacks (stacks: whether the run has them), a pin directory of obj's settings (one of a few
+ * slots: a kept set if one is free, else a free one to keep a set in), made or checked, locked for this run and its
+ * lock given to the closer. NULL when the run loads cold without pinning: turned off, every slot busy (other runs),
+ * foreign or not on bpffs (said with -v).
  */
 struct mt_bpf_warm *mt_bpf_warm__open(struct bpf_object *obj, const void *elf, size_t elf_bytes, bool stacks,
 				      int closer);
@@ -22,7 +23,8 @@ struct mt_bpf_warm *mt_bpf_warm__open(struct bpf_object *obj, const void *elf, s
  * leaves it, obj's maps on them (obj stays unloaded, its .bss mapped). 0: taken; -errno: load cold (said). */
 int mt_bpf_warm__take(struct mt_bpf_warm *w, struct bpf_object *obj);
 /* After a cold load of objs (the same object's instances, each program loaded in one): each loaded program and
- * obj[0]'s maps pinned for the next run. Nothing is taken back on failure but the marker (said with -v). */
+ * obj[0]'s maps pinned for the next run. Nothing is taken back on failure but the marker (said with -v). Then the
+ * sets other settings kept, when free, removed. */
 void mt_bpf_warm__pin(struct mt_bpf_warm *w, struct bpf_object *const *objs, size_t n);
 /* prog's fd: the pinned one when the pins were taken, else libbpf's. w may be NULL. */
 int mt_bpf_warm__prog_fd(const struct mt_bpf_warm *w, const struct bpf_program *prog);
