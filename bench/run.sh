@@ -69,6 +69,9 @@ command -v jq >/dev/null || die "jq is missing (Debian package jq): it reads mem
 VERSION=$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')
 TMP=$(mktemp -d /tmp/memtrack-bench.XXXXXX)
 STATS_WAS=
+# Cold loads, as the figures before the warm start were measured: the BPF statistics are then this run's programs'
+# alone (a kept program's run_cnt and run_time_ns add up over the runs that took it).
+export MEMTRACK_WARM=0
 trap 'rm -rf "$TMP"; [[ -z $STATS_WAS ]] || sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"' EXIT
 # One line per run: workload config rep wall_ns self_kb tree_kb bytes drops allocs frees other_ms self_cpu_ms, where
 # other_ms is the CPU time that processes outside the run used meanwhile (the machine may be shared).

@@ -42,6 +42,8 @@ done
 bench_setup churn spawn spawn_wide churn_threads paths strmap rss floor
 command -v bpftool >/dev/null || die "bpftool is missing"
 STATS_WAS=
+# Cold loads: the BPF statistics are then this run's programs' alone (a kept program's add up over runs).
+export MEMTRACK_WARM=0
 CLEANUP='[[ -z $STATS_WAS ]] || sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"'
 q() { ((QUICK)) && echo "$2" || echo "$1"; }
 

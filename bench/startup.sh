@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # startup.sh — memtrack's start-up and tear-down: the wall of `record -q -- /bin/true` for this build and a baseline
 # build (another worktree's build/memtrack, e.g. main's) in the same run, interleaved, medians and their ratio; the
-# same with --stacks; this build with its BPF load forced each way (MEMTRACK_LOAD); then the steps of this build's
-# start-up as -vv prints them. FIFO=1 runs every recording at SCHED_FIFO priority 50 (chrt): on a shared machine the
+# same with --stacks; this build cold (MEMTRACK_WARM=0) and with its cold BPF load forced each way (MEMTRACK_LOAD);
+# then the steps of this build's start-up as -vv prints them, cold and warm. FIFO=1 runs every recording at SCHED_FIFO priority 50 (chrt): on a shared machine the
 # others' work then does not take memtrack's CPUs, as on a quiet one (the default load mode still sees them runnable).
 # SPLIT=1 adds where both builds' time goes, one load each (MEMTRACK_LOAD=serial), from `perf trace` of their bpf
 # calls: exec to the kernel's BTF parsed (the first BTF_LOAD after it), the maps and relocations, the verifier (the
 # programs' loads), to the command's exec, the command, the tear-down; medians of RUNS interleaved runs.
-# this_warm is the warm start (MEMTRACK_WARM=1, tracer/bpf_warm.c): the programs kept by a first run taken back;
-# /sys/fs/bpf/memtrack is removed before and after (other runs do not use it: MEMTRACK_WARM is opt-in).
+# "this" is this build's default, the warm start (tracer/bpf_warm.c): the programs kept by a first run taken back;
+# /sys/fs/bpf/memtrack is removed before and after. The baseline is expected to be a build without it (main a27095d
+# and earlier are; one with it would keep its own sets, other settings' sets for this build's runs, and sweep them).
 #
 # Usage: [FIFO=1] [SPLIT=1] bash bench/startup.sh BASELINE_MEMTRACK [RUNS]   (as root, after `cmake --build build`;
 # 21 runs)
@@ -24,7 +25,7 @@ RUNS=${2:-21}
 declare -A ms
 PRE=()
 [[ ${FIFO:-0} == 1 ]] && PRE=(chrt -f 50)
-CONFIGS=(base this base_stacks this_stacks this_parallel this_serial this_stacks_parallel this_warm)
+CONFIGS=(base this base_stacks this_stacks this_cold this_parallel this_serial this_stacks_parallel)
 PINS=/sys/fs/bpf/memtrack
 
 # The wall of one recording of /bin/true, in ms (bash's clock: no process of its own around it).
@@ -43,17 +44,17 @@ one() {
 	this) wall_ms "$MEMTRACK" record -q -o "$TMP/a" -- /bin/true ;;
 	base_stacks) wall_ms "$BASE" record -q --stacks -o "$TMP/a" -- /bin/true ;;
 	this_stacks) wall_ms "$MEMTRACK" record -q --stacks -o "$TMP/a" -- /bin/true ;;
-	this_parallel) wall_ms env MEMTRACK_LOAD=parallel "$MEMTRACK" record -q -o "$TMP/a" -- /bin/true ;;
-	this_serial) wall_ms env MEMTRACK_LOAD=serial "$MEMTRACK" record -q -o "$TMP/a" -- /bin/true ;;
+	this_cold) wall_ms env MEMTRACK_WARM=0 "$MEMTRACK" record -q -o "$TMP/a" -- /bin/true ;;
+	this_parallel) wall_ms env MEMTRACK_WARM=0 MEMTRACK_LOAD=parallel "$MEMTRACK" record -q -o "$TMP/a" -- /bin/true ;;
+	this_serial) wall_ms env MEMTRACK_WARM=0 MEMTRACK_LOAD=serial "$MEMTRACK" record -q -o "$TMP/a" -- /bin/true ;;
 	this_stacks_parallel) wall_ms env MEMTRACK_LOAD=parallel "$MEMTRACK" record -q --stacks -o "$TMP/a" -- /bin/true ;;
-	this_warm) wall_ms env MEMTRACK_WARM=1 "$MEMTRACK" record -q -o "$TMP/a" -- /bin/true ;;
 	esac
 }
 
 med() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 LOAD_START=$(load_now)
 rm -rf "$PINS"
-one this_warm >/dev/null	# the cold load that keeps the programs
+one this >/dev/null	# the cold load that keeps the programs
 # Each round starts one configuration later: a run may wait for the links the last one's closer still detaches,
 # so each configuration follows each other one as often.
 for ((i = 0; i < RUNS; i++)); do
@@ -65,10 +66,10 @@ done
 # The steps: "start-up: WHAT at N ms" lines of -vv (libbpf's debug lines are printed too, and cost a little).
 for ((i = 0; i < RUNS; i++)); do
 	rm -rf "$TMP/a"
-	"${PRE[@]}" "$MEMTRACK" record -vv -o "$TMP/a" -- /bin/true 2>&1 >/dev/null |
+	MEMTRACK_WARM=0 "${PRE[@]}" "$MEMTRACK" record -vv -o "$TMP/a" -- /bin/true 2>&1 >/dev/null |
 		sed -n 's/^memtrack: start-up: \(.* at [0-9.]* ms\)$/\1/p' >>"$TMP/steps"
 	rm -rf "$TMP/a"
-	MEMTRACK_WARM=1 "${PRE[@]}" "$MEMTRACK" record -vv -o "$TMP/a" -- /bin/true 2>"$TMP/warm_err" >/dev/null || true
+	"${PRE[@]}" "$MEMTRACK" record -vv -o "$TMP/a" -- /bin/true 2>"$TMP/warm_err" >/dev/null || true
 	sed -n 's/^memtrack: start-up: \(.* at [0-9.]* ms\)$/\1/p' "$TMP/warm_err" >>"$TMP/warm_steps"
 	grep -c 'warm start: the programs kept by a past run taken' "$TMP/warm_err" >>"$TMP/warm_taken" || true
 done
@@ -100,7 +101,7 @@ split_all() {
 			b=$MEMTRACK
 			[[ $c == base ]] && b=$BASE
 			rm -rf "$TMP/a"
-			MEMTRACK_LOAD=serial perf trace -e bpf,execve,exit_group -o "$TMP/trace" -- "${PRE[@]}" "$b" record -q \
+			MEMTRACK_WARM=0 MEMTRACK_LOAD=serial perf trace -e bpf,execve,exit_group -o "$TMP/trace" -- "${PRE[@]}" "$b" record -q \
 				-o "$TMP/a" -- /bin/true >/dev/null 2>&1 || note "perf trace of $b failed"
 			rows[$c]+="$(split_one "$TMP/trace")"$'\n'
 		done
@@ -145,11 +146,11 @@ steps() {
 	done
 }
 echo
-echo "This build's steps (-vv, median ms since memtrack's record started):"
+echo "This build's steps, cold (MEMTRACK_WARM=0; -vv, median ms since memtrack's record started):"
 echo
 steps "$TMP/steps"
 echo
-echo "The same with MEMTRACK_WARM=1 ($(awk '{ n += $1 } END { print n + 0 }' "$TMP/warm_taken") of $RUNS runs took the kept programs):"
+echo "The same warm, the default ($(awk '{ n += $1 } END { print n + 0 }' "$TMP/warm_taken") of $RUNS runs took the kept programs):"
 echo
 steps "$TMP/warm_steps"
 [[ -z ${SPLIT_TABLE:-} ]] || echo "$SPLIT_TABLE"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* test_warm.c — the warm start (on unless MEMTRACK_WARM=0): cold, then warm, the same counts; busy, stale, foreign sets. */
+/* test_warm.c — the warm start (on unless MEMTRACK_WARM=0): cold then warm, same counts; busy, stale, foreign sets */
 #include "kernel_test.h"
 
 #include <stdbool.h>
