@@ -28,7 +28,7 @@
 #define WARM_READY "ready"	/* pinned last: the directory's pins are complete */
 #define WARM_MAX 64		/* programs, maps, links */
 #define WARM_SLOTS 2		/* sets kept per setting: a run while another runs, or its closer still closes, is warm */
-#define WARM_LOCK_WAIT_MS 100	/* for a closer to let a set go when every set is busy (warm__lock) */
+#define WARM_LOCK_WAIT_MS 20	/* for a closer to let a set go when every set is busy (warm__lock) */
 #define WARM_LOCK_STEP_NS 1000000l
 
 struct mt_bpf_warm {
