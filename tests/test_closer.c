@@ -50,14 +50,28 @@ static int send_pipes(int sock, int *rd, int n)
 	return taken;
 }
 
-/* Sent one by one while the closer runs: each is closed, 300 at once too (the closer closes them side by side). */
+/* The closer started and its middle child reaped at once: its socket, or -1. */
+static int closer__start(const struct mt_closer_notifs *notifs)
+{
+	pid_t middle = 0;
+	int sock = mt_closer__start(notifs, &middle);
+
+	return sock >= 0 && mt_closer__started(sock, middle) ? -1 : sock;
+}
+
+/* Sent one by one while the closer runs, the first before its middle child is reaped (as memtrack's early steps
+ * send theirs): each is closed, 300 at once too (the closer closes them side by side). */
 static void test_closes_what_it_gets(void **state)
 {
-	int sock = mt_closer__start(NULL), rd[PIPES], i;
+	pid_t middle = 0;
+	int sock = mt_closer__start(NULL, &middle), rd[PIPES], i;
 
 	(void)state;
 	assert_true(sock >= 0);
+	assert_true(middle > 0);
 	assert_int_equal(send_pipes(sock, rd, 1), 1);
+	assert_int_equal(mt_closer__started(sock, middle), 0);
+	assert_int_equal(waitpid(middle, NULL, WNOHANG), -1);	/* reaped: no child of the caller's is left */
 	assert_closed_soon(rd[0]);
 	assert_int_not_equal(send_pipes(sock, rd, PIPES), 0);
 	for (i = 0; i < PIPES; i++)
@@ -68,7 +82,7 @@ static void test_closes_what_it_gets(void **state)
 /* memtrack exits right after its last send: what is still in the socket is closed all the same. */
 static void test_closes_after_the_end(void **state)
 {
-	int sock = mt_closer__start(NULL), rd[8], i;
+	int sock = closer__start(NULL), rd[8], i;
 
 	(void)state;
 	assert_true(sock >= 0);
@@ -124,7 +138,7 @@ static int fd__recv(int sock)
 static void __attribute__((noreturn)) memtrack__run(int res)
 {
 	struct mt_closer_notifs *n = mt_closer__notifs_new();
-	int closer = mt_closer__start(n), sv[2], listener;
+	int closer = closer__start(n), sv[2], listener;
 	struct mt_seccomp_req req;
 
 	if (!n || closer < 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv))

@@ -345,12 +345,13 @@ static void __attribute__((noreturn)) closer__become(int sock, int memtrack, int
 
 /*
  * Forked twice, so that it is no child of memtrack's (whose ptrace loop waits for every child): not where orphans
- * come back to memtrack. The middle child takes memtrack's pidfd while memtrack waits for it, alive.
+ * come back to memtrack. The middle child takes memtrack's pidfd, memtrack alive until it reaps it (closer__wait).
+ * The middle child's pid, or -errno.
  */
-static int closer__fork(int sock, int listener, const struct mt_closer_notifs *notifs)
+static pid_t closer__fork(int sock, int listener, const struct mt_closer_notifs *notifs)
 {
 	pid_t memtrack = getpid(), pid = fork(), g;
-	int status, pidfd;
+	int pidfd;
 
 	if (pid == 0) {
 		pidfd = syscall(SYS_pidfd_open, memtrack, 0);
@@ -359,34 +360,55 @@ static int closer__fork(int sock, int listener, const struct mt_closer_notifs *n
 			_exit(g < 0);
 		closer__become(sock, pidfd, listener, notifs);
 	}
-	if (pid < 0)
-		return -errno;
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+	return pid < 0 ? -errno : pid;
+}
+
+/* The middle child reaped: 0 when it forked the closer. */
+static int closer__wait(pid_t middle)
+{
+	int status;
+
+	if (waitpid(middle, &status, 0) != middle || !WIFEXITED(status) || WEXITSTATUS(status))
 		return -ECHILD;
 	return 0;
 }
 
 /* Not when orphans would come back to memtrack (PID 1 of a namespace, a subreaper). memtrack starts it first
  * thing, before any thread, with little memory for it to keep. */
-int mt_closer__start(const struct mt_closer_notifs *notifs)
+int mt_closer__start(const struct mt_closer_notifs *notifs, pid_t *middle)
 {
-	int sv[2], err, sub = 0;
+	int sv[2], sub = 0;
+	pid_t pid;
 
 	if (getpid() == 1 || (!prctl(PR_GET_CHILD_SUBREAPER, &sub) && sub))
 		return -ECHILD;
 	/* A stream: a datagram socket queues only net.unix.max_dgram_qlen (10) messages, fewer than a burst of exits */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return -errno;
-	err = closer__fork(sv[1], -1, notifs);
+	pid = closer__fork(sv[1], -1, notifs);
 	close(sv[1]);
-	if (err)
+	if (pid < 0) {
 		close(sv[0]);
-	return err ? err : sv[0];
+		return pid;
+	}
+	*middle = pid;
+	return sv[0];
+}
+
+int mt_closer__started(int sock, pid_t middle)
+{
+	int err = closer__wait(middle);
+
+	if (err)
+		close(sock);
+	return err;
 }
 
 int mt_closer__leave_listener(int listener, const struct mt_closer_notifs *notifs)
 {
-	return closer__fork(-1, listener, notifs);
+	pid_t pid = closer__fork(-1, listener, notifs);
+
+	return pid < 0 ? pid : closer__wait(pid);
 }
 
 /* One byte, with fd or (fd < 0) without: an ack. Never blocks, never raises SIGPIPE. */

@@ -23,8 +23,13 @@ struct mt_closer_notifs {
 };
 struct mt_closer_notifs *mt_closer__notifs_new(void);	/* before mt_closer__start; NULL + errno */
 
-/* The closer: a process of memtrack's that outlives it, closing what it is handed. notifs may be NULL. */
-int mt_closer__start(const struct mt_closer_notifs *notifs);	/* its socket, or -errno */
+/* The closer: a process of memtrack's that outlives it, closing what it is handed. notifs may be NULL. Its socket,
+ * or -errno; *middle: the child that forks it and exits, for mt_closer__started. */
+int mt_closer__start(const struct mt_closer_notifs *notifs, pid_t *middle);
+/* The middle child reaped, before anything waits for any child: 0 when the closer runs, else -errno and the socket
+ * closed (what was sent on it is lost: the run goes on without a closer). Not waited for at the start, it runs
+ * beside memtrack's first steps. */
+int mt_closer__started(int sock, pid_t middle);
 /* The hand-off's seccomp listener: the closer keeps it, and once memtrack is gone it lets each held ptrace call
  * run, until no process uses the filter. 0 or -errno. */
 int mt_closer__keep_listener(int sock, int listener);

@@ -108,6 +108,7 @@ struct record {
 	sigset_t orig_mask;
 	int sig_fd;
 	int closer;		/* the closer process's socket (closer.c), or -1 */
+	pid_t closer_middle;	/* the child that forks the closer, until record__closer_started reaps it; or 0 */
 	bool traced;		/* the loop ran: the command is the tracer's no more */
 	char **argv;		/* the command's; with --pid, the process's command line (owned) */
 	bool seized;		/* --pid: threads of the process may be memtrack's tracees */
@@ -610,8 +611,39 @@ static void record__close_dir(struct record *r)
 	mt_outdir__close(&r->out);
 }
 
+/* First thing, while memtrack is small: the closer keeps what memtrack had when it was forked. An inherited
+ * SIG_IGN for SIGCHLD would have the kernel reap memtrack's children behind the ptrace loop's back. */
+static void record__start_closer(struct record *r)
+{
+	signal(SIGCHLD, SIG_DFL);
+	r->notifs = mt_closer__notifs_new();
+	r->closer = mt_closer__start(r->notifs, &r->closer_middle);
+	if (r->closer < 0)
+		pr_debug("no closer process (%s): links close in threads, and memtrack's exit waits for them\n",
+			 strerror(-r->closer));
+}
+
+/* The closer's middle child reaped, after the early set-up ran beside it and before the BPF load (which gives the
+ * closer the warm start's lock) and any wait for any child. Without a closer after all, the run goes on as one
+ * that never had it: the control directory it was sent is removed by memtrack's own end. */
+static void record__closer_started(struct record *r)
+{
+	int err;
+
+	if (r->closer_middle <= 0)
+		return;
+	err = mt_closer__started(r->closer, r->closer_middle);
+	r->closer_middle = 0;
+	if (err) {
+		r->closer = -1;
+		pr_debug("no closer process (%s): links close in threads, and memtrack's exit waits for them\n",
+			 strerror(-err));
+	}
+}
+
 static void record__cleanup(struct record *r)
 {
+	record__closer_started(r);
 	r->discard = r->discard || !r->traced;
 	if (r->sp.pid > 0 && !r->traced && !r->o->pid) {	/* set-up failed: the command must not run untraced */
 		kill(r->sp.pid, SIGKILL);
@@ -640,18 +672,6 @@ static void record__cleanup(struct record *r)
 	if (r->argv != r->o->argv)
 		free(r->argv);
 	record__phase(r, "cleaned up");
-}
-
-/* First thing, while memtrack is small: the closer keeps what memtrack had when it was forked. An inherited
- * SIG_IGN for SIGCHLD would have the kernel reap memtrack's children behind the ptrace loop's back. */
-static void record__start_closer(struct record *r)
-{
-	signal(SIGCHLD, SIG_DFL);
-	r->notifs = mt_closer__notifs_new();
-	r->closer = mt_closer__start(r->notifs);
-	if (r->closer < 0)
-		pr_debug("no closer process (%s): links close in threads, and memtrack's exit waits for them\n",
-			 strerror(-r->closer));
 }
 
 /* --pid: whatever is left of the tree goes on untraced, none of it stopped by memtrack. */
@@ -706,7 +726,10 @@ int mt_record__run(const struct mt_options *o, const struct mt_record_hooks *hoo
 	if (o->pid && record__check_pid(&r))
 		return MT_EXIT_SETUP;
 	record__start_closer(&r);
-	if (mt_user__resolve(o->user, &r.user) || record__start_early(&r) || record__setup_bpf(&r))
+	if (mt_user__resolve(o->user, &r.user) || record__start_early(&r))
+		goto cleanup;
+	record__closer_started(&r);
+	if (record__setup_bpf(&r))
 		goto cleanup;
 	if (record__start(&r))
 		goto cleanup;
