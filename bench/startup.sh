@@ -9,8 +9,9 @@
 # calls: exec to the kernel's BTF parsed (the first BTF_LOAD after it), the maps and relocations, the verifier (the
 # programs' loads), to the command's exec, the command, the tear-down; medians of RUNS interleaved runs.
 # "this" is this build's default, the warm start (tracer/bpf_warm.c): the programs kept by a first run taken back;
-# /sys/fs/bpf/memtrack is removed before and after. The baseline is expected to be a build without it (main a27095d
-# and earlier are; one with it would keep its own sets, other settings' sets for this build's runs, and sweep them).
+# this_in_a_row is RUNS more of it one after another, as a harness runs them. /sys/fs/bpf/memtrack is removed before
+# and after. The baseline is expected to be a build without the warm start (main a27095d and earlier): one with it
+# would keep sets of its own, which this build's runs would sweep, and the other way round.
 #
 # Usage: [FIFO=1] [SPLIT=1] bash bench/startup.sh BASELINE_MEMTRACK [RUNS]   (as root, after `cmake --build build`;
 # 21 runs)
@@ -62,6 +63,11 @@ for ((i = 0; i < RUNS; i++)); do
 		c=${CONFIGS[(i + j) % ${#CONFIGS[@]}]}
 		ms[$c]+="$(one "$c") "
 	done
+done
+# A harness's pattern: the default, run after run (while the last run's closer still holds one set, the other is
+# taken).
+for ((i = 0; i < RUNS; i++)); do
+	ms[this_in_a_row]+="$(one this) "
 done
 # The steps: "start-up: WHAT at N ms" lines of -vv (libbpf's debug lines are printed too, and cost a little).
 for ((i = 0; i < RUNS; i++)); do
@@ -131,7 +137,7 @@ echo "| \`record -q -- /bin/true\` | median ms | min ms | ÷ baseline |"
 echo "|---|---:|---:|---:|"
 b=$(med "${ms[base]}")
 bs=$(med "${ms[base_stacks]}")
-for c in "${CONFIGS[@]}"; do
+for c in "${CONFIGS[@]}" this_in_a_row; do
 	m=$(med "${ms[$c]}")
 	ref=$b
 	[[ $c == *stacks* ]] && ref=$bs
