@@ -79,6 +79,25 @@ static void test_closes_what_it_gets(void **state)
 	close(sock);
 }
 
+/* A middle child that could not fork the closer (it exits 1): no closer, and the socket is closed for the caller. */
+static void test_started_without_closer(void **state)
+{
+	int sv[2];
+	pid_t middle;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	middle = fork();
+	if (middle == 0)
+		_exit(1);
+	assert_true(middle > 0);
+	assert_int_equal(mt_closer__started(sv[0], middle), -ECHILD);
+	assert_int_equal(fcntl(sv[0], F_GETFD), -1);	/* closed */
+	assert_int_equal(errno, EBADF);
+	assert_int_equal(waitpid(middle, NULL, WNOHANG), -1);	/* reaped */
+	close(sv[1]);
+}
+
 /* memtrack exits right after its last send: what is still in the socket is closed all the same. */
 static void test_closes_after_the_end(void **state)
 {
@@ -182,6 +201,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_closes_what_it_gets),
+		cmocka_unit_test(test_started_without_closer),
 		cmocka_unit_test(test_closes_after_the_end),
 		cmocka_unit_test(test_send_without_closer),
 		cmocka_unit_test(test_listener_after_memtrack),

@@ -66,7 +66,7 @@ static int counts__on_record(const struct mt_rec_hdr *h, void *ctx)
  * warm); its counts. */
 static struct counts record_counts_opt(const char *name, const char *warm, const char *opt, char *const *prog)
 {
-	char dir[256], *argv[16] = { MT_BINARY, "record", "-v", "-q", "-o", dir };
+	char dir[256], *argv[17] = { MT_BINARY, "record", "-v", "-q", "-o", dir };
 	struct mt_read_status st;
 	struct counts c = { 0 };
 	int n = 6;
@@ -93,7 +93,7 @@ static struct counts record_counts(const char *name, const char *warm, char *con
 }
 
 /* Until the last run's closer has let the kept programs go (it holds their directory's lock until its links are
- * closed, which may outlast memtrack's 200 ms wait on a busy machine): the next run then finds them free. */
+ * closed, which may outlast memtrack's 20 ms wait on a busy machine): the next run then finds them free. */
 static void pins__settle(void)
 {
 	DIR *d = opendir(PINS);
@@ -182,6 +182,26 @@ static void test_warm_exact(void **state)
 	}
 }
 
+/* PINS's set of slot `slot` (HASH-SLOT), locked as a run would: the lock's fd. */
+static int pins__hold_slot(int slot)
+{
+	char suffix[8], path[600] = "";
+	DIR *d = opendir(PINS);
+	struct dirent *e;
+	int fd;
+
+	assert_non_null(d);
+	snprintf(suffix, sizeof(suffix), "-%d", slot);
+	while ((e = readdir(d)))
+		if (strlen(e->d_name) > 2 && !strcmp(e->d_name + strlen(e->d_name) - 2, suffix))
+			snprintf(path, sizeof(path), PINS "/%s", e->d_name);
+	closedir(d);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX), 0);
+	return fd;
+}
+
 /* A run of alloc_tree as NAME that waits for the file go before its exec, stderr in NAME.err. */
 static pid_t holder__spawn(const char *name, const char *go)
 {
@@ -210,7 +230,8 @@ static void holder__wait(const char *name, pid_t pid)
 
 /*
  * Runs at once: while one holds the kept set, a second loads cold and keeps a second set (slot 1); a third, while
- * both are held, loads cold and keeps nothing. Every count exact; both sets are taken afterwards.
+ * both are held, loads cold and keeps nothing. Every count exact; each set is taken afterwards (the first one held
+ * by the test for the second's turn).
  */
 static void test_warm_concurrent(void **state)
 {
@@ -242,16 +263,21 @@ static void test_warm_concurrent(void **state)
 	assert_int_equal(mt_test__dir_entries(PINS), 2);
 	for (int i = 0; i < 2; i++) {
 		char name[32];
+		int held = -1;
 
 		pins__settle();
+		if (i)
+			held = pins__hold_slot(0);
 		snprintf(name, sizeof(name), "after%d", i);
 		c = record_counts(name, NULL, tree);	/* the holders' locks let go with their links */
 		counts__same(&c, &cold);
 		assert_true(err_has(name, TAKEN));
+		if (held >= 0)
+			close(held);
 	}
 }
 
-/* The kept `calls` task storage (PINS/HASH/m_calls, the one directory a run made): its fd. */
+/* The kept `calls` task storage (PINS/HASH-SLOT/m_calls, the one set a run made): its fd. */
 static int pins__calls(void)
 {
 	char path[512] = "";
@@ -343,9 +369,22 @@ static void pins__other(char *name, size_t size, const char *skip, const char *a
 	closedir(d);
 }
 
+/* A map pinned at path, as another tool could pin one. */
+static void pin__map(const char *path)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 4, 1, NULL);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bpf_obj_pin(fd, path), 0);
+	close(fd);
+}
+
+#define OTHER_SET PINS "/fedcba9876543210fedcba9876543210-1"
+
 /*
  * A set kept for other settings (--no-rss here; another build alike) is removed when a new set is kept, unless a run
- * holds it; a directory memtrack did not make there is left as it is.
+ * holds it; what memtrack did not make there is left as it is: a directory of another mode, one of another name and
+ * its pin, a pin of another name in a directory named as memtrack names its sets (whose own pins go).
  */
 static void test_warm_sweep(void **state)
 {
@@ -375,14 +414,24 @@ static void test_warm_sweep(void **state)
 	assert_int_equal(mt_test__dir_entries(PINS), 3);	/* a again, b held, the foreign one */
 	close(held);
 	pins__other(a, sizeof(a), b, "0123456789abcdef0123456789abcdef-0");
+	assert_int_equal(mkdir(PINS "/other", 0700), 0);
+	pin__map(PINS "/other/m_keep");
+	assert_int_equal(mkdir(OTHER_SET, 0700), 0);
+	pin__map(OTHER_SET "/ready");
+	pin__map(OTHER_SET "/m_x");
+	pin__map(OTHER_SET "/x_foreign");
 	snprintf(path, sizeof(path), "/bin/rm -rf " PINS "/%s", a);
 	assert_int_equal(system(path), 0);
 	pins__settle();
 	counts__tree((c = record_counts("sweep_d", NULL, tree), &c));
 	assert_true(err_has("sweep_d", KEPT_NONE));
-	assert_int_equal(mt_test__dir_entries(PINS), 2);	/* b let go: removed */
+	assert_int_equal(mt_test__dir_entries(PINS), 4);	/* b let go: removed */
 	assert_int_equal(lstat(PINS "/0123456789abcdef0123456789abcdef-0", &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0755);
+	assert_int_equal(lstat(PINS "/other/m_keep", &st), 0);
+	assert_int_equal(lstat(OTHER_SET "/x_foreign", &st), 0);
+	assert_int_equal(lstat(OTHER_SET "/ready", &st), -1);
+	assert_int_equal(lstat(OTHER_SET "/m_x", &st), -1);
 	pins__remove();
 }
 
@@ -404,6 +453,24 @@ static void warm_foreign(const char *name, const char *setup)
 	assert_int_equal(mt_test__dir_entries(target), 0);
 	assert_int_equal(mt_test__dir_entries(PINS), 0);
 	pins__remove();
+}
+
+/* MEMTRACK_WARM takes 0 or 1: another value is refused in one line, before anything runs. */
+static void test_warm_bad_value(void **state)
+{
+	char dir[256], *argv[] = { MT_BINARY, "record", "-q", "-o", dir, "--", PROG("alloc_tree"), NULL };
+	char *err;
+	struct stat st;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/bad_value", tmp_root);
+	setenv("MEMTRACK_WARM", "yes", 1);
+	assert_int_not_equal(mt_test__run_named("bad_value", argv), 0);
+	unsetenv("MEMTRACK_WARM");
+	err = mt_test__read_output("bad_value", "err");
+	assert_non_null(strstr(err, "memtrack: MEMTRACK_WARM=yes: expected 0 or 1\n"));
+	free(err);
+	assert_int_equal(lstat(dir, &st), -1);	/* no artifact */
 }
 
 static void test_warm_foreign_mode(void **state)
@@ -431,6 +498,7 @@ int main(void)
 		cmocka_unit_test(test_warm_concurrent),
 		cmocka_unit_test(test_warm_stale_storage),
 		cmocka_unit_test(test_warm_sweep),
+		cmocka_unit_test(test_warm_bad_value),
 		cmocka_unit_test(test_warm_foreign_mode),
 		cmocka_unit_test(test_warm_foreign_owner),
 		cmocka_unit_test(test_warm_symlink),

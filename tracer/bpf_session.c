@@ -438,7 +438,7 @@ static int session__start(struct mt_bpf_session *s)
 	return err;
 }
 
-/* The programs kept by a past run when they serve (unless MEMTRACK_WARM=0), else a cold load, its programs then kept. */
+/* The programs kept by a past run when they serve (unless MEMTRACK_WARM=0), else a cold load, its programs kept. */
 static int session__load_or_take(struct mt_bpf_session *s, const struct mt_options *o, int closer, int mode)
 {
 	struct bpf_object *objs[2];
@@ -479,6 +479,8 @@ struct mt_bpf_session *mt_bpf_session__open(const struct mt_options *o, uid_t ow
 		return NULL;
 	libbpf_set_print(libbpf__print);
 	err = mode = session__load_mode();
+	if (err >= 0)
+		err = mt_bpf_warm__asked();
 	if (err < 0)
 		goto destroy_skel;
 	s->skel = memtrack_bpf__open();

@@ -27,8 +27,9 @@
 #define WARM_BPFFS_MAGIC 0xcafe4a11	/* the kernel's BPF_FS_MAGIC */
 #define WARM_READY "ready"	/* pinned last: the directory's pins are complete */
 #define WARM_MAX 64		/* programs, maps, links */
-#define WARM_SLOTS 2		/* sets kept per setting: a run while another runs, or its closer still closes, is warm */
+#define WARM_SLOTS 2		/* sets per setting: a run beside another, or its closer, is warm */
 #define WARM_LOCK_WAIT_MS 20	/* for a closer to let a set go when every set is busy (warm__lock) */
+#define WARM_HEX 32		/* the hash's hex digits in a set's name, HASH-SLOT */
 #define WARM_LOCK_STEP_NS 1000000l
 
 struct mt_bpf_warm {
@@ -205,8 +206,10 @@ static int set__lock_one(int root, const char *hex)
 	for (int make = 0; make < 2; make++)
 		for (int slot = 0; slot < WARM_SLOTS; slot++) {
 			fd = set__open(root, hex, slot, make);
-			if (fd < 0)
+			if (fd < 0) {
+				err = make && err != -EWOULDBLOCK ? fd : err;
 				continue;
+			}
 			if (!make && !set__ready(fd)) {
 				close(fd);
 				continue;
@@ -251,12 +254,16 @@ static bool object__warmable(struct bpf_object *obj)
 	return true;
 }
 
-/* On unless MEMTRACK_WARM=0. */
-static bool warm__asked(void)
+int mt_bpf_warm__asked(void)
 {
 	const char *env = getenv("MEMTRACK_WARM");
 
-	return !env || strcmp(env, "0");
+	if (!env || !*env || !strcmp(env, "1"))
+		return 1;
+	if (!strcmp(env, "0"))
+		return 0;
+	pr_err("MEMTRACK_WARM=%s: expected 0 or 1\n", env);
+	return -EINVAL;
 }
 
 struct mt_bpf_warm *mt_bpf_warm__open(struct bpf_object *obj, const void *elf, size_t elf_bytes, bool stacks,
@@ -266,7 +273,7 @@ struct mt_bpf_warm *mt_bpf_warm__open(struct bpf_object *obj, const void *elf, s
 	struct mt_bpf_warm *w;
 	int root, fd, err;
 
-	if (!warm__asked())
+	if (mt_bpf_warm__asked() != 1)
 		return NULL;
 	if (stacks || closer < 0 || !object__warmable(obj)) {
 		pr_info("warm start: not with %s: loading cold\n", stacks ? "--stacks" : closer < 0 ?
@@ -277,8 +284,10 @@ struct mt_bpf_warm *mt_bpf_warm__open(struct bpf_object *obj, const void *elf, s
 		return NULL;
 	fd = warm__lock(root, hex);
 	if (fd < 0) {
-		pr_info("warm start: %s: loading cold\n", fd == -EWOULDBLOCK ?
-			"every set of programs kept is another memtrack's" : "no set of programs kept is memtrack's");
+		if (fd == -EWOULDBLOCK)
+			pr_info("warm start: every set of programs kept is another memtrack's: loading cold\n");
+		else
+			pr_info("warm start: no set of programs can be kept (%s): loading cold\n", strerror(-fd));
 		goto close_root;
 	}
 	err = mt_closer__keep_warm(closer, fd);	/* the lock until the run's last link is closed */
@@ -500,22 +509,48 @@ static int warm__pin_all(struct mt_bpf_warm *w, struct bpf_object *const *objs, 
 	return map ? pin__put(w, WARM_READY, bpf_map__fd(map)) : -ENOENT;
 }
 
-/* Set name of another setting, if it is memtrack's and free: its pins, then itself, removed under its lock. */
+/* A name memtrack gives a set: WARM_HEX hex digits, '-', a slot. The sets of builds before the slots (a bare
+ * hash) are not: those builds pinned by path, which a sweep would race; rm -r or the package's removal takes them. */
+static bool set__named(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < WARM_HEX && name[i] && strchr("0123456789abcdef", name[i]); i++)
+		;
+	return i == WARM_HEX && name[i] == '-' && name[i + 1] >= '0' && name[i + 1] < '0' + WARM_SLOTS &&
+	       !name[i + 2];
+}
+
+/* What memtrack pins in a set: a program, a map, the marker. */
+static bool pin__named(const char *name)
+{
+	return !strncmp(name, "p_", 2) || !strncmp(name, "m_", 2) || !strcmp(name, WARM_READY);
+}
+
+/*
+ * Set name of another setting, if it is memtrack's, free, and still the directory of that name once locked (another
+ * sweep may have removed it and a run made a new one): its marker first (a set cut short is never taken), then its
+ * pins, then itself, under its lock.
+ */
 static void set__remove(int root, const char *name, dev_t dev)
 {
 	int fd = openat(root, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat locked, named;
 	struct dirent *e;
-	struct stat st;
 	DIR *d;
 
 	if (fd < 0)
 		return;
-	if (dir__ours(fd, dev) || flock(fd, LOCK_EX | LOCK_NB) || !(d = fdopendir(fd))) {
+	if (dir__ours(fd, dev) || flock(fd, LOCK_EX | LOCK_NB) || fstat(fd, &locked) ||
+	    fstatat(root, name, &named, AT_SYMLINK_NOFOLLOW) || locked.st_ino != named.st_ino ||
+	    locked.st_dev != named.st_dev || !(d = fdopendir(fd))) {
 		close(fd);
 		return;
 	}
+	unlinkat(fd, WARM_READY, 0);
 	while ((e = readdir(d)))
-		if (!fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) && !st.st_uid)
+		if (pin__named(e->d_name) && !fstatat(fd, e->d_name, &named, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISREG(named.st_mode) && !named.st_uid)
 			unlinkat(fd, e->d_name, 0);
 	if (unlinkat(root, name, AT_REMOVEDIR))
 		pr_debug("warm start: cannot remove the set %s: %s\n", name, strerror(errno));
@@ -524,12 +559,11 @@ static void set__remove(int root, const char *name, dev_t dev)
 
 /*
  * The sets other settings kept (another build of memtrack, other options), each removed when no run holds it: a new
- * set replaces them rather than adding to the kernel memory kept. Anything memtrack did not make stays.
+ * set replaces them rather than adding to the kernel memory kept. Only what memtrack names and pins is removed.
  */
 static void warm__sweep(const struct mt_bpf_warm *w)
 {
 	int fd = openat(w->root, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	size_t len = strlen(w->hex);
 	struct dirent *e;
 	struct stat st;
 	DIR *d;
@@ -540,7 +574,7 @@ static void warm__sweep(const struct mt_bpf_warm *w)
 		return;
 	}
 	while ((e = readdir(d)))
-		if (e->d_name[0] != '.' && (strncmp(e->d_name, w->hex, len) || e->d_name[len] != '-'))
+		if (set__named(e->d_name) && strncmp(e->d_name, w->hex, WARM_HEX))
 			set__remove(w->root, e->d_name, st.st_dev);
 	closedir(d);
 }

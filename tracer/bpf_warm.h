@@ -10,12 +10,14 @@ struct bpf_object;
 struct bpf_program;
 struct mt_bpf_warm;
 
+/* MEMTRACK_WARM: unset (or 1) on, 0 off; any other value is refused, said. 1, 0 or -EINVAL. */
+int mt_bpf_warm__asked(void);
 /*
  * obj: opened from elf and configured, not loaded (its .rodata, sizes and autoloads final). Unless MEMTRACK_WARM=0,
  * with a closer and no --stacks (stacks: whether the run has them), a pin directory of obj's settings (one of a few
  * slots: a kept set if one is free, else a free one to keep a set in), made or checked, locked for this run and its
- * lock given to the closer. NULL when the run loads cold without pinning: turned off, every slot busy (other runs),
- * foreign or not on bpffs (said with -v).
+ * lock given to the closer. NULL when the run loads cold without pinning: turned off (MEMTRACK_WARM=0), or (said
+ * with -v) --stacks, every slot busy (other runs), foreign or not on bpffs.
  */
 struct mt_bpf_warm *mt_bpf_warm__open(struct bpf_object *obj, const void *elf, size_t elf_bytes, bool stacks,
 				      int closer);

@@ -351,9 +351,12 @@ static void __attribute__((noreturn)) closer__become(int sock, int memtrack, int
 static pid_t closer__fork(int sock, int listener, const struct mt_closer_notifs *notifs)
 {
 	pid_t memtrack = getpid(), pid = fork(), g;
+	sigset_t all;
 	int pidfd;
 
 	if (pid == 0) {
+		sigfillset(&all);	/* a Ctrl-C for memtrack's group must not end it: memtrack reaps it later */
+		sigprocmask(SIG_BLOCK, &all, NULL);
 		pidfd = syscall(SYS_pidfd_open, memtrack, 0);
 		g = fork();
 		if (g != 0)
