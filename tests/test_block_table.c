@@ -47,7 +47,8 @@ static void check_same(const struct mt_block_table *t, const struct mt_u64map *o
 
 /*
  * Puts, replacements and deletions at random over addresses that cluster as heap blocks do (16-byte aligned, in a
- * few regions), key 0 among them: the table agrees with u64map at each step, through its growths and shrinks.
+ * few regions), key 0 among them, deleted by key or by the entry a find gave: the table agrees with u64map at each
+ * step, through its growths and shrinks.
  */
 static void test_against_u64map(void **state)
 {
@@ -70,6 +71,17 @@ static void test_against_u64map(void **state)
 			ro = mt_u64map__put(&oracle, key, val, &want);
 			assert_int_equal(rt, ro);
 			if (rt)
+				assert_int_equal(got, want);
+		} else if (r >> 20 & 1) {	/* a find, then its entry deleted where it is (the stack heap's way) */
+			uint64_t *e = mt_block_table__find(&t, key);
+
+			if (e) {
+				got = *e;
+				mt_block_table__del_found(&t, e);
+			}
+			ro = mt_u64map__del(&oracle, key, &want);
+			assert_int_equal(e != NULL, ro);
+			if (e)
 				assert_int_equal(got, want);
 		} else {
 			rt = mt_block_table__del(&t, key, &got);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* block_table.c — an ordered linear-probing table (Amble and Knuth) that grows and shrinks in place. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,24 +248,32 @@ int mt_block_table__put(struct mt_block_table *t, uint64_t key, uint64_t val, ui
 
 bool mt_block_table__del(struct mt_block_table *t, uint64_t key, uint64_t *val)
 {
-	size_t i = key ? slot_find(t, key) : SIZE_MAX;
+	uint64_t *e = mt_block_table__find(t, key);
 
-	if (key ? i == SIZE_MAX : !t->has_zero)
+	if (!e)
 		return false;
 	if (val)
-		*val = key ? t->slots[i].val : t->zero_val;
+		*val = *e;
+	mt_block_table__del_found(t, e);
+	return true;
+}
+
+void mt_block_table__del_found(struct mt_block_table *t, uint64_t *found)
+{
+	size_t i;
+
 	t->count--;
-	if (!key) {
+	if (found == &t->zero_val) {
 		t->has_zero = false;
-		return true;
+		return;
 	}
+	i = (size_t)((struct mt_block_slot *)((char *)found - offsetof(struct mt_block_slot, val)) - t->slots);
 	/* the run after it moves back by one, up to a free slot or an entry at its home */
 	for (; t->slots[i + 1].h && home_in(t->cap, t->slots[i + 1].h) <= i; i++)
 		t->slots[i] = t->slots[i + 1];
 	t->slots[i].h = 0;
 	if (t->cap > MIN_CAP && t->count < SPARSE(t->cap))
 		table_compact(t, SHRUNK(t->count));
-	return true;
 }
 
 void mt_block_table__for_each(const struct mt_block_table *t, void (*fn)(uint64_t key, uint64_t val, void *ctx),

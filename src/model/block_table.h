@@ -30,6 +30,8 @@ uint64_t *mt_block_table__find(const struct mt_block_table *t, uint64_t key);
 int mt_block_table__put(struct mt_block_table *t, uint64_t key, uint64_t val, uint64_t *old);
 /* Removes key; true (and *val when not NULL) when it was present. */
 bool mt_block_table__del(struct mt_block_table *t, uint64_t key, uint64_t *val);
+/* Removes the entry whose word find gave (found), the table unchanged since: the probe is not made again. */
+void mt_block_table__del_found(struct mt_block_table *t, uint64_t *found);
 /* Visits every entry (order unspecified); fn must not change the table. */
 void mt_block_table__for_each(const struct mt_block_table *t, void (*fn)(uint64_t key, uint64_t val, void *ctx),
 			      void *ctx);

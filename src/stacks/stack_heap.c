@@ -324,11 +324,13 @@ static void block_unpack(const struct mt_stack_heap *h, uint64_t val, uint64_t *
 	*stack = (uint32_t)(val >> SIZE_BITS);
 }
 
-/* The block live at addr in p's image (its own, or inherited and not freed here). */
-static bool block_find(const struct hproc *p, uint64_t addr, uint64_t *val)
+/* The block live at addr in p's image (its own, or inherited and not freed here); *own: p's own entry of addr,
+ * or NULL, for the change that follows (block_remove, heap_alloc) without a probe of its own. */
+static bool block_find(const struct hproc *p, uint64_t addr, uint64_t *val, uint64_t **own)
 {
-	const uint64_t *e = mt_block_table__find(&p->own, addr);
+	uint64_t *e = mt_block_table__find(&p->own, addr);
 
+	*own = e;
 	if (e) {
 		*val = *e;
 		return !(*e & TOMB);
@@ -336,17 +338,15 @@ static bool block_find(const struct hproc *p, uint64_t addr, uint64_t *val)
 	return p->base && mt_pmap__find(p->base, addr, val);
 }
 
-/* The live block at addr leaves p's image: an own entry goes, or hides base's from now on. */
-static int block_remove(struct hproc *p, uint64_t addr)
+/* The live block at addr leaves p's image: its own entry e (block_find's) goes, or hides base's from now on. */
+static int block_remove(struct hproc *p, uint64_t addr, uint64_t *e)
 {
-	uint64_t *e = mt_block_table__find(&p->own, addr);
-
 	if (e && p->base && mt_pmap__find(p->base, addr, NULL)) {
 		*e = TOMB;
 		return 0;
 	}
 	if (e) {
-		mt_block_table__del(&p->own, addr, NULL);
+		mt_block_table__del_found(&p->own, e);
 		return 0;
 	}
 	return mt_block_table__put(&p->own, addr, TOMB, NULL) < 0 ? -ENOMEM : 0;
@@ -540,18 +540,18 @@ static int inherit(struct mt_stack_heap *h, struct hproc *parent, struct hproc *
 
 static int heap_free(struct mt_stack_heap *h, struct hproc *p, const struct mt_alloc *a, uint64_t addr)
 {
-	uint64_t val, size;
+	uint64_t val, size, *own;
 	uint32_t stack;
 	int err = 0;
 
-	if (!block_find(p, addr, &val))
+	if (!block_find(p, addr, &val, &own))
 		return 0;	/* unknown, or libc's internal release: no free (the model's rules) */
 	if (mt_temps__free(&h->temps, a->hdr.pid, a->hdr.tid, addr) && counted(h, p)) {
 		block_unpack(h, val, &size, &stack);
 		err = cnt_add(h, stack, MT_CP_TEMPORARY, 1, size);
 	}
 	if (!err)
-		err = block_remove(p, addr);
+		err = block_remove(p, addr, own);	/* nothing above changes p->own */
 	return err ? err : block_end(h, p, addr, val, END_FREED);
 }
 
@@ -567,16 +567,18 @@ static void made_note(struct cell *c, const struct hproc *p, uint64_t size)
 static int heap_alloc(struct mt_stack_heap *h, struct hproc *p, const struct mt_alloc *a, uint32_t stack,
 		      uint64_t rel_ts)
 {
-	uint64_t old, val;
+	uint64_t old, val, *own;
 	int err;
 
-	if (block_find(p, a->addr, &old)) {
-		err = block_end(h, p, a->addr, old, END_REPLACED);	/* its free was lost */
+	if (block_find(p, a->addr, &old, &own)) {
+		err = block_end(h, p, a->addr, old, END_REPLACED);	/* its free was lost; p->own unchanged */
 		if (err)
 			return err;
 	}
 	err = block_pack(h, a->size, stack, &val);
-	if (!err)
+	if (!err && own)
+		*own = val;
+	else if (!err)
 		err = mt_block_table__put(&p->own, a->addr, val, NULL) < 0 ? -ENOMEM : 0;
 	if (err)
 		return err;
