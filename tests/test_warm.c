@@ -277,19 +277,30 @@ static void test_warm_concurrent(void **state)
 	}
 }
 
+/* PINS's one entry other than skip (and other than also), in name ("" when none). */
+static void pins__other(char *name, size_t size, const char *skip, const char *also)
+{
+	DIR *d = opendir(PINS);
+	struct dirent *e;
+
+	assert_non_null(d);
+	name[0] = 0;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && strcmp(e->d_name, skip) && strcmp(e->d_name, also)) {
+			assert_int_equal(name[0], 0);
+			snprintf(name, size, "%s", e->d_name);
+		}
+	closedir(d);
+}
+
 /* The kept `calls` task storage (PINS/HASH-SLOT/m_calls, the one set a run made): its fd. */
 static int pins__calls(void)
 {
-	char path[512] = "";
-	struct dirent *e;
-	DIR *d = opendir(PINS);
+	char set[256], path[600];
 	int fd;
 
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			snprintf(path, sizeof(path), PINS "/%s/m_calls", e->d_name);
-	closedir(d);
+	pins__other(set, sizeof(set), "", "");
+	snprintf(path, sizeof(path), PINS "/%s/m_calls", set);
 	fd = bpf_obj_get(path);
 	assert_true(fd >= 0);
 	return fd;
@@ -351,22 +362,6 @@ static void test_warm_stale_storage(void **state)
 	assert_non_null(proc);
 	assert_int_equal(proc->heap.pre_attach_frees, 1);
 	mt_model__free(m);
-}
-
-/* PINS's one entry other than skip (and other than also), in name ("" when none). */
-static void pins__other(char *name, size_t size, const char *skip, const char *also)
-{
-	DIR *d = opendir(PINS);
-	struct dirent *e;
-
-	assert_non_null(d);
-	name[0] = 0;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.' && strcmp(e->d_name, skip) && strcmp(e->d_name, also)) {
-			assert_int_equal(name[0], 0);
-			snprintf(name, size, "%s", e->d_name);
-		}
-	closedir(d);
 }
 
 /* A map pinned at path, as another tool could pin one. */

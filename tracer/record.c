@@ -611,6 +611,14 @@ static void record__close_dir(struct record *r)
 	mt_outdir__close(&r->out);
 }
 
+/* The run goes on without a closer (err: why): said with -vv. */
+static void record__no_closer(struct record *r, int err)
+{
+	r->closer = -1;
+	pr_debug("no closer process (%s): links close in threads, and memtrack's exit waits for them\n",
+		 strerror(-err));
+}
+
 /* First thing, while memtrack is small: the closer keeps what memtrack had when it was forked. An inherited
  * SIG_IGN for SIGCHLD would have the kernel reap memtrack's children behind the ptrace loop's back. */
 static void record__start_closer(struct record *r)
@@ -619,8 +627,7 @@ static void record__start_closer(struct record *r)
 	r->notifs = mt_closer__notifs_new();
 	r->closer = mt_closer__start(r->notifs, &r->closer_middle);
 	if (r->closer < 0)
-		pr_debug("no closer process (%s): links close in threads, and memtrack's exit waits for them\n",
-			 strerror(-r->closer));
+		record__no_closer(r, r->closer);
 }
 
 /* The closer's middle child reaped, after the early set-up ran beside it and before the BPF load (which gives the
@@ -634,11 +641,8 @@ static void record__closer_started(struct record *r)
 		return;
 	err = mt_closer__started(r->closer, r->closer_middle);
 	r->closer_middle = 0;
-	if (err) {
-		r->closer = -1;
-		pr_debug("no closer process (%s): links close in threads, and memtrack's exit waits for them\n",
-			 strerror(-err));
-	}
+	if (err)
+		record__no_closer(r, err);
 }
 
 static void record__cleanup(struct record *r)
